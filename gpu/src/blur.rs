@@ -1,0 +1,146 @@
+//! Box blur of 8-bit images: each output pixel is the rounded mean of the
+//! (2r+1)×(2r+1) window around it, counting only pixels inside the image.
+//!
+//! Images are row-major with `channels` interleaved 8-bit samples per pixel
+//! (1 for grayscale, 3 for RGB); each channel is blurred on its own, one grid
+//! layer (z) per channel.
+//!
+//! The lesson of this family: neighbouring outputs share almost all of their
+//! windows, so the naive kernel reads each input pixel (2r+1)² times from
+//! global memory. The tiled kernel loads a block's tile plus its halo of r
+//! pixels into shared memory once and reads the windows from there.
+
+use crate::runtime::shared;
+#[cfg(target_arch = "nvptx64")]
+use crate::runtime::{shared::SharedArray, thread::*};
+
+/// Threads per block along x and y for both kernels; also the tiled kernel's
+/// output tile width.
+pub const BLOCK: u32 = 16;
+
+/// The largest radius either kernel accepts: the window sum of
+/// (2r+1)² samples of at most 255 must fit in `u32`.
+pub const MAX_RADIUS: u32 = 2047;
+
+/// Bytes of launch-sized shared memory the tiled kernel needs for `radius`:
+/// the output tile plus a halo of `radius` pixels on every side.
+pub const fn tiled_shared_bytes(radius: u32) -> u64 {
+    let span = (BLOCK + 2 * radius) as u64;
+    span * span
+}
+
+/// The largest radius whose tile fits in [`shared::LIMIT_BYTES`].
+pub const TILED_MAX_RADIUS: u32 = {
+    let mut radius = 0;
+    while tiled_shared_bytes(radius + 1) <= shared::LIMIT_BYTES {
+        radius += 1;
+    }
+    radius
+};
+
+/// The rounded mean, half up: `(sum + count / 2) / count`.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn rounded_mean(sum: u32, count: u32) -> u8 {
+    ((sum + count / 2) / count) as u8
+}
+
+/// The window of `radius` around `center`, clipped to `0..len`: first and
+/// last coordinate, inclusive.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn clipped_window(center: u32, radius: u32, len: u32) -> (u32, u32) {
+    let first = center.saturating_sub(radius);
+    let last = if len - 1 - center < radius { len - 1 } else { center + radius };
+    (first, last)
+}
+
+kernel! {
+    /// One thread per output sample, summing its window straight from
+    /// global memory.
+    ///
+    /// Compute-to-global-memory-access ratio: one add per 1-byte load,
+    /// 1 OP/B. Bound by memory traffic: the caches catch much of the
+    /// (2r+1)² re-reads, but every one is still an instruction and a trip
+    /// through the memory pipeline.
+    ///
+    /// # Safety
+    /// `input` and `output` point to distinct `width × height × channels`
+    /// byte arrays and that product fits in `u32`; `radius ≤ MAX_RADIUS`; the
+    /// grid covers `width` along x, `height` along y and `channels` along z.
+    pub unsafe fn blur_naive(input: *const u8, output: *mut u8, width: u32, height: u32, channels: u32, radius: u32) {
+        let col = block_idx_x() * block_dim_x() + thread_idx_x();
+        let row = block_idx_y() * block_dim_y() + thread_idx_y();
+        let channel = block_idx_z();
+        if col < width && row < height {
+            let (first_row, last_row) = clipped_window(row, radius, height);
+            let (first_col, last_col) = clipped_window(col, radius, width);
+            let mut sum = 0u32;
+            for y in first_row..=last_row {
+                for x in first_col..=last_col {
+                    // SAFETY: the window is clipped to the image.
+                    sum += unsafe { *input.add(((y * width + x) * channels + channel) as usize) } as u32;
+                }
+            }
+            let count = (last_row - first_row + 1) * (last_col - first_col + 1);
+            // SAFETY: col < width, row < height, channel < channels.
+            unsafe { *output.add(((row * width + col) * channels + channel) as usize) = rounded_mean(sum, count) };
+        }
+    }
+
+    /// One thread per output sample; the block first loads its
+    /// (BLOCK + 2r)² tile with halo into shared memory, all threads sharing
+    /// the loads, then each sums its window from shared memory.
+    ///
+    /// Halo pixels outside the image are never loaded and never read: the
+    /// window is clipped to the image exactly as in [`blur_naive`].
+    ///
+    /// Compute-to-global-memory-access ratio: (2r+1)² adds per output over
+    /// ((BLOCK + 2r)/BLOCK)² loads, 7.6 OP/B for r = 3. Bound by the
+    /// shared-memory reads of the window sums.
+    ///
+    /// # Safety
+    /// As for [`blur_naive`], with blocks of exactly BLOCK×BLOCK threads and
+    /// [`tiled_shared_bytes`]`(radius)` bytes of launch-sized shared memory.
+    pub unsafe fn blur_tiled(input: *const u8, output: *mut u8, width: u32, height: u32, channels: u32, radius: u32) {
+        let (tx, ty) = (thread_idx_x(), thread_idx_y());
+        let channel = block_idx_z();
+        let span = BLOCK + 2 * radius;
+        // Image coordinates of the tile's top-left corner; may be "negative",
+        // which wraps and so fails every `< width` test below.
+        let origin_x = (block_idx_x() * BLOCK).wrapping_sub(radius);
+        let origin_y = (block_idx_y() * BLOCK).wrapping_sub(radius);
+        // SAFETY: the launch provides tiled_shared_bytes(radius) = span² bytes.
+        let tile = unsafe { SharedArray::<u8>::launch_sized() };
+
+        let mut index = ty * BLOCK + tx;
+        while index < span * span {
+            let x = origin_x.wrapping_add(index % span);
+            let y = origin_y.wrapping_add(index / span);
+            if x < width && y < height {
+                // SAFETY: (x, y) is inside the image and index inside the tile.
+                unsafe { tile.write(index, *input.add(((y * width + x) * channels + channel) as usize)) };
+            }
+            index += BLOCK * BLOCK;
+        }
+        sync_threads();
+
+        let col = block_idx_x() * BLOCK + tx;
+        let row = block_idx_y() * BLOCK + ty;
+        if col < width && row < height {
+            let (first_row, last_row) = clipped_window(row, radius, height);
+            let (first_col, last_col) = clipped_window(col, radius, width);
+            let mut sum = 0u32;
+            for y in first_row..=last_row {
+                for x in first_col..=last_col {
+                    // SAFETY: (x, y) is inside the image and within radius of
+                    // this block's tile, so it was loaded before the barrier.
+                    sum += unsafe { tile.read(y.wrapping_sub(origin_y) * span + x.wrapping_sub(origin_x)) } as u32;
+                }
+            }
+            let count = (last_row - first_row + 1) * (last_col - first_col + 1);
+            // SAFETY: col < width, row < height, channel < channels.
+            unsafe { *output.add(((row * width + col) * channels + channel) as usize) = rounded_mean(sum, count) };
+        }
+    }
+}

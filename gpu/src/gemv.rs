@@ -1,0 +1,176 @@
+//! Matrix-vector multiplication, y = αAx + βy, A m×n, in f32 and f64.
+//!
+//! The lesson of this family is coalescing. Each element of A is used once,
+//! so nothing can be reused and the kernels can at best stream A at the
+//! memory bandwidth; whether they do depends on whether the 32 threads of a
+//! warp read 32 neighbouring addresses (one transaction) or 32 addresses a
+//! row apart (32 transactions). With one thread per row, that is decided by
+//! the storage order of A alone.
+//!
+//! As in BLAS, y is not read when β = 0, so it may hold anything.
+
+#[cfg(target_arch = "nvptx64")]
+use crate::runtime::{Real, shared::SharedArray, thread::*};
+
+/// Threads per block (one-dimensional) for every gemv kernel; also the width
+/// of the window of x that [`gemv_col_major_shared_x`] stages.
+pub const BLOCK: u32 = 128;
+
+/// Elements of launch-sized shared memory [`gemv_col_major_shared_x`] needs.
+pub const SHARED_X_ELEMENTS: u32 = BLOCK;
+
+/// Scales the dot product and blends in the old y.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn blend<T: Real>(alpha: T, dot: T, beta: T, y: *mut T) -> T {
+    if beta == T::ZERO {
+        alpha * dot
+    } else {
+        // SAFETY: the caller passes the thread's own, in-bounds element of y.
+        alpha.mul_add(dot, beta * unsafe { *y })
+    }
+}
+
+/// One thread per row, A row-major: thread `row` reads A[row][0..n].
+///
+/// At each step the 32 threads of a warp read 32 elements n apart: a
+/// separate memory transaction each, of which only one element is used, so
+/// most of every transaction's bytes are fetched for nothing.
+///
+/// Compute-to-global-memory-access ratio: 2 FLOP per element of A, 0.5 FLOP/B
+/// in f32 and 0.25 in f64. Bound by memory, and by the wasted sectors far
+/// below the bandwidth.
+///
+/// # Safety
+/// `a` is m×n row-major, `x` has n and `y` m elements, `y` overlapping
+/// neither; `m * n` fits in `u32`; blocks are 1-D and the grid covers m rows.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn gemv_row_major<T: Real>(alpha: T, a: *const T, x: *const T, beta: T, y: *mut T, m: u32, n: u32) {
+    let row = block_idx_x() * block_dim_x() + thread_idx_x();
+    if row < m {
+        let mut dot = T::ZERO;
+        for j in 0..n {
+            // SAFETY: row < m and j < n.
+            let (a_value, x_value) = unsafe { (*a.add((row * n + j) as usize), *x.add(j as usize)) };
+            dot = a_value.mul_add(x_value, dot);
+        }
+        // SAFETY: row < m.
+        unsafe {
+            let y = y.add(row as usize);
+            *y = blend(alpha, dot, beta, y);
+        }
+    }
+}
+
+/// One thread per row, A column-major: thread `row` reads A[0..n][row]
+/// from the columns.
+///
+/// At each step the warp reads 32 consecutive elements of one column: one
+/// coalesced transaction, every byte used. Same arithmetic, same bytes as
+/// [`gemv_row_major`]; only the storage order differs.
+///
+/// Compute-to-global-memory-access ratio: 0.5 FLOP/B in f32, 0.25 in f64.
+/// Bound by memory bandwidth, which it can approach.
+///
+/// # Safety
+/// As for [`gemv_row_major`], with `a` column-major.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn gemv_col_major<T: Real>(alpha: T, a: *const T, x: *const T, beta: T, y: *mut T, m: u32, n: u32) {
+    let row = block_idx_x() * block_dim_x() + thread_idx_x();
+    if row < m {
+        let mut dot = T::ZERO;
+        for j in 0..n {
+            // SAFETY: row < m and j < n.
+            let (a_value, x_value) = unsafe { (*a.add((j * m + row) as usize), *x.add(j as usize)) };
+            dot = a_value.mul_add(x_value, dot);
+        }
+        // SAFETY: row < m.
+        unsafe {
+            let y = y.add(row as usize);
+            *y = blend(alpha, dot, beta, y);
+        }
+    }
+}
+
+/// [`gemv_col_major`] with x staged through shared memory: the block slides
+/// a window of [`BLOCK`] elements of x along n, each thread loading one
+/// element per window, then every thread reading the whole window.
+///
+/// Every thread of the block takes part in loading and in both barriers,
+/// including threads past the last row, and the last window may be partial:
+/// so every m and n work, not only multiples of the block size.
+///
+/// The lesson is a negative one: all threads of a warp read the same x[j],
+/// a broadcast the L1 cache already serves, so staging x saves no global
+/// traffic and adds barriers. Compute-to-global-memory-access ratio: as
+/// [`gemv_col_major`]. Bound by memory bandwidth plus the barrier stalls.
+///
+/// # Safety
+/// As for [`gemv_col_major`], with blocks of exactly [`BLOCK`] threads and
+/// [`SHARED_X_ELEMENTS`] elements of launch-sized shared memory.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn gemv_col_major_shared_x<T: Real>(alpha: T, a: *const T, x: *const T, beta: T, y: *mut T, m: u32, n: u32) {
+    let tid = thread_idx_x();
+    let row = block_idx_x() * BLOCK + tid;
+    // SAFETY: the launch provides SHARED_X_ELEMENTS elements of T.
+    let x_window = unsafe { SharedArray::<T>::launch_sized() };
+    let mut dot = T::ZERO;
+    let mut start = 0;
+    while start < n {
+        let width = if n - start < BLOCK { n - start } else { BLOCK };
+        if tid < width {
+            // SAFETY: start + tid < n; tid < BLOCK is inside the window.
+            unsafe { x_window.write(tid, *x.add((start + tid) as usize)) };
+        }
+        sync_threads();
+        if row < m {
+            for j in 0..width {
+                // SAFETY: row < m, start + j < n; window element j < width was written.
+                let (a_value, x_value) = unsafe { (*a.add(((start + j) * m + row) as usize), x_window.read(j)) };
+                dot = a_value.mul_add(x_value, dot);
+            }
+        }
+        sync_threads();
+        start += width;
+    }
+    if row < m {
+        // SAFETY: row < m.
+        unsafe {
+            let y = y.add(row as usize);
+            *y = blend(alpha, dot, beta, y);
+        }
+    }
+}
+
+macro_rules! gemv_entry_points {
+    ($($generic:ident: $f32_name:ident, $f64_name:ident;)*) => {
+        kernel! {$(
+            /// The f32 instance of the generic kernel named in its body.
+            ///
+            /// # Safety
+            /// As for that kernel.
+            pub unsafe fn $f32_name(alpha: f32, a: *const f32, x: *const f32, beta: f32, y: *mut f32, m: u32, n: u32) {
+                // SAFETY: forwarded contract.
+                unsafe { $generic(alpha, a, x, beta, y, m, n) }
+            }
+
+            /// The f64 instance of the generic kernel named in its body.
+            ///
+            /// # Safety
+            /// As for that kernel.
+            pub unsafe fn $f64_name(alpha: f64, a: *const f64, x: *const f64, beta: f64, y: *mut f64, m: u32, n: u32) {
+                // SAFETY: forwarded contract.
+                unsafe { $generic(alpha, a, x, beta, y, m, n) }
+            }
+        )*}
+    };
+}
+
+gemv_entry_points! {
+    gemv_row_major: gemv_row_major_f32, gemv_row_major_f64;
+    gemv_col_major: gemv_col_major_f32, gemv_col_major_f64;
+    gemv_col_major_shared_x: gemv_col_major_shared_x_f32, gemv_col_major_shared_x_f64;
+}

@@ -1,0 +1,29 @@
+//! The kernels of locality, written in Rust and compiled to PTX.
+//!
+//! Built for `nvptx64-nvidia-cuda`, each `kernel!` becomes a PTX entry
+//! point. Built for the host, the crate still provides the launch geometry
+//! and shared-memory layouts, so that the host sizes every launch from the
+//! very constants the kernels use.
+#![no_std]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(abi_gpu_kernel, stdarch_nvptx, gpu_intrinsics, gpu_launch_sized_workgroup_mem)
+)]
+#![feature(core_intrinsics)]
+#![allow(internal_features)]
+
+#[macro_use]
+pub mod runtime;
+
+pub mod blur;
+pub mod gemv;
+pub mod matmul;
+
+/// A kernel that panics stops its thread with `trap`, which the host sees as
+/// a launch failure.
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // SAFETY: `trap` is always defined; it aborts the kernel.
+    unsafe { core::arch::nvptx::trap() }
+}

@@ -1,0 +1,47 @@
+//! Every way a request can fail, each with a message a user can act on.
+
+use cudarc::driver::{DriverError, sys::CUresult};
+
+/// The error type of every fallible function in this crate.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("no CUDA driver found: libcuda could not be loaded (is the NVIDIA driver installed?)")]
+    NoDriver,
+    #[error("the CUDA driver found no GPU")]
+    NoDevice,
+    #[error("GPU {requested} does not exist: the CUDA driver found {available}")]
+    NoSuchDevice { requested: usize, available: usize },
+    #[error("{what} must not be zero")]
+    ZeroSize { what: &'static str },
+    #[error("{what} has {actual} elements, but the shape needs {expected}")]
+    ShapeMismatch { what: &'static str, expected: usize, actual: usize },
+    #[error("{what} is too large: {size} exceeds the limit of {limit}")]
+    TooLarge { what: &'static str, size: u128, limit: u64 },
+    #[error("blur radius {radius} is too large for {kernel}: at most {max}")]
+    RadiusTooLarge { kernel: &'static str, radius: u32, max: u32 },
+    #[error("out of GPU memory while allocating {bytes} bytes for {what}")]
+    OutOfMemory { what: &'static str, bytes: usize },
+    #[error("CUDA error while {action}: {source}")]
+    Cuda {
+        action: &'static str,
+        #[source]
+        source: DriverError,
+    },
+}
+
+/// Shorthand for results in this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Attaches what was being done to a CUDA driver error.
+pub(crate) trait During<T> {
+    fn during(self, action: &'static str) -> Result<T>;
+}
+
+impl<T> During<T> for Result<T, DriverError> {
+    fn during(self, action: &'static str) -> Result<T> {
+        self.map_err(|source| match source.0 {
+            CUresult::CUDA_ERROR_NO_DEVICE => Error::NoDevice,
+            _ => Error::Cuda { action, source },
+        })
+    }
+}

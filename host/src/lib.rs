@@ -1,0 +1,16 @@
+//! The host side of locality: it loads the PTX compiled from the `gpu`
+//! crate, launches each kernel through a safe wrapper, checks every output
+//! element against a CPU reference and times the kernels.
+
+pub mod cli;
+pub mod device;
+pub mod error;
+pub mod kernels;
+pub mod reference;
+pub mod report;
+pub mod suite;
+pub mod timing;
+pub mod verify;
+
+pub use device::Gpu;
+pub use error::{Error, Result};

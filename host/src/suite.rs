@@ -1,0 +1,108 @@
+//! The run behind `cargo run`: every selected kernel verified against the
+//! CPU reference and timed, one row each.
+
+use rand::Rng;
+
+use crate::device::Gpu;
+use crate::error::Result;
+use crate::kernels::blur::{Blur, ImageShape};
+use crate::kernels::gemv::{Element, Gemv, GemvShape};
+use crate::kernels::matmul::{Matmul, MatmulShape};
+use crate::timing::{Runs, median_ms};
+use crate::verify::{BlurCase, Comparison, GemvCase, MatmulCase};
+
+/// The gemv scalars of the suite: both non-zero, so y is read and written.
+const GEMV_ALPHA: f64 = 1.25;
+const GEMV_BETA: f64 = 0.75;
+
+/// What to run, and at which sizes.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Entry points to run, in teaching order.
+    pub kernels: Vec<&'static str>,
+    pub matmul: MatmulShape,
+    pub gemv: GemvShape,
+    pub image: ImageShape,
+    pub radius: u32,
+    pub runs: Runs,
+}
+
+/// One verified and timed kernel.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub kernel: &'static str,
+    pub size: String,
+    pub median_ms: f64,
+    /// Floating-point operations, where the kernel does any.
+    pub flops: Option<f64>,
+    /// The fewest bytes the kernel must move.
+    pub bytes: f64,
+    pub comparison: Comparison,
+}
+
+impl Row {
+    pub fn gflops(&self) -> Option<f64> {
+        self.flops.map(|flops| flops / self.median_ms / 1e6)
+    }
+
+    pub fn gbytes_per_s(&self) -> f64 {
+        self.bytes / self.median_ms / 1e6
+    }
+}
+
+/// Runs the plan, reporting each kernel to `progress` as it starts.
+pub fn run(gpu: &Gpu, plan: &Plan, rng: &mut impl Rng, mut progress: impl FnMut(&str, &str)) -> Result<Vec<Row>> {
+    let wanted = |name: &str| plan.kernels.contains(&name);
+    let mut rows = Vec::new();
+
+    let matmuls: Vec<Matmul> = Matmul::ALL.into_iter().filter(|k| wanted(k.entry_point())).collect();
+    if !matmuls.is_empty() {
+        let mut case = MatmulCase::new(gpu, plan.matmul, rng)?;
+        for kernel in matmuls {
+            progress(kernel.entry_point(), &plan.matmul.to_string());
+            let comparison = case.check(gpu, kernel)?;
+            let median_ms = median_ms(gpu, plan.runs, || case.launch(gpu, kernel))?;
+            let (flops, bytes) = (Some(plan.matmul.flops()), plan.matmul.min_bytes());
+            rows.push(Row { kernel: kernel.entry_point(), size: plan.matmul.to_string(), median_ms, flops, bytes, comparison });
+        }
+    }
+    rows.extend(run_gemv::<f32>(gpu, plan, rng, &mut progress)?);
+    rows.extend(run_gemv::<f64>(gpu, plan, rng, &mut progress)?);
+
+    let blurs: Vec<Blur> = Blur::ALL.into_iter().filter(|k| wanted(k.entry_point())).collect();
+    if !blurs.is_empty() {
+        let mut case = BlurCase::new(gpu, plan.image, plan.radius, rng)?;
+        let size = format!("{} r={}", plan.image, plan.radius);
+        for kernel in blurs {
+            progress(kernel.entry_point(), &size);
+            let comparison = case.check(gpu, kernel)?;
+            let median_ms = median_ms(gpu, plan.runs, || case.launch(gpu, kernel))?;
+            let bytes = plan.image.min_bytes();
+            rows.push(Row { kernel: kernel.entry_point(), size: size.clone(), median_ms, flops: None, bytes, comparison });
+        }
+    }
+    Ok(rows)
+}
+
+fn run_gemv<T: Element>(
+    gpu: &Gpu,
+    plan: &Plan,
+    rng: &mut impl Rng,
+    progress: &mut impl FnMut(&str, &str),
+) -> Result<Vec<Row>> {
+    let kernels: Vec<Gemv> = Gemv::ALL.into_iter().filter(|k| plan.kernels.contains(&k.entry_point::<T>())).collect();
+    if kernels.is_empty() {
+        return Ok(Vec::new());
+    }
+    let shape = plan.gemv;
+    let mut case = GemvCase::<T>::new(gpu, shape, T::from_f64(GEMV_ALPHA), T::from_f64(GEMV_BETA), rng)?;
+    let mut rows = Vec::new();
+    for kernel in kernels {
+        progress(kernel.entry_point::<T>(), &shape.to_string());
+        let comparison = case.check(gpu, kernel)?;
+        let median_ms = median_ms(gpu, plan.runs, || case.launch(gpu, kernel))?;
+        let (flops, bytes) = (Some(shape.flops()), shape.min_bytes::<T>());
+        rows.push(Row { kernel: kernel.entry_point::<T>(), size: shape.to_string(), median_ms, flops, bytes, comparison });
+    }
+    Ok(rows)
+}
