@@ -19,12 +19,22 @@ fn main() {
     let target_dir = out_dir.join("gpu-target");
 
     println!("cargo::rerun-if-changed={}", gpu_dir.join("src").display());
-    println!("cargo::rerun-if-changed={}", gpu_dir.join("Cargo.toml").display());
+    println!(
+        "cargo::rerun-if-changed={}",
+        gpu_dir.join("Cargo.toml").display()
+    );
 
     let cargo = env::var_os("CARGO").expect("set by cargo");
     let mut command = Command::new(cargo);
     command.env_clear();
-    for key in ["PATH", "HOME", "TMPDIR", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN"] {
+    for key in [
+        "PATH",
+        "HOME",
+        "TMPDIR",
+        "CARGO_HOME",
+        "RUSTUP_HOME",
+        "RUSTUP_TOOLCHAIN",
+    ] {
         if let Some(value) = env::var_os(key) {
             command.env(key, value);
         }
@@ -35,7 +45,13 @@ fn main() {
         .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
         .env("CARGO_PROFILE_RELEASE_LTO", "fat")
         .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
-        .args(["rustc", "--release", "--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core"])
+        .args([
+            "rustc",
+            "--release",
+            "--target",
+            "nvptx64-nvidia-cuda",
+            "-Zbuild-std=core",
+        ])
         .args(["--crate-type", "cdylib", "--"])
         .args(["--emit=asm", &format!("-Ctarget-cpu={TARGET_CPU}")])
         // Fat LTO writes the whole program's PTX as the `.s` file; the link
@@ -43,7 +59,9 @@ fn main() {
         // not ship for this target, so it is replaced by a no-op.
         .arg("-Clinker=true");
 
-    let status = command.status().expect("could not run cargo for the gpu crate");
+    let status = command
+        .status()
+        .expect("could not run cargo for the gpu crate");
     assert!(status.success(), "compiling the gpu crate to PTX failed");
 
     let ptx = target_dir.join("nvptx64-nvidia-cuda/release/deps/gpu.s");
@@ -51,7 +69,12 @@ fn main() {
 }
 
 fn copy_ptx(from: &Path, to: &Path) {
-    let ptx = std::fs::read_to_string(from).unwrap_or_else(|e| panic!("no PTX at {}: {e}", from.display()));
-    assert!(ptx.contains(".entry"), "the PTX at {} has no kernel entry point", from.display());
+    let ptx = std::fs::read_to_string(from)
+        .unwrap_or_else(|e| panic!("no PTX at {}: {e}", from.display()));
+    assert!(
+        ptx.contains(".entry"),
+        "the PTX at {} has no kernel entry point",
+        from.display()
+    );
     std::fs::write(to, ptx).unwrap_or_else(|e| panic!("could not write {}: {e}", to.display()));
 }

@@ -51,7 +51,11 @@ fn rounded_mean(sum: u32, count: u32) -> u8 {
 #[inline(always)]
 fn clipped_window(center: u32, radius: u32, len: u32) -> (u32, u32) {
     let first = center.saturating_sub(radius);
-    let last = if len - 1 - center < radius { len - 1 } else { center + radius };
+    let last = if len - 1 - center < radius {
+        len - 1
+    } else {
+        center + radius
+    };
     (first, last)
 }
 

@@ -46,13 +46,22 @@ fn blend<T: Real>(alpha: T, dot: T, beta: T, y: *mut T) -> T {
 /// neither; `m * n` fits in `u32`; blocks are 1-D and the grid covers m rows.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn gemv_row_major<T: Real>(alpha: T, a: *const T, x: *const T, beta: T, y: *mut T, m: u32, n: u32) {
+unsafe fn gemv_row_major<T: Real>(
+    alpha: T,
+    a: *const T,
+    x: *const T,
+    beta: T,
+    y: *mut T,
+    m: u32,
+    n: u32,
+) {
     let row = block_idx_x() * block_dim_x() + thread_idx_x();
     if row < m {
         let mut dot = T::ZERO;
         for j in 0..n {
             // SAFETY: row < m and j < n.
-            let (a_value, x_value) = unsafe { (*a.add((row * n + j) as usize), *x.add(j as usize)) };
+            let (a_value, x_value) =
+                unsafe { (*a.add((row * n + j) as usize), *x.add(j as usize)) };
             dot = a_value.mul_add(x_value, dot);
         }
         // SAFETY: row < m.
@@ -77,13 +86,22 @@ unsafe fn gemv_row_major<T: Real>(alpha: T, a: *const T, x: *const T, beta: T, y
 /// As for [`gemv_row_major`], with `a` column-major.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn gemv_col_major<T: Real>(alpha: T, a: *const T, x: *const T, beta: T, y: *mut T, m: u32, n: u32) {
+unsafe fn gemv_col_major<T: Real>(
+    alpha: T,
+    a: *const T,
+    x: *const T,
+    beta: T,
+    y: *mut T,
+    m: u32,
+    n: u32,
+) {
     let row = block_idx_x() * block_dim_x() + thread_idx_x();
     if row < m {
         let mut dot = T::ZERO;
         for j in 0..n {
             // SAFETY: row < m and j < n.
-            let (a_value, x_value) = unsafe { (*a.add((j * m + row) as usize), *x.add(j as usize)) };
+            let (a_value, x_value) =
+                unsafe { (*a.add((j * m + row) as usize), *x.add(j as usize)) };
             dot = a_value.mul_add(x_value, dot);
         }
         // SAFETY: row < m.
@@ -112,7 +130,15 @@ unsafe fn gemv_col_major<T: Real>(alpha: T, a: *const T, x: *const T, beta: T, y
 /// [`SHARED_X_ELEMENTS`] elements of launch-sized shared memory.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn gemv_col_major_shared_x<T: Real>(alpha: T, a: *const T, x: *const T, beta: T, y: *mut T, m: u32, n: u32) {
+unsafe fn gemv_col_major_shared_x<T: Real>(
+    alpha: T,
+    a: *const T,
+    x: *const T,
+    beta: T,
+    y: *mut T,
+    m: u32,
+    n: u32,
+) {
     let tid = thread_idx_x();
     let row = block_idx_x() * BLOCK + tid;
     // SAFETY: the launch provides SHARED_X_ELEMENTS elements of T.
@@ -129,7 +155,8 @@ unsafe fn gemv_col_major_shared_x<T: Real>(alpha: T, a: *const T, x: *const T, b
         if row < m {
             for j in 0..width {
                 // SAFETY: row < m, start + j < n; window element j < width was written.
-                let (a_value, x_value) = unsafe { (*a.add(((start + j) * m + row) as usize), x_window.read(j)) };
+                let (a_value, x_value) =
+                    unsafe { (*a.add(((start + j) * m + row) as usize), x_window.read(j)) };
                 dot = a_value.mul_add(x_value, dot);
             }
         }

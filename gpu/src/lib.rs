@@ -7,7 +7,12 @@
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
-    feature(abi_gpu_kernel, stdarch_nvptx, gpu_intrinsics, gpu_launch_sized_workgroup_mem)
+    feature(
+        abi_gpu_kernel,
+        stdarch_nvptx,
+        gpu_intrinsics,
+        gpu_launch_sized_workgroup_mem
+    )
 )]
 #![feature(core_intrinsics)]
 #![allow(internal_features)]

@@ -91,7 +91,14 @@ kernel! {
 /// launch-sized shared memory; the grid covers n columns and m rows.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn matmul_tiled<const TILE: u32>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32) {
+unsafe fn matmul_tiled<const TILE: u32>(
+    a: *const f32,
+    b: *const f32,
+    c: *mut f32,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
     let row = block_idx_y() * TILE + ty;
     let col = block_idx_x() * TILE + tx;
@@ -106,15 +113,24 @@ unsafe fn matmul_tiled<const TILE: u32>(a: *const f32, b: *const f32, c: *mut f3
         // SAFETY: each load is guarded by its bounds; each thread writes
         // only its own element of each tile, which is inside the allocation.
         unsafe {
-            let a_value = if row < m && a_col < k { *a.add((row * k + a_col) as usize) } else { 0.0 };
-            let b_value = if b_row < k && col < n { *b.add((b_row * n + col) as usize) } else { 0.0 };
+            let a_value = if row < m && a_col < k {
+                *a.add((row * k + a_col) as usize)
+            } else {
+                0.0
+            };
+            let b_value = if b_row < k && col < n {
+                *b.add((b_row * n + col) as usize)
+            } else {
+                0.0
+            };
             a_tile.write(ty * TILE + tx, a_value);
             b_tile.write(ty * TILE + tx, b_value);
         }
         sync_threads();
         for i in 0..TILE {
             // SAFETY: both tiles were completely written before the barrier.
-            let (a_value, b_value) = unsafe { (a_tile.read(ty * TILE + i), b_tile.read(i * TILE + tx)) };
+            let (a_value, b_value) =
+                unsafe { (a_tile.read(ty * TILE + i), b_tile.read(i * TILE + tx)) };
             sum = a_value.mul_add(b_value, sum);
         }
         sync_threads();

@@ -1,6 +1,6 @@
 //! The `locality` command line.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use clap::Parser;
 use rand::{SeedableRng, rngs::SmallRng};
@@ -8,9 +8,9 @@ use rand::{SeedableRng, rngs::SmallRng};
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::kernels::{self, blur::ImageShape, gemv::GemvShape, matmul::MatmulShape};
+use crate::report;
 use crate::suite::{self, Plan};
 use crate::timing::Runs;
-use crate::report;
 
 /// Runs every kernel on the GPU, verifies each against a CPU reference and
 /// prints how fast and how correct it is.
@@ -60,7 +60,11 @@ fn kernel_names() -> clap::builder::PossibleValuesParser {
 fn parse_dims<const N: usize>(text: &str) -> Result<[usize; N], String> {
     let parts: Vec<usize> = text
         .split(['x', '×'])
-        .map(|part| part.trim().parse::<usize>().map_err(|e| format!("'{part}' is not a size: {e}")))
+        .map(|part| {
+            part.trim()
+                .parse::<usize>()
+                .map_err(|e| format!("'{part}' is not a size: {e}"))
+        })
         .collect::<Result<_, _>>()?;
     match parts.len() {
         1 => Ok([parts[0]; N]),
@@ -73,7 +77,13 @@ impl Cli {
     /// The entry points selected, in teaching order.
     pub fn selected_kernels(&self) -> Vec<&'static str> {
         kernels::entry_points()
-            .filter(|name| self.kernels.is_empty() || self.kernels.iter().any(|k| name == k || name.starts_with(&format!("{k}_"))))
+            .filter(|name| {
+                self.kernels.is_empty()
+                    || self
+                        .kernels
+                        .iter()
+                        .any(|k| name == k || name.starts_with(&format!("{k}_")))
+            })
             .collect()
     }
 
@@ -87,22 +97,32 @@ impl Cli {
             gemv: GemvShape::new(gemv_m, gemv_n),
             image: ImageShape::new(width, height, self.channels),
             radius: self.radius,
-            runs: Runs { warmup: 3, timed: self.runs as usize },
+            runs: Runs {
+                warmup: 3,
+                timed: self.runs as usize,
+            },
         }
     }
 }
 
 /// Runs the command; `Ok(true)` when every kernel verified.
 pub fn run(cli: &Cli) -> Result<bool> {
+    let plan = cli.plan();
+    plan.validate()?;
     let gpu = Gpu::new(cli.device)?;
     let seed = cli.seed.unwrap_or_else(rand::random);
     println!("{} · random inputs from seed {seed}", gpu.name());
     let mut rng = SmallRng::seed_from_u64(seed);
-    let rows = suite::run(&gpu, &cli.plan(), &mut rng, |kernel, size| {
-        eprint!("\rverifying {kernel} at {size}…\x1b[K");
-        let _ = std::io::stderr().flush();
+    let show_progress = std::io::stderr().is_terminal();
+    let rows = suite::run(&gpu, &plan, &mut rng, |kernel, size| {
+        if show_progress {
+            eprint!("\rverifying {kernel} at {size}…\x1b[K");
+            let _ = std::io::stderr().flush();
+        }
     })?;
-    eprint!("\r\x1b[K");
+    if show_progress {
+        eprint!("\r\x1b[K");
+    }
     print!("{}", report::table(&rows));
     let failures: Vec<_> = rows.iter().filter(|row| !row.comparison.passed()).collect();
     for row in &failures {

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, DevicePtrMut, DriverError, result, sys,
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr, DriverError,
+    result, sys,
 };
 use cudarc::nvrtc::Ptx;
 
@@ -43,7 +44,10 @@ impl Gpu {
         availability()?;
         let available = CudaContext::device_count().during("counting GPUs")? as usize;
         if ordinal >= available {
-            return Err(Error::NoSuchDevice { requested: ordinal, available });
+            return Err(Error::NoSuchDevice {
+                requested: ordinal,
+                available,
+            });
         }
         let context = CudaContext::new(ordinal).during("creating the CUDA context")?;
         // One stream and no other: cudarc's per-buffer events, which order
@@ -51,12 +55,26 @@ impl Gpu {
         // SAFETY: called before any buffer or stream is created.
         unsafe { context.disable_event_tracking() };
         let stream = context.default_stream();
-        let module = context.load_module(Ptx::from_src(PTX)).during("loading the kernels' PTX")?;
+        let module = context
+            .load_module(Ptx::from_src(PTX))
+            .during("loading the kernels' PTX")?;
         let functions = kernels::entry_points()
-            .map(|name| Ok((name, module.load_function(name).during("finding a kernel in the PTX")?)))
+            .map(|name| {
+                Ok((
+                    name,
+                    module
+                        .load_function(name)
+                        .during("finding a kernel in the PTX")?,
+                ))
+            })
             .collect::<Result<_>>()?;
         let name = context.name().during("reading the GPU's name")?;
-        Ok(Self { context, stream, functions, name })
+        Ok(Self {
+            context,
+            stream,
+            functions,
+            name,
+        })
     }
 
     /// The GPU's marketing name, as the driver reports it.
@@ -78,26 +96,36 @@ impl Gpu {
 
     /// A device attribute, such as the maximum grid size.
     pub fn attribute(&self, attribute: sys::CUdevice_attribute) -> Result<i32> {
-        self.context.attribute(attribute).during("reading a device attribute")
+        self.context
+            .attribute(attribute)
+            .during("reading a device attribute")
     }
 
     /// Copies `data` to a new device buffer.
     pub fn upload<T: DeviceRepr>(&self, what: &'static str, data: &[T]) -> Result<CudaSlice<T>> {
         let mut buffer = self.alloc(what, data.len())?;
-        self.stream.memcpy_htod(data, &mut buffer).during("copying to the GPU")?;
+        self.stream
+            .memcpy_htod(data, &mut buffer)
+            .during("copying to the GPU")?;
         Ok(buffer)
     }
 
     /// Copies a device buffer back to the host, waiting for the work before it.
-    pub fn download<T: DeviceRepr + Default + Clone>(&self, buffer: &CudaSlice<T>) -> Result<Vec<T>> {
-        self.stream.clone_dtoh(buffer).during("copying from the GPU")
+    pub fn download<T: DeviceRepr + Default + Clone>(
+        &self,
+        buffer: &CudaSlice<T>,
+    ) -> Result<Vec<T>> {
+        self.stream
+            .clone_dtoh(buffer)
+            .during("copying from the GPU")
     }
 
     /// A device buffer of `len` elements, poisoned.
     pub fn alloc<T: DeviceRepr>(&self, what: &'static str, len: usize) -> Result<CudaSlice<T>> {
         let bytes = len.saturating_mul(size_of::<T>());
         // SAFETY: the contents are poisoned right below, before any read.
-        let mut buffer = unsafe { self.stream.alloc::<T>(len) }.map_err(|e| out_of_memory(e, what, bytes))?;
+        let mut buffer =
+            unsafe { self.stream.alloc::<T>(len) }.map_err(|e| out_of_memory(e, what, bytes))?;
         self.poison(&mut buffer)?;
         Ok(buffer)
     }
@@ -108,7 +136,8 @@ impl Gpu {
         let bytes = buffer.num_bytes();
         let (pointer, _record) = buffer.device_ptr_mut(&self.stream);
         // SAFETY: the range is exactly the buffer's, on the buffer's stream.
-        unsafe { result::memset_d8_async(pointer, 0xFF, bytes, self.stream.cu_stream()) }.during("poisoning a buffer")
+        unsafe { result::memset_d8_async(pointer, 0xFF, bytes, self.stream.cu_stream()) }
+            .during("poisoning a buffer")
     }
 
     /// Waits for all work on the stream, surfacing errors of earlier launches.
@@ -120,6 +149,9 @@ impl Gpu {
 fn out_of_memory(error: DriverError, what: &'static str, bytes: usize) -> Error {
     match error.0 {
         sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => Error::OutOfMemory { what, bytes },
-        _ => Error::Cuda { action: "allocating GPU memory", source: error },
+        _ => Error::Cuda {
+            action: "allocating GPU memory",
+            source: error,
+        },
     }
 }

@@ -14,11 +14,23 @@ pub enum Error {
     #[error("{what} must not be zero")]
     ZeroSize { what: &'static str },
     #[error("{what} has {actual} elements, but the shape needs {expected}")]
-    ShapeMismatch { what: &'static str, expected: usize, actual: usize },
+    ShapeMismatch {
+        what: &'static str,
+        expected: usize,
+        actual: usize,
+    },
     #[error("{what} is too large: {size} exceeds the limit of {limit}")]
-    TooLarge { what: &'static str, size: u128, limit: u64 },
+    TooLarge {
+        what: &'static str,
+        size: u128,
+        limit: u64,
+    },
     #[error("blur radius {radius} is too large for {kernel}: at most {max}")]
-    RadiusTooLarge { kernel: &'static str, radius: u32, max: u32 },
+    RadiusTooLarge {
+        kernel: &'static str,
+        radius: u32,
+        max: u32,
+    },
     #[error("out of GPU memory while allocating {bytes} bytes for {what}")]
     OutOfMemory { what: &'static str, bytes: usize },
     #[error("CUDA error while {action}: {source}")]

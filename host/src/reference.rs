@@ -44,10 +44,19 @@ pub fn matmul(a: &[f32], b: &[f32], shape: MatmulShape) -> Expected {
             }
         }
     });
-    let row_norms: Vec<f64> = a.par_chunks(k).map(|row| norm(row.iter().map(|&v| v.into()))).collect();
-    let column_norms: Vec<f64> = (0..n).into_par_iter().map(|j| norm((0..k).map(|l| b[l * n + j]))).collect();
+    let row_norms: Vec<f64> = a
+        .par_chunks(k)
+        .map(|row| norm(row.iter().map(|&v| v.into())))
+        .collect();
+    let column_norms: Vec<f64> = (0..n)
+        .into_par_iter()
+        .map(|j| norm((0..k).map(|l| b[l * n + j])))
+        .collect();
     let gamma = gamma(k + 1, f32::EPSILON as f64 / 2.0);
-    let tolerance = (0..m * n).into_par_iter().map(|index| gamma * row_norms[index / n] * column_norms[index % n]).collect();
+    let tolerance = (0..m * n)
+        .into_par_iter()
+        .map(|index| gamma * row_norms[index / n] * column_norms[index % n])
+        .collect();
     Expected { values, tolerance }
 }
 
@@ -62,7 +71,15 @@ fn norm(values: impl Iterator<Item = f64>) -> f64 {
 ///
 /// Tolerance: 2·γₙ₊₃ · (|α|·Σ|aᵢⱼxⱼ| + |β·yᵢ|) in the kernel's precision;
 /// the factor 2 covers the reference's own final rounding.
-pub fn gemv<T: Element>(alpha: T, a: &[T], layout: Layout, x: &[T], beta: T, y: &[T], shape: GemvShape) -> Expected {
+pub fn gemv<T: Element>(
+    alpha: T,
+    a: &[T],
+    layout: Layout,
+    x: &[T],
+    beta: T,
+    y: &[T],
+    shape: GemvShape,
+) -> Expected {
     let GemvShape { m, n } = shape;
     let (alpha, beta): (f64, f64) = (alpha.into(), beta.into());
     let element = |i: usize, j: usize| -> f64 {
@@ -83,7 +100,10 @@ pub fn gemv<T: Element>(alpha: T, a: &[T], layout: Layout, x: &[T], beta: T, y: 
                 magnitude += (a_ij * x_j).abs();
             }
             let old_y = if beta == 0.0 { 0.0 } else { beta * y[i].into() };
-            (alpha * dot.value() + old_y, gamma * (alpha.abs() * magnitude + old_y.abs()))
+            (
+                alpha * dot.value() + old_y,
+                gamma * (alpha.abs() * magnitude + old_y.abs()),
+            )
         })
         .unzip();
     Expected { values, tolerance }
@@ -117,24 +137,32 @@ impl CompensatedSum {
 /// as the kernels' integer expression, so the two are checked against each
 /// other.
 pub fn blur(input: &[u8], image: ImageShape, radius: usize) -> Vec<u8> {
-    let ImageShape { width, height, channels } = image;
+    let ImageShape {
+        width,
+        height,
+        channels,
+    } = image;
     let mut output = vec![0u8; input.len()];
-    output.par_chunks_mut(width * channels).enumerate().for_each(|(row, out_row)| {
-        let rows = row.saturating_sub(radius)..=(row + radius).min(height - 1);
-        for col in 0..width {
-            let cols = col.saturating_sub(radius)..=(col + radius).min(width - 1);
-            for channel in 0..channels {
-                let mut sum = 0u64;
-                for y in rows.clone() {
-                    for x in cols.clone() {
-                        sum += u64::from(input[(y * width + x) * channels + channel]);
+    output
+        .par_chunks_mut(width * channels)
+        .enumerate()
+        .for_each(|(row, out_row)| {
+            let rows = row.saturating_sub(radius)..=(row + radius).min(height - 1);
+            for col in 0..width {
+                let cols = col.saturating_sub(radius)..=(col + radius).min(width - 1);
+                for channel in 0..channels {
+                    let mut sum = 0u64;
+                    for y in rows.clone() {
+                        for x in cols.clone() {
+                            sum += u64::from(input[(y * width + x) * channels + channel]);
+                        }
                     }
+                    let count = (rows.end() - rows.start() + 1) * (cols.end() - cols.start() + 1);
+                    out_row[col * channels + channel] =
+                        (sum as f64 / count as f64 + 0.5).floor() as u8;
                 }
-                let count = (rows.end() - rows.start() + 1) * (cols.end() - cols.start() + 1);
-                out_row[col * channels + channel] = (sum as f64 / count as f64 + 0.5).floor() as u8;
             }
-        }
-    });
+        });
     output
 }
 
@@ -152,7 +180,11 @@ mod tests {
 
     #[test]
     fn matmul_tolerance_is_gamma_times_the_norms() {
-        let expected = matmul(&[3.0, 4.0], &[0.0, 1.0, 0.0, 0.0], MatmulShape::new(1, 2, 2));
+        let expected = matmul(
+            &[3.0, 4.0],
+            &[0.0, 1.0, 0.0, 0.0],
+            MatmulShape::new(1, 2, 2),
+        );
         assert_eq!(expected.values, [0.0, 3.0]);
         let gamma = gamma(3, f32::EPSILON as f64 / 2.0);
         assert_eq!(expected.tolerance, [0.0, 5.0 * gamma]);
@@ -172,7 +204,15 @@ mod tests {
 
     #[test]
     fn gemv_ignores_y_when_beta_is_zero() {
-        let expected = gemv(1.0f32, &[2.0], Layout::RowMajor, &[3.0], 0.0, &[f32::NAN], GemvShape::new(1, 1));
+        let expected = gemv(
+            1.0f32,
+            &[2.0],
+            Layout::RowMajor,
+            &[3.0],
+            0.0,
+            &[f32::NAN],
+            GemvShape::new(1, 1),
+        );
         assert_eq!(expected.values, [6.0]);
         assert!(expected.tolerance[0].is_finite());
     }
@@ -181,7 +221,15 @@ mod tests {
     fn compensated_dot_product_survives_cancellation() {
         // 1e16 + 1 − 1e16 loses the 1 in plain f64 arithmetic.
         let a = [1e16, 1.0, -1e16];
-        let expected = gemv(1.0, &a, Layout::RowMajor, &[1.0, 1.0, 1.0], 0.0, &[0.0], GemvShape::new(1, 3));
+        let expected = gemv(
+            1.0,
+            &a,
+            Layout::RowMajor,
+            &[1.0, 1.0, 1.0],
+            0.0,
+            &[0.0],
+            GemvShape::new(1, 3),
+        );
         assert_eq!(expected.values, [1.0]);
     }
 

@@ -27,6 +27,29 @@ pub struct Plan {
     pub runs: Runs,
 }
 
+impl Plan {
+    /// Checks every selected kernel's sizes, so that bad input is reported
+    /// before any GPU work, and without a GPU.
+    pub fn validate(&self) -> Result<()> {
+        let wanted = |name: &str| self.kernels.contains(&name);
+        for kernel in Matmul::ALL.into_iter().filter(|k| wanted(k.entry_point())) {
+            kernel.launch_config(self.matmul)?;
+        }
+        for kernel in Gemv::ALL {
+            if wanted(kernel.entry_point::<f32>()) {
+                kernel.launch_config::<f32>(self.gemv)?;
+            }
+            if wanted(kernel.entry_point::<f64>()) {
+                kernel.launch_config::<f64>(self.gemv)?;
+            }
+        }
+        for kernel in Blur::ALL.into_iter().filter(|k| wanted(k.entry_point())) {
+            kernel.launch_config(self.image, self.radius)?;
+        }
+        Ok(())
+    }
+}
+
 /// One verified and timed kernel.
 #[derive(Clone, Debug)]
 pub struct Row {
@@ -51,11 +74,19 @@ impl Row {
 }
 
 /// Runs the plan, reporting each kernel to `progress` as it starts.
-pub fn run(gpu: &Gpu, plan: &Plan, rng: &mut impl Rng, mut progress: impl FnMut(&str, &str)) -> Result<Vec<Row>> {
+pub fn run(
+    gpu: &Gpu,
+    plan: &Plan,
+    rng: &mut impl Rng,
+    mut progress: impl FnMut(&str, &str),
+) -> Result<Vec<Row>> {
     let wanted = |name: &str| plan.kernels.contains(&name);
     let mut rows = Vec::new();
 
-    let matmuls: Vec<Matmul> = Matmul::ALL.into_iter().filter(|k| wanted(k.entry_point())).collect();
+    let matmuls: Vec<Matmul> = Matmul::ALL
+        .into_iter()
+        .filter(|k| wanted(k.entry_point()))
+        .collect();
     if !matmuls.is_empty() {
         let mut case = MatmulCase::new(gpu, plan.matmul, rng)?;
         for kernel in matmuls {
@@ -63,13 +94,23 @@ pub fn run(gpu: &Gpu, plan: &Plan, rng: &mut impl Rng, mut progress: impl FnMut(
             let comparison = case.check(gpu, kernel)?;
             let median_ms = median_ms(gpu, plan.runs, || case.launch(gpu, kernel))?;
             let (flops, bytes) = (Some(plan.matmul.flops()), plan.matmul.min_bytes());
-            rows.push(Row { kernel: kernel.entry_point(), size: plan.matmul.to_string(), median_ms, flops, bytes, comparison });
+            rows.push(Row {
+                kernel: kernel.entry_point(),
+                size: plan.matmul.to_string(),
+                median_ms,
+                flops,
+                bytes,
+                comparison,
+            });
         }
     }
     rows.extend(run_gemv::<f32>(gpu, plan, rng, &mut progress)?);
     rows.extend(run_gemv::<f64>(gpu, plan, rng, &mut progress)?);
 
-    let blurs: Vec<Blur> = Blur::ALL.into_iter().filter(|k| wanted(k.entry_point())).collect();
+    let blurs: Vec<Blur> = Blur::ALL
+        .into_iter()
+        .filter(|k| wanted(k.entry_point()))
+        .collect();
     if !blurs.is_empty() {
         let mut case = BlurCase::new(gpu, plan.image, plan.radius, rng)?;
         let size = format!("{} r={}", plan.image, plan.radius);
@@ -78,7 +119,14 @@ pub fn run(gpu: &Gpu, plan: &Plan, rng: &mut impl Rng, mut progress: impl FnMut(
             let comparison = case.check(gpu, kernel)?;
             let median_ms = median_ms(gpu, plan.runs, || case.launch(gpu, kernel))?;
             let bytes = plan.image.min_bytes();
-            rows.push(Row { kernel: kernel.entry_point(), size: size.clone(), median_ms, flops: None, bytes, comparison });
+            rows.push(Row {
+                kernel: kernel.entry_point(),
+                size: size.clone(),
+                median_ms,
+                flops: None,
+                bytes,
+                comparison,
+            });
         }
     }
     Ok(rows)
@@ -90,19 +138,35 @@ fn run_gemv<T: Element>(
     rng: &mut impl Rng,
     progress: &mut impl FnMut(&str, &str),
 ) -> Result<Vec<Row>> {
-    let kernels: Vec<Gemv> = Gemv::ALL.into_iter().filter(|k| plan.kernels.contains(&k.entry_point::<T>())).collect();
+    let kernels: Vec<Gemv> = Gemv::ALL
+        .into_iter()
+        .filter(|k| plan.kernels.contains(&k.entry_point::<T>()))
+        .collect();
     if kernels.is_empty() {
         return Ok(Vec::new());
     }
     let shape = plan.gemv;
-    let mut case = GemvCase::<T>::new(gpu, shape, T::from_f64(GEMV_ALPHA), T::from_f64(GEMV_BETA), rng)?;
+    let mut case = GemvCase::<T>::new(
+        gpu,
+        shape,
+        T::from_f64(GEMV_ALPHA),
+        T::from_f64(GEMV_BETA),
+        rng,
+    )?;
     let mut rows = Vec::new();
     for kernel in kernels {
         progress(kernel.entry_point::<T>(), &shape.to_string());
         let comparison = case.check(gpu, kernel)?;
         let median_ms = median_ms(gpu, plan.runs, || case.launch(gpu, kernel))?;
         let (flops, bytes) = (Some(shape.flops()), shape.min_bytes::<T>());
-        rows.push(Row { kernel: kernel.entry_point::<T>(), size: shape.to_string(), median_ms, flops, bytes, comparison });
+        rows.push(Row {
+            kernel: kernel.entry_point::<T>(),
+            size: shape.to_string(),
+            median_ms,
+            flops,
+            bytes,
+            comparison,
+        });
     }
     Ok(rows)
 }

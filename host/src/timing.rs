@@ -18,7 +18,11 @@ pub fn median_ms(gpu: &Gpu, runs: Runs, mut launch: impl FnMut() -> Result<()>) 
     for _ in 0..runs.warmup {
         launch()?;
     }
-    let event = || gpu.context().new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).during("creating an event");
+    let event = || {
+        gpu.context()
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .during("creating an event")
+    };
     let (start, end) = (event()?, event()?);
     let mut times = Vec::with_capacity(runs.timed);
     for _ in 0..runs.timed.max(1) {
@@ -26,7 +30,9 @@ pub fn median_ms(gpu: &Gpu, runs: Runs, mut launch: impl FnMut() -> Result<()>) 
         launch()?;
         end.record(gpu.stream()).during("recording an event")?;
         end.synchronize().during("running a kernel")?;
-        times.push(f64::from(start.elapsed_ms(&end).during("reading an event")?));
+        times.push(f64::from(
+            start.elapsed_ms(&end).during("reading an event")?,
+        ));
     }
     Ok(median(&mut times))
 }
@@ -36,7 +42,11 @@ pub fn median_ms(gpu: &Gpu, runs: Runs, mut launch: impl FnMut() -> Result<()>) 
 pub fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     let middle = values.len() / 2;
-    if values.len() % 2 == 0 { (values[middle - 1] + values[middle]) / 2.0 } else { values[middle] }
+    if values.len().is_multiple_of(2) {
+        (values[middle - 1] + values[middle]) / 2.0
+    } else {
+        values[middle]
+    }
 }
 
 #[cfg(test)]

@@ -41,9 +41,22 @@ impl Comparison {
 
 impl std::fmt::Display for Comparison {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} of {} elements wrong, relative error {:.2e}", self.mismatches, self.len, self.relative_error)?;
-        if let Some(Mismatch { index, got, expected, tolerance }) = &self.first_mismatch {
-            write!(f, "; first at {index}: got {got}, expected {expected} ± {tolerance:.2e}")?;
+        write!(
+            f,
+            "{} of {} elements wrong, relative error {:.2e}",
+            self.mismatches, self.len, self.relative_error
+        )?;
+        if let Some(Mismatch {
+            index,
+            got,
+            expected,
+            tolerance,
+        }) = &self.first_mismatch
+        {
+            write!(
+                f,
+                "; first at {index}: got {got}, expected {expected} ± {tolerance:.2e}"
+            )?;
         }
         Ok(())
     }
@@ -51,39 +64,79 @@ impl std::fmt::Display for Comparison {
 
 /// Compares every element of `output` with `expected`.
 pub fn compare<T: Copy + Into<f64> + Sync>(output: &[T], expected: &Expected) -> Comparison {
-    assert_eq!(output.len(), expected.values.len(), "output and reference differ in length");
+    assert_eq!(
+        output.len(),
+        expected.values.len(),
+        "output and reference differ in length"
+    );
     let (error_squared, reference_squared) = output
         .par_iter()
         .zip(&expected.values)
         .map(|(&got, &want)| ((got.into() - want).powi(2), want * want))
         .reduce(|| (0.0, 0.0), |(e1, r1), (e2, r2)| (e1 + e2, r1 + r2));
     let mismatch = |index: usize| {
-        let (got, want, tolerance) = (output[index].into(), expected.values[index], expected.tolerance[index]);
-        (!abs_diff_eq!(got, want, epsilon = tolerance)).then_some(Mismatch { index, got, expected: want, tolerance })
+        let (got, want, tolerance) = (
+            output[index].into(),
+            expected.values[index],
+            expected.tolerance[index],
+        );
+        (!abs_diff_eq!(got, want, epsilon = tolerance)).then_some(Mismatch {
+            index,
+            got,
+            expected: want,
+            tolerance,
+        })
     };
-    let mismatches = (0..output.len()).into_par_iter().filter(|&i| mismatch(i).is_some()).count();
-    let first_mismatch = if mismatches == 0 { None } else { (0..output.len()).find_map(mismatch) };
-    let relative_error = if reference_squared > 0.0 { error_squared / reference_squared } else { error_squared }.sqrt();
-    Comparison { relative_error, mismatches, first_mismatch, len: output.len() }
+    let mismatches = (0..output.len())
+        .into_par_iter()
+        .filter(|&i| mismatch(i).is_some())
+        .count();
+    let first_mismatch = if mismatches == 0 {
+        None
+    } else {
+        (0..output.len()).find_map(mismatch)
+    };
+    let relative_error = if reference_squared > 0.0 {
+        error_squared / reference_squared
+    } else {
+        error_squared
+    }
+    .sqrt();
+    Comparison {
+        relative_error,
+        mismatches,
+        first_mismatch,
+        len: output.len(),
+    }
 }
 
 /// `len` values drawn from `distribution`, in parallel but reproducibly:
 /// chunk `i` has its own generator seeded from (`seed`, `i`).
-pub fn random_vec<T: Send, D: Distribution<T> + Sync>(len: usize, distribution: D, seed: u64) -> Vec<T> {
+pub fn random_vec<T: Send, D: Distribution<T> + Sync>(
+    len: usize,
+    distribution: D,
+    seed: u64,
+) -> Vec<T> {
     const CHUNK: usize = 1 << 16;
     (0..len.div_ceil(CHUNK))
         .into_par_iter()
         .flat_map_iter(|chunk| {
-            let mut rng = SmallRng::seed_from_u64(seed ^ (chunk as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let mut rng =
+                SmallRng::seed_from_u64(seed ^ (chunk as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
             let count = CHUNK.min(len - chunk * CHUNK);
-            (0..count).map(|_| distribution.sample(&mut rng)).collect::<Vec<_>>()
+            (0..count)
+                .map(|_| distribution.sample(&mut rng))
+                .collect::<Vec<_>>()
         })
         .collect()
 }
 
 fn uniform_floats<T: Element>(len: usize, rng: &mut impl Rng) -> Vec<T> {
     let unit = Uniform::new(-1.0, 1.0).expect("a valid range");
-    random_vec(len, unit, rng.random()).into_iter().map(T::from_f64).collect()
+    random_vec(len, unit, rng.random())
+        .into_iter()
+        .map(T::from_f64)
+        .collect()
 }
 
 /// One set of random matmul inputs on the GPU, with their reference.
@@ -101,7 +154,13 @@ impl MatmulCase {
         let a = uniform_floats::<f32>(a_len, rng);
         let b = uniform_floats::<f32>(b_len, rng);
         let expected = reference::matmul(&a, &b, shape);
-        Ok(Self { shape, a: gpu.upload("A", &a)?, b: gpu.upload("B", &b)?, c: gpu.alloc("C", c_len)?, expected })
+        Ok(Self {
+            shape,
+            a: gpu.upload("A", &a)?,
+            b: gpu.upload("B", &b)?,
+            c: gpu.alloc("C", c_len)?,
+            expected,
+        })
     }
 
     /// Enqueues the kernel on the case's buffers.
@@ -161,9 +220,14 @@ impl<T: Element> GemvCase<T> {
             let GemvShape { m, n } = self.shape;
             let stored: Vec<T> = match layout {
                 Layout::RowMajor => self.a_host.clone(),
-                Layout::ColMajor => (0..m * n).into_par_iter().map(|index| self.a_host[(index % m) * n + index / m]).collect(),
+                Layout::ColMajor => (0..m * n)
+                    .into_par_iter()
+                    .map(|index| self.a_host[(index % m) * n + index / m])
+                    .collect(),
             };
-            gpu.stream().memcpy_htod(&stored, &mut self.a).during("copying A to the GPU")?;
+            gpu.stream()
+                .memcpy_htod(&stored, &mut self.a)
+                .during("copying A to the GPU")?;
             self.a_layout = layout;
         }
         Ok(())
@@ -171,7 +235,16 @@ impl<T: Element> GemvCase<T> {
 
     /// Enqueues the kernel on the case's buffers, with A already in its layout.
     pub fn launch(&mut self, gpu: &Gpu, kernel: Gemv) -> Result<()> {
-        gemv(gpu, kernel, self.shape, self.alpha, &self.a, &self.x, self.beta, &mut self.y)
+        gemv(
+            gpu,
+            kernel,
+            self.shape,
+            self.alpha,
+            &self.a,
+            &self.x,
+            self.beta,
+            &mut self.y,
+        )
     }
 
     /// Resets y (poisons it when β = 0, since it must not be read), runs the
@@ -181,7 +254,9 @@ impl<T: Element> GemvCase<T> {
         if self.beta.into() == 0.0 {
             gpu.poison(&mut self.y)?;
         } else {
-            gpu.stream().memcpy_dtod(&self.y_initial, &mut self.y).during("resetting y")?;
+            gpu.stream()
+                .memcpy_dtod(&self.y_initial, &mut self.y)
+                .during("resetting y")?;
         }
         self.launch(gpu, kernel)?;
         Ok(compare(&gpu.download(&self.y)?, &self.expected))
@@ -202,19 +277,39 @@ impl BlurCase {
     /// correct output.
     pub fn new(gpu: &Gpu, image: ImageShape, radius: u32, rng: &mut impl Rng) -> Result<Self> {
         let len = image.checked_len()?;
-        if radius > gpu::blur::MAX_RADIUS {
-            let kernel = Blur::Naive.entry_point();
-            return Err(crate::error::Error::RadiusTooLarge { kernel, radius, max: gpu::blur::MAX_RADIUS });
-        }
-        let input = random_vec(len, Uniform::new_inclusive(0u8, 254).expect("a valid range"), rng.random());
-        let values: Vec<f64> = reference::blur(&input, image, radius as usize).into_iter().map(f64::from).collect();
-        let expected = Expected { tolerance: vec![0.0; values.len()], values };
-        Ok(Self { image, radius, input: gpu.upload("input image", &input)?, output: gpu.alloc("output image", len)?, expected })
+        Blur::Naive.check_radius(radius)?;
+        let input = random_vec(
+            len,
+            Uniform::new_inclusive(0u8, 254).expect("a valid range"),
+            rng.random(),
+        );
+        let values: Vec<f64> = reference::blur(&input, image, radius as usize)
+            .into_iter()
+            .map(f64::from)
+            .collect();
+        let expected = Expected {
+            tolerance: vec![0.0; values.len()],
+            values,
+        };
+        Ok(Self {
+            image,
+            radius,
+            input: gpu.upload("input image", &input)?,
+            output: gpu.alloc("output image", len)?,
+            expected,
+        })
     }
 
     /// Enqueues the kernel on the case's buffers.
     pub fn launch(&mut self, gpu: &Gpu, kernel: Blur) -> Result<()> {
-        blur(gpu, kernel, self.image, self.radius, &self.input, &mut self.output)
+        blur(
+            gpu,
+            kernel,
+            self.image,
+            self.radius,
+            &self.input,
+            &mut self.output,
+        )
     }
 
     /// Poisons the output, runs the kernel and compares every sample with

@@ -32,6 +32,34 @@ impl Blur {
         }
     }
 
+    /// Rejects a radius this kernel cannot take.
+    pub fn check_radius(self, radius: u32) -> Result<()> {
+        if radius > self.max_radius() {
+            return Err(Error::RadiusTooLarge {
+                kernel: self.entry_point(),
+                radius,
+                max: self.max_radius(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The grid, block and shared memory for `image` and `radius`, once both
+    /// are valid.
+    pub fn launch_config(self, image: ImageShape, radius: u32) -> Result<LaunchConfig> {
+        image.checked_len()?;
+        self.check_radius(radius)?;
+        Ok(LaunchConfig {
+            grid_dim: (
+                grid("grid columns", image.width as u32, BLOCK, MAX_GRID_X)?,
+                grid("grid rows", image.height as u32, BLOCK, MAX_GRID_YZ)?,
+                grid("channels", image.channels as u32, 1, MAX_GRID_YZ)?,
+            ),
+            block_dim: (BLOCK, BLOCK, 1),
+            shared_mem_bytes: self.shared_bytes(radius),
+        })
+    }
+
     fn shared_bytes(self, radius: u32) -> u32 {
         match self {
             Self::Naive => 0,
@@ -51,7 +79,11 @@ pub struct ImageShape {
 
 impl ImageShape {
     pub fn new(width: usize, height: usize, channels: usize) -> Self {
-        Self { width, height, channels }
+        Self {
+            width,
+            height,
+            channels,
+        }
     }
 
     /// The fewest bytes: every sample read once and written once.
@@ -84,24 +116,25 @@ pub fn blur(
     input: &CudaSlice<u8>,
     output: &mut CudaSlice<u8>,
 ) -> Result<()> {
+    let config = kernel.launch_config(image, radius)?;
     let len = image.checked_len()?;
-    if radius > kernel.max_radius() {
-        return Err(Error::RadiusTooLarge { kernel: kernel.entry_point(), radius, max: kernel.max_radius() });
-    }
     expect_len("input image", len, input.len())?;
     expect_len("output image", len, output.len())?;
-    let (width, height, channels) = (image.width as u32, image.height as u32, image.channels as u32);
-    let config = LaunchConfig {
-        grid_dim: (
-            grid("grid columns", width, BLOCK, MAX_GRID_X)?,
-            grid("grid rows", height, BLOCK, MAX_GRID_YZ)?,
-            grid("channels", channels, 1, MAX_GRID_YZ)?,
-        ),
-        block_dim: (BLOCK, BLOCK, 1),
-        shared_mem_bytes: kernel.shared_bytes(radius),
-    };
-    let mut launch = gpu.stream().launch_builder(gpu.function(kernel.entry_point()));
-    launch.arg(input).arg(output).arg(&width).arg(&height).arg(&channels).arg(&radius);
+    let (width, height, channels) = (
+        image.width as u32,
+        image.height as u32,
+        image.channels as u32,
+    );
+    let mut launch = gpu
+        .stream()
+        .launch_builder(gpu.function(kernel.entry_point()));
+    launch
+        .arg(input)
+        .arg(output)
+        .arg(&width)
+        .arg(&height)
+        .arg(&channels)
+        .arg(&radius);
     // SAFETY: the arguments match the kernel's signature; the image was
     // checked against both buffers and the 32-bit index limit, the radius
     // against the kernel's limit; the grid, block and shared memory are what

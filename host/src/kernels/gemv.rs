@@ -25,7 +25,9 @@ pub enum Layout {
 }
 
 /// The element types the gemv kernels are built for.
-pub trait Element: DeviceRepr + ValidAsZeroBits + Copy + Default + Into<f64> + Send + Sync + 'static {
+pub trait Element:
+    DeviceRepr + ValidAsZeroBits + Copy + Default + Into<f64> + Send + Sync + 'static
+{
     /// Unit roundoff: half the distance from 1 to the next number.
     const UNIT_ROUNDOFF: f64;
     const NAME: &'static str;
@@ -70,6 +72,20 @@ impl Gemv {
             Self::RowMajor => Layout::RowMajor,
             Self::ColMajor | Self::ColMajorSharedX => Layout::ColMajor,
         }
+    }
+
+    /// The grid, block and shared memory for `shape`, once the shape is valid.
+    pub fn launch_config<T: Element>(self, shape: GemvShape) -> Result<LaunchConfig> {
+        shape.checked_lens()?;
+        Ok(LaunchConfig {
+            grid_dim: (
+                grid("grid (blocks of rows)", shape.m as u32, BLOCK, MAX_GRID_X)?,
+                1,
+                1,
+            ),
+            block_dim: (BLOCK, 1, 1),
+            shared_mem_bytes: self.shared_bytes::<T>(),
+        })
     }
 
     fn shared_bytes<T: Element>(self) -> u32 {
@@ -129,18 +145,23 @@ pub fn gemv<T: Element>(
     beta: T,
     y: &mut CudaSlice<T>,
 ) -> Result<()> {
+    let config = kernel.launch_config::<T>(shape)?;
     let [a_len, x_len, y_len] = shape.checked_lens()?;
     expect_len("A", a_len, a.len())?;
     expect_len("x", x_len, x.len())?;
     expect_len("y", y_len, y.len())?;
     let (m, n) = (shape.m as u32, shape.n as u32);
-    let config = LaunchConfig {
-        grid_dim: (grid("grid (blocks of rows)", m, BLOCK, MAX_GRID_X)?, 1, 1),
-        block_dim: (BLOCK, 1, 1),
-        shared_mem_bytes: kernel.shared_bytes::<T>(),
-    };
-    let mut launch = gpu.stream().launch_builder(gpu.function(kernel.entry_point::<T>()));
-    launch.arg(&alpha).arg(a).arg(x).arg(&beta).arg(y).arg(&m).arg(&n);
+    let mut launch = gpu
+        .stream()
+        .launch_builder(gpu.function(kernel.entry_point::<T>()));
+    launch
+        .arg(&alpha)
+        .arg(a)
+        .arg(x)
+        .arg(&beta)
+        .arg(y)
+        .arg(&m)
+        .arg(&n);
     // SAFETY: the arguments match the kernel's signature; the shape was
     // checked against every buffer and the 32-bit index limit; the grid,
     // block and shared memory are what the kernel's contract asks for.

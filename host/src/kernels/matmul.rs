@@ -35,10 +35,27 @@ impl Matmul {
         }
     }
 
+    /// The grid, block and shared memory for `shape`, once the shape is valid.
+    pub fn launch_config(self, shape: MatmulShape) -> Result<LaunchConfig> {
+        shape.checked_lens()?;
+        let block = self.block();
+        Ok(LaunchConfig {
+            grid_dim: (
+                grid("grid columns", shape.n as u32, block, MAX_GRID_X)?,
+                grid("grid rows", shape.m as u32, block, MAX_GRID_YZ)?,
+                1,
+            ),
+            block_dim: (block, block, 1),
+            shared_mem_bytes: self.shared_bytes(),
+        })
+    }
+
     fn shared_bytes(self) -> u32 {
         match self {
             Self::Naive => 0,
-            Self::Tiled16 | Self::Tiled32 => tiled_shared_elements(self.block()) * size_of::<f32>() as u32,
+            Self::Tiled16 | Self::Tiled32 => {
+                tiled_shared_elements(self.block()) * size_of::<f32>() as u32
+            }
         }
     }
 }
@@ -72,7 +89,11 @@ impl MatmulShape {
         let m = nonzero("m (rows of A and C)", self.m)?;
         let n = nonzero("n (columns of B and C)", self.n)?;
         let k = nonzero("k (columns of A, rows of B)", self.k)?;
-        Ok([indexable("A (m×k)", &[m, k])?, indexable("B (k×n)", &[k, n])?, indexable("C (m×n)", &[m, n])?])
+        Ok([
+            indexable("A (m×k)", &[m, k])?,
+            indexable("B (k×n)", &[k, n])?,
+            indexable("C (m×n)", &[m, n])?,
+        ])
     }
 }
 
@@ -91,18 +112,15 @@ pub fn matmul(
     b: &CudaSlice<f32>,
     c: &mut CudaSlice<f32>,
 ) -> Result<()> {
+    let config = kernel.launch_config(shape)?;
     let [a_len, b_len, c_len] = shape.checked_lens()?;
     expect_len("A", a_len, a.len())?;
     expect_len("B", b_len, b.len())?;
     expect_len("C", c_len, c.len())?;
     let (m, n, k) = (shape.m as u32, shape.n as u32, shape.k as u32);
-    let block = kernel.block();
-    let config = LaunchConfig {
-        grid_dim: (grid("grid columns", n, block, MAX_GRID_X)?, grid("grid rows", m, block, MAX_GRID_YZ)?, 1),
-        block_dim: (block, block, 1),
-        shared_mem_bytes: kernel.shared_bytes(),
-    };
-    let mut launch = gpu.stream().launch_builder(gpu.function(kernel.entry_point()));
+    let mut launch = gpu
+        .stream()
+        .launch_builder(gpu.function(kernel.entry_point()));
     launch.arg(a).arg(b).arg(c).arg(&m).arg(&n).arg(&k);
     // SAFETY: the arguments match the kernel's signature; the shape was
     // checked against every buffer and the 32-bit index limit; the grid,

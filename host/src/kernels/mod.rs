@@ -17,8 +17,12 @@ const MAX_GRID_X: u32 = i32::MAX as u32;
 
 /// Every entry point in the PTX, in teaching order.
 pub fn entry_points() -> impl Iterator<Item = &'static str> {
-    let matmul = matmul::Matmul::ALL.into_iter().map(matmul::Matmul::entry_point);
-    let gemv = gemv::Gemv::ALL.into_iter().flat_map(|kernel| [kernel.entry_point::<f32>(), kernel.entry_point::<f64>()]);
+    let matmul = matmul::Matmul::ALL
+        .into_iter()
+        .map(matmul::Matmul::entry_point);
+    let gemv = gemv::Gemv::ALL
+        .into_iter()
+        .flat_map(|kernel| [kernel.entry_point::<f32>(), kernel.entry_point::<f64>()]);
     let blur = blur::Blur::ALL.into_iter().map(blur::Blur::entry_point);
     matmul.chain(gemv).chain(blur)
 }
@@ -28,7 +32,11 @@ fn nonzero(what: &'static str, size: usize) -> Result<u32> {
     if size == 0 {
         return Err(Error::ZeroSize { what });
     }
-    u32::try_from(size).map_err(|_| Error::TooLarge { what, size: size as u128, limit: u32::MAX.into() })
+    u32::try_from(size).map_err(|_| Error::TooLarge {
+        what,
+        size: size as u128,
+        limit: u32::MAX.into(),
+    })
 }
 
 /// Rejects an array whose element indices would not fit the kernels' `u32`
@@ -36,7 +44,11 @@ fn nonzero(what: &'static str, size: usize) -> Result<u32> {
 fn indexable(what: &'static str, dimensions: &[u32]) -> Result<usize> {
     let size = dimensions.iter().map(|&d| u128::from(d)).product::<u128>();
     if size > u128::from(u32::MAX) {
-        return Err(Error::TooLarge { what, size, limit: u32::MAX.into() });
+        return Err(Error::TooLarge {
+            what,
+            size,
+            limit: u32::MAX.into(),
+        });
     }
     Ok(size as usize)
 }
@@ -44,7 +56,11 @@ fn indexable(what: &'static str, dimensions: &[u32]) -> Result<usize> {
 /// Rejects a buffer whose length is not what the shape says.
 fn expect_len(what: &'static str, expected: usize, actual: usize) -> Result<()> {
     if expected != actual {
-        return Err(Error::ShapeMismatch { what, expected, actual });
+        return Err(Error::ShapeMismatch {
+            what,
+            expected,
+            actual,
+        });
     }
     Ok(())
 }
@@ -53,7 +69,11 @@ fn expect_len(what: &'static str, expected: usize, actual: usize) -> Result<()> 
 fn grid(what: &'static str, size: u32, block: u32, limit: u32) -> Result<u32> {
     let blocks = size.div_ceil(block);
     if blocks > limit {
-        return Err(Error::TooLarge { what, size: blocks.into(), limit: limit.into() });
+        return Err(Error::TooLarge {
+            what,
+            size: blocks.into(),
+            limit: limit.into(),
+        });
     }
     Ok(blocks)
 }

@@ -1,0 +1,221 @@
+//! Every kernel against the CPU reference, on the GPU, over many shapes:
+//! sizes of 1, primes, non-multiples of every tile and block width, and
+//! rectangular shapes. Each test draws fresh random inputs, poisons the
+//! output and checks every element.
+//!
+//! Without a CUDA device these tests cannot run: the harness says "not run:
+//! no CUDA device" and reports them as ignored, never as passed.
+
+use std::sync::OnceLock;
+
+use clap::Parser;
+use gpu::blur::TILED_MAX_RADIUS;
+use libtest_mimic::{Arguments, Failed, Trial};
+use locality::cli::Cli;
+use locality::kernels::blur::{Blur, ImageShape};
+use locality::kernels::gemv::{Element, Gemv, GemvShape};
+use locality::kernels::matmul::{Matmul, MatmulShape, matmul};
+use locality::verify::{BlurCase, Comparison, GemvCase, MatmulCase};
+use locality::{Error, Gpu};
+use rand::{SeedableRng, rngs::SmallRng};
+
+const MATMUL_SHAPES: [(usize, usize, usize); 13] = [
+    (1, 1, 1),
+    (1, 1, 7),
+    (3, 2, 1),
+    (13, 7, 29),
+    (16, 16, 16),
+    (32, 32, 32),
+    (17, 33, 31),
+    (31, 47, 65),
+    (64, 1, 100),
+    (1, 100, 64),
+    (97, 131, 61),
+    (250, 70, 300),
+    (509, 521, 523),
+];
+
+const GEMV_SHAPES: [(usize, usize); 10] = [
+    (1, 1),
+    (1, 300),
+    (300, 1),
+    (127, 129),
+    (128, 128),
+    (129, 127),
+    (257, 1000),
+    (1000, 257),
+    (4099, 3),
+    (3, 4099),
+];
+
+/// β = 0 (y must not be read; it is poisoned) and β ≠ 0 (y is read).
+const GEMV_SCALARS: [(f64, f64); 2] = [(1.0, 0.0), (-1.5, 0.75)];
+
+/// (width, height, channels, radius).
+const BLUR_CASES: [(usize, usize, usize, u32); 10] = [
+    (1, 1, 1, 0),
+    (1, 1, 1, 1),
+    (17, 31, 1, 1),
+    (16, 16, 3, 2),
+    (33, 16, 3, 3),
+    (100, 37, 3, 7),
+    (15, 250, 1, 20),
+    (40, 41, 1, TILED_MAX_RADIUS),
+    (300, 200, 3, 1),
+    (1001, 3, 4, 5),
+];
+
+fn gpu() -> Result<&'static Gpu, Failed> {
+    static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
+    GPU.get_or_init(|| Gpu::new(0).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| e.clone().into())
+}
+
+/// A fresh seed, reported with any failure so that it can be replayed.
+fn fresh_rng() -> (u64, SmallRng) {
+    let seed = rand::random();
+    (seed, SmallRng::seed_from_u64(seed))
+}
+
+fn verdict(seed: u64, comparison: Comparison) -> Result<(), Failed> {
+    if comparison.passed() {
+        Ok(())
+    } else {
+        Err(format!("inputs from seed {seed}: {comparison}").into())
+    }
+}
+
+fn failed(error: Error) -> Failed {
+    error.to_string().into()
+}
+
+fn matmul_trials() -> Vec<Trial> {
+    let mut trials = Vec::new();
+    for kernel in Matmul::ALL {
+        for (m, n, k) in MATMUL_SHAPES {
+            let shape = MatmulShape::new(m, n, k);
+            trials.push(Trial::test(
+                format!("{} {shape}", kernel.entry_point()),
+                move || {
+                    let gpu = gpu()?;
+                    let (seed, mut rng) = fresh_rng();
+                    let mut case = MatmulCase::new(gpu, shape, &mut rng).map_err(failed)?;
+                    verdict(seed, case.check(gpu, kernel).map_err(failed)?)
+                },
+            ));
+        }
+    }
+    trials
+}
+
+fn gemv_trials<T: Element>() -> Vec<Trial> {
+    let mut trials = Vec::new();
+    for kernel in Gemv::ALL {
+        for (m, n) in GEMV_SHAPES {
+            for (alpha, beta) in GEMV_SCALARS {
+                let shape = GemvShape::new(m, n);
+                let name = format!(
+                    "{} {shape} alpha={alpha} beta={beta}",
+                    kernel.entry_point::<T>()
+                );
+                trials.push(Trial::test(name, move || {
+                    let gpu = gpu()?;
+                    let (seed, mut rng) = fresh_rng();
+                    let (alpha, beta) = (T::from_f64(alpha), T::from_f64(beta));
+                    let mut case =
+                        GemvCase::<T>::new(gpu, shape, alpha, beta, &mut rng).map_err(failed)?;
+                    verdict(seed, case.check(gpu, kernel).map_err(failed)?)
+                }));
+            }
+        }
+    }
+    trials
+}
+
+fn blur_trials() -> Vec<Trial> {
+    let mut trials = Vec::new();
+    for kernel in Blur::ALL {
+        for (width, height, channels, radius) in BLUR_CASES {
+            let image = ImageShape::new(width, height, channels);
+            trials.push(Trial::test(
+                format!("{} {image} r={radius}", kernel.entry_point()),
+                move || {
+                    let gpu = gpu()?;
+                    let (seed, mut rng) = fresh_rng();
+                    let mut case = BlurCase::new(gpu, image, radius, &mut rng).map_err(failed)?;
+                    verdict(seed, case.check(gpu, kernel).map_err(failed)?)
+                },
+            ));
+        }
+    }
+    trials
+}
+
+/// Errors that need real device buffers.
+fn error_trials() -> Vec<Trial> {
+    vec![
+        Trial::test("buffers that do not match the shape are rejected", || {
+            let gpu = gpu()?;
+            let a = gpu.alloc::<f32>("A", 12).map_err(failed)?;
+            let b = gpu.alloc::<f32>("B", 25).map_err(failed)?;
+            let mut c = gpu.alloc::<f32>("C", 15).map_err(failed)?;
+            // A 3×5 · 5×5 product needs 15 elements of A; the buffer has 12.
+            match matmul(
+                gpu,
+                Matmul::Naive,
+                MatmulShape::new(3, 5, 5),
+                &a,
+                &b,
+                &mut c,
+            ) {
+                Err(Error::ShapeMismatch {
+                    what: "A",
+                    expected: 15,
+                    actual: 12,
+                }) => Ok(()),
+                other => Err(format!("expected A's length to be flagged, got {other:?}").into()),
+            }
+        }),
+        Trial::test(
+            "an allocation larger than the GPU is out of memory",
+            || match gpu()?.alloc::<f32>("a huge buffer", 1 << 46) {
+                Err(Error::OutOfMemory { bytes, .. }) if bytes == 1 << 48 => Ok(()),
+                other => Err(format!("expected OutOfMemory, got {:?}", other.map(|_| ())).into()),
+            },
+        ),
+        Trial::test(
+            "the command line verifies every kernel at small odd sizes",
+            || {
+                let args = [
+                    "locality", "--matmul", "67x45x33", "--gemv", "301x77", "--blur", "53x29",
+                    "--runs", "2",
+                ];
+                let cli = Cli::try_parse_from(args).map_err(|e| Failed::from(e.to_string()))?;
+                match locality::cli::run(&cli) {
+                    Ok(true) => Ok(()),
+                    Ok(false) => Err("some kernel was wrong".into()),
+                    Err(error) => Err(failed(error)),
+                }
+            },
+        ),
+    ]
+}
+
+fn main() {
+    let arguments = Arguments::from_args();
+    let missing = locality::device::availability().err();
+    if let Some(reason) = &missing {
+        println!("not run: no CUDA device ({reason}); every GPU test below is reported as ignored");
+    }
+    let mut trials = matmul_trials();
+    trials.extend(gemv_trials::<f32>());
+    trials.extend(gemv_trials::<f64>());
+    trials.extend(blur_trials());
+    trials.extend(error_trials());
+    let trials = trials
+        .into_iter()
+        .map(|trial| trial.with_ignored_flag(missing.is_some()))
+        .collect();
+    libtest_mimic::run(&arguments, trials).exit();
+}
