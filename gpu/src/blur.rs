@@ -11,7 +11,6 @@
 //! pixels into shared memory once and reads the windows from there.
 
 use crate::runtime::shared;
-#[cfg(target_arch = "nvptx64")]
 use crate::runtime::{shared::SharedArray, thread::*};
 
 /// Threads per block along x and y for both kernels; also the tiled kernel's
@@ -39,7 +38,6 @@ pub const TILED_MAX_RADIUS: u32 = {
 };
 
 /// The rounded mean, half up: `(sum + count / 2) / count`.
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 fn rounded_mean(sum: u32, count: u32) -> u8 {
     ((sum + count / 2) / count) as u8
@@ -47,7 +45,6 @@ fn rounded_mean(sum: u32, count: u32) -> u8 {
 
 /// The window of `radius` around `center`, clipped to `0..len`: first and
 /// last coordinate, inclusive.
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 fn clipped_window(center: u32, radius: u32, len: u32) -> (u32, u32) {
     let first = center.saturating_sub(radius);

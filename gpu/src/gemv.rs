@@ -9,7 +9,6 @@
 //!
 //! As in BLAS, y is not read when β = 0, so it may hold anything.
 
-#[cfg(target_arch = "nvptx64")]
 use crate::runtime::{Real, shared::SharedArray, thread::*};
 
 /// Threads per block (one-dimensional) for every gemv kernel; also the width
@@ -20,7 +19,6 @@ pub const BLOCK: u32 = 128;
 pub const SHARED_X_ELEMENTS: u32 = BLOCK;
 
 /// Scales the dot product and blends in the old y.
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 fn blend<T: Real>(alpha: T, dot: T, beta: T, y: *mut T) -> T {
     if beta == T::ZERO {
@@ -44,7 +42,6 @@ fn blend<T: Real>(alpha: T, dot: T, beta: T, y: *mut T) -> T {
 /// # Safety
 /// `a` is m×n row-major, `x` has n and `y` m elements, `y` overlapping
 /// neither; `m * n` fits in `u32`; blocks are 1-D and the grid covers m rows.
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 unsafe fn gemv_row_major<T: Real>(
     alpha: T,
@@ -84,7 +81,6 @@ unsafe fn gemv_row_major<T: Real>(
 ///
 /// # Safety
 /// As for [`gemv_row_major`], with `a` column-major.
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 unsafe fn gemv_col_major<T: Real>(
     alpha: T,
@@ -128,7 +124,6 @@ unsafe fn gemv_col_major<T: Real>(
 /// # Safety
 /// As for [`gemv_col_major`], with blocks of exactly [`BLOCK`] threads and
 /// [`SHARED_X_ELEMENTS`] elements of launch-sized shared memory.
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 unsafe fn gemv_col_major_shared_x<T: Real>(
     alpha: T,

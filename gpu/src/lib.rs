@@ -1,10 +1,11 @@
 //! The kernels of locality, written in Rust and compiled to PTX.
 //!
 //! Built for `nvptx64-nvidia-cuda`, each `kernel!` becomes a PTX entry
-//! point. Built for the host, the crate still provides the launch geometry
-//! and shared-memory layouts, so that the host sizes every launch from the
-//! very constants the kernels use.
-#![no_std]
+//! point. Built for the host, the crate provides the launch geometry and
+//! shared-memory layouts, so that the host sizes every launch from the very
+//! constants the kernels use, and the same kernels as plain functions that
+//! the [`emulator`] runs on the CPU.
+#![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(
     target_arch = "nvptx64",
     feature(
@@ -21,6 +22,8 @@
 pub mod runtime;
 
 pub mod blur;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod emulator;
 pub mod gemv;
 pub mod matmul;
 

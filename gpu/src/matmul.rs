@@ -6,7 +6,6 @@
 //! block of A and of B in shared memory, where TILE×TILE threads reuse each
 //! staged element TILE times, cutting global traffic by the tile width.
 
-#[cfg(target_arch = "nvptx64")]
 use crate::runtime::{Real, shared::SharedArray, thread::*};
 
 /// Threads per block along x and y for [`matmul_naive`].
@@ -45,7 +44,7 @@ kernel! {
             for i in 0..k {
                 // SAFETY: row < m, i < k, col < n: both indices are in bounds.
                 let (a_ik, b_ij) = unsafe { (*a.add((row * k + i) as usize), *b.add((i * n + col) as usize)) };
-                sum = a_ik.mul_add(b_ij, sum);
+                sum = Real::mul_add(a_ik, b_ij, sum);
             }
             // SAFETY: row < m and col < n.
             unsafe { *c.add((row * n + col) as usize) = sum };
@@ -89,7 +88,6 @@ kernel! {
 /// overlapping the others; every index `row * cols + col` fits in `u32`;
 /// blocks are TILE×TILE threads with [`tiled_shared_elements`]`(TILE)` f32 of
 /// launch-sized shared memory; the grid covers n columns and m rows.
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 unsafe fn matmul_tiled<const TILE: u32>(
     a: *const f32,
@@ -131,7 +129,7 @@ unsafe fn matmul_tiled<const TILE: u32>(
             // SAFETY: both tiles were completely written before the barrier.
             let (a_value, b_value) =
                 unsafe { (a_tile.read(ty * TILE + i), b_tile.read(i * TILE + tx)) };
-            sum = a_value.mul_add(b_value, sum);
+            sum = Real::mul_add(a_value, b_value, sum);
         }
         sync_threads();
     }

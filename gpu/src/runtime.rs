@@ -8,8 +8,9 @@
 /// Declares GPU entry points.
 ///
 /// Each `pub unsafe fn` inside becomes an unmangled `extern "gpu-kernel"`
-/// function on nvptx64, which is what the PTX `.entry` needs. The host sees
-/// the same source but no entry point: it links the kernels through the PTX.
+/// function on nvptx64, which is what the PTX `.entry` needs. On the host it
+/// stays an ordinary function, the body of one thread, which the emulator
+/// runs once per thread of a launch.
 macro_rules! kernel {
     ($(
         $(#[$meta:meta])*
@@ -19,53 +20,80 @@ macro_rules! kernel {
         #[cfg(target_arch = "nvptx64")]
         #[unsafe(no_mangle)]
         pub unsafe extern "gpu-kernel" fn $name($($arg: $ty),*) $body
+
+        $(#[$meta])*
+        #[cfg(not(target_arch = "nvptx64"))]
+        pub unsafe fn $name($($arg: $ty),*) $body
     )*};
 }
 
 /// Thread, block and grid coordinates, and the block-wide barrier.
-#[cfg(target_arch = "nvptx64")]
+///
+/// On nvptx64 each is one special register or instruction; on the host each
+/// asks the emulator about the emulated thread that is running.
 pub mod thread {
+    #[cfg(target_arch = "nvptx64")]
     use core::arch::nvptx;
 
+    #[cfg(not(target_arch = "nvptx64"))]
+    use crate::emulator;
+
     macro_rules! special_register {
-        ($($(#[$meta:meta])* $name:ident => $intrinsic:ident;)*) => {$(
+        ($($(#[$meta:meta])* $name:ident => $intrinsic:ident, $emulated:ident . $axis:tt;)*) => {$(
             $(#[$meta])*
+            #[cfg(target_arch = "nvptx64")]
             #[inline(always)]
             pub fn $name() -> u32 {
                 // SAFETY: reading a special register has no side effects and
                 // is defined in every kernel.
                 unsafe { nvptx::$intrinsic() as u32 }
             }
+
+            $(#[$meta])*
+            #[cfg(not(target_arch = "nvptx64"))]
+            pub fn $name() -> u32 {
+                emulator::$emulated().$axis
+            }
         )*};
     }
 
     special_register! {
         /// `threadIdx.x`: this thread's index inside its block.
-        thread_idx_x => _thread_idx_x;
+        thread_idx_x => _thread_idx_x, thread_idx.0;
         /// `threadIdx.y`.
-        thread_idx_y => _thread_idx_y;
+        thread_idx_y => _thread_idx_y, thread_idx.1;
         /// `blockIdx.x`: this block's index inside the grid.
-        block_idx_x => _block_idx_x;
+        block_idx_x => _block_idx_x, block_idx.0;
         /// `blockIdx.y`.
-        block_idx_y => _block_idx_y;
+        block_idx_y => _block_idx_y, block_idx.1;
         /// `blockIdx.z`.
-        block_idx_z => _block_idx_z;
+        block_idx_z => _block_idx_z, block_idx.2;
         /// `blockDim.x`: threads per block along x.
-        block_dim_x => _block_dim_x;
+        block_dim_x => _block_dim_x, block_dim.0;
         /// `blockDim.y`.
-        block_dim_y => _block_dim_y;
+        block_dim_y => _block_dim_y, block_dim.1;
     }
 
     /// `__syncthreads()`: waits until every thread of the block has arrived,
     /// and makes the shared-memory writes made before it visible after it.
     ///
-    /// Every thread of the block must reach the same barrier: calling it
-    /// under control flow that diverges inside a block is undefined.
+    /// Every live thread of the block must reach the same barrier: calling
+    /// it under control flow that diverges inside a block is undefined. (A
+    /// thread that has returned no longer counts.)
+    #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     pub fn sync_threads() {
-        // SAFETY: `bar.sync 0` is defined for any block whose threads all
-        // reach it, which is the contract stated above.
+        // SAFETY: `bar.sync 0` is defined for any block whose live threads
+        // all reach it, which is the contract stated above.
         unsafe { nvptx::_syncthreads() }
+    }
+
+    /// `__syncthreads()`, emulated: the barrier is known by its call site,
+    /// so that the emulator can tell two different barriers apart.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[track_caller]
+    pub fn sync_threads() {
+        emulator::sync_threads(core::panic::Location::caller());
     }
 }
 
@@ -73,6 +101,9 @@ pub mod thread {
 /// size in bytes the host chooses at launch.
 pub mod shared {
     use core::marker::PhantomData;
+
+    #[cfg(not(target_arch = "nvptx64"))]
+    use crate::emulator;
 
     /// The launch-sized shared memory every GPU of compute capability 7.5 or
     /// newer gives a block without an opt-in attribute.
@@ -105,15 +136,41 @@ pub mod shared {
             }
         }
 
+        /// The start of the emulated block's launch-sized shared memory.
+        ///
+        /// # Safety
+        /// Only inside an emulated kernel.
+        #[cfg(not(target_arch = "nvptx64"))]
+        pub unsafe fn launch_sized() -> Self {
+            Self {
+                base: emulator::shared_base().cast(),
+                element: PhantomData,
+            }
+        }
+
         /// The array that starts `elements` elements after this one.
         ///
         /// # Safety
         /// The result must still lie inside the launch-sized allocation.
+        #[cfg(target_arch = "nvptx64")]
         #[inline(always)]
         pub unsafe fn after(self, elements: u32) -> Self {
             Self {
                 // SAFETY: in bounds by this function's contract.
                 base: unsafe { self.base.add(elements as usize) },
+                element: PhantomData,
+            }
+        }
+
+        /// The array that starts `elements` elements after this one; the
+        /// emulator checks the bounds when it is accessed.
+        ///
+        /// # Safety
+        /// None on the host; kept `unsafe` to match the GPU's contract.
+        #[cfg(not(target_arch = "nvptx64"))]
+        pub unsafe fn after(self, elements: u32) -> Self {
+            Self {
+                base: self.base.wrapping_add(elements as usize),
                 element: PhantomData,
             }
         }
@@ -126,7 +183,14 @@ pub mod shared {
         /// another thread and this read.
         #[inline(always)]
         pub unsafe fn read(self, index: u32) -> T {
-            // SAFETY: by this function's contract.
+            #[cfg(not(target_arch = "nvptx64"))]
+            emulator::shared_access(
+                self.base.wrapping_add(index as usize).cast(),
+                size_of::<T>(),
+                emulator::AccessKind::Read,
+            );
+            // SAFETY: by this function's contract (which the emulator has
+            // just checked, on the host).
             unsafe { *self.base.add(index as usize) }
         }
 
@@ -137,7 +201,14 @@ pub mod shared {
         /// touch the element between the same two barriers.
         #[inline(always)]
         pub unsafe fn write(self, index: u32, value: T) {
-            // SAFETY: by this function's contract.
+            #[cfg(not(target_arch = "nvptx64"))]
+            emulator::shared_access(
+                self.base.wrapping_add(index as usize).cast(),
+                size_of::<T>(),
+                emulator::AccessKind::Write,
+            );
+            // SAFETY: by this function's contract (which the emulator has
+            // just checked, on the host).
             unsafe { *self.base.add(index as usize) = value }
         }
     }

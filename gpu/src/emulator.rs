@@ -1,0 +1,505 @@
+//! The CPU side of the device runtime: runs a kernel's threads, block by
+//! block, as coroutines on one OS thread, with CUDA's barrier semantics, and
+//! checks every barrier and every shared-memory access.
+//!
+//! A block runs in rounds: every live thread runs until it reaches its next
+//! `sync_threads` or returns. When all live threads wait, they must wait at
+//! the same barrier (the same call site, reached the same number of times);
+//! then the barrier opens and the next round starts. A thread that has
+//! returned no longer counts, as on the GPU.
+//!
+//! Between two barriers, two accesses to the same shared byte by different
+//! threads, at least one a write, are a race: on the GPU their order is
+//! undefined. Each shared byte carries a shadow of who last wrote and read it
+//! in which barrier interval ("epoch"), so a race is found whatever order
+//! the emulator happens to run the threads in.
+//!
+//! Global memory is the host's own and is not checked: the launch wrappers
+//! check every buffer against the shape before a launch.
+
+use std::cell::{Cell, RefCell};
+use std::fmt;
+use std::panic::{self, AssertUnwindSafe, Location};
+
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+
+/// x, y and z extents or coordinates.
+pub type Dim3 = (u32, u32, u32);
+
+/// Stack of one emulated thread; the kernels' frames are small.
+const STACK_BYTES: usize = 256 * 1024;
+
+/// What a kernel launch asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    pub kernel: &'static str,
+    pub grid: Dim3,
+    pub block: Dim3,
+    pub shared_bytes: u32,
+}
+
+/// A bug the emulator found: which kernel, which block, what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub kernel: &'static str,
+    pub block: Dim3,
+    pub fault: Fault,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    Read,
+    Write,
+}
+
+/// One thread's access to shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub thread: Dim3,
+    pub kind: AccessKind,
+}
+
+/// A thread waiting at a barrier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Waiter {
+    pub thread: Dim3,
+    pub barrier: &'static Location<'static>,
+    /// Barriers this thread had passed before this one.
+    pub passed: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The live threads of a block wait at different barriers: a
+    /// `sync_threads` under control flow that diverges inside the block.
+    DivergentBarrier { first: Waiter, other: Waiter },
+    /// Two threads touched one shared byte between the same two barriers,
+    /// at least one of them writing.
+    SharedRace {
+        offset: u32,
+        earlier: Access,
+        later: Access,
+    },
+    /// An access past the launch's shared-memory size.
+    SharedOutOfBounds {
+        thread: Dim3,
+        kind: AccessKind,
+        offset: i64,
+        size: u32,
+        limit: u32,
+    },
+    /// A read of a shared byte that no thread of this block has written.
+    SharedUninitialized { thread: Dim3, offset: u32 },
+    /// The kernel panicked (an overflow, a division by zero, ...).
+    Panic { thread: Dim3, message: String },
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (x, y, z) = self.block;
+        write!(f, "{}, block ({x}, {y}, {z}): {}", self.kernel, self.fault)
+    }
+}
+
+fn thread(t: Dim3) -> String {
+    format!("thread ({}, {}, {})", t.0, t.1, t.2)
+}
+
+fn verb(kind: AccessKind) -> &'static str {
+    match kind {
+        AccessKind::Read => "read",
+        AccessKind::Write => "wrote",
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::DivergentBarrier { first, other } => write!(
+                f,
+                "divergent barrier: {} waits at the sync_threads at {} (its barrier #{}), but {} waits at {} \
+                 (its barrier #{}); every live thread of a block must reach the same barrier",
+                thread(first.thread),
+                first.barrier,
+                first.passed + 1,
+                thread(other.thread),
+                other.barrier,
+                other.passed + 1
+            ),
+            Self::SharedRace {
+                offset,
+                earlier,
+                later,
+            } => write!(
+                f,
+                "shared-memory race at byte {offset}: {} {} it and {} {} it with no sync_threads between",
+                thread(earlier.thread),
+                verb(earlier.kind),
+                thread(later.thread),
+                verb(later.kind)
+            ),
+            Self::SharedOutOfBounds {
+                thread: t,
+                kind,
+                offset,
+                size,
+                limit,
+            } => write!(
+                f,
+                "{} {} {size} bytes of shared memory at offset {offset}, outside the launch's {limit} bytes",
+                thread(*t),
+                verb(*kind)
+            ),
+            Self::SharedUninitialized { thread: t, offset } => {
+                write!(
+                    f,
+                    "{} read shared byte {offset}, which no thread of the block has written",
+                    thread(*t)
+                )
+            }
+            Self::Panic { thread: t, message } => write!(f, "{} panicked: {message}", thread(*t)),
+        }
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+/// Runs `kernel` once per thread of every block of `launch`, in block
+/// order, and reports the first bug found.
+///
+/// `kernel` is the body of one thread: typically a call of a `kernel!`
+/// function with the launch's arguments.
+pub fn run(launch: &Launch, kernel: &dyn Fn()) -> Result<(), Diagnostic> {
+    // 8-byte words, so that every element type the kernels use is aligned;
+    // all ones, like the poison of the outputs, for stale contents.
+    let mut words = vec![u64::MAX; (launch.shared_bytes as usize).div_ceil(8)];
+    let memory = RefCell::new(SharedMemory {
+        base: words.as_mut_ptr().cast(),
+        shadow: vec![Shadow::default(); launch.shared_bytes as usize],
+        limit: launch.shared_bytes,
+        epoch: 0,
+        block_start: 0,
+    });
+    let (gx, gy, gz) = launch.grid;
+    for z in 0..gz {
+        for y in 0..gy {
+            for x in 0..gx {
+                let block = (x, y, z);
+                run_block(launch, block, &memory, kernel).map_err(|fault| Diagnostic {
+                    kernel: launch.kernel,
+                    block,
+                    fault,
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The launch's shared memory and its shadow. Epochs only grow, across
+/// blocks too, so that the shadow never needs clearing.
+struct SharedMemory {
+    base: *mut u8,
+    shadow: Vec<Shadow>,
+    limit: u32,
+    /// The current barrier interval.
+    epoch: u32,
+    /// The current block's first epoch: a byte last written before it holds
+    /// another block's data.
+    block_start: u32,
+}
+
+/// Who touched one shared byte in which epoch, as linear thread indices in
+/// the block; `NONE` for nobody.
+#[derive(Clone, Copy, Default)]
+struct Shadow {
+    write_epoch: u32,
+    writer: u32,
+    read_epoch: u32,
+    reader: u32,
+    /// A second reader in `read_epoch`, other than `reader`.
+    other_reader: u32,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl SharedMemory {
+    /// Checks one access by thread `me` of `block` and records it.
+    fn access(
+        &mut self,
+        me: u32,
+        block: Dim3,
+        offset: i64,
+        size: u32,
+        kind: AccessKind,
+    ) -> Result<(), Fault> {
+        let thread = coordinates(me, block);
+        if offset < 0 || offset + i64::from(size) > i64::from(self.limit) {
+            return Err(Fault::SharedOutOfBounds {
+                thread,
+                kind,
+                offset,
+                size,
+                limit: self.limit,
+            });
+        }
+        let offset = offset as u32;
+        let race = |offset, earlier: u32, earlier_kind| Fault::SharedRace {
+            offset,
+            earlier: Access {
+                thread: coordinates(earlier, block),
+                kind: earlier_kind,
+            },
+            later: Access { thread, kind },
+        };
+        for byte in offset..offset + size {
+            let epoch = self.epoch;
+            let shadow = &mut self.shadow[byte as usize];
+            let written_now = shadow.write_epoch == epoch && shadow.writer != me;
+            match kind {
+                AccessKind::Read => {
+                    if shadow.write_epoch < self.block_start {
+                        return Err(Fault::SharedUninitialized {
+                            thread,
+                            offset: byte,
+                        });
+                    }
+                    if written_now {
+                        return Err(race(byte, shadow.writer, AccessKind::Write));
+                    }
+                    if shadow.read_epoch != epoch {
+                        *shadow = Shadow {
+                            read_epoch: epoch,
+                            reader: me,
+                            other_reader: NONE,
+                            ..*shadow
+                        };
+                    } else if shadow.reader != me && shadow.other_reader == NONE {
+                        shadow.other_reader = me;
+                    }
+                }
+                AccessKind::Write => {
+                    if written_now {
+                        return Err(race(byte, shadow.writer, AccessKind::Write));
+                    }
+                    let other_reader = if shadow.reader != me {
+                        shadow.reader
+                    } else {
+                        shadow.other_reader
+                    };
+                    if shadow.read_epoch == epoch && other_reader != NONE {
+                        return Err(race(byte, other_reader, AccessKind::Read));
+                    }
+                    shadow.write_epoch = epoch;
+                    shadow.writer = me;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The emulated thread now running, as the runtime's functions see it.
+struct Current<'a> {
+    launch: &'a Launch,
+    block: Dim3,
+    thread: Dim3,
+    linear: u32,
+    memory: &'a RefCell<SharedMemory>,
+    yielder: Cell<*const Yielder<(), &'static Location<'static>>>,
+    fault: &'a RefCell<Option<Fault>>,
+}
+
+thread_local! {
+    /// Erased from `Current<'_>`; valid while the thread it names runs.
+    static CURRENT: Cell<*const ()> = const { Cell::new(std::ptr::null()) };
+    /// Stacks of finished threads, for the next ones.
+    static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The panic payload that stops a thread at a fault recorded beforehand.
+struct Stop;
+
+fn with_current<R>(f: impl FnOnce(&Current<'_>) -> R) -> R {
+    let current = CURRENT.get();
+    assert!(
+        !current.is_null(),
+        "a device runtime function was called outside an emulated kernel launch"
+    );
+    // SAFETY: CURRENT points into `schedule`'s frame for exactly as long as
+    // the thread it describes runs.
+    f(unsafe { &*current.cast::<Current<'_>>() })
+}
+
+fn coordinates(linear: u32, block: Dim3) -> Dim3 {
+    (
+        linear % block.0,
+        linear / block.0 % block.1,
+        linear / (block.0 * block.1),
+    )
+}
+
+fn run_block(
+    launch: &Launch,
+    block: Dim3,
+    memory: &RefCell<SharedMemory>,
+    kernel: &dyn Fn(),
+) -> Result<(), Fault> {
+    {
+        let mut memory = memory.borrow_mut();
+        memory.epoch += 1;
+        memory.block_start = memory.epoch;
+    }
+    let fault = RefCell::new(None);
+    let threads: Vec<Current<'_>> = (0..launch.block.0 * launch.block.1 * launch.block.2)
+        .map(|linear| Current {
+            launch,
+            block,
+            thread: coordinates(linear, launch.block),
+            linear,
+            memory,
+            yielder: Cell::new(std::ptr::null()),
+            fault: &fault,
+        })
+        .collect();
+    schedule(&threads, kernel, &fault)
+}
+
+type Thread = Coroutine<(), &'static Location<'static>, (), DefaultStack>;
+
+/// Runs the block's threads round by round, barrier to barrier.
+fn schedule(
+    threads: &[Current<'_>],
+    kernel: &dyn Fn(),
+    fault: &RefCell<Option<Fault>>,
+) -> Result<(), Fault> {
+    let mut coroutines: Vec<Option<Thread>> = threads
+        .iter()
+        .map(|current| {
+            let stack = STACKS.with_borrow_mut(Vec::pop).unwrap_or_else(|| {
+                DefaultStack::new(STACK_BYTES)
+                    .expect("could not allocate the stack of an emulated thread")
+            });
+            let yielder = &current.yielder;
+            // SAFETY: `kernel` and `threads` outlive every coroutine: each
+            // one is finished or dropped (unwound) before this function
+            // returns.
+            Some(unsafe {
+                Coroutine::with_stack_unchecked(stack, move |this: &Yielder<_, _>, ()| {
+                    yielder.set(this);
+                    kernel();
+                })
+            })
+        })
+        .collect();
+    let mut barriers_passed = vec![0u32; threads.len()];
+    let mut live: Vec<usize> = (0..threads.len()).collect();
+    loop {
+        let mut waiting = Vec::with_capacity(live.len());
+        for &index in &live {
+            CURRENT.set((&raw const threads[index]).cast());
+            let coroutine = coroutines[index]
+                .as_mut()
+                .expect("a live thread has a coroutine");
+            let outcome = panic::catch_unwind(AssertUnwindSafe(|| coroutine.resume(())));
+            CURRENT.set(std::ptr::null());
+            match outcome {
+                Ok(CoroutineResult::Yield(barrier)) => waiting.push((index, barrier)),
+                Ok(CoroutineResult::Return(())) => {
+                    let finished = coroutines[index]
+                        .take()
+                        .expect("a live thread has a coroutine");
+                    STACKS.with_borrow_mut(|stacks| stacks.push(finished.into_stack()));
+                }
+                Err(payload) => {
+                    let thread = threads[index].thread;
+                    return Err(fault.take().unwrap_or_else(|| Fault::Panic {
+                        thread,
+                        message: panic_message(&*payload),
+                    }));
+                }
+            }
+        }
+        let Some(&(first, first_barrier)) = waiting.first() else {
+            return Ok(());
+        };
+        let waiter = |index: usize, barrier| Waiter {
+            thread: threads[index].thread,
+            barrier,
+            passed: barriers_passed[index],
+        };
+        if let Some(&(other, other_barrier)) = waiting.iter().find(|&&(index, barrier)| {
+            barrier != first_barrier || barriers_passed[index] != barriers_passed[first]
+        }) {
+            return Err(Fault::DivergentBarrier {
+                first: waiter(first, first_barrier),
+                other: waiter(other, other_barrier),
+            });
+        }
+        threads[first].memory.borrow_mut().epoch += 1;
+        for &(index, _) in &waiting {
+            barriers_passed[index] += 1;
+        }
+        live = waiting.into_iter().map(|(index, _)| index).collect();
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    match (
+        payload.downcast_ref::<&str>(),
+        payload.downcast_ref::<String>(),
+    ) {
+        (Some(message), _) => (*message).to_string(),
+        (_, Some(message)) => message.clone(),
+        _ => "a panic without a message".to_string(),
+    }
+}
+
+/// Stops the running thread with `fault`; `run` reports it.
+fn stop(fault: Fault) -> ! {
+    with_current(|current| *current.fault.borrow_mut() = Some(fault));
+    panic::resume_unwind(Box::new(Stop))
+}
+
+// The runtime's functions, on the CPU.
+
+pub(crate) fn thread_idx() -> Dim3 {
+    with_current(|current| current.thread)
+}
+
+pub(crate) fn block_idx() -> Dim3 {
+    with_current(|current| current.block)
+}
+
+pub(crate) fn block_dim() -> Dim3 {
+    with_current(|current| current.launch.block)
+}
+
+pub(crate) fn sync_threads(barrier: &'static Location<'static>) {
+    let yielder = with_current(|current| current.yielder.get());
+    // SAFETY: the yielder belongs to the coroutine that is running this code.
+    unsafe { (*yielder).suspend(barrier) };
+}
+
+pub(crate) fn shared_base() -> *mut u8 {
+    with_current(|current| current.memory.borrow().base)
+}
+
+/// Checks and records an access of `size` bytes at `address`.
+pub(crate) fn shared_access(address: *const u8, size: usize, kind: AccessKind) {
+    let checked = with_current(|current| {
+        let mut memory = current.memory.borrow_mut();
+        let offset = (address as i64).wrapping_sub(memory.base as i64);
+        memory.access(
+            current.linear,
+            current.launch.block,
+            offset,
+            size as u32,
+            kind,
+        )
+    });
+    if let Err(fault) = checked {
+        stop(fault);
+    }
+}
