@@ -5,18 +5,22 @@ use std::io::{IsTerminal, Write};
 use clap::Parser;
 use rand::{SeedableRng, rngs::SmallRng};
 
+use crate::backend::Backend;
 use crate::device::Gpu;
-use crate::error::Result;
+use crate::emulator::Emulator;
+use crate::error::{Error, Result};
 use crate::kernels::{self, blur::ImageShape, gemv::GemvShape, matmul::MatmulShape};
 use crate::report;
 use crate::suite::{self, Plan};
 use crate::timing::Runs;
 
 /// Runs every kernel on the GPU, verifies each against a CPU reference and
-/// prints how fast and how correct it is.
+/// prints how fast and how correct it is. Without a GPU, or with --emulate,
+/// verifies the same kernels on the CPU emulator instead, at small sizes.
 ///
 /// Exit status: 0 when every kernel is correct, 1 when any is not, 2 when
-/// nothing could run (no driver, no GPU, bad arguments).
+/// nothing could run (bad arguments, a failed CUDA call, a bug the emulator
+/// caught).
 #[derive(Parser, Debug)]
 #[command(version, about)]
 pub struct Cli {
@@ -24,24 +28,32 @@ pub struct Cli {
     /// (e.g. matmul_tiled_32, gemv_col_major_f64); repeatable. Default: all.
     #[arg(long = "kernel", value_name = "NAME", value_parser = kernel_names())]
     pub kernels: Vec<String>,
-    /// Matmul size M×N×K (A is M×K, B is K×N), or one number for a cube.
-    #[arg(long, value_name = "MxNxK", default_value = "4096", value_parser = parse_dims::<3>)]
-    pub matmul: [usize; 3],
-    /// Gemv size M×N (A is M×N), or one number for a square.
-    #[arg(long, value_name = "MxN", default_value = "16384", value_parser = parse_dims::<2>)]
-    pub gemv: [usize; 2],
-    /// Blur image WIDTH×HEIGHT, or one number for a square.
-    #[arg(long, value_name = "WxH", default_value = "8192", value_parser = parse_dims::<2>)]
-    pub blur: [usize; 2],
+    /// Matmul size M×N×K (A is M×K, B is K×N), or one number for a cube
+    /// [default: 4096 on the GPU, 100x75x50 emulated].
+    #[arg(long, value_name = "MxNxK", value_parser = parse_dims::<3>)]
+    pub matmul: Option<[usize; 3]>,
+    /// Gemv size M×N (A is M×N), or one number for a square
+    /// [default: 16384 on the GPU, 300x200 emulated].
+    #[arg(long, value_name = "MxN", value_parser = parse_dims::<2>)]
+    pub gemv: Option<[usize; 2]>,
+    /// Blur image WIDTH×HEIGHT, or one number for a square
+    /// [default: 8192 on the GPU, 100x75 emulated].
+    #[arg(long, value_name = "WxH", value_parser = parse_dims::<2>)]
+    pub blur: Option<[usize; 2]>,
     /// Blur channels: 1 for grayscale, 3 for RGB.
     #[arg(long, default_value_t = 3)]
     pub channels: usize,
     /// Blur radius: the window is (2r+1)×(2r+1).
     #[arg(long, default_value_t = 3)]
     pub radius: u32,
-    /// Timed runs per kernel (the median is reported), after 3 untimed ones.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
-    pub runs: u32,
+    /// Timed runs per kernel (the median is reported), after 3 untimed ones
+    /// on the GPU [default: 20 on the GPU, 1 emulated].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub runs: Option<u32>,
+    /// Verify the kernels on the CPU emulator, which also catches barrier
+    /// and shared-memory bugs, instead of on the GPU.
+    #[arg(long)]
+    pub emulate: bool,
     /// Seed for the random inputs; drawn afresh when not given.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -87,10 +99,15 @@ impl Cli {
             .collect()
     }
 
-    pub fn plan(&self) -> Plan {
-        let [m, n, k] = self.matmul;
-        let [gemv_m, gemv_n] = self.gemv;
-        let [width, height] = self.blur;
+    /// The plan for `target`, with its default sizes where none were given.
+    pub fn plan(&self, target: Target) -> Plan {
+        let defaults = match target {
+            Target::Gpu => GPU_DEFAULTS,
+            Target::Emulator => EMULATOR_DEFAULTS,
+        };
+        let [m, n, k] = self.matmul.unwrap_or(defaults.matmul);
+        let [gemv_m, gemv_n] = self.gemv.unwrap_or(defaults.gemv);
+        let [width, height] = self.blur.unwrap_or(defaults.blur);
         Plan {
             kernels: self.selected_kernels(),
             matmul: MatmulShape::new(m, n, k),
@@ -98,23 +115,76 @@ impl Cli {
             image: ImageShape::new(width, height, self.channels),
             radius: self.radius,
             runs: Runs {
-                warmup: 3,
-                timed: self.runs as usize,
+                warmup: defaults.warmup,
+                timed: self.runs.map_or(defaults.runs, |runs| runs as usize),
             },
         }
     }
 }
 
+/// Where the kernels are to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Gpu,
+    Emulator,
+}
+
+struct Defaults {
+    matmul: [usize; 3],
+    gemv: [usize; 2],
+    blur: [usize; 2],
+    warmup: usize,
+    runs: usize,
+}
+
+/// Sizes that fill a large GPU, so that timings mean something.
+const GPU_DEFAULTS: Defaults = Defaults {
+    matmul: [4096; 3],
+    gemv: [16384; 2],
+    blur: [8192; 2],
+    warmup: 3,
+    runs: 20,
+};
+
+/// Sizes that are no multiple of any tile width, small enough to emulate in
+/// seconds; one untimed-free run, since the time is the emulator's.
+const EMULATOR_DEFAULTS: Defaults = Defaults {
+    matmul: [100, 75, 50],
+    gemv: [300, 200],
+    blur: [100, 75],
+    warmup: 0,
+    runs: 1,
+};
+
 /// Runs the command; `Ok(true)` when every kernel verified.
 pub fn run(cli: &Cli) -> Result<bool> {
-    let plan = cli.plan();
+    if cli.emulate {
+        return verify(&Emulator, &cli.plan(Target::Emulator), cli.seed);
+    }
+    let plan = cli.plan(Target::Gpu);
     plan.validate()?;
-    let gpu = Gpu::new(cli.device)?;
-    let seed = cli.seed.unwrap_or_else(rand::random);
-    println!("{} · random inputs from seed {seed}", gpu.name());
+    match Gpu::new(cli.device) {
+        Ok(gpu) => verify(&gpu, &plan, cli.seed),
+        Err(missing @ (Error::NoDriver | Error::NoDevice)) => {
+            println!("{missing}.");
+            println!(
+                "Verifying the kernels on the CPU emulator instead, at small sizes (--emulate asks for this)."
+            );
+            verify(&Emulator, &cli.plan(Target::Emulator), cli.seed)
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// Verifies and times the plan's kernels on `backend` and prints the table;
+/// `Ok(true)` when every kernel verified.
+fn verify(backend: &impl Backend, plan: &Plan, seed: Option<u64>) -> Result<bool> {
+    plan.validate()?;
+    let seed = seed.unwrap_or_else(rand::random);
+    println!("{} · random inputs from seed {seed}", backend.description());
     let mut rng = SmallRng::seed_from_u64(seed);
     let show_progress = std::io::stderr().is_terminal();
-    let rows = suite::run(&gpu, &plan, &mut rng, |kernel, size| {
+    let rows = suite::run(backend, plan, &mut rng, |kernel, size| {
         if show_progress {
             eprint!("\rverifying {kernel} at {size}…\x1b[K");
             let _ = std::io::stderr().flush();

@@ -10,8 +10,13 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
+use crate::backend::{Backend, Value};
 use crate::error::{During, Error, Result};
 use crate::kernels;
+use crate::kernels::blur::{Blur, ImageShape};
+use crate::kernels::gemv::{Element, Gemv, GemvShape};
+use crate::kernels::matmul::{Matmul, MatmulShape};
+use crate::timing::{self, Runs};
 
 /// The PTX of every kernel, compiled from the `gpu` crate at build time.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
@@ -143,6 +148,75 @@ impl Gpu {
     /// Waits for all work on the stream, surfacing errors of earlier launches.
     pub fn synchronize(&self) -> Result<()> {
         self.stream.synchronize().during("running a kernel")
+    }
+}
+
+impl Backend for Gpu {
+    type Buffer<T: Value> = CudaSlice<T>;
+
+    fn description(&self) -> String {
+        self.name.clone()
+    }
+
+    fn upload<T: Value>(&self, what: &'static str, data: &[T]) -> Result<CudaSlice<T>> {
+        Gpu::upload(self, what, data)
+    }
+
+    fn alloc<T: Value>(&self, what: &'static str, len: usize) -> Result<CudaSlice<T>> {
+        Gpu::alloc(self, what, len)
+    }
+
+    fn poison<T: Value>(&self, buffer: &mut CudaSlice<T>) -> Result<()> {
+        Gpu::poison(self, buffer)
+    }
+
+    fn overwrite<T: Value>(&self, data: &[T], buffer: &mut CudaSlice<T>) -> Result<()> {
+        self.stream
+            .memcpy_htod(data, buffer)
+            .during("copying to the GPU")
+    }
+
+    fn download<T: Value>(&self, buffer: &CudaSlice<T>) -> Result<Vec<T>> {
+        Gpu::download(self, buffer)
+    }
+
+    fn matmul(
+        &self,
+        kernel: Matmul,
+        shape: MatmulShape,
+        a: &CudaSlice<f32>,
+        b: &CudaSlice<f32>,
+        c: &mut CudaSlice<f32>,
+    ) -> Result<()> {
+        kernels::matmul::matmul(self, kernel, shape, a, b, c)
+    }
+
+    fn gemv<T: Element>(
+        &self,
+        kernel: Gemv,
+        shape: GemvShape,
+        alpha: T,
+        a: &CudaSlice<T>,
+        x: &CudaSlice<T>,
+        beta: T,
+        y: &mut CudaSlice<T>,
+    ) -> Result<()> {
+        kernels::gemv::gemv(self, kernel, shape, alpha, a, x, beta, y)
+    }
+
+    fn blur(
+        &self,
+        kernel: Blur,
+        image: ImageShape,
+        radius: u32,
+        input: &CudaSlice<u8>,
+        output: &mut CudaSlice<u8>,
+    ) -> Result<()> {
+        kernels::blur::blur(self, kernel, image, radius, input, output)
+    }
+
+    fn median_ms(&self, runs: Runs, launch: impl FnMut() -> Result<()>) -> Result<f64> {
+        timing::median_ms(self, runs, launch)
     }
 }
 

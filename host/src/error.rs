@@ -33,6 +33,8 @@ pub enum Error {
     },
     #[error("out of GPU memory while allocating {bytes} bytes for {what}")]
     OutOfMemory { what: &'static str, bytes: usize },
+    #[error("the emulator caught a bug in {0}")]
+    Emulator(gpu::emulator::Diagnostic),
     #[error("CUDA error while {action}: {source}")]
     Cuda {
         action: &'static str,

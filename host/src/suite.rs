@@ -3,12 +3,12 @@
 
 use rand::Rng;
 
-use crate::device::Gpu;
+use crate::backend::Backend;
 use crate::error::Result;
 use crate::kernels::blur::{Blur, ImageShape};
 use crate::kernels::gemv::{Element, Gemv, GemvShape};
 use crate::kernels::matmul::{Matmul, MatmulShape};
-use crate::timing::{Runs, median_ms};
+use crate::timing::Runs;
 use crate::verify::{BlurCase, Comparison, GemvCase, MatmulCase};
 
 /// The gemv scalars of the suite: both non-zero, so y is read and written.
@@ -74,8 +74,8 @@ impl Row {
 }
 
 /// Runs the plan, reporting each kernel to `progress` as it starts.
-pub fn run(
-    gpu: &Gpu,
+pub fn run<B: Backend>(
+    backend: &B,
     plan: &Plan,
     rng: &mut impl Rng,
     mut progress: impl FnMut(&str, &str),
@@ -88,11 +88,11 @@ pub fn run(
         .filter(|k| wanted(k.entry_point()))
         .collect();
     if !matmuls.is_empty() {
-        let mut case = MatmulCase::new(gpu, plan.matmul, rng)?;
+        let mut case = MatmulCase::new(backend, plan.matmul, rng)?;
         for kernel in matmuls {
             progress(kernel.entry_point(), &plan.matmul.to_string());
-            let comparison = case.check(gpu, kernel)?;
-            let median_ms = median_ms(gpu, plan.runs, || case.launch(gpu, kernel))?;
+            let comparison = case.check(backend, kernel)?;
+            let median_ms = backend.median_ms(plan.runs, || case.launch(backend, kernel))?;
             let (flops, bytes) = (Some(plan.matmul.flops()), plan.matmul.min_bytes());
             rows.push(Row {
                 kernel: kernel.entry_point(),
@@ -104,20 +104,20 @@ pub fn run(
             });
         }
     }
-    rows.extend(run_gemv::<f32>(gpu, plan, rng, &mut progress)?);
-    rows.extend(run_gemv::<f64>(gpu, plan, rng, &mut progress)?);
+    rows.extend(run_gemv::<B, f32>(backend, plan, rng, &mut progress)?);
+    rows.extend(run_gemv::<B, f64>(backend, plan, rng, &mut progress)?);
 
     let blurs: Vec<Blur> = Blur::ALL
         .into_iter()
         .filter(|k| wanted(k.entry_point()))
         .collect();
     if !blurs.is_empty() {
-        let mut case = BlurCase::new(gpu, plan.image, plan.radius, rng)?;
+        let mut case = BlurCase::new(backend, plan.image, plan.radius, rng)?;
         let size = format!("{} r={}", plan.image, plan.radius);
         for kernel in blurs {
             progress(kernel.entry_point(), &size);
-            let comparison = case.check(gpu, kernel)?;
-            let median_ms = median_ms(gpu, plan.runs, || case.launch(gpu, kernel))?;
+            let comparison = case.check(backend, kernel)?;
+            let median_ms = backend.median_ms(plan.runs, || case.launch(backend, kernel))?;
             let bytes = plan.image.min_bytes();
             rows.push(Row {
                 kernel: kernel.entry_point(),
@@ -132,8 +132,8 @@ pub fn run(
     Ok(rows)
 }
 
-fn run_gemv<T: Element>(
-    gpu: &Gpu,
+fn run_gemv<B: Backend, T: Element>(
+    backend: &B,
     plan: &Plan,
     rng: &mut impl Rng,
     progress: &mut impl FnMut(&str, &str),
@@ -146,8 +146,8 @@ fn run_gemv<T: Element>(
         return Ok(Vec::new());
     }
     let shape = plan.gemv;
-    let mut case = GemvCase::<T>::new(
-        gpu,
+    let mut case = GemvCase::<B, T>::new(
+        backend,
         shape,
         T::from_f64(GEMV_ALPHA),
         T::from_f64(GEMV_BETA),
@@ -156,8 +156,8 @@ fn run_gemv<T: Element>(
     let mut rows = Vec::new();
     for kernel in kernels {
         progress(kernel.entry_point::<T>(), &shape.to_string());
-        let comparison = case.check(gpu, kernel)?;
-        let median_ms = median_ms(gpu, plan.runs, || case.launch(gpu, kernel))?;
+        let comparison = case.check(backend, kernel)?;
+        let median_ms = backend.median_ms(plan.runs, || case.launch(backend, kernel))?;
         let (flops, bytes) = (Some(shape.flops()), shape.min_bytes::<T>());
         rows.push(Row {
             kernel: kernel.entry_point::<T>(),

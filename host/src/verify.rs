@@ -2,16 +2,15 @@
 //! and every output element compared with the CPU reference.
 
 use approx::abs_diff_eq;
-use cudarc::driver::CudaSlice;
 use rand::distr::{Distribution, Uniform};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 use rayon::prelude::*;
 
-use crate::device::Gpu;
-use crate::error::{During, Result};
-use crate::kernels::blur::{Blur, ImageShape, blur};
-use crate::kernels::gemv::{Element, Gemv, GemvShape, Layout, gemv};
-use crate::kernels::matmul::{Matmul, MatmulShape, matmul};
+use crate::backend::Backend;
+use crate::error::Result;
+use crate::kernels::blur::{Blur, ImageShape};
+use crate::kernels::gemv::{Element, Gemv, GemvShape, Layout};
+use crate::kernels::matmul::{Matmul, MatmulShape};
 use crate::reference::{self, Expected};
 
 /// How a kernel's output compares with the reference.
@@ -139,83 +138,97 @@ fn uniform_floats<T: Element>(len: usize, rng: &mut impl Rng) -> Vec<T> {
         .collect()
 }
 
-/// One set of random matmul inputs on the GPU, with their reference.
-pub struct MatmulCase {
+/// One set of random matmul inputs on a backend, with their reference.
+pub struct MatmulCase<B: Backend> {
     pub shape: MatmulShape,
-    a: CudaSlice<f32>,
-    b: CudaSlice<f32>,
-    c: CudaSlice<f32>,
+    a: B::Buffer<f32>,
+    b: B::Buffer<f32>,
+    c: B::Buffer<f32>,
     expected: Expected,
 }
 
-impl MatmulCase {
-    pub fn new(gpu: &Gpu, shape: MatmulShape, rng: &mut impl Rng) -> Result<Self> {
+impl<B: Backend> MatmulCase<B> {
+    pub fn new(backend: &B, shape: MatmulShape, rng: &mut impl Rng) -> Result<Self> {
         let [a_len, b_len, c_len] = shape.checked_lens()?;
         let a = uniform_floats::<f32>(a_len, rng);
         let b = uniform_floats::<f32>(b_len, rng);
         let expected = reference::matmul(&a, &b, shape);
         Ok(Self {
             shape,
-            a: gpu.upload("A", &a)?,
-            b: gpu.upload("B", &b)?,
-            c: gpu.alloc("C", c_len)?,
+            a: backend.upload("A", &a)?,
+            b: backend.upload("B", &b)?,
+            c: backend.alloc("C", c_len)?,
             expected,
         })
     }
 
-    /// Enqueues the kernel on the case's buffers.
-    pub fn launch(&mut self, gpu: &Gpu, kernel: Matmul) -> Result<()> {
-        matmul(gpu, kernel, self.shape, &self.a, &self.b, &mut self.c)
+    /// Launches the kernel on the case's buffers.
+    pub fn launch(&mut self, backend: &B, kernel: Matmul) -> Result<()> {
+        backend.matmul(kernel, self.shape, &self.a, &self.b, &mut self.c)
     }
 
     /// Poisons C, runs the kernel and compares all of C with the reference.
-    pub fn check(&mut self, gpu: &Gpu, kernel: Matmul) -> Result<Comparison> {
-        gpu.poison(&mut self.c)?;
-        self.launch(gpu, kernel)?;
-        Ok(compare(&gpu.download(&self.c)?, &self.expected))
+    pub fn check(&mut self, backend: &B, kernel: Matmul) -> Result<Comparison> {
+        backend.poison(&mut self.c)?;
+        self.launch(backend, kernel)?;
+        Ok(compare(&backend.download(&self.c)?, &self.expected))
     }
 }
 
-/// One set of random gemv inputs on the GPU, with their reference. A lives
-/// on the GPU in one layout at a time, re-uploaded when a kernel needs the
-/// other, so the largest sizes need memory for one copy only.
-pub struct GemvCase<T: Element> {
+/// One set of random gemv inputs on a backend, with their reference. A is
+/// stored in one layout at a time, rewritten when a kernel needs the other,
+/// so the largest sizes need memory for one copy only.
+pub struct GemvCase<B: Backend, T: Element> {
     pub shape: GemvShape,
     pub alpha: T,
     pub beta: T,
-    /// A, row-major, on the host.
+    /// A, row-major, and the initial y, on the host.
     a_host: Vec<T>,
-    a: CudaSlice<T>,
+    y_initial: Vec<T>,
+    a: B::Buffer<T>,
     a_layout: Layout,
-    x: CudaSlice<T>,
-    y_initial: CudaSlice<T>,
-    y: CudaSlice<T>,
+    x: B::Buffer<T>,
+    y: B::Buffer<T>,
     expected: Expected,
 }
 
-impl<T: Element> GemvCase<T> {
-    pub fn new(gpu: &Gpu, shape: GemvShape, alpha: T, beta: T, rng: &mut impl Rng) -> Result<Self> {
+impl<B: Backend, T: Element> GemvCase<B, T> {
+    pub fn new(
+        backend: &B,
+        shape: GemvShape,
+        alpha: T,
+        beta: T,
+        rng: &mut impl Rng,
+    ) -> Result<Self> {
         let [a_len, x_len, y_len] = shape.checked_lens()?;
         let a_host = uniform_floats::<T>(a_len, rng);
         let x = uniform_floats::<T>(x_len, rng);
-        let y = uniform_floats::<T>(y_len, rng);
-        let expected = reference::gemv(alpha, &a_host, Layout::RowMajor, &x, beta, &y, shape);
+        let y_initial = uniform_floats::<T>(y_len, rng);
+        let expected = reference::gemv(
+            alpha,
+            &a_host,
+            Layout::RowMajor,
+            &x,
+            beta,
+            &y_initial,
+            shape,
+        );
         Ok(Self {
             shape,
             alpha,
             beta,
-            a: gpu.upload("A", &a_host)?,
+            a: backend.upload("A", &a_host)?,
             a_host,
             a_layout: Layout::RowMajor,
-            x: gpu.upload("x", &x)?,
-            y_initial: gpu.upload("y", &y)?,
-            y: gpu.alloc("y", y_len)?,
+            x: backend.upload("x", &x)?,
+            y: backend.alloc("y", y_len)?,
+            y_initial,
             expected,
         })
     }
 
-    /// Puts A on the GPU in `layout`.
-    fn store_a(&mut self, gpu: &Gpu, layout: Layout) -> Result<()> {
+    /// Stores A on the backend in `layout`.
+    fn store_a(&mut self, backend: &B, layout: Layout) -> Result<()> {
         if self.a_layout != layout {
             let GemvShape { m, n } = self.shape;
             let stored: Vec<T> = match layout {
@@ -225,18 +238,15 @@ impl<T: Element> GemvCase<T> {
                     .map(|index| self.a_host[(index % m) * n + index / m])
                     .collect(),
             };
-            gpu.stream()
-                .memcpy_htod(&stored, &mut self.a)
-                .during("copying A to the GPU")?;
+            backend.overwrite(&stored, &mut self.a)?;
             self.a_layout = layout;
         }
         Ok(())
     }
 
-    /// Enqueues the kernel on the case's buffers, with A already in its layout.
-    pub fn launch(&mut self, gpu: &Gpu, kernel: Gemv) -> Result<()> {
-        gemv(
-            gpu,
+    /// Launches the kernel on the case's buffers, with A already in its layout.
+    pub fn launch(&mut self, backend: &B, kernel: Gemv) -> Result<()> {
+        backend.gemv(
             kernel,
             self.shape,
             self.alpha,
@@ -249,33 +259,31 @@ impl<T: Element> GemvCase<T> {
 
     /// Resets y (poisons it when β = 0, since it must not be read), runs the
     /// kernel and compares all of y with the reference.
-    pub fn check(&mut self, gpu: &Gpu, kernel: Gemv) -> Result<Comparison> {
-        self.store_a(gpu, kernel.layout())?;
+    pub fn check(&mut self, backend: &B, kernel: Gemv) -> Result<Comparison> {
+        self.store_a(backend, kernel.layout())?;
         if self.beta.into() == 0.0 {
-            gpu.poison(&mut self.y)?;
+            backend.poison(&mut self.y)?;
         } else {
-            gpu.stream()
-                .memcpy_dtod(&self.y_initial, &mut self.y)
-                .during("resetting y")?;
+            backend.overwrite(&self.y_initial, &mut self.y)?;
         }
-        self.launch(gpu, kernel)?;
-        Ok(compare(&gpu.download(&self.y)?, &self.expected))
+        self.launch(backend, kernel)?;
+        Ok(compare(&backend.download(&self.y)?, &self.expected))
     }
 }
 
-/// One random image on the GPU, with its reference blur.
-pub struct BlurCase {
+/// One random image on a backend, with its reference blur.
+pub struct BlurCase<B: Backend> {
     pub image: ImageShape,
     pub radius: u32,
-    input: CudaSlice<u8>,
-    output: CudaSlice<u8>,
+    input: B::Buffer<u8>,
+    output: B::Buffer<u8>,
     expected: Expected,
 }
 
-impl BlurCase {
+impl<B: Backend> BlurCase<B> {
     /// Samples are drawn from 0..=254, so the poison 255 can never be a
     /// correct output.
-    pub fn new(gpu: &Gpu, image: ImageShape, radius: u32, rng: &mut impl Rng) -> Result<Self> {
+    pub fn new(backend: &B, image: ImageShape, radius: u32, rng: &mut impl Rng) -> Result<Self> {
         let len = image.checked_len()?;
         Blur::Naive.check_radius(radius)?;
         let input = random_vec(
@@ -294,16 +302,15 @@ impl BlurCase {
         Ok(Self {
             image,
             radius,
-            input: gpu.upload("input image", &input)?,
-            output: gpu.alloc("output image", len)?,
+            input: backend.upload("input image", &input)?,
+            output: backend.alloc("output image", len)?,
             expected,
         })
     }
 
-    /// Enqueues the kernel on the case's buffers.
-    pub fn launch(&mut self, gpu: &Gpu, kernel: Blur) -> Result<()> {
-        blur(
-            gpu,
+    /// Launches the kernel on the case's buffers.
+    pub fn launch(&mut self, backend: &B, kernel: Blur) -> Result<()> {
+        backend.blur(
             kernel,
             self.image,
             self.radius,
@@ -314,9 +321,9 @@ impl BlurCase {
 
     /// Poisons the output, runs the kernel and compares every sample with
     /// the reference, exactly.
-    pub fn check(&mut self, gpu: &Gpu, kernel: Blur) -> Result<Comparison> {
-        gpu.poison(&mut self.output)?;
-        self.launch(gpu, kernel)?;
-        Ok(compare(&gpu.download(&self.output)?, &self.expected))
+    pub fn check(&mut self, backend: &B, kernel: Blur) -> Result<Comparison> {
+        backend.poison(&mut self.output)?;
+        self.launch(backend, kernel)?;
+        Ok(compare(&backend.download(&self.output)?, &self.expected))
     }
 }

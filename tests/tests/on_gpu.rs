@@ -9,7 +9,6 @@
 use std::sync::OnceLock;
 
 use clap::Parser;
-use gpu::blur::TILED_MAX_RADIUS;
 use libtest_mimic::{Arguments, Failed, Trial};
 use locality::cli::Cli;
 use locality::kernels::blur::{Blur, ImageShape};
@@ -17,53 +16,8 @@ use locality::kernels::gemv::{Element, Gemv, GemvShape};
 use locality::kernels::matmul::{Matmul, MatmulShape, matmul};
 use locality::verify::{BlurCase, Comparison, GemvCase, MatmulCase};
 use locality::{Error, Gpu};
+use locality_tests::{BLUR_CASES, GEMV_SCALARS, GEMV_SHAPES, MATMUL_SHAPES};
 use rand::{SeedableRng, rngs::SmallRng};
-
-const MATMUL_SHAPES: [(usize, usize, usize); 13] = [
-    (1, 1, 1),
-    (1, 1, 7),
-    (3, 2, 1),
-    (13, 7, 29),
-    (16, 16, 16),
-    (32, 32, 32),
-    (17, 33, 31),
-    (31, 47, 65),
-    (64, 1, 100),
-    (1, 100, 64),
-    (97, 131, 61),
-    (250, 70, 300),
-    (509, 521, 523),
-];
-
-const GEMV_SHAPES: [(usize, usize); 10] = [
-    (1, 1),
-    (1, 300),
-    (300, 1),
-    (127, 129),
-    (128, 128),
-    (129, 127),
-    (257, 1000),
-    (1000, 257),
-    (4099, 3),
-    (3, 4099),
-];
-
-/// β = 0 (y must not be read; it is poisoned) and β ≠ 0 (y is read).
-const GEMV_SCALARS: [(f64, f64); 2] = [(1.0, 0.0), (-1.5, 0.75)];
-
-/// (width, height, channels, radius).
-const BLUR_CASES: [(usize, usize, usize, u32); 10] = [
-    (1, 1, 1, 0),
-    (1, 1, 1, 1),
-    (17, 31, 1, 1),
-    (16, 16, 3, 2),
-    (33, 16, 3, 3),
-    (100, 37, 3, 7),
-    (15, 250, 1, 20),
-    (40, 41, 1, TILED_MAX_RADIUS),
-    (300, 200, 3, 1),
-    (1001, 3, 4, 5),
-];
 
 fn gpu() -> Result<&'static Gpu, Failed> {
     static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
@@ -124,7 +78,7 @@ fn gemv_trials<T: Element>() -> Vec<Trial> {
                     let (seed, mut rng) = fresh_rng();
                     let (alpha, beta) = (T::from_f64(alpha), T::from_f64(beta));
                     let mut case =
-                        GemvCase::<T>::new(gpu, shape, alpha, beta, &mut rng).map_err(failed)?;
+                        GemvCase::<Gpu, T>::new(gpu, shape, alpha, beta, &mut rng).map_err(failed)?;
                     verdict(seed, case.check(gpu, kernel).map_err(failed)?)
                 }));
             }
@@ -213,9 +167,18 @@ fn main() {
     trials.extend(gemv_trials::<f64>());
     trials.extend(blur_trials());
     trials.extend(error_trials());
-    let trials = trials
+    let mut trials: Vec<Trial> = trials
         .into_iter()
         .map(|trial| trial.with_ignored_flag(missing.is_some()))
         .collect();
+    trials.push(Trial::test("without a GPU, the default run verifies on the emulator", || {
+        let cli = Cli::try_parse_from(["locality"]).map_err(|e| Failed::from(e.to_string()))?;
+        match locality::cli::run(&cli) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err("some kernel was wrong on the emulator".into()),
+            Err(error) => Err(failed(error)),
+        }
+    })
+    .with_ignored_flag(missing.is_none()));
     libtest_mimic::run(&arguments, trials).exit();
 }

@@ -60,6 +60,21 @@ impl Blur {
         })
     }
 
+    /// The launch configuration, once image and radius are valid and the
+    /// image matches the lengths of the input and the output.
+    pub fn checked_launch(
+        self,
+        image: ImageShape,
+        radius: u32,
+        [input, output]: [usize; 2],
+    ) -> Result<LaunchConfig> {
+        let config = self.launch_config(image, radius)?;
+        let len = image.checked_len()?;
+        expect_len("input image", len, input)?;
+        expect_len("output image", len, output)?;
+        Ok(config)
+    }
+
     fn shared_bytes(self, radius: u32) -> u32 {
         match self {
             Self::Naive => 0,
@@ -116,10 +131,7 @@ pub fn blur(
     input: &CudaSlice<u8>,
     output: &mut CudaSlice<u8>,
 ) -> Result<()> {
-    let config = kernel.launch_config(image, radius)?;
-    let len = image.checked_len()?;
-    expect_len("input image", len, input.len())?;
-    expect_len("output image", len, output.len())?;
+    let config = kernel.checked_launch(image, radius, [input.len(), output.len()])?;
     let (width, height, channels) = (
         image.width as u32,
         image.height as u32,

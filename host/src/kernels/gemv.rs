@@ -1,9 +1,10 @@
 //! Launches the gemv kernels: y = αAx + βy, A m×n, in f32 or f64.
 
-use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits};
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg, ValidAsZeroBits};
 use gpu::gemv::{BLOCK, SHARED_X_ELEMENTS};
 
 use super::{MAX_GRID_X, expect_len, grid, indexable, nonzero};
+use crate::backend::Value;
 use crate::device::Gpu;
 use crate::error::{During, Result};
 
@@ -25,21 +26,30 @@ pub enum Layout {
 }
 
 /// The element types the gemv kernels are built for.
-pub trait Element:
-    DeviceRepr + ValidAsZeroBits + Copy + Default + Into<f64> + Send + Sync + 'static
-{
+pub trait Element: Value + ValidAsZeroBits + Into<f64> {
     /// Unit roundoff: half the distance from 1 to the next number.
     const UNIT_ROUNDOFF: f64;
     const NAME: &'static str;
     /// Selects this type's entry point from `[f32 name, f64 name]`.
     const ENTRY_INDEX: usize;
+    /// The kernels compiled for the host, in [`Gemv::ALL`] order, for the
+    /// emulator.
+    const HOST_KERNELS: [HostKernel<Self>; 3];
     fn from_f64(value: f64) -> Self;
 }
+
+/// A gemv kernel compiled for the host: the body of one emulated thread.
+pub type HostKernel<T> = unsafe fn(T, *const T, *const T, T, *mut T, u32, u32);
 
 impl Element for f32 {
     const UNIT_ROUNDOFF: f64 = f32::EPSILON as f64 / 2.0;
     const NAME: &'static str = "f32";
     const ENTRY_INDEX: usize = 0;
+    const HOST_KERNELS: [HostKernel<Self>; 3] = [
+        gpu::gemv::gemv_row_major_f32,
+        gpu::gemv::gemv_col_major_f32,
+        gpu::gemv::gemv_col_major_shared_x_f32,
+    ];
     fn from_f64(value: f64) -> Self {
         value as f32
     }
@@ -49,6 +59,11 @@ impl Element for f64 {
     const UNIT_ROUNDOFF: f64 = f64::EPSILON / 2.0;
     const NAME: &'static str = "f64";
     const ENTRY_INDEX: usize = 1;
+    const HOST_KERNELS: [HostKernel<Self>; 3] = [
+        gpu::gemv::gemv_row_major_f64,
+        gpu::gemv::gemv_col_major_f64,
+        gpu::gemv::gemv_col_major_shared_x_f64,
+    ];
     fn from_f64(value: f64) -> Self {
         value
     }
@@ -86,6 +101,21 @@ impl Gemv {
             block_dim: (BLOCK, 1, 1),
             shared_mem_bytes: self.shared_bytes::<T>(),
         })
+    }
+
+    /// The launch configuration, once the shape is valid and matches the
+    /// lengths of A, x and y.
+    pub fn checked_launch<T: Element>(
+        self,
+        shape: GemvShape,
+        [a, x, y]: [usize; 3],
+    ) -> Result<LaunchConfig> {
+        let config = self.launch_config::<T>(shape)?;
+        let [a_len, x_len, y_len] = shape.checked_lens()?;
+        expect_len("A", a_len, a)?;
+        expect_len("x", x_len, x)?;
+        expect_len("y", y_len, y)?;
+        Ok(config)
     }
 
     fn shared_bytes<T: Element>(self) -> u32 {
@@ -145,11 +175,7 @@ pub fn gemv<T: Element>(
     beta: T,
     y: &mut CudaSlice<T>,
 ) -> Result<()> {
-    let config = kernel.launch_config::<T>(shape)?;
-    let [a_len, x_len, y_len] = shape.checked_lens()?;
-    expect_len("A", a_len, a.len())?;
-    expect_len("x", x_len, x.len())?;
-    expect_len("y", y_len, y.len())?;
+    let config = kernel.checked_launch::<T>(shape, [a.len(), x.len(), y.len()])?;
     let (m, n) = (shape.m as u32, shape.n as u32);
     let mut launch = gpu
         .stream()

@@ -50,6 +50,17 @@ impl Matmul {
         })
     }
 
+    /// The launch configuration, once the shape is valid and matches the
+    /// lengths of A, B and C.
+    pub fn checked_launch(self, shape: MatmulShape, [a, b, c]: [usize; 3]) -> Result<LaunchConfig> {
+        let config = self.launch_config(shape)?;
+        let [a_len, b_len, c_len] = shape.checked_lens()?;
+        expect_len("A", a_len, a)?;
+        expect_len("B", b_len, b)?;
+        expect_len("C", c_len, c)?;
+        Ok(config)
+    }
+
     fn shared_bytes(self) -> u32 {
         match self {
             Self::Naive => 0,
@@ -112,11 +123,7 @@ pub fn matmul(
     b: &CudaSlice<f32>,
     c: &mut CudaSlice<f32>,
 ) -> Result<()> {
-    let config = kernel.launch_config(shape)?;
-    let [a_len, b_len, c_len] = shape.checked_lens()?;
-    expect_len("A", a_len, a.len())?;
-    expect_len("B", b_len, b.len())?;
-    expect_len("C", c_len, c.len())?;
+    let config = kernel.checked_launch(shape, [a.len(), b.len(), c.len()])?;
     let (m, n, k) = (shape.m as u32, shape.n as u32, shape.k as u32);
     let mut launch = gpu
         .stream()
