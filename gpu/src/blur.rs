@@ -37,9 +37,26 @@ pub const TILED_MAX_RADIUS: u32 = {
     radius
 };
 
-/// The rounded mean, half up: `(sum + count / 2) / count`.
+/// The rounded mean (half up) of `sample(x, y)` over the window of `radius`
+/// around (`col`, `row`), clipped to the `width × height` image.
 #[inline(always)]
-fn rounded_mean(sum: u32, count: u32) -> u8 {
+fn window_mean(
+    col: u32,
+    row: u32,
+    radius: u32,
+    width: u32,
+    height: u32,
+    sample: impl Fn(u32, u32) -> u8,
+) -> u8 {
+    let (first_row, last_row) = clipped_window(row, radius, height);
+    let (first_col, last_col) = clipped_window(col, radius, width);
+    let mut sum = 0u32;
+    for y in first_row..=last_row {
+        for x in first_col..=last_col {
+            sum += sample(x, y) as u32;
+        }
+    }
+    let count = (last_row - first_row + 1) * (last_col - first_col + 1);
     ((sum + count / 2) / count) as u8
 }
 
@@ -74,18 +91,12 @@ kernel! {
         let row = block_idx_y() * block_dim_y() + thread_idx_y();
         let channel = block_idx_z();
         if col < width && row < height {
-            let (first_row, last_row) = clipped_window(row, radius, height);
-            let (first_col, last_col) = clipped_window(col, radius, width);
-            let mut sum = 0u32;
-            for y in first_row..=last_row {
-                for x in first_col..=last_col {
-                    // SAFETY: the window is clipped to the image.
-                    sum += unsafe { *input.add(((y * width + x) * channels + channel) as usize) } as u32;
-                }
-            }
-            let count = (last_row - first_row + 1) * (last_col - first_col + 1);
+            let mean = window_mean(col, row, radius, width, height, |x, y| {
+                // SAFETY: the window is clipped to the image.
+                unsafe { *input.add(((y * width + x) * channels + channel) as usize) }
+            });
             // SAFETY: col < width, row < height, channel < channels.
-            unsafe { *output.add(((row * width + col) * channels + channel) as usize) = rounded_mean(sum, count) };
+            unsafe { *output.add(((row * width + col) * channels + channel) as usize) = mean };
         }
     }
 
@@ -129,19 +140,13 @@ kernel! {
         let col = block_idx_x() * BLOCK + tx;
         let row = block_idx_y() * BLOCK + ty;
         if col < width && row < height {
-            let (first_row, last_row) = clipped_window(row, radius, height);
-            let (first_col, last_col) = clipped_window(col, radius, width);
-            let mut sum = 0u32;
-            for y in first_row..=last_row {
-                for x in first_col..=last_col {
-                    // SAFETY: (x, y) is inside the image and within radius of
-                    // this block's tile, so it was loaded before the barrier.
-                    sum += unsafe { tile.read(y.wrapping_sub(origin_y) * span + x.wrapping_sub(origin_x)) } as u32;
-                }
-            }
-            let count = (last_row - first_row + 1) * (last_col - first_col + 1);
+            let mean = window_mean(col, row, radius, width, height, |x, y| {
+                // SAFETY: (x, y) is inside the image and within radius of
+                // this block's tile, so it was loaded before the barrier.
+                unsafe { tile.read(y.wrapping_sub(origin_y) * span + x.wrapping_sub(origin_x)) }
+            });
             // SAFETY: col < width, row < height, channel < channels.
-            unsafe { *output.add(((row * width + col) * channels + channel) as usize) = rounded_mean(sum, count) };
+            unsafe { *output.add(((row * width + col) * channels + channel) as usize) = mean };
         }
     }
 }

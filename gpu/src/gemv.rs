@@ -18,14 +18,35 @@ pub const BLOCK: u32 = 128;
 /// Elements of launch-sized shared memory [`gemv_col_major_shared_x`] needs.
 pub const SHARED_X_ELEMENTS: u32 = BLOCK;
 
-/// Scales the dot product and blends in the old y.
+/// The dot product of x with the n elements of A that `index` picks.
+///
+/// # Safety
+/// `x` has n elements and `index(j)` lies inside A for every j < n.
 #[inline(always)]
-fn blend<T: Real>(alpha: T, dot: T, beta: T, y: *mut T) -> T {
-    if beta == T::ZERO {
-        alpha * dot
-    } else {
-        // SAFETY: the caller passes the thread's own, in-bounds element of y.
-        alpha.mul_add(dot, beta * unsafe { *y })
+unsafe fn dot<T: Real>(a: *const T, x: *const T, n: u32, index: impl Fn(u32) -> u32) -> T {
+    let mut dot = T::ZERO;
+    for j in 0..n {
+        // SAFETY: by this function's contract.
+        let (a_value, x_value) = unsafe { (*a.add(index(j) as usize), *x.add(j as usize)) };
+        dot = a_value.mul_add(x_value, dot);
+    }
+    dot
+}
+
+/// y[row] = α·dot + β·y[row], without reading y[row] when β = 0.
+///
+/// # Safety
+/// `row` is inside y.
+#[inline(always)]
+unsafe fn update<T: Real>(y: *mut T, row: u32, alpha: T, dot: T, beta: T) {
+    // SAFETY: by this function's contract.
+    unsafe {
+        let y = y.add(row as usize);
+        *y = if beta == T::ZERO {
+            alpha * dot
+        } else {
+            alpha.mul_add(dot, beta * *y)
+        };
     }
 }
 
@@ -54,17 +75,11 @@ unsafe fn gemv_row_major<T: Real>(
 ) {
     let row = block_idx_x() * block_dim_x() + thread_idx_x();
     if row < m {
-        let mut dot = T::ZERO;
-        for j in 0..n {
-            // SAFETY: row < m and j < n.
-            let (a_value, x_value) =
-                unsafe { (*a.add((row * n + j) as usize), *x.add(j as usize)) };
-            dot = a_value.mul_add(x_value, dot);
-        }
-        // SAFETY: row < m.
+        // SAFETY: row < m, so row·n + j lies inside A for every j < n, and
+        // row inside y.
         unsafe {
-            let y = y.add(row as usize);
-            *y = blend(alpha, dot, beta, y);
+            let dot = dot(a, x, n, |j| row * n + j);
+            update(y, row, alpha, dot, beta);
         }
     }
 }
@@ -93,17 +108,11 @@ unsafe fn gemv_col_major<T: Real>(
 ) {
     let row = block_idx_x() * block_dim_x() + thread_idx_x();
     if row < m {
-        let mut dot = T::ZERO;
-        for j in 0..n {
-            // SAFETY: row < m and j < n.
-            let (a_value, x_value) =
-                unsafe { (*a.add((j * m + row) as usize), *x.add(j as usize)) };
-            dot = a_value.mul_add(x_value, dot);
-        }
-        // SAFETY: row < m.
+        // SAFETY: row < m, so j·m + row lies inside A for every j < n, and
+        // row inside y.
         unsafe {
-            let y = y.add(row as usize);
-            *y = blend(alpha, dot, beta, y);
+            let dot = dot(a, x, n, |j| j * m + row);
+            update(y, row, alpha, dot, beta);
         }
     }
 }
@@ -160,10 +169,7 @@ unsafe fn gemv_col_major_shared_x<T: Real>(
     }
     if row < m {
         // SAFETY: row < m.
-        unsafe {
-            let y = y.add(row as usize);
-            *y = blend(alpha, dot, beta, y);
-        }
+        unsafe { update(y, row, alpha, dot, beta) };
     }
 }
 

@@ -139,6 +139,7 @@ proptest! {
 #[test]
 fn the_command_line_verifies_every_kernel_on_the_emulator() {
     use clap::Parser;
-    let cli = locality::cli::Cli::try_parse_from(["locality", "--emulate", "--matmul", "37x29x41"]).unwrap();
+    let cli = locality::cli::Cli::try_parse_from(["locality", "--emulate", "--matmul", "37x29x41"])
+        .unwrap();
     assert!(locality::cli::run(&cli).unwrap());
 }

@@ -77,8 +77,8 @@ fn gemv_trials<T: Element>() -> Vec<Trial> {
                     let gpu = gpu()?;
                     let (seed, mut rng) = fresh_rng();
                     let (alpha, beta) = (T::from_f64(alpha), T::from_f64(beta));
-                    let mut case =
-                        GemvCase::<Gpu, T>::new(gpu, shape, alpha, beta, &mut rng).map_err(failed)?;
+                    let mut case = GemvCase::<Gpu, T>::new(gpu, shape, alpha, beta, &mut rng)
+                        .map_err(failed)?;
                     verdict(seed, case.check(gpu, kernel).map_err(failed)?)
                 }));
             }
@@ -171,14 +171,20 @@ fn main() {
         .into_iter()
         .map(|trial| trial.with_ignored_flag(missing.is_some()))
         .collect();
-    trials.push(Trial::test("without a GPU, the default run verifies on the emulator", || {
-        let cli = Cli::try_parse_from(["locality"]).map_err(|e| Failed::from(e.to_string()))?;
-        match locality::cli::run(&cli) {
-            Ok(true) => Ok(()),
-            Ok(false) => Err("some kernel was wrong on the emulator".into()),
-            Err(error) => Err(failed(error)),
-        }
-    })
-    .with_ignored_flag(missing.is_none()));
+    trials.push(
+        Trial::test(
+            "without a GPU, the default run verifies on the emulator",
+            || {
+                let cli =
+                    Cli::try_parse_from(["locality"]).map_err(|e| Failed::from(e.to_string()))?;
+                match locality::cli::run(&cli) {
+                    Ok(true) => Ok(()),
+                    Ok(false) => Err("some kernel was wrong on the emulator".into()),
+                    Err(error) => Err(failed(error)),
+                }
+            },
+        )
+        .with_ignored_flag(missing.is_none()),
+    );
     libtest_mimic::run(&arguments, trials).exit();
 }
