@@ -20,7 +20,8 @@ use crate::timing::Runs;
 ///
 /// Exit status: 0 when every kernel is correct, 1 when any is not, 2 when
 /// nothing could run (bad arguments, a failed CUDA call, a bug the emulator
-/// caught).
+/// caught), 3 when there is no CUDA driver or GPU (the kernels were then
+/// verified on the emulator instead).
 #[derive(Parser, Debug)]
 #[command(version, about)]
 pub struct Cli {
@@ -156,8 +157,30 @@ const EMULATOR_DEFAULTS: Defaults = Defaults {
     runs: 1,
 };
 
-/// Runs the command; `Ok(true)` when every kernel verified.
-pub fn run(cli: &Cli) -> Result<bool> {
+/// How a run ended, when nothing stopped it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every kernel was correct where it ran.
+    Correct,
+    /// Some kernel was wrong.
+    Wrong,
+    /// There was no GPU to run on; every kernel was correct on the emulator.
+    EmulatedOnly,
+}
+
+impl Verdict {
+    /// The process exit status this verdict stands for.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Self::Correct => 0,
+            Self::Wrong => 1,
+            Self::EmulatedOnly => 3,
+        }
+    }
+}
+
+/// Runs the command.
+pub fn run(cli: &Cli) -> Result<Verdict> {
     if cli.emulate {
         return verify(&Emulator, &cli.plan(Target::Emulator), cli.seed);
     }
@@ -170,15 +193,19 @@ pub fn run(cli: &Cli) -> Result<bool> {
             println!(
                 "Verifying the kernels on the CPU emulator instead, at small sizes (--emulate asks for this)."
             );
-            verify(&Emulator, &cli.plan(Target::Emulator), cli.seed)
+            let verdict = verify(&Emulator, &cli.plan(Target::Emulator), cli.seed)?;
+            Ok(if verdict == Verdict::Correct {
+                Verdict::EmulatedOnly
+            } else {
+                verdict
+            })
         }
         Err(error) => Err(error),
     }
 }
 
-/// Verifies and times the plan's kernels on `backend` and prints the table;
-/// `Ok(true)` when every kernel verified.
-fn verify(backend: &impl Backend, plan: &Plan, seed: Option<u64>) -> Result<bool> {
+/// Verifies and times the plan's kernels on `backend` and prints the table.
+fn verify(backend: &impl Backend, plan: &Plan, seed: Option<u64>) -> Result<Verdict> {
     plan.validate()?;
     let seed = seed.unwrap_or_else(rand::random);
     println!("{} · random inputs from seed {seed}", backend.description());
@@ -198,5 +225,9 @@ fn verify(backend: &impl Backend, plan: &Plan, seed: Option<u64>) -> Result<bool
     for row in &failures {
         println!("{} is WRONG: {}", row.kernel, row.comparison);
     }
-    Ok(failures.is_empty())
+    Ok(if failures.is_empty() {
+        Verdict::Correct
+    } else {
+        Verdict::Wrong
+    })
 }

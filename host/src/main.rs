@@ -5,8 +5,7 @@ use locality::cli::{self, Cli};
 
 fn main() -> ExitCode {
     match cli::run(&Cli::parse()) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
+        Ok(verdict) => ExitCode::from(verdict.exit_code()),
         Err(error) => {
             eprintln!("error: {error}");
             ExitCode::from(2)

@@ -141,5 +141,8 @@ fn the_command_line_verifies_every_kernel_on_the_emulator() {
     use clap::Parser;
     let cli = locality::cli::Cli::try_parse_from(["locality", "--emulate", "--matmul", "37x29x41"])
         .unwrap();
-    assert!(locality::cli::run(&cli).unwrap());
+    assert_eq!(
+        locality::cli::run(&cli).unwrap(),
+        locality::cli::Verdict::Correct
+    );
 }

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use clap::Parser;
 use libtest_mimic::{Arguments, Failed, Trial};
-use locality::cli::Cli;
+use locality::cli::{Cli, Verdict};
 use locality::kernels::blur::{Blur, ImageShape};
 use locality::kernels::gemv::{Element, Gemv, GemvShape};
 use locality::kernels::matmul::{Matmul, MatmulShape, matmul};
@@ -147,8 +147,8 @@ fn error_trials() -> Vec<Trial> {
                 ];
                 let cli = Cli::try_parse_from(args).map_err(|e| Failed::from(e.to_string()))?;
                 match locality::cli::run(&cli) {
-                    Ok(true) => Ok(()),
-                    Ok(false) => Err("some kernel was wrong".into()),
+                    Ok(Verdict::Correct) => Ok(()),
+                    Ok(verdict) => Err(format!("the run ended {verdict:?}").into()),
                     Err(error) => Err(failed(error)),
                 }
             },
@@ -173,13 +173,13 @@ fn main() {
         .collect();
     trials.push(
         Trial::test(
-            "without a GPU, the default run verifies on the emulator",
+            "without a GPU, the default run verifies on the emulator and says so",
             || {
                 let cli =
                     Cli::try_parse_from(["locality"]).map_err(|e| Failed::from(e.to_string()))?;
                 match locality::cli::run(&cli) {
-                    Ok(true) => Ok(()),
-                    Ok(false) => Err("some kernel was wrong on the emulator".into()),
+                    Ok(Verdict::EmulatedOnly) => Ok(()),
+                    Ok(verdict) => Err(format!("the run ended {verdict:?}").into()),
                     Err(error) => Err(failed(error)),
                 }
             },
