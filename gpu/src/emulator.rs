@@ -210,15 +210,17 @@ struct SharedMemory {
     block_start: u32,
 }
 
-/// Who touched one shared byte in which epoch, as linear thread indices in
-/// the block; `NONE` for nobody.
+/// Who last wrote one shared byte, and who read it, in which epoch; threads
+/// as linear indices in the block. Epoch 0, the default, is no epoch at all.
 #[derive(Clone, Copy, Default)]
 struct Shadow {
     write_epoch: u32,
     writer: u32,
     read_epoch: u32,
     reader: u32,
-    /// A second reader in `read_epoch`, other than `reader`.
+    /// A second reader in `read_epoch`, other than `reader`; `NONE` while
+    /// there is none. Two readers are enough to tell whether a writer races
+    /// with a reader other than itself.
     other_reader: u32,
 }
 
