@@ -2,6 +2,7 @@
 //! crate, launches each kernel through a safe wrapper, checks every output
 //! element against a CPU reference and times the kernels.
 
+pub mod bench;
 pub mod cli;
 pub mod device;
 pub mod error;
