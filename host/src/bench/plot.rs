@@ -10,7 +10,7 @@
 
 use std::fmt::Write;
 
-use super::json::{Family, Report, Role, Row};
+use super::json::{ComputeSource, Family, Report, Role, Row};
 use super::roofline::Roof;
 
 const WIDTH: f64 = 1020.0;
@@ -91,9 +91,14 @@ pub fn roofline(report: &Report) -> String {
     );
     svg.open_clip();
     let mut legend = Vec::new();
+    let compute_name = match report.roofline.compute_source {
+        Some(ComputeSource::CublasSgemm) => "SGEMM",
+        Some(ComputeSource::TheoreticalFp32) => "FP32 peak",
+        None => "compute unknown",
+    };
     for (roof, dash, name) in [
-        (Some(measured), "", "measured"),
-        (theoretical, "6 4", "theoretical"),
+        (Some(measured), "", ("copy", compute_name)),
+        (theoretical, "6 4", ("peak", "FP32 peak")),
     ] {
         let Some(roof) = roof else { continue };
         let (lo, hi) = (x.lo, x.hi);
@@ -102,17 +107,19 @@ pub fn roofline(report: &Report) -> String {
             .map(|i| (x.at(i), y.at(roof.bound(i))))
             .collect();
         svg.polyline(&line, CEILING, dash, 1.6);
+        let compute = if roof.compute_gops.is_finite() {
+            rate(roof.compute_gops, "FLOP/s")
+        } else {
+            String::new()
+        };
         legend.push(Entry::line(
             CEILING,
             dash,
             &format!(
-                "{name}: {}, {}",
+                "{} {} · {} {compute}",
+                name.0,
                 rate(roof.bandwidth_gbytes, "B/s"),
-                if roof.compute_gops.is_finite() {
-                    rate(roof.compute_gops, "FLOP/s")
-                } else {
-                    "compute unknown".to_string()
-                }
+                name.1
             ),
         ));
     }
