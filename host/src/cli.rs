@@ -1,11 +1,13 @@
 //! The `locality` command line.
 
 use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 
-use clap::Parser;
+use clap::{Args, Parser, Subcommand};
 use rand::{SeedableRng, rngs::SmallRng};
 
 use crate::backend::Backend;
+use crate::bench;
 use crate::device::Gpu;
 use crate::emulator::Emulator;
 use crate::error::{Error, Result};
@@ -23,8 +25,10 @@ use crate::timing::Runs;
 /// caught), 3 when there is no CUDA driver or GPU (the kernels were then
 /// verified on the emulator instead).
 #[derive(Parser, Debug)]
-#[command(version, about)]
+#[command(version, about, args_conflicts_with_subcommands = true)]
 pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
     /// Kernels to run: a family (matmul, gemv, blur) or an entry point
     /// (e.g. matmul_tiled_32, gemv_col_major_f64); repeatable. Default: all.
     #[arg(long = "kernel", value_name = "NAME", value_parser = kernel_names())]
@@ -63,6 +67,92 @@ pub struct Cli {
     pub device: usize,
 }
 
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Times every kernel over a sweep of sizes against cuBLAS and the
+    /// limits of the GPU measured in the same run, and places each on a
+    /// roofline. No verification: the default run does that.
+    ///
+    /// Exit status: 0 when the sweep ran, 2 when it could not.
+    Bench(BenchArgs),
+}
+
+/// The options of `locality bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Kernels to time: a family (matmul, gemv, blur) or an entry point
+    /// (e.g. matmul_tiled_32, gemv_col_major_f64); repeatable. Default: all.
+    /// Each kernel's baseline is timed with it.
+    #[arg(long = "kernel", value_name = "NAME", value_parser = kernel_names())]
+    pub kernels: Vec<String>,
+    /// Matmul sizes, comma-separated: each M×N×K, or one number for a cube.
+    #[arg(long, value_name = "SIZES", value_delimiter = ',', value_parser = parse_dims::<3>,
+          default_value = "512,1024,2048,4096,8192")]
+    pub matmul_sizes: Vec<[usize; 3]>,
+    /// Gemv sizes, comma-separated: each M×N, or one number for a square.
+    /// Every size runs in f32 and in f64.
+    #[arg(long, value_name = "SIZES", value_delimiter = ',', value_parser = parse_dims::<2>,
+          default_value = "1024,2048,4096,8192,16384")]
+    pub gemv_sizes: Vec<[usize; 2]>,
+    /// Blur image sizes, comma-separated: each WIDTH×HEIGHT, or one number
+    /// for a square.
+    #[arg(long, value_name = "SIZES", value_delimiter = ',', value_parser = parse_dims::<2>,
+          default_value = "1024,2048,4096,8192")]
+    pub blur_sizes: Vec<[usize; 2]>,
+    /// Blur channels: 1 for grayscale, 3 for RGB.
+    #[arg(long, default_value_t = 3)]
+    pub channels: usize,
+    /// Blur radius: the window is (2r+1)×(2r+1).
+    #[arg(long, default_value_t = 3)]
+    pub radius: u32,
+    /// Timed runs per kernel and size (the median is reported), after 3
+    /// untimed ones; at least 20.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(20..))]
+    pub runs: u32,
+    /// Write every result, the ceilings and the device to FILE as JSON
+    /// (schema in docs/bench.md).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write roofline.svg and one throughput plot per family into DIR,
+    /// creating it if needed.
+    #[arg(long, value_name = "DIR")]
+    pub plots: Option<PathBuf>,
+    /// The CUDA device to use.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+}
+
+impl BenchArgs {
+    pub fn plan(&self) -> bench::Plan {
+        bench::Plan {
+            kernels: selected(&self.kernels),
+            matmul: self
+                .matmul_sizes
+                .iter()
+                .map(|&[m, n, k]| MatmulShape::new(m, n, k))
+                .collect(),
+            gemv: self
+                .gemv_sizes
+                .iter()
+                .map(|&[m, n]| GemvShape::new(m, n))
+                .collect(),
+            images: self
+                .blur_sizes
+                .iter()
+                .map(|&[width, height]| ImageShape::new(width, height, self.channels))
+                .collect(),
+            radius: self.radius,
+            runs: Runs {
+                warmup: 3,
+                timed: self.runs as usize,
+            },
+            json: self.json.clone(),
+            plots: self.plots.clone(),
+            device: self.device,
+        }
+    }
+}
+
 fn kernel_names() -> clap::builder::PossibleValuesParser {
     let families = ["matmul", "gemv", "blur"];
     clap::builder::PossibleValuesParser::new(families.into_iter().chain(kernels::entry_points()))
@@ -86,18 +176,23 @@ fn parse_dims<const N: usize>(text: &str) -> Result<[usize; N], String> {
     }
 }
 
+/// The entry points that `--kernel` names select, in teaching order: all of
+/// them when none is named.
+fn selected(names: &[String]) -> Vec<&'static str> {
+    kernels::entry_points()
+        .filter(|entry| {
+            names.is_empty()
+                || names
+                    .iter()
+                    .any(|k| entry == k || entry.starts_with(&format!("{k}_")))
+        })
+        .collect()
+}
+
 impl Cli {
     /// The entry points selected, in teaching order.
     pub fn selected_kernels(&self) -> Vec<&'static str> {
-        kernels::entry_points()
-            .filter(|name| {
-                self.kernels.is_empty()
-                    || self
-                        .kernels
-                        .iter()
-                        .any(|k| name == k || name.starts_with(&format!("{k}_")))
-            })
-            .collect()
+        selected(&self.kernels)
     }
 
     /// The plan for `target`, with its default sizes where none were given.
@@ -162,6 +257,8 @@ const EMULATOR_DEFAULTS: Defaults = Defaults {
 pub enum Verdict {
     /// Every kernel was correct where it ran.
     Correct,
+    /// The benchmark ran to the end.
+    Benchmarked,
     /// Some kernel was wrong.
     Wrong,
     /// There was no GPU to run on; every kernel was correct on the emulator.
@@ -172,7 +269,7 @@ impl Verdict {
     /// The process exit status this verdict stands for.
     pub fn exit_code(self) -> u8 {
         match self {
-            Self::Correct => 0,
+            Self::Correct | Self::Benchmarked => 0,
             Self::Wrong => 1,
             Self::EmulatedOnly => 3,
         }
@@ -181,9 +278,16 @@ impl Verdict {
 
 /// Runs the command.
 pub fn run(cli: &Cli) -> Result<Verdict> {
-    if cli.emulate {
-        return verify(&Emulator, &cli.plan(Target::Emulator), cli.seed);
+    match &cli.command {
+        Some(Command::Bench(args)) => bench::run(&args.plan()).map(|()| Verdict::Benchmarked),
+        None if cli.emulate => verify(&Emulator, &cli.plan(Target::Emulator), cli.seed),
+        None => verify_on_gpu(cli),
     }
+}
+
+/// The default run: verify and time every selected kernel on the GPU, or
+/// on the emulator when there is no GPU.
+fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
     let plan = cli.plan(Target::Gpu);
     plan.validate()?;
     match Gpu::new(cli.device) {

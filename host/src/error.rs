@@ -1,5 +1,8 @@
 //! Every way a request can fail, each with a message a user can act on.
 
+use std::path::PathBuf;
+
+use cudarc::cublas::result::CublasError;
 use cudarc::driver::{DriverError, sys::CUresult};
 
 /// The error type of every fallible function in this crate.
@@ -41,12 +44,28 @@ pub enum Error {
         #[source]
         source: DriverError,
     },
+    #[error(
+        "no cuBLAS found: libcublas could not be loaded (is the CUDA toolkit's cuBLAS installed?)"
+    )]
+    NoCublas,
+    #[error("cuBLAS error while {action}: {source}")]
+    Cublas {
+        action: &'static str,
+        #[source]
+        source: CublasError,
+    },
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// Shorthand for results in this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Attaches what was being done to a CUDA driver error.
+/// Attaches what was being done to a CUDA driver or cuBLAS error.
 pub(crate) trait During<T> {
     fn during(self, action: &'static str) -> Result<T>;
 }
@@ -57,5 +76,11 @@ impl<T> During<T> for Result<T, DriverError> {
             CUresult::CUDA_ERROR_NO_DEVICE => Error::NoDevice,
             _ => Error::Cuda { action, source },
         })
+    }
+}
+
+impl<T> During<T> for Result<T, CublasError> {
+    fn during(self, action: &'static str) -> Result<T> {
+        self.map_err(|source| Error::Cublas { action, source })
     }
 }

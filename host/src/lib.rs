@@ -4,6 +4,7 @@
 //! kernels, compiled for the host, under the CPU emulator.
 
 pub mod backend;
+pub mod bench;
 pub mod cli;
 pub mod device;
 pub mod emulator;

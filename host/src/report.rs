@@ -6,7 +6,6 @@ use crate::suite::Row;
 
 /// One line per kernel: what ran, how fast, how correct.
 pub fn table(rows: &[Row]) -> String {
-    let mut out = String::new();
     let header = [
         "kernel",
         "size",
@@ -16,10 +15,10 @@ pub fn table(rows: &[Row]) -> String {
         "rel. error",
         "ok",
     ];
-    let cells: Vec<[String; 7]> = rows
+    let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|row| {
-            [
+            vec![
                 row.kernel.to_string(),
                 row.size.clone(),
                 format!("{:.3}", row.median_ms),
@@ -34,33 +33,38 @@ pub fn table(rows: &[Row]) -> String {
             ]
         })
         .collect();
+    aligned(&header, &cells, 2)
+}
+
+/// Columns padded to their widest cell: the first `text_columns` left-aligned,
+/// the rest (numbers) right-aligned.
+pub(crate) fn aligned(header: &[&str], rows: &[Vec<String>], text_columns: usize) -> String {
     let widths: Vec<usize> = (0..header.len())
         .map(|c| {
-            cells
-                .iter()
+            rows.iter()
                 .map(|r| r[c].chars().count())
-                .chain([header[c].len()])
+                .chain([header[c].chars().count()])
                 .max()
                 .unwrap_or(0)
         })
         .collect();
-    let line = |out: &mut String, values: &[&str]| {
+    let mut out = String::new();
+    let mut line = |values: &[&str]| {
         for (c, value) in values.iter().enumerate() {
-            let pad = widths[c] - value.chars().count();
-            // Text left-aligned, numbers right-aligned.
-            if c < 2 {
-                write!(out, "{value}{}  ", " ".repeat(pad))
+            let pad = " ".repeat(widths[c] - value.chars().count());
+            if c < text_columns {
+                write!(out, "{value}{pad}  ")
             } else {
-                write!(out, "{}{value}  ", " ".repeat(pad))
+                write!(out, "{pad}{value}  ")
             }
             .expect("writing to a String cannot fail");
         }
         out.truncate(out.trim_end().len());
         out.push('\n');
     };
-    line(&mut out, &header);
-    for row in &cells {
-        line(&mut out, &row.each_ref().map(String::as_str));
+    line(header);
+    for row in rows {
+        line(&row.iter().map(String::as_str).collect::<Vec<_>>());
     }
     out
 }

@@ -12,8 +12,8 @@ use crate::timing::Runs;
 use crate::verify::{BlurCase, Comparison, GemvCase, MatmulCase};
 
 /// The gemv scalars of the suite: both non-zero, so y is read and written.
-const GEMV_ALPHA: f64 = 1.25;
-const GEMV_BETA: f64 = 0.75;
+pub(crate) const GEMV_ALPHA: f64 = 1.25;
+pub(crate) const GEMV_BETA: f64 = 0.75;
 
 /// What to run, and at which sizes.
 #[derive(Clone, Debug)]

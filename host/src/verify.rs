@@ -130,7 +130,8 @@ pub fn random_vec<T: Send, D: Distribution<T> + Sync>(
         .collect()
 }
 
-fn uniform_floats<T: Element>(len: usize, rng: &mut impl Rng) -> Vec<T> {
+/// `len` values drawn uniformly from [−1, 1).
+pub(crate) fn uniform_floats<T: Element>(len: usize, rng: &mut impl Rng) -> Vec<T> {
     let unit = Uniform::new(-1.0, 1.0).expect("a valid range");
     random_vec(len, unit, rng.random())
         .into_iter()

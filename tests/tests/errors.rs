@@ -162,12 +162,25 @@ fn the_command_line_checks_sizes_before_looking_for_a_gpu() {
 }
 
 #[test]
+fn the_bench_command_checks_sizes_before_looking_for_a_gpu() {
+    let cli = Cli::try_parse_from(["locality", "bench", "--gemv-sizes", "64,0x3"]).unwrap();
+    assert!(matches!(
+        locality::cli::run(&cli),
+        Err(Error::ZeroSize { .. })
+    ));
+}
+
+#[test]
 fn the_command_line_rejects_malformed_arguments() {
     for args in [
         &["--matmul", "3x4"][..],
         &["--gemv", "ax3"],
         &["--kernel", "sgemm"],
         &["--runs", "0"],
+        &["bench", "--runs", "19"],
+        &["bench", "--matmul-sizes", "64,3x4"],
+        &["bench", "--kernel", "sgemm"],
+        &["--seed", "1", "bench"],
     ] {
         let result = Cli::try_parse_from(["locality"].into_iter().chain(args.iter().copied()));
         assert!(result.is_err(), "{args:?} was accepted");

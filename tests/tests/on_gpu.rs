@@ -156,6 +156,47 @@ fn error_trials() -> Vec<Trial> {
     ]
 }
 
+fn bench_trials() -> Vec<Trial> {
+    vec![Trial::test(
+        "the bench command runs end to end at small sizes and writes its JSON and plots",
+        || {
+            let io = |error: std::io::Error| Failed::from(error.to_string());
+            let dir = std::env::temp_dir().join(format!("locality-bench-{}", std::process::id()));
+            let json = dir.join("bench.json");
+            let plots = dir.join("plots");
+            let args = [
+                "locality",
+                "bench",
+                "--matmul-sizes",
+                "64,100x60x30",
+                "--gemv-sizes",
+                "300x77,128",
+                "--blur-sizes",
+                "53x29,64",
+                "--json",
+                &json.to_string_lossy(),
+                "--plots",
+                &plots.to_string_lossy(),
+            ]
+            .map(String::from);
+            std::fs::create_dir_all(&dir).map_err(io)?;
+            let cli = Cli::try_parse_from(args).map_err(|e| Failed::from(e.to_string()))?;
+            locality::cli::run(&cli).map_err(failed)?;
+            let report = std::fs::read_to_string(&json).map_err(io)?;
+            if !report.contains("\"results\"") || !report.contains("blur_tiled") {
+                return Err("the JSON lacks results".into());
+            }
+            for plot in ["roofline.svg", "matmul.svg", "gemv.svg", "blur.svg"] {
+                let svg = std::fs::read_to_string(plots.join(plot)).map_err(io)?;
+                if !svg.ends_with("</svg>\n") {
+                    return Err(format!("{plot} is not a whole SVG").into());
+                }
+            }
+            std::fs::remove_dir_all(&dir).map_err(io)
+        },
+    )]
+}
+
 fn main() {
     let arguments = Arguments::from_args();
     let missing = locality::device::availability().err();
@@ -167,6 +208,7 @@ fn main() {
     trials.extend(gemv_trials::<f64>());
     trials.extend(blur_trials());
     trials.extend(error_trials());
+    trials.extend(bench_trials());
     let mut trials: Vec<Trial> = trials
         .into_iter()
         .map(|trial| trial.with_ignored_flag(missing.is_some()))

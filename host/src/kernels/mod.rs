@@ -54,7 +54,7 @@ fn indexable(what: &'static str, dimensions: &[u32]) -> Result<usize> {
 }
 
 /// Rejects a buffer whose length is not what the shape says.
-fn expect_len(what: &'static str, expected: usize, actual: usize) -> Result<()> {
+pub(crate) fn expect_len(what: &'static str, expected: usize, actual: usize) -> Result<()> {
     if expected != actual {
         return Err(Error::ShapeMismatch {
             what,

@@ -1,0 +1,190 @@
+//! The limits every kernel is held against: measured on the device in the
+//! same run (a device-to-device copy, cuBLAS SGEMM), and the theoretical
+//! peaks that the device's attributes imply, shown beside them.
+
+use cudarc::driver::sys::CUdevice_attribute as Attribute;
+use rand::Rng;
+use rand::distr::Uniform;
+
+use super::baselines::{Blas, device_copy};
+use super::json::{Ceilings, Device};
+use super::roofline::per_second_g;
+use crate::device::Gpu;
+use crate::error::{During, Result};
+use crate::kernels::matmul::MatmulShape;
+use crate::timing::{Runs, median_ms};
+use crate::verify::{random_vec, uniform_floats};
+
+/// The copy moves at most this many bytes each way: far more than any L2,
+/// small enough to fit beside the rest of a run.
+const COPY_BYTES: usize = 1 << 30;
+/// The SGEMM ceiling's matrix side: large enough for cuBLAS to reach its
+/// peak on every current GPU.
+const SGEMM_N: usize = 8192;
+
+/// What the driver says about the GPU; `None` wherever an attribute fails or
+/// reads 0, which newer drivers do for some of them.
+#[derive(Clone, Copy, Debug)]
+pub struct Hardware {
+    pub compute_capability: Option<(u32, u32)>,
+    pub multiprocessors: Option<u32>,
+    /// The SM clock (its boost clock), kHz.
+    pub sm_clock_khz: Option<u32>,
+    pub memory_clock_khz: Option<u32>,
+    pub bus_width_bits: Option<u32>,
+    pub l2_bytes: Option<usize>,
+}
+
+impl Hardware {
+    pub fn read(gpu: &Gpu) -> Self {
+        let any = |attribute| {
+            gpu.attribute(attribute)
+                .ok()
+                .and_then(|value| u32::try_from(value).ok())
+        };
+        let read = |attribute| any(attribute).filter(|&value| value > 0);
+        let major = read(Attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+        let minor = any(Attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+        Self {
+            compute_capability: major.zip(minor),
+            multiprocessors: read(Attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+            sm_clock_khz: read(Attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE),
+            memory_clock_khz: read(Attribute::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE),
+            bus_width_bits: read(Attribute::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH),
+            l2_bytes: read(Attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE).map(|v| v as usize),
+        }
+    }
+
+    /// Peak DRAM bandwidth in GB/s: two transfers per memory clock (double
+    /// data rate, as the driver reports the clock) across the whole bus.
+    pub fn peak_bandwidth_gbytes(&self) -> Option<f64> {
+        let (clock, width) = (self.memory_clock_khz?, self.bus_width_bits?);
+        Some(2.0 * f64::from(clock) * 1e3 * f64::from(width) / 8.0 / 1e9)
+    }
+
+    /// Peak FP32 throughput in GFLOP/s: one fused multiply-add (2 FLOP) per
+    /// FP32 lane per SM clock.
+    pub fn peak_fp32_gflops(&self) -> Option<f64> {
+        let lanes = fp32_lanes_per_sm(self.compute_capability?)?;
+        let (sms, clock) = (self.multiprocessors?, self.sm_clock_khz?);
+        Some(f64::from(sms) * f64::from(lanes) * 2.0 * f64::from(clock) * 1e3 / 1e9)
+    }
+
+    /// The device's description in the report.
+    pub fn describe(&self, gpu: &Gpu) -> Result<Device> {
+        Ok(Device {
+            name: gpu.name().to_string(),
+            compute_capability: self
+                .compute_capability
+                .map(|(major, minor)| format!("{major}.{minor}")),
+            multiprocessors: self.multiprocessors,
+            l2_bytes: self.l2_bytes,
+            memory_bytes: gpu
+                .context()
+                .total_mem()
+                .during("reading the GPU's memory size")?,
+        })
+    }
+}
+
+/// FP32 lanes (CUDA cores) per SM, from the CUDA C++ Programming Guide's
+/// table of arithmetic throughput; `None` for an architecture it predates.
+fn fp32_lanes_per_sm((major, minor): (u32, u32)) -> Option<u32> {
+    match (major, minor) {
+        (7, _) | (8, 0) => Some(64),
+        // 11.x is Blackwell too (Thor, renumbered from 10.1 in CUDA 13).
+        (8, 6..=9) | (9, 0) | (10..=12, _) => Some(128),
+        _ => None,
+    }
+}
+
+/// Measures the ceilings: the copy always, SGEMM when cuBLAS is there.
+pub fn measure(
+    gpu: &Gpu,
+    hardware: &Hardware,
+    blas: Option<&Blas>,
+    runs: Runs,
+    rng: &mut impl Rng,
+) -> Result<Ceilings> {
+    let (copy_bytes, copy_gbytes_per_s) = copy_bandwidth(gpu, runs, rng)?;
+    let sgemm_gflops = blas
+        .map(|blas| sgemm_throughput(gpu, blas, runs, rng))
+        .transpose()?;
+    Ok(Ceilings {
+        copy_gbytes_per_s,
+        copy_bytes,
+        sgemm_gflops,
+        sgemm_n: sgemm_gflops.map(|_| SGEMM_N),
+        theoretical_gbytes_per_s: hardware.peak_bandwidth_gbytes(),
+        theoretical_fp32_gflops: hardware.peak_fp32_gflops(),
+    })
+}
+
+/// The bytes a device-to-device copy moves per second, counting each byte
+/// read and each byte written; returns the buffer size too. The buffer is
+/// at most a quarter of the free memory.
+fn copy_bandwidth(gpu: &Gpu, runs: Runs, rng: &mut impl Rng) -> Result<(usize, f64)> {
+    let (free, _total) = gpu
+        .context()
+        .mem_get_info()
+        .during("reading the GPU's free memory")?;
+    let bytes = COPY_BYTES.min(free / 4);
+    let data = random_vec(
+        bytes,
+        Uniform::new_inclusive(0u8, 255).expect("a valid range"),
+        rng.random(),
+    );
+    let source = gpu.upload("the copy's source", &data)?;
+    let mut destination = gpu.alloc::<u8>("the copy's destination", bytes)?;
+    let ms = median_ms(gpu, runs, || device_copy(gpu, &source, &mut destination))?;
+    Ok((bytes, per_second_g(2.0 * bytes as f64, ms)))
+}
+
+/// cuBLAS SGEMM's FLOP per second at `SGEMM_N`³, in GFLOP/s.
+fn sgemm_throughput(gpu: &Gpu, blas: &Blas, runs: Runs, rng: &mut impl Rng) -> Result<f64> {
+    let shape = MatmulShape::new(SGEMM_N, SGEMM_N, SGEMM_N);
+    let [a_len, b_len, c_len] = shape.checked_lens()?;
+    let a = gpu.upload("the SGEMM ceiling's A", &uniform_floats::<f32>(a_len, rng))?;
+    let b = gpu.upload("the SGEMM ceiling's B", &uniform_floats::<f32>(b_len, rng))?;
+    let mut c = gpu.alloc::<f32>("the SGEMM ceiling's C", c_len)?;
+    let ms = median_ms(gpu, runs, || blas.sgemm(shape, &a, &b, &mut c))?;
+    Ok(per_second_g(shape.flops(), ms))
+}
+
+#[cfg(test)]
+mod tests {
+    use approx::assert_relative_eq;
+
+    use super::*;
+
+    /// An H100 SXM as its driver describes it.
+    const H100: Hardware = Hardware {
+        compute_capability: Some((9, 0)),
+        multiprocessors: Some(132),
+        sm_clock_khz: Some(1_980_000),
+        memory_clock_khz: Some(2_619_000),
+        bus_width_bits: Some(5120),
+        l2_bytes: Some(50 << 20),
+    };
+
+    #[test]
+    fn the_peaks_of_an_h100_match_its_data_sheet() {
+        // 3.35 TB/s and 67 TFLOP/s FP32 on the data sheet.
+        assert_relative_eq!(H100.peak_bandwidth_gbytes().unwrap(), 3352.32);
+        assert_relative_eq!(H100.peak_fp32_gflops().unwrap(), 66_908.16);
+    }
+
+    #[test]
+    fn an_unknown_attribute_or_architecture_gives_no_peak() {
+        let unknown = Hardware {
+            memory_clock_khz: None,
+            compute_capability: Some((6, 1)),
+            ..H100
+        };
+        assert_eq!(unknown.peak_bandwidth_gbytes(), None);
+        assert_eq!(unknown.peak_fp32_gflops(), None);
+        assert_eq!(fp32_lanes_per_sm((8, 0)), Some(64));
+        assert_eq!(fp32_lanes_per_sm((8, 9)), Some(128));
+        assert_eq!(fp32_lanes_per_sm((12, 0)), Some(128));
+    }
+}

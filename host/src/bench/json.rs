@@ -1,0 +1,296 @@
+//! The report of `locality bench`, which `--json FILE` writes as is and from
+//! which the table and the plots are drawn. `docs/bench.md` documents the
+//! same schema for readers of the file.
+//!
+//! Units: times in milliseconds; throughputs in G per second (10⁹); bytes
+//! in bytes. A `null` is a number that could not be known on this device
+//! (an attribute the driver does not report, cuBLAS missing) or that does
+//! not apply (the intensity of a copy).
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::roofline::Roof;
+use crate::kernels::blur::ImageShape;
+use crate::kernels::gemv::GemvShape;
+use crate::kernels::matmul::MatmulShape;
+
+/// The whole report.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Changes when a field changes meaning or goes away.
+    pub schema_version: u32,
+    pub device: Device,
+    pub ceilings: Ceilings,
+    pub roofline: Roofline,
+    pub runs: Runs,
+    /// One entry per (kernel or baseline, size), grouped by family, then by
+    /// kernel, then in the order of the sizes given.
+    pub results: Vec<Row>,
+}
+
+/// The GPU, as the driver describes it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Device {
+    pub name: String,
+    /// "major.minor", e.g. "9.0".
+    pub compute_capability: Option<String>,
+    pub multiprocessors: Option<u32>,
+    pub l2_bytes: Option<usize>,
+    pub memory_bytes: usize,
+}
+
+/// The limits measured in this run, and the theoretical ones beside them.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Ceilings {
+    /// A device-to-device copy: bytes read plus bytes written, per second.
+    pub copy_gbytes_per_s: f64,
+    /// The size of the copied buffer.
+    pub copy_bytes: usize,
+    /// cuBLAS SGEMM (FP32, TF32 off) at `sgemm_n`³; null without cuBLAS.
+    pub sgemm_gflops: Option<f64>,
+    pub sgemm_n: Option<usize>,
+    /// 2 × memory clock × bus width, from the device's attributes.
+    pub theoretical_gbytes_per_s: Option<f64>,
+    /// SMs × FP32 lanes per SM × 2 FLOP (an FMA) × SM clock.
+    pub theoretical_fp32_gflops: Option<f64>,
+}
+
+/// The roofline every result is measured against.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Roofline {
+    /// The compute ceiling: `sgemm_gflops` when measured, else the
+    /// theoretical FP32 peak; null when neither is known, and then only
+    /// memory bounds.
+    pub compute_gops_per_s: Option<f64>,
+    pub compute_source: Option<ComputeSource>,
+    /// The memory slope: the measured copy bandwidth.
+    pub bandwidth_gbytes_per_s: f64,
+}
+
+impl Roofline {
+    /// The compute ceiling is cuBLAS SGEMM's throughput when measured: what
+    /// FP32 code can really reach, which the theoretical peak (every lane
+    /// issuing an FMA every clock, at the boost clock) is not.
+    pub fn from_ceilings(ceilings: &Ceilings) -> Self {
+        let (compute, source) = match (ceilings.sgemm_gflops, ceilings.theoretical_fp32_gflops) {
+            (Some(sgemm), _) => (Some(sgemm), Some(ComputeSource::CublasSgemm)),
+            (None, Some(peak)) => (Some(peak), Some(ComputeSource::TheoreticalFp32)),
+            (None, None) => (None, None),
+        };
+        Self {
+            compute_gops_per_s: compute,
+            compute_source: source,
+            bandwidth_gbytes_per_s: ceilings.copy_gbytes_per_s,
+        }
+    }
+
+    pub fn roof(&self) -> Roof {
+        Roof {
+            compute_gops: self.compute_gops_per_s.unwrap_or(f64::INFINITY),
+            bandwidth_gbytes: self.bandwidth_gbytes_per_s,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ComputeSource {
+    CublasSgemm,
+    TheoreticalFp32,
+}
+
+/// How each result was timed.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Runs {
+    /// Untimed runs first.
+    pub warmup: usize,
+    /// Timed runs, each between two CUDA events; the median is reported.
+    pub timed: usize,
+    /// Copies of the inputs are rotated run by run until together they span
+    /// this many bytes, so that each run reads inputs that are not in L2;
+    /// null when the L2 size is unknown and nothing is rotated.
+    pub rotation_bytes: Option<usize>,
+}
+
+/// One kernel or baseline at one size.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    pub family: Family,
+    /// The entry point, or the baseline's name (`cublas_sgemm`,
+    /// `cublas_{s,d}gemv_{row,col}_major`, `device_copy`).
+    pub kernel: &'static str,
+    pub role: Role,
+    pub size: Size,
+    pub median_ms: f64,
+    /// What `ops` counts.
+    pub op: Op,
+    /// Operations per run: 2mnk for matmul, 2mn + 3m for gemv, (2r+1)² adds
+    /// per output sample for blur (windows clipped at the border counted
+    /// whole), 0 for a copy.
+    pub ops: f64,
+    pub gops_per_s: Option<f64>,
+    /// The fewest bytes the work must move: each input read once, each
+    /// output written once (y read and written for gemv).
+    pub bytes: f64,
+    pub gbytes_per_s: f64,
+    /// `ops / bytes`; null for a copy.
+    pub intensity: Option<f64>,
+    /// `min(compute ceiling, intensity × bandwidth)`; null for a copy.
+    pub roofline_bound_gops_per_s: Option<f64>,
+    /// The shortest time the roofline allows over the measured time: for
+    /// work with operations, `gops_per_s / roofline_bound_gops_per_s`; for a
+    /// copy, the fraction of the copy bandwidth.
+    pub roofline_fraction: f64,
+    /// What the kernel is compared with; null for a baseline itself, or
+    /// when cuBLAS is missing.
+    pub baseline: Option<&'static str>,
+    /// Baseline time / kernel time at the same size: above 1 the kernel is
+    /// faster than its baseline.
+    pub ratio_to_baseline: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    Matmul,
+    Gemv,
+    Blur,
+}
+
+impl Family {
+    pub const ALL: [Self; 3] = [Self::Matmul, Self::Gemv, Self::Blur];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Matmul => "matmul",
+            Self::Gemv => "gemv",
+            Self::Blur => "blur",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// One of this project's kernels.
+    Kernel,
+    /// What a user would run instead.
+    Baseline,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// Floating-point operations, a multiply and an add each.
+    Flop,
+    /// Integer additions.
+    IntAdd,
+    /// No arithmetic: a copy.
+    None,
+}
+
+/// A size, with its dimensions named.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Size {
+    /// A is m×k, B is k×n, C is m×n.
+    Matmul { m: usize, n: usize, k: usize },
+    /// A is m×n, in f32 or f64 as the kernel's name says.
+    Gemv { m: usize, n: usize },
+    /// An image of `channels` interleaved 8-bit samples per pixel, blurred
+    /// over a (2·radius+1)² window.
+    Image {
+        width: usize,
+        height: usize,
+        channels: usize,
+        radius: u32,
+    },
+}
+
+impl Size {
+    pub fn matmul(shape: MatmulShape) -> Self {
+        Self::Matmul {
+            m: shape.m,
+            n: shape.n,
+            k: shape.k,
+        }
+    }
+
+    pub fn gemv(shape: GemvShape) -> Self {
+        Self::Gemv {
+            m: shape.m,
+            n: shape.n,
+        }
+    }
+
+    pub fn image(image: ImageShape, radius: u32) -> Self {
+        Self::Image {
+            width: image.width,
+            height: image.height,
+            channels: image.channels,
+            radius,
+        }
+    }
+
+    /// One number for the x axis of a plot: the side of the square or cube
+    /// of the same volume, which is the side itself for the square sizes of
+    /// the default sweep.
+    pub fn side(self) -> f64 {
+        match self {
+            Self::Matmul { m, n, k } => (m as f64 * n as f64 * k as f64).cbrt(),
+            Self::Gemv { m, n } => (m as f64 * n as f64).sqrt(),
+            Self::Image { width, height, .. } => (width as f64 * height as f64).sqrt(),
+        }
+    }
+
+    /// The shortest label: `n` for a square or cube, the dimensions otherwise.
+    pub fn short(self) -> String {
+        match self {
+            Self::Matmul { m, n, k } if m == n && n == k => m.to_string(),
+            Self::Gemv { m, n } if m == n => m.to_string(),
+            Self::Image { width, height, .. } if width == height => width.to_string(),
+            Self::Matmul { m, n, k } => format!("{m}×{n}×{k}"),
+            Self::Gemv { m, n } => format!("{m}×{n}"),
+            Self::Image { width, height, .. } => format!("{width}×{height}"),
+        }
+    }
+}
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::Matmul { m, n, k } => write!(f, "{m}×{n}×{k}"),
+            Self::Gemv { m, n } => write!(f, "{m}×{n}"),
+            Self::Image {
+                width,
+                height,
+                channels,
+                radius,
+            } => write!(f, "{width}×{height}×{channels} r={radius}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_serialize_with_named_dimensions() {
+        let size = Size::image(ImageShape::new(64, 32, 3), 2);
+        assert_eq!(
+            serde_json::to_string(&size).unwrap(),
+            r#"{"width":64,"height":32,"channels":3,"radius":2}"#
+        );
+        assert_eq!(size.to_string(), "64×32×3 r=2");
+        assert_eq!(size.short(), "64×32");
+        assert_eq!(Size::gemv(GemvShape::new(8, 8)).short(), "8");
+        assert_eq!(Size::matmul(MatmulShape::new(8, 8, 8)).side(), 8.0);
+        assert_eq!(
+            serde_json::to_string(&(Op::IntAdd, Role::Baseline, Family::Gemv)).unwrap(),
+            r#"["int_add","baseline","gemv"]"#
+        );
+    }
+}

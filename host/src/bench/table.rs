@@ -1,0 +1,99 @@
+//! What `locality bench` prints: the ceilings, then one row per kernel and
+//! size.
+
+use super::json::{Ceilings, ComputeSource, Roofline, Row};
+use crate::report::aligned;
+
+/// A rate given in G/s, shown in G or T.
+fn rate(giga: f64, unit: &str) -> String {
+    if giga >= 1e3 {
+        format!("{:.2} T{unit}", giga / 1e3)
+    } else {
+        format!("{giga:.1} G{unit}")
+    }
+}
+
+fn or_na(value: Option<f64>, unit: &str) -> String {
+    value.map_or("n/a".to_string(), |value| rate(value, unit))
+}
+
+/// The ceilings, measured and theoretical, and the roofline drawn from them.
+pub fn ceilings(ceilings: &Ceilings, roofline: &Roofline) -> String {
+    let sgemm = match (ceilings.sgemm_gflops, ceilings.sgemm_n) {
+        (Some(gflops), Some(n)) => format!(
+            "{} measured (cuBLAS SGEMM {n}³, FP32, TF32 off)",
+            rate(gflops, "FLOP/s")
+        ),
+        _ => "n/a measured (no cuBLAS)".to_string(),
+    };
+    let compute = match (roofline.compute_gops_per_s, roofline.compute_source) {
+        (Some(gops), Some(ComputeSource::CublasSgemm)) => {
+            format!("{} (cuBLAS SGEMM)", rate(gops, "FLOP/s"))
+        }
+        (Some(gops), _) => format!("{} (theoretical FP32 peak)", rate(gops, "FLOP/s")),
+        (None, _) => "unknown, so memory alone bounds".to_string(),
+    };
+    format!(
+        "memory   {} measured ({} MiB device-to-device copy, bytes read + written) · {} theoretical\n\
+         compute  {sgemm} · {} theoretical FP32\n\
+         roofline min(compute {compute}, intensity × {} copy bandwidth)\n",
+        rate(ceilings.copy_gbytes_per_s, "B/s"),
+        ceilings.copy_bytes >> 20,
+        or_na(ceilings.theoretical_gbytes_per_s, "B/s"),
+        or_na(ceilings.theoretical_fp32_gflops, "FLOP/s"),
+        rate(roofline.bandwidth_gbytes_per_s, "B/s"),
+    )
+}
+
+/// One line per kernel or baseline and size, then what the columns mean.
+pub fn results(rows: &[Row]) -> String {
+    let header = [
+        "kernel",
+        "size",
+        "median ms",
+        "Gop/s",
+        "GB/s",
+        "op/B",
+        "bound Gop/s",
+        "of roofline",
+        "vs baseline",
+    ];
+    // Baselines padded to one width, so that the right-aligned column
+    // lines up its ratios.
+    let name_width = rows
+        .iter()
+        .filter_map(|row| row.baseline)
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            let number = |value: Option<f64>, digits: usize| {
+                value.map_or("-".to_string(), |v| format!("{v:.digits$}"))
+            };
+            vec![
+                row.kernel.to_string(),
+                row.size.to_string(),
+                format!("{:.4}", row.median_ms),
+                number(row.gops_per_s, 1),
+                format!("{:.1}", row.gbytes_per_s),
+                number(row.intensity, 2),
+                number(row.roofline_bound_gops_per_s, 0),
+                format!("{:.1}%", 100.0 * row.roofline_fraction),
+                match (row.ratio_to_baseline, row.baseline) {
+                    (Some(ratio), Some(baseline)) => format!("{ratio:.2}× {baseline:<name_width$}"),
+                    _ => format!("-{}", " ".repeat(name_width + 1)),
+                },
+            ]
+        })
+        .collect();
+    let mut table = aligned(&header, &cells, 2);
+    table.push_str(
+        "op: FLOP for matmul and gemv, integer add for blur · op/B: ops over the fewest bytes \
+         the work must move · of roofline: achieved / min(compute, op/B × copy bandwidth) \
+         (for a copy: of the copy bandwidth) · vs baseline: baseline time / kernel time, \
+         above 1 the kernel is faster\n",
+    );
+    table
+}
