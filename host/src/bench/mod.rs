@@ -796,8 +796,15 @@ mod tests {
             ["roofline.svg", "matmul.svg", "gemv.svg", "blur.svg"]
         );
         for (name, svg) in plots {
-            assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"), "{name}");
-            assert_eq!(svg.matches("<g").count(), svg.matches("</g>").count(), "{name}");
+            assert!(
+                svg.starts_with("<svg") && svg.ends_with("</svg>\n"),
+                "{name}"
+            );
+            assert_eq!(
+                svg.matches("<g").count(),
+                svg.matches("</g>").count(),
+                "{name}"
+            );
             assert!(!svg.contains("NaN") && !svg.contains("inf"), "{name}");
         }
     }
