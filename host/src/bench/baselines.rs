@@ -75,10 +75,7 @@ impl Blas {
         b: &CudaSlice<f32>,
         c: &mut CudaSlice<f32>,
     ) -> Result<()> {
-        let [a_len, b_len, c_len] = shape.checked_lens()?;
-        expect_len("A", a_len, a.len())?;
-        expect_len("B", b_len, b.len())?;
-        expect_len("C", c_len, c.len())?;
+        shape.check_buffers([a.len(), b.len(), c.len()])?;
         let (config, first, second) = sgemm_call(shape, a, b)?;
         // SAFETY: every buffer holds exactly the elements of its matrix, and
         // the configuration's sizes and leading dimensions describe those
@@ -101,10 +98,7 @@ impl Blas {
     where
         CudaBlas: BlasGemv<T>,
     {
-        let [a_len, x_len, y_len] = shape.checked_lens()?;
-        expect_len("A", a_len, a.len())?;
-        expect_len("x", x_len, x.len())?;
-        expect_len("y", y_len, y.len())?;
+        shape.check_buffers([a.len(), x.len(), y.len()])?;
         let config = gemv_config(layout, shape, alpha, beta)?;
         // SAFETY: every buffer holds exactly the elements the shape needs,
         // and the configuration describes A in its layout (see `gemv_config`).

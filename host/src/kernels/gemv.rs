@@ -108,13 +108,10 @@ impl Gemv {
     pub fn checked_launch<T: Element>(
         self,
         shape: GemvShape,
-        [a, x, y]: [usize; 3],
+        lens: [usize; 3],
     ) -> Result<LaunchConfig> {
         let config = self.launch_config::<T>(shape)?;
-        let [a_len, x_len, y_len] = shape.checked_lens()?;
-        expect_len("A", a_len, a)?;
-        expect_len("x", x_len, x)?;
-        expect_len("y", y_len, y)?;
+        shape.check_buffers(lens)?;
         Ok(config)
     }
 
@@ -154,6 +151,14 @@ impl GemvShape {
         let m = nonzero("m (rows of A)", self.m)?;
         let n = nonzero("n (columns of A)", self.n)?;
         Ok([indexable("A (m×n)", &[m, n])?, n as usize, m as usize])
+    }
+
+    /// Checks the lengths of A, x and y against the shape.
+    pub fn check_buffers(self, [a, x, y]: [usize; 3]) -> Result<()> {
+        let [a_len, x_len, y_len] = self.checked_lens()?;
+        expect_len("A", a_len, a)?;
+        expect_len("x", x_len, x)?;
+        expect_len("y", y_len, y)
     }
 }
 

@@ -52,12 +52,9 @@ impl Matmul {
 
     /// The launch configuration, once the shape is valid and matches the
     /// lengths of A, B and C.
-    pub fn checked_launch(self, shape: MatmulShape, [a, b, c]: [usize; 3]) -> Result<LaunchConfig> {
+    pub fn checked_launch(self, shape: MatmulShape, lens: [usize; 3]) -> Result<LaunchConfig> {
         let config = self.launch_config(shape)?;
-        let [a_len, b_len, c_len] = shape.checked_lens()?;
-        expect_len("A", a_len, a)?;
-        expect_len("B", b_len, b)?;
-        expect_len("C", c_len, c)?;
+        shape.check_buffers(lens)?;
         Ok(config)
     }
 
@@ -105,6 +102,14 @@ impl MatmulShape {
             indexable("B (k×n)", &[k, n])?,
             indexable("C (m×n)", &[m, n])?,
         ])
+    }
+
+    /// Checks the lengths of A, B and C against the shape.
+    pub fn check_buffers(self, [a, b, c]: [usize; 3]) -> Result<()> {
+        let [a_len, b_len, c_len] = self.checked_lens()?;
+        expect_len("A", a_len, a)?;
+        expect_len("B", b_len, b)?;
+        expect_len("C", c_len, c)
     }
 }
 
