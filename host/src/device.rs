@@ -5,8 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr, DriverError,
-    result, sys,
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DriverError, result, sys,
 };
 use cudarc::nvrtc::Ptx;
 
@@ -106,45 +105,6 @@ impl Gpu {
             .during("reading a device attribute")
     }
 
-    /// Copies `data` to a new device buffer.
-    pub fn upload<T: DeviceRepr>(&self, what: &'static str, data: &[T]) -> Result<CudaSlice<T>> {
-        let mut buffer = self.alloc(what, data.len())?;
-        self.stream
-            .memcpy_htod(data, &mut buffer)
-            .during("copying to the GPU")?;
-        Ok(buffer)
-    }
-
-    /// Copies a device buffer back to the host, waiting for the work before it.
-    pub fn download<T: DeviceRepr + Default + Clone>(
-        &self,
-        buffer: &CudaSlice<T>,
-    ) -> Result<Vec<T>> {
-        self.stream
-            .clone_dtoh(buffer)
-            .during("copying from the GPU")
-    }
-
-    /// A device buffer of `len` elements, poisoned.
-    pub fn alloc<T: DeviceRepr>(&self, what: &'static str, len: usize) -> Result<CudaSlice<T>> {
-        let bytes = len.saturating_mul(size_of::<T>());
-        // SAFETY: the contents are poisoned right below, before any read.
-        let mut buffer =
-            unsafe { self.stream.alloc::<T>(len) }.map_err(|e| out_of_memory(e, what, bytes))?;
-        self.poison(&mut buffer)?;
-        Ok(buffer)
-    }
-
-    /// Sets every byte of `buffer` to 0xFF: NaN in every float, 255 in every
-    /// byte. A kernel output that still holds it was never written.
-    pub fn poison<T: DeviceRepr>(&self, buffer: &mut CudaSlice<T>) -> Result<()> {
-        let bytes = buffer.num_bytes();
-        let (pointer, _record) = buffer.device_ptr_mut(&self.stream);
-        // SAFETY: the range is exactly the buffer's, on the buffer's stream.
-        unsafe { result::memset_d8_async(pointer, 0xFF, bytes, self.stream.cu_stream()) }
-            .during("poisoning a buffer")
-    }
-
     /// Waits for all work on the stream, surfacing errors of earlier launches.
     pub fn synchronize(&self) -> Result<()> {
         self.stream.synchronize().during("running a kernel")
@@ -159,15 +119,28 @@ impl Backend for Gpu {
     }
 
     fn upload<T: Value>(&self, what: &'static str, data: &[T]) -> Result<CudaSlice<T>> {
-        Gpu::upload(self, what, data)
+        let mut buffer = self.alloc(what, data.len())?;
+        self.overwrite(data, &mut buffer)?;
+        Ok(buffer)
     }
 
     fn alloc<T: Value>(&self, what: &'static str, len: usize) -> Result<CudaSlice<T>> {
-        Gpu::alloc(self, what, len)
+        let bytes = len.saturating_mul(size_of::<T>());
+        // SAFETY: the contents are poisoned right below, before any read.
+        let mut buffer =
+            unsafe { self.stream.alloc::<T>(len) }.map_err(|e| out_of_memory(e, what, bytes))?;
+        self.poison(&mut buffer)?;
+        Ok(buffer)
     }
 
+    /// Sets every byte to 0xFF with one memset, which is [`Value::POISON`]
+    /// for every element type.
     fn poison<T: Value>(&self, buffer: &mut CudaSlice<T>) -> Result<()> {
-        Gpu::poison(self, buffer)
+        let bytes = buffer.num_bytes();
+        let (pointer, _record) = buffer.device_ptr_mut(&self.stream);
+        // SAFETY: the range is exactly the buffer's, on the buffer's stream.
+        unsafe { result::memset_d8_async(pointer, 0xFF, bytes, self.stream.cu_stream()) }
+            .during("poisoning a buffer")
     }
 
     fn overwrite<T: Value>(&self, data: &[T], buffer: &mut CudaSlice<T>) -> Result<()> {
@@ -177,7 +150,9 @@ impl Backend for Gpu {
     }
 
     fn download<T: Value>(&self, buffer: &CudaSlice<T>) -> Result<Vec<T>> {
-        Gpu::download(self, buffer)
+        self.stream
+            .clone_dtoh(buffer)
+            .during("copying from the GPU")
     }
 
     fn matmul(

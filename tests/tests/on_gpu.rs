@@ -15,7 +15,7 @@ use locality::kernels::blur::{Blur, ImageShape};
 use locality::kernels::gemv::{Element, Gemv, GemvShape};
 use locality::kernels::matmul::{Matmul, MatmulShape, matmul};
 use locality::verify::{BlurCase, Comparison, GemvCase, MatmulCase};
-use locality::{Error, Gpu};
+use locality::{Backend, Error, Gpu};
 use locality_tests::{BLUR_CASES, GEMV_SCALARS, GEMV_SHAPES, MATMUL_SHAPES};
 use rand::{SeedableRng, rngs::SmallRng};
 

@@ -9,6 +9,7 @@ use rand::distr::Uniform;
 use super::baselines::{Blas, device_copy};
 use super::json::{Ceilings, Device};
 use super::roofline::per_second_g;
+use crate::backend::Backend;
 use crate::device::Gpu;
 use crate::error::{During, Result};
 use crate::kernels::matmul::MatmulShape;

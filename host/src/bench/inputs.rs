@@ -10,6 +10,7 @@ use cudarc::driver::CudaSlice;
 use rand::Rng;
 use rand::distr::Uniform;
 
+use crate::backend::Backend;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::kernels::blur::ImageShape;
