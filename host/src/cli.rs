@@ -195,8 +195,9 @@ impl Cli {
         selected(&self.kernels)
     }
 
-    /// The plan for `target`, with its default sizes where none were given.
-    pub fn plan(&self, target: Target) -> Plan {
+    /// The plan for `target`, with its default sizes where none were given,
+    /// checked against every selected kernel before any work starts.
+    pub fn plan(&self, target: Target) -> Result<Plan> {
         let defaults = match target {
             Target::Gpu => GPU_DEFAULTS,
             Target::Emulator => EMULATOR_DEFAULTS,
@@ -204,7 +205,7 @@ impl Cli {
         let [m, n, k] = self.matmul.unwrap_or(defaults.matmul);
         let [gemv_m, gemv_n] = self.gemv.unwrap_or(defaults.gemv);
         let [width, height] = self.blur.unwrap_or(defaults.blur);
-        Plan {
+        let plan = Plan {
             kernels: self.selected_kernels(),
             matmul: MatmulShape::new(m, n, k),
             gemv: GemvShape::new(gemv_m, gemv_n),
@@ -214,7 +215,9 @@ impl Cli {
                 warmup: defaults.warmup,
                 timed: self.runs.map_or(defaults.runs, |runs| runs as usize),
             },
-        }
+        };
+        plan.validate()?;
+        Ok(plan)
     }
 }
 
@@ -280,7 +283,7 @@ impl Verdict {
 pub fn run(cli: &Cli) -> Result<Verdict> {
     match &cli.command {
         Some(Command::Bench(args)) => bench::run(&args.plan()).map(|()| Verdict::Benchmarked),
-        None if cli.emulate => verify(&Emulator, &cli.plan(Target::Emulator), cli.seed),
+        None if cli.emulate => verify(&Emulator, &cli.plan(Target::Emulator)?, cli.seed),
         None => verify_on_gpu(cli),
     }
 }
@@ -288,8 +291,7 @@ pub fn run(cli: &Cli) -> Result<Verdict> {
 /// The default run: verify and time every selected kernel on the GPU, or
 /// on the emulator when there is no GPU.
 fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
-    let plan = cli.plan(Target::Gpu);
-    plan.validate()?;
+    let plan = cli.plan(Target::Gpu)?;
     match Gpu::new(cli.device) {
         Ok(gpu) => verify(&gpu, &plan, cli.seed),
         Err(missing @ (Error::NoDriver | Error::NoDevice)) => {
@@ -297,7 +299,7 @@ fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
             println!(
                 "Verifying the kernels on the CPU emulator instead, at small sizes (--emulate asks for this)."
             );
-            let verdict = verify(&Emulator, &cli.plan(Target::Emulator), cli.seed)?;
+            let verdict = verify(&Emulator, &cli.plan(Target::Emulator)?, cli.seed)?;
             Ok(if verdict == Verdict::Correct {
                 Verdict::EmulatedOnly
             } else {
@@ -310,7 +312,6 @@ fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
 
 /// Verifies and times the plan's kernels on `backend` and prints the table.
 fn verify(backend: &impl Backend, plan: &Plan, seed: Option<u64>) -> Result<Verdict> {
-    plan.validate()?;
     let seed = seed.unwrap_or_else(rand::random);
     println!("{} · random inputs from seed {seed}", backend.description());
     let mut rng = SmallRng::seed_from_u64(seed);
