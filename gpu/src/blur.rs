@@ -10,32 +10,53 @@
 //! global memory. The tiled kernel loads a block's tile plus its halo of r
 //! pixels into shared memory once and reads the windows from there.
 
-use crate::runtime::shared;
-use crate::runtime::{shared::SharedArray, thread::*};
+use crate::runtime::global::{Global, GlobalMut};
+use crate::runtime::{Launch, shared::SharedArray, thread::*};
+
+/// What every blur kernel's launch contract is a function of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub width: u32,
+    pub height: u32,
+    pub channels: u32,
+    pub radius: u32,
+}
+
+/// The parameters every blur kernel takes: input, output, width, height,
+/// channels, radius.
+pub type Args = (Global<u8>, GlobalMut<u8>, u32, u32, u32, u32);
 
 /// Threads per block along x and y for both kernels; also the tiled kernel's
 /// output tile width.
 pub const BLOCK: u32 = 16;
 
-/// The largest radius either kernel accepts: the window sum of
-/// (2r+1)² samples of at most 255 must fit in `u32`.
+/// The largest radius any blur kernel accepts: the window sum of
+/// (2r+1)² samples of at most 255 must fit in `u32`. A kernel whose shared
+/// memory grows with the radius accepts less (see its launch contract).
 pub const MAX_RADIUS: u32 = 2047;
 
 /// Bytes of launch-sized shared memory the tiled kernel needs for `radius`:
-/// the output tile plus a halo of `radius` pixels on every side.
-pub const fn tiled_shared_bytes(radius: u32) -> u64 {
-    let span = (BLOCK + 2 * radius) as u64;
-    span * span
+/// the output tile plus a halo of `radius` pixels on every side (saturating
+/// at `u32::MAX`, far beyond any GPU's shared memory).
+pub const fn tiled_shared_bytes(radius: u32) -> u32 {
+    let span = BLOCK as u64 + 2 * radius as u64;
+    let bytes = span * span;
+    if bytes > u32::MAX as u64 {
+        u32::MAX
+    } else {
+        bytes as u32
+    }
 }
 
-/// The largest radius whose tile fits in [`shared::LIMIT_BYTES`].
-pub const TILED_MAX_RADIUS: u32 = {
-    let mut radius = 0;
-    while tiled_shared_bytes(radius + 1) <= shared::LIMIT_BYTES {
-        radius += 1;
-    }
-    radius
-};
+/// One thread per output sample: BLOCK×BLOCK pixels per block, one grid
+/// layer per channel.
+fn one_thread_per_sample(problem: &Problem, shared_bytes: u32) -> Launch {
+    Launch::covering(
+        (problem.width, problem.height, problem.channels),
+        (BLOCK, BLOCK, 1),
+        shared_bytes,
+    )
+}
 
 /// The rounded mean (half up) of `sample(x, y)` over the window of `radius`
 /// around (`col`, `row`), clipped to the `width × height` image.
@@ -73,9 +94,11 @@ fn clipped_window(center: u32, radius: u32, len: u32) -> (u32, u32) {
     (first, last)
 }
 
-kernel! {
-    /// One thread per output sample, summing its window straight from
-    /// global memory.
+kernels! {
+    /// The blur kernels, in teaching order.
+    pub const KERNELS: [Kernel<Args, Problem>];
+
+    /// Naive: each output sums its (2r+1)² window straight from global memory.
     ///
     /// Compute-to-global-memory-access ratio: one add per 1-byte load,
     /// 1 OP/B. Bound by memory traffic: the caches catch much of the
@@ -83,23 +106,26 @@ kernel! {
     /// through the memory pipeline.
     ///
     /// # Safety
-    /// `input` and `output` point to distinct `width × height × channels`
-    /// byte arrays and that product fits in `u32`; `radius ≤ MAX_RADIUS`; the
+    /// `input` and `output` are distinct `width × height × channels` byte
+    /// arrays and that product fits in `u32`; `radius ≤ MAX_RADIUS`; the
     /// grid covers `width` along x, `height` along y and `channels` along z.
-    pub unsafe fn blur_naive(input: *const u8, output: *mut u8, width: u32, height: u32, channels: u32, radius: u32) {
+    #[launch(|problem| one_thread_per_sample(problem, 0))]
+    pub unsafe fn blur_naive(input: Global<u8>, output: GlobalMut<u8>, width: u32, height: u32, channels: u32, radius: u32) {
         let col = block_idx_x() * block_dim_x() + thread_idx_x();
         let row = block_idx_y() * block_dim_y() + thread_idx_y();
         let channel = block_idx_z();
         if col < width && row < height {
             let mean = window_mean(col, row, radius, width, height, |x, y| {
                 // SAFETY: the window is clipped to the image.
-                unsafe { *input.add(((y * width + x) * channels + channel) as usize) }
+                unsafe { input.read((y * width + x) * channels + channel) }
             });
             // SAFETY: col < width, row < height, channel < channels.
-            unsafe { *output.add(((row * width + col) * channels + channel) as usize) = mean };
+            unsafe { output.write((row * width + col) * channels + channel, mean) };
         }
     }
 
+    /// Tiled: the block's tile and its halo loaded into shared memory once, windows read from there.
+    ///
     /// One thread per output sample; the block first loads its
     /// (BLOCK + 2r)² tile with halo into shared memory, all threads sharing
     /// the loads, then each sums its window from shared memory.
@@ -114,7 +140,8 @@ kernel! {
     /// # Safety
     /// As for [`blur_naive`], with blocks of exactly BLOCK×BLOCK threads and
     /// [`tiled_shared_bytes`]`(radius)` bytes of launch-sized shared memory.
-    pub unsafe fn blur_tiled(input: *const u8, output: *mut u8, width: u32, height: u32, channels: u32, radius: u32) {
+    #[launch(|problem| one_thread_per_sample(problem, tiled_shared_bytes(problem.radius)))]
+    pub unsafe fn blur_tiled(input: Global<u8>, output: GlobalMut<u8>, width: u32, height: u32, channels: u32, radius: u32) {
         let (tx, ty) = (thread_idx_x(), thread_idx_y());
         let channel = block_idx_z();
         let span = BLOCK + 2 * radius;
@@ -131,7 +158,7 @@ kernel! {
             let y = origin_y.wrapping_add(index / span);
             if x < width && y < height {
                 // SAFETY: (x, y) is inside the image and index inside the tile.
-                unsafe { tile.write(index, *input.add(((y * width + x) * channels + channel) as usize)) };
+                unsafe { tile.write(index, input.read((y * width + x) * channels + channel)) };
             }
             index += BLOCK * BLOCK;
         }
@@ -146,7 +173,7 @@ kernel! {
                 unsafe { tile.read(y.wrapping_sub(origin_y) * span + x.wrapping_sub(origin_x)) }
             });
             // SAFETY: col < width, row < height, channel < channels.
-            unsafe { *output.add(((row * width + col) * channels + channel) as usize) = mean };
+            unsafe { output.write((row * width + col) * channels + channel, mean) };
         }
     }
 }

@@ -14,8 +14,9 @@
 //! in which barrier interval ("epoch"), so a race is found whatever order
 //! the emulator happens to run the threads in.
 //!
-//! Global memory is the host's own and is not checked: the launch wrappers
-//! check every buffer against the shape before a launch.
+//! Global memory is the host's own, seen through the runtime's views: every
+//! access is checked against its buffer's length, so that an index past the
+//! end is reported, never read or written.
 
 use std::cell::{Cell, RefCell};
 use std::fmt;
@@ -24,20 +25,10 @@ use std::panic::{self, AssertUnwindSafe, Location};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
-/// x, y and z extents or coordinates.
-pub type Dim3 = (u32, u32, u32);
+pub use crate::runtime::{Dim3, Launch};
 
 /// Stack of one emulated thread; the kernels' frames are small.
 const STACK_BYTES: usize = 256 * 1024;
-
-/// What a kernel launch asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Launch {
-    pub kernel: &'static str,
-    pub grid: Dim3,
-    pub block: Dim3,
-    pub shared_bytes: u32,
-}
 
 /// A bug the emulator found: which kernel, which block, what.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,7 +44,7 @@ pub enum AccessKind {
     Write,
 }
 
-/// One thread's access to shared memory.
+/// One thread's access to shared or global memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Access {
     pub thread: Dim3,
@@ -91,6 +82,14 @@ pub enum Fault {
     },
     /// A read of a shared byte that no thread of this block has written.
     SharedUninitialized { thread: Dim3, offset: u32 },
+    /// An access past the end of a buffer in global memory.
+    GlobalOutOfBounds {
+        thread: Dim3,
+        kind: AccessKind,
+        buffer: &'static str,
+        index: u32,
+        len: usize,
+    },
     /// The kernel panicked (an overflow, a division by zero, ...).
     Panic { thread: Dim3, message: String },
 }
@@ -158,6 +157,18 @@ impl fmt::Display for Fault {
                     thread(*t)
                 )
             }
+            Self::GlobalOutOfBounds {
+                thread: t,
+                kind,
+                buffer,
+                index,
+                len,
+            } => write!(
+                f,
+                "{} {} {buffer}[{index}], outside the {len} elements of global buffer {buffer}",
+                thread(*t),
+                verb(*kind)
+            ),
             Self::Panic { thread: t, message } => write!(f, "{} panicked: {message}", thread(*t)),
         }
     }
@@ -165,12 +176,12 @@ impl fmt::Display for Fault {
 
 impl std::error::Error for Diagnostic {}
 
-/// Runs `kernel` once per thread of every block of `launch`, in block
-/// order, and reports the first bug found.
+/// Runs `body` once per thread of every block of `launch`, in block order,
+/// and reports the first bug found, naming `kernel`.
 ///
-/// `kernel` is the body of one thread: typically a call of a `kernel!`
+/// `body` is the body of one thread: typically a call of a `kernels!`
 /// function with the launch's arguments.
-pub fn run(launch: &Launch, kernel: &dyn Fn()) -> Result<(), Diagnostic> {
+pub fn run(kernel: &'static str, launch: &Launch, body: &dyn Fn()) -> Result<(), Diagnostic> {
     // 8-byte words, so that every element type the kernels use is aligned;
     // all ones, like the poison of the outputs, for stale contents.
     let mut words = vec![u64::MAX; (launch.shared_bytes as usize).div_ceil(8)];
@@ -186,8 +197,8 @@ pub fn run(launch: &Launch, kernel: &dyn Fn()) -> Result<(), Diagnostic> {
         for y in 0..gy {
             for x in 0..gx {
                 let block = (x, y, z);
-                run_block(launch, block, &memory, kernel).map_err(|fault| Diagnostic {
-                    kernel: launch.kernel,
+                run_block(launch, block, &memory, body).map_err(|fault| Diagnostic {
+                    kernel,
                     block,
                     fault,
                 })?;
@@ -503,5 +514,19 @@ pub(crate) fn shared_access(address: *const u8, size: usize, kind: AccessKind) {
     });
     if let Err(fault) = checked {
         stop(fault);
+    }
+}
+
+/// Checks an access to element `index` of a global buffer of `len` elements.
+pub(crate) fn global_access(buffer: &'static str, len: usize, index: u32, kind: AccessKind) {
+    if index as usize >= len {
+        let thread = with_current(|current| current.thread);
+        stop(Fault::GlobalOutOfBounds {
+            thread,
+            kind,
+            buffer,
+            index,
+            len,
+        });
     }
 }

@@ -9,7 +9,18 @@
 //!
 //! As in BLAS, y is not read when β = 0, so it may hold anything.
 
-use crate::runtime::{Real, shared::SharedArray, thread::*};
+use crate::runtime::global::{Global, GlobalMut};
+use crate::runtime::{Launch, Real, shared::SharedArray, thread::*};
+
+/// What every gemv kernel's launch contract is a function of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub m: u32,
+    pub n: u32,
+}
+
+/// The parameters every gemv kernel takes: α, A, x, β, y, m, n.
+pub type Args<T> = (T, Global<T>, Global<T>, T, GlobalMut<T>, u32, u32);
 
 /// Threads per block (one-dimensional) for every gemv kernel; also the width
 /// of the window of x that [`gemv_col_major_shared_x`] stages.
@@ -18,16 +29,30 @@ pub const BLOCK: u32 = 128;
 /// Elements of launch-sized shared memory [`gemv_col_major_shared_x`] needs.
 pub const SHARED_X_ELEMENTS: u32 = BLOCK;
 
+/// One thread per row, in blocks of [`BLOCK`], no shared memory. Generic
+/// over the element type, as every gemv contract is.
+#[allow(clippy::extra_unused_type_parameters)] // the shape every gemv contract has
+fn one_thread_per_row<T>(problem: &Problem) -> Launch {
+    Launch::covering((problem.m, 1, 1), (BLOCK, 1, 1), 0)
+}
+
+/// [`gemv_col_major_shared_x`]'s contract: one thread per row, and the
+/// window of x in shared memory.
+fn shared_x_launch<T>(problem: &Problem) -> Launch {
+    let shared_bytes = SHARED_X_ELEMENTS * size_of::<T>() as u32;
+    Launch::covering((problem.m, 1, 1), (BLOCK, 1, 1), shared_bytes)
+}
+
 /// The dot product of x with the n elements of A that `index` picks.
 ///
 /// # Safety
 /// `x` has n elements and `index(j)` lies inside A for every j < n.
 #[inline(always)]
-unsafe fn dot<T: Real>(a: *const T, x: *const T, n: u32, index: impl Fn(u32) -> u32) -> T {
+unsafe fn dot<T: Real>(a: Global<T>, x: Global<T>, n: u32, index: impl Fn(u32) -> u32) -> T {
     let mut dot = T::ZERO;
     for j in 0..n {
         // SAFETY: by this function's contract.
-        let (a_value, x_value) = unsafe { (*a.add(index(j) as usize), *x.add(j as usize)) };
+        let (a_value, x_value) = unsafe { (a.read(index(j)), x.read(j)) };
         dot = a_value.mul_add(x_value, dot);
     }
     dot
@@ -38,15 +63,14 @@ unsafe fn dot<T: Real>(a: *const T, x: *const T, n: u32, index: impl Fn(u32) -> 
 /// # Safety
 /// `row` is inside y.
 #[inline(always)]
-unsafe fn update<T: Real>(y: *mut T, row: u32, alpha: T, dot: T, beta: T) {
+unsafe fn update<T: Real>(y: GlobalMut<T>, row: u32, alpha: T, dot: T, beta: T) {
     // SAFETY: by this function's contract.
     unsafe {
-        let y = y.add(row as usize);
-        *y = if beta == T::ZERO {
-            alpha * dot
+        if beta == T::ZERO {
+            y.write(row, alpha * dot);
         } else {
-            alpha.mul_add(dot, beta * *y)
-        };
+            y.write(row, alpha.mul_add(dot, beta * y.read(row)));
+        }
     }
 }
 
@@ -66,10 +90,10 @@ unsafe fn update<T: Real>(y: *mut T, row: u32, alpha: T, dot: T, beta: T) {
 #[inline(always)]
 unsafe fn gemv_row_major<T: Real>(
     alpha: T,
-    a: *const T,
-    x: *const T,
+    a: Global<T>,
+    x: Global<T>,
     beta: T,
-    y: *mut T,
+    y: GlobalMut<T>,
     m: u32,
     n: u32,
 ) {
@@ -99,10 +123,10 @@ unsafe fn gemv_row_major<T: Real>(
 #[inline(always)]
 unsafe fn gemv_col_major<T: Real>(
     alpha: T,
-    a: *const T,
-    x: *const T,
+    a: Global<T>,
+    x: Global<T>,
     beta: T,
-    y: *mut T,
+    y: GlobalMut<T>,
     m: u32,
     n: u32,
 ) {
@@ -136,10 +160,10 @@ unsafe fn gemv_col_major<T: Real>(
 #[inline(always)]
 unsafe fn gemv_col_major_shared_x<T: Real>(
     alpha: T,
-    a: *const T,
-    x: *const T,
+    a: Global<T>,
+    x: Global<T>,
     beta: T,
-    y: *mut T,
+    y: GlobalMut<T>,
     m: u32,
     n: u32,
 ) {
@@ -153,14 +177,14 @@ unsafe fn gemv_col_major_shared_x<T: Real>(
         let width = if n - start < BLOCK { n - start } else { BLOCK };
         if tid < width {
             // SAFETY: start + tid < n; tid < BLOCK is inside the window.
-            unsafe { x_window.write(tid, *x.add((start + tid) as usize)) };
+            unsafe { x_window.write(tid, x.read(start + tid)) };
         }
         sync_threads();
         if row < m {
             for j in 0..width {
                 // SAFETY: row < m, start + j < n; window element j < width was written.
                 let (a_value, x_value) =
-                    unsafe { (*a.add(((start + j) * m + row) as usize), x_window.read(j)) };
+                    unsafe { (a.read((start + j) * m + row), x_window.read(j)) };
                 dot = a_value.mul_add(x_value, dot);
             }
         }
@@ -173,32 +197,62 @@ unsafe fn gemv_col_major_shared_x<T: Real>(
     }
 }
 
+/// Declares the f32 and f64 entry points of each generic kernel, and the
+/// two lists, in teaching order.
 macro_rules! gemv_entry_points {
-    ($($generic:ident: $f32_name:ident, $f64_name:ident;)*) => {
-        kernel! {$(
-            /// The f32 instance of the generic kernel named in its body.
-            ///
-            /// # Safety
-            /// As for that kernel.
-            pub unsafe fn $f32_name(alpha: f32, a: *const f32, x: *const f32, beta: f32, y: *mut f32, m: u32, n: u32) {
-                // SAFETY: forwarded contract.
-                unsafe { $generic(alpha, a, x, beta, y, m, n) }
-            }
+    ($(
+        #[doc = $lesson:literal]
+        #[launch($launch:ident)]
+        $generic:ident: $f32_name:ident, $f64_name:ident;
+    )*) => {
+        kernels! {
+            /// The f32 gemv kernels, in teaching order.
+            pub const KERNELS_F32: [Kernel<Args<f32>, Problem>];
+            $(
+                #[doc = $lesson]
+                ///
+                /// The f32 instance of the generic kernel named in its body.
+                ///
+                /// # Safety
+                /// As for that kernel.
+                #[launch($launch::<f32>)]
+                pub unsafe fn $f32_name(alpha: f32, a: Global<f32>, x: Global<f32>, beta: f32, y: GlobalMut<f32>, m: u32, n: u32) {
+                    // SAFETY: forwarded contract.
+                    unsafe { $generic(alpha, a, x, beta, y, m, n) }
+                }
+            )*
+        }
 
-            /// The f64 instance of the generic kernel named in its body.
-            ///
-            /// # Safety
-            /// As for that kernel.
-            pub unsafe fn $f64_name(alpha: f64, a: *const f64, x: *const f64, beta: f64, y: *mut f64, m: u32, n: u32) {
-                // SAFETY: forwarded contract.
-                unsafe { $generic(alpha, a, x, beta, y, m, n) }
-            }
-        )*}
+        kernels! {
+            /// The f64 gemv kernels, in teaching order.
+            pub const KERNELS_F64: [Kernel<Args<f64>, Problem>];
+            $(
+                #[doc = $lesson]
+                ///
+                /// The f64 instance of the generic kernel named in its body.
+                ///
+                /// # Safety
+                /// As for that kernel.
+                #[launch($launch::<f64>)]
+                pub unsafe fn $f64_name(alpha: f64, a: Global<f64>, x: Global<f64>, beta: f64, y: GlobalMut<f64>, m: u32, n: u32) {
+                    // SAFETY: forwarded contract.
+                    unsafe { $generic(alpha, a, x, beta, y, m, n) }
+                }
+            )*
+        }
     };
 }
 
 gemv_entry_points! {
+    /// Row-major A, one thread per row: a warp's loads lie a row apart, uncoalesced.
+    #[launch(one_thread_per_row)]
     gemv_row_major: gemv_row_major_f32, gemv_row_major_f64;
+
+    /// Column-major A, one thread per row: a warp reads 32 neighbours, coalesced.
+    #[launch(one_thread_per_row)]
     gemv_col_major: gemv_col_major_f32, gemv_col_major_f64;
+
+    /// Column-major A with x staged in shared memory: a broadcast the cache already serves.
+    #[launch(shared_x_launch)]
     gemv_col_major_shared_x: gemv_col_major_shared_x_f32, gemv_col_major_shared_x_f64;
 }

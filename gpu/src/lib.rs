@@ -1,10 +1,11 @@
 //! The kernels of locality, written in Rust and compiled to PTX.
 //!
-//! Built for `nvptx64-nvidia-cuda`, each `kernel!` becomes a PTX entry
-//! point. Built for the host, the crate provides the launch geometry and
-//! shared-memory layouts, so that the host sizes every launch from the very
-//! constants the kernels use, and the same kernels as plain functions that
-//! the [`emulator`] runs on the CPU.
+//! Built for `nvptx64-nvidia-cuda`, each kernel declared in a `kernels!`
+//! block becomes a PTX entry point. Built for the host, each family's list
+//! of kernels describes every kernel (its name, lesson, parameters and
+//! launch contract), so that the host sizes every launch from the very
+//! constants the kernels use, and carries the same kernels as plain
+//! functions that the [`emulator`] runs on the CPU.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -17,6 +18,8 @@
 )]
 #![feature(core_intrinsics)]
 #![allow(internal_features)]
+// The kernel lists and launch contracts exist for the host only.
+#![cfg_attr(target_arch = "nvptx64", allow(dead_code))]
 
 #[macro_use]
 pub mod runtime;

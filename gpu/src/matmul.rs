@@ -6,13 +6,22 @@
 //! block of A and of B in shared memory, where TILE×TILE threads reuse each
 //! staged element TILE times, cutting global traffic by the tile width.
 
-use crate::runtime::{Real, shared::SharedArray, thread::*};
+use crate::runtime::global::{Global, GlobalMut};
+use crate::runtime::{Launch, Real, shared::SharedArray, thread::*};
+
+/// What every matmul kernel's launch contract is a function of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+}
+
+/// The parameters every matmul kernel takes: A, B, C, m, n, k.
+pub type Args = (Global<f32>, Global<f32>, GlobalMut<f32>, u32, u32, u32);
 
 /// Threads per block along x and y for [`matmul_naive`].
 pub const NAIVE_BLOCK: u32 = 16;
-
-/// The tile widths the tiled kernel is built for, each its own entry point.
-pub const TILE_WIDTHS: [u32; 2] = [16, 32];
 
 /// Elements of launch-sized shared memory the tiled kernel of width `tile`
 /// needs: one tile of A followed by one tile of B.
@@ -20,51 +29,73 @@ pub const fn tiled_shared_elements(tile: u32) -> u32 {
     2 * tile * tile
 }
 
-kernel! {
-    /// One thread per element of C, reading its row of A and column of B
-    /// straight from global memory.
+/// One thread per element of C: n columns along x, m rows along y.
+fn one_thread_per_element(problem: &Problem, block: u32, shared_bytes: u32) -> Launch {
+    Launch::covering((problem.n, problem.m, 1), (block, block, 1), shared_bytes)
+}
+
+/// [`matmul_tiled`]'s contract: TILE×TILE threads and two tiles of shared
+/// memory per block.
+fn tiled_launch<const TILE: u32>(problem: &Problem) -> Launch {
+    let shared_bytes = tiled_shared_elements(TILE) * size_of::<f32>() as u32;
+    one_thread_per_element(problem, TILE, shared_bytes)
+}
+
+kernels! {
+    /// The matmul kernels, in teaching order.
+    pub const KERNELS: [Kernel<Args, Problem>];
+
+    /// Naive: one thread per element of C, every input re-read from global memory.
     ///
-    /// Threads with consecutive x compute consecutive columns, so a warp's
-    /// loads of B and stores of C are coalesced, and its loads of A are one
-    /// broadcast address.
+    /// Each thread reads its row of A and column of B straight from global
+    /// memory. Threads with consecutive x compute consecutive columns, so a
+    /// warp's loads of B and stores of C are coalesced, and its loads of A
+    /// are one broadcast address.
     ///
     /// Compute-to-global-memory-access ratio: one FMA (2 FLOP) per two
     /// 4-byte loads, 0.25 FLOP/B. Bound by memory traffic (relieved only by
     /// what the caches catch), far below the arithmetic peak.
     ///
     /// # Safety
-    /// `a`, `b` and `c` point to m×k, k×n and m×n f32 device arrays, `c` not
-    /// overlapping the others; every index `row * cols + col` fits in `u32`;
-    /// the grid covers n columns along x and m rows along y.
-    pub unsafe fn matmul_naive(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32) {
+    /// `a`, `b` and `c` are m×k, k×n and m×n f32 arrays, `c` not overlapping
+    /// the others; every index `row * cols + col` fits in `u32`; the grid
+    /// covers n columns along x and m rows along y.
+    #[launch(|problem| one_thread_per_element(problem, NAIVE_BLOCK, 0))]
+    pub unsafe fn matmul_naive(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         let row = block_idx_y() * block_dim_y() + thread_idx_y();
         let col = block_idx_x() * block_dim_x() + thread_idx_x();
         if row < m && col < n {
             let mut sum = 0.0f32;
             for i in 0..k {
                 // SAFETY: row < m, i < k, col < n: both indices are in bounds.
-                let (a_ik, b_ij) = unsafe { (*a.add((row * k + i) as usize), *b.add((i * n + col) as usize)) };
+                let (a_ik, b_ij) = unsafe { (a.read(row * k + i), b.read(i * n + col)) };
                 sum = Real::mul_add(a_ik, b_ij, sum);
             }
             // SAFETY: row < m and col < n.
-            unsafe { *c.add((row * n + col) as usize) = sum };
+            unsafe { c.write(row * n + col, sum) };
         }
     }
 
-    /// [`matmul_tiled`] with 16×16 tiles.
+    /// Tiled, 16×16: tiles of A and B staged in shared memory, each element reused 16 times.
+    ///
+    /// [`matmul_tiled`] with TILE = 16.
     ///
     /// # Safety
     /// As for [`matmul_tiled`] with TILE = 16.
-    pub unsafe fn matmul_tiled_16(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32) {
+    #[launch(tiled_launch::<16>)]
+    pub unsafe fn matmul_tiled_16(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         // SAFETY: forwarded contract.
         unsafe { matmul_tiled::<16>(a, b, c, m, n, k) }
     }
 
-    /// [`matmul_tiled`] with 32×32 tiles.
+    /// Tiled, 32×32: twice the tile width, half the global loads of the 16-wide tile.
+    ///
+    /// [`matmul_tiled`] with TILE = 32.
     ///
     /// # Safety
     /// As for [`matmul_tiled`] with TILE = 32.
-    pub unsafe fn matmul_tiled_32(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32) {
+    #[launch(tiled_launch::<32>)]
+    pub unsafe fn matmul_tiled_32(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         // SAFETY: forwarded contract.
         unsafe { matmul_tiled::<32>(a, b, c, m, n, k) }
     }
@@ -84,15 +115,15 @@ kernel! {
 /// shared-memory bandwidth and instruction issue: two shared loads per FMA.
 ///
 /// # Safety
-/// `a`, `b` and `c` point to m×k, k×n and m×n f32 device arrays, `c` not
-/// overlapping the others; every index `row * cols + col` fits in `u32`;
-/// blocks are TILE×TILE threads with [`tiled_shared_elements`]`(TILE)` f32 of
+/// `a`, `b` and `c` are m×k, k×n and m×n f32 arrays, `c` not overlapping
+/// the others; every index `row * cols + col` fits in `u32`; blocks are
+/// TILE×TILE threads with [`tiled_shared_elements`]`(TILE)` f32 of
 /// launch-sized shared memory; the grid covers n columns and m rows.
 #[inline(always)]
 unsafe fn matmul_tiled<const TILE: u32>(
-    a: *const f32,
-    b: *const f32,
-    c: *mut f32,
+    a: Global<f32>,
+    b: Global<f32>,
+    c: GlobalMut<f32>,
     m: u32,
     n: u32,
     k: u32,
@@ -112,12 +143,12 @@ unsafe fn matmul_tiled<const TILE: u32>(
         // only its own element of each tile, which is inside the allocation.
         unsafe {
             let a_value = if row < m && a_col < k {
-                *a.add((row * k + a_col) as usize)
+                a.read(row * k + a_col)
             } else {
                 0.0
             };
             let b_value = if b_row < k && col < n {
-                *b.add((b_row * n + col) as usize)
+                b.read(b_row * n + col)
             } else {
                 0.0
             };
@@ -135,6 +166,6 @@ unsafe fn matmul_tiled<const TILE: u32>(
     }
     if row < m && col < n {
         // SAFETY: row < m and col < n.
-        unsafe { *c.add((row * n + col) as usize) = sum };
+        unsafe { c.write(row * n + col, sum) };
     }
 }

@@ -5,26 +5,115 @@
 //! module, so that the lesson reads the same as CUDA C++ and so that the one
 //! place that talks to the hardware is small enough to audit.
 
-/// Declares GPU entry points.
+/// Declares a family's GPU entry points, in teaching order, and the list
+/// the host knows them by.
 ///
 /// Each `pub unsafe fn` inside becomes an unmangled `extern "gpu-kernel"`
 /// function on nvptx64, which is what the PTX `.entry` needs. On the host it
 /// stays an ordinary function, the body of one thread, which the emulator
-/// runs once per thread of a launch.
-macro_rules! kernel {
-    ($(
-        $(#[$meta:meta])*
-        pub unsafe fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block
-    )*) => {$(
-        $(#[$meta])*
-        #[cfg(target_arch = "nvptx64")]
-        #[unsafe(no_mangle)]
-        pub unsafe extern "gpu-kernel" fn $name($($arg: $ty),*) $body
+/// runs once per thread of a launch; and the list becomes a constant of
+/// [`Kernel`]s, each with its entry-point name (the identifier itself), the
+/// first line of its doc comment as its lesson, its parameters' names, its
+/// launch contract (`#[launch(f)]`, `f` a `fn(&Problem) -> Launch`) and the
+/// host build of its body. Nothing about a kernel is written twice.
+macro_rules! kernels {
+    (
+        $(#[doc = $list_doc:literal])*
+        pub const $list:ident: [Kernel<$args:ty, $problem:ty>];
+        $(
+            #[doc = $lesson:literal]
+            $(#[doc = $doc:literal])*
+            #[launch($launch:expr)]
+            pub unsafe fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block
+        )*
+    ) => {
+        $(
+            #[doc = $lesson]
+            $(#[doc = $doc])*
+            #[cfg(target_arch = "nvptx64")]
+            #[unsafe(no_mangle)]
+            // The global-memory views are `#[repr(transparent)]` raw
+            // pointers, which the lint cannot see: the PTX passes each as
+            // the same `.param .b64` a raw pointer is.
+            #[allow(improper_gpu_kernel_arg)]
+            pub unsafe extern "gpu-kernel" fn $name($($arg: $ty),*) $body
 
-        $(#[$meta])*
+            #[doc = $lesson]
+            $(#[doc = $doc])*
+            #[cfg(not(target_arch = "nvptx64"))]
+            pub unsafe fn $name($($arg: $ty),*) $body
+        )*
+
+        $(#[doc = $list_doc])*
         #[cfg(not(target_arch = "nvptx64"))]
-        pub unsafe fn $name($($arg: $ty),*) $body
-    )*};
+        pub const $list: &[$crate::runtime::Kernel<$args, $problem>] = &[$(
+            $crate::runtime::Kernel {
+                name: stringify!($name),
+                lesson: $lesson,
+                params: &[$(stringify!($arg)),*],
+                launch: $launch,
+                // SAFETY: the caller of `run` takes on the kernel's contract.
+                run: |($($arg,)*)| unsafe { $name($($arg),*) },
+            }
+        ),*];
+    };
+}
+
+/// x, y and z extents or coordinates.
+pub type Dim3 = (u32, u32, u32);
+
+/// A launch's shape: what a kernel's launch contract asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    pub grid: Dim3,
+    pub block: Dim3,
+    /// Launch-sized shared memory per block.
+    pub shared_bytes: u32,
+}
+
+impl Launch {
+    /// Blocks of `block` threads, enough of them to cover `threads` along
+    /// each axis.
+    pub const fn covering(threads: Dim3, block: Dim3, shared_bytes: u32) -> Self {
+        Self {
+            grid: (
+                threads.0.div_ceil(block.0),
+                threads.1.div_ceil(block.1),
+                threads.2.div_ceil(block.2),
+            ),
+            block,
+            shared_bytes,
+        }
+    }
+}
+
+/// A kernel as the host sees it, made by [`kernels!`] from the kernel's
+/// declaration. `Args` is the tuple of its parameter types; `Problem` what
+/// its launch contract is a function of.
+#[cfg(not(target_arch = "nvptx64"))]
+pub struct Kernel<Args, Problem> {
+    /// The entry point in the PTX: the function's own name.
+    pub name: &'static str,
+    /// The first line of its doc comment: what it teaches.
+    pub lesson: &'static str,
+    /// Its parameters' names, in order, which name the buffers in the
+    /// emulator's diagnostics.
+    pub params: &'static [&'static str],
+    /// The grid, block and shared memory it must be launched with.
+    pub launch: fn(&Problem) -> Launch,
+    /// The body of one thread, compiled for the host, for the emulator.
+    ///
+    /// # Safety
+    /// As the kernel's own `# Safety` section.
+    pub run: unsafe fn(Args),
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<Args, Problem> Kernel<Args, Problem> {
+    /// The lesson line, without the doc comment's leading space.
+    pub fn lesson(&self) -> &'static str {
+        self.lesson.trim()
+    }
 }
 
 /// Thread, block and grid coordinates, and the block-wide barrier.
@@ -94,6 +183,105 @@ pub mod thread {
     #[track_caller]
     pub fn sync_threads() {
         emulator::sync_threads(core::panic::Location::caller());
+    }
+}
+
+/// Global memory, as kernels see it: views of the host's buffers.
+///
+/// On nvptx64 a view is the bare device pointer, so a kernel's parameters
+/// and loads are exactly those of a raw pointer. On the host a view also
+/// knows its buffer's name and length, and the emulator checks every access
+/// against them: an index past the end is a diagnostic naming the kernel,
+/// block, thread, buffer and index, never a read of someone else's memory.
+pub mod global {
+    #[cfg(not(target_arch = "nvptx64"))]
+    use crate::emulator::{self, AccessKind};
+
+    macro_rules! view {
+        ($(#[$meta:meta])* $name:ident, $pointer:ty) => {
+            $(#[$meta])*
+            #[cfg(target_arch = "nvptx64")]
+            #[derive(Clone, Copy)]
+            #[repr(transparent)]
+            pub struct $name<T> {
+                base: $pointer,
+            }
+
+            $(#[$meta])*
+            #[cfg(not(target_arch = "nvptx64"))]
+            #[derive(Clone, Copy)]
+            pub struct $name<T> {
+                base: $pointer,
+                len: usize,
+                buffer: &'static str,
+            }
+
+            impl<T: Copy> $name<T> {
+                /// Reads element `index`.
+                ///
+                /// # Safety
+                /// `index` lies inside the buffer, and no other thread
+                /// writes the element during the launch.
+                #[inline(always)]
+                pub unsafe fn read(self, index: u32) -> T {
+                    #[cfg(not(target_arch = "nvptx64"))]
+                    emulator::global_access(self.buffer, self.len, index, AccessKind::Read);
+                    // SAFETY: by this function's contract (which the
+                    // emulator has just checked, on the host).
+                    unsafe { *self.base.add(index as usize) }
+                }
+            }
+        };
+    }
+
+    view! {
+        /// A buffer the kernel only reads (`const T*`).
+        Global, *const T
+    }
+
+    view! {
+        /// A buffer the kernel writes, and may read (`T*`).
+        GlobalMut, *mut T
+    }
+
+    impl<T: Copy> GlobalMut<T> {
+        /// Writes element `index`.
+        ///
+        /// # Safety
+        /// `index` lies inside the buffer, and no other thread touches the
+        /// element during the launch.
+        #[inline(always)]
+        pub unsafe fn write(self, index: u32, value: T) {
+            #[cfg(not(target_arch = "nvptx64"))]
+            emulator::global_access(self.buffer, self.len, index, AccessKind::Write);
+            // SAFETY: by this function's contract (which the emulator has
+            // just checked, on the host).
+            unsafe { *self.base.add(index as usize) = value }
+        }
+    }
+
+    #[cfg(not(target_arch = "nvptx64"))]
+    impl<T> Global<T> {
+        /// A view of `data`, called `buffer` in diagnostics.
+        pub fn new(buffer: &'static str, data: &[T]) -> Self {
+            Self {
+                base: data.as_ptr(),
+                len: data.len(),
+                buffer,
+            }
+        }
+    }
+
+    #[cfg(not(target_arch = "nvptx64"))]
+    impl<T> GlobalMut<T> {
+        /// A view of `data`, called `buffer` in diagnostics.
+        pub fn new(buffer: &'static str, data: &mut [T]) -> Self {
+            Self {
+                base: data.as_mut_ptr(),
+                len: data.len(),
+                buffer,
+            }
+        }
     }
 }
 

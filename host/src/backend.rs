@@ -1,12 +1,13 @@
-//! Where kernels run: the GPU, or the CPU emulator. Verification and the
-//! suite are written once, against this trait.
+//! Where kernels run: the GPU, or the CPU emulator. A backend knows buffers,
+//! launches and timing, and no kernel by name: every kernel of every family
+//! is launched through [`Backend::launch`], typed by the kernel's own
+//! parameter list from the `gpu` crate.
 
-use cudarc::driver::DeviceRepr;
+use cudarc::driver::{CudaSlice, DeviceRepr, LaunchArgs, PushKernelArg};
+use gpu::runtime::global::{Global, GlobalMut};
+use gpu::runtime::{Kernel, Launch, shared};
 
-use crate::error::Result;
-use crate::kernels::blur::{Blur, ImageShape};
-use crate::kernels::gemv::{Element, Gemv, GemvShape};
-use crate::kernels::matmul::{Matmul, MatmulShape};
+use crate::error::{Error, Result};
 use crate::timing::Runs;
 
 /// The element types kernels read and write: f32, f64 and u8.
@@ -27,59 +28,193 @@ impl Value for u8 {
     const POISON: Self = u8::MAX;
 }
 
+/// Where a backend keeps its buffers.
+pub trait Memory: 'static {
+    type Buffer<T: Value>;
+}
+
+/// The GPU's memory: device slices.
+pub enum DeviceMemory {}
+
+/// The emulator's memory: the host's own vectors.
+pub enum HostMemory {}
+
+impl Memory for DeviceMemory {
+    type Buffer<T: Value> = CudaSlice<T>;
+}
+
+impl Memory for HostMemory {
+    type Buffer<T: Value> = Vec<T>;
+}
+
+/// A buffer of `T` on backend `B`.
+pub type Buffer<B, T> = <<B as Backend>::Memory as Memory>::Buffer<T>;
+
+/// A kernel parameter, and what the host passes for it on each backend.
+pub trait Param: Copy + 'static {
+    /// The host's argument: a buffer for a global-memory view, the value
+    /// itself for a scalar.
+    type Host<'a, M: Memory>
+    where
+        M: 'a;
+
+    /// Adds the argument to a GPU launch.
+    fn push<'a, 'b: 'a>(host: &'a Self::Host<'b, DeviceMemory>, launch: &mut LaunchArgs<'a>);
+
+    /// The parameter as the emulated kernel receives it; `name` is the
+    /// parameter's, which names the buffer in diagnostics.
+    fn emulated(host: Self::Host<'_, HostMemory>, name: &'static str) -> Self;
+}
+
+impl<T: Value> Param for Global<T> {
+    type Host<'a, M: Memory>
+        = &'a M::Buffer<T>
+    where
+        M: 'a;
+
+    fn push<'a, 'b: 'a>(host: &'a Self::Host<'b, DeviceMemory>, launch: &mut LaunchArgs<'a>) {
+        launch.arg(*host);
+    }
+
+    fn emulated(host: &Vec<T>, name: &'static str) -> Self {
+        Global::new(name, host)
+    }
+}
+
+impl<T: Value> Param for GlobalMut<T> {
+    type Host<'a, M: Memory>
+        = &'a mut M::Buffer<T>
+    where
+        M: 'a;
+
+    fn push<'a, 'b: 'a>(host: &'a Self::Host<'b, DeviceMemory>, launch: &mut LaunchArgs<'a>) {
+        launch.arg(&**host);
+    }
+
+    fn emulated(host: &mut Vec<T>, name: &'static str) -> Self {
+        GlobalMut::new(name, host)
+    }
+}
+
+macro_rules! scalar_params {
+    ($($scalar:ty),*) => {$(
+        impl Param for $scalar {
+            type Host<'a, M: Memory>
+        = $scalar
+    where
+        M: 'a;
+
+            fn push<'a, 'b: 'a>(host: &'a $scalar, launch: &mut LaunchArgs<'a>) {
+                launch.arg(host);
+            }
+
+            fn emulated(host: $scalar, _name: &'static str) -> Self {
+                host
+            }
+        }
+    )*};
+}
+
+scalar_params!(u32, f32, f64);
+
+/// A kernel's whole parameter list: a tuple of [`Param`]s.
+pub trait Params: Copy + 'static {
+    type Host<'a, M: Memory>
+    where
+        M: 'a;
+
+    fn push<'a, 'b: 'a>(host: &'a Self::Host<'b, DeviceMemory>, launch: &mut LaunchArgs<'a>);
+
+    fn emulated(host: Self::Host<'_, HostMemory>, names: &[&'static str]) -> Self;
+}
+
+macro_rules! tuple_params {
+    ($($param:ident $index:tt),*) => {
+        impl<$($param: Param),*> Params for ($($param,)*) {
+            type Host<'a, M: Memory>
+        = ($($param::Host<'a, M>,)*)
+    where
+        M: 'a;
+
+            fn push<'a, 'b: 'a>(host: &'a Self::Host<'b, DeviceMemory>, launch: &mut LaunchArgs<'a>) {
+                $($param::push(&host.$index, launch);)*
+            }
+
+            fn emulated(host: Self::Host<'_, HostMemory>, names: &[&'static str]) -> Self {
+                ($($param::emulated(host.$index, names[$index]),)*)
+            }
+        }
+    };
+}
+
+tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5);
+tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+
+/// The largest grid along x, and along y and z, on every CUDA GPU.
+const MAX_GRID: [u32; 3] = [i32::MAX as u32, 65_535, 65_535];
+
+/// `kernel`'s launch contract for `problem`, once it is within the limits
+/// of every GPU the project supports.
+pub fn checked_launch<A, P>(kernel: &Kernel<A, P>, problem: &P) -> Result<Launch> {
+    let launch = (kernel.launch)(problem);
+    let (x, y, z) = launch.grid;
+    for ((blocks, limit), axis) in [x, y, z].into_iter().zip(MAX_GRID).zip(['x', 'y', 'z']) {
+        if blocks > limit {
+            return Err(Error::GridTooLarge {
+                kernel: kernel.name,
+                axis,
+                blocks,
+                limit,
+            });
+        }
+    }
+    if u64::from(launch.shared_bytes) > shared::LIMIT_BYTES {
+        return Err(Error::SharedTooLarge {
+            kernel: kernel.name,
+            bytes: launch.shared_bytes,
+            limit: shared::LIMIT_BYTES,
+        });
+    }
+    Ok(launch)
+}
+
 /// A place to run the kernels, with buffers of its own.
 pub trait Backend {
-    type Buffer<T: Value>;
+    type Memory: Memory;
 
     /// What runs the kernels, for the report.
     fn description(&self) -> String;
 
     /// A new buffer holding `data`; `what` names it in errors.
-    fn upload<T: Value>(&self, what: &'static str, data: &[T]) -> Result<Self::Buffer<T>>;
+    fn upload<T: Value>(&self, what: &'static str, data: &[T]) -> Result<Buffer<Self, T>>;
 
     /// A new buffer of `len` poisoned elements.
-    fn alloc<T: Value>(&self, what: &'static str, len: usize) -> Result<Self::Buffer<T>>;
+    fn alloc<T: Value>(&self, what: &'static str, len: usize) -> Result<Buffer<Self, T>>;
+
+    /// The number of elements of `buffer`.
+    fn len<T: Value>(&self, buffer: &Buffer<Self, T>) -> usize;
 
     /// Sets every element to [`Value::POISON`].
-    fn poison<T: Value>(&self, buffer: &mut Self::Buffer<T>) -> Result<()>;
+    fn poison<T: Value>(&self, buffer: &mut Buffer<Self, T>) -> Result<()>;
 
     /// Replaces the contents of `buffer`, which has `data.len()` elements.
-    fn overwrite<T: Value>(&self, data: &[T], buffer: &mut Self::Buffer<T>) -> Result<()>;
+    fn overwrite<T: Value>(&self, data: &[T], buffer: &mut Buffer<Self, T>) -> Result<()>;
 
     /// The contents of `buffer`, once every kernel before has finished.
-    fn download<T: Value>(&self, buffer: &Self::Buffer<T>) -> Result<Vec<T>>;
+    fn download<T: Value>(&self, buffer: &Buffer<Self, T>) -> Result<Vec<T>>;
 
-    /// C = A·B with a matmul kernel.
-    fn matmul(
+    /// Launches `kernel` on `problem` with `args`, as its contract asks:
+    /// the one path by which every kernel runs.
+    ///
+    /// # Safety
+    /// `args` satisfy the kernel's `# Safety` contract for `problem`
+    /// (buffer lengths, index limits), apart from the launch shape, which
+    /// this function derives from the contract itself.
+    unsafe fn launch<A: Params, P>(
         &self,
-        kernel: Matmul,
-        shape: MatmulShape,
-        a: &Self::Buffer<f32>,
-        b: &Self::Buffer<f32>,
-        c: &mut Self::Buffer<f32>,
-    ) -> Result<()>;
-
-    /// y = αAx + βy with a gemv kernel, A stored as `kernel.layout()`.
-    #[allow(clippy::too_many_arguments)] // the BLAS signature, kept whole
-    fn gemv<T: Element>(
-        &self,
-        kernel: Gemv,
-        shape: GemvShape,
-        alpha: T,
-        a: &Self::Buffer<T>,
-        x: &Self::Buffer<T>,
-        beta: T,
-        y: &mut Self::Buffer<T>,
-    ) -> Result<()>;
-
-    /// The blur of `input` into `output` with a blur kernel.
-    fn blur(
-        &self,
-        kernel: Blur,
-        image: ImageShape,
-        radius: u32,
-        input: &Self::Buffer<u8>,
-        output: &mut Self::Buffer<u8>,
+        kernel: &Kernel<A, P>,
+        problem: &P,
+        args: A::Host<'_, Self::Memory>,
     ) -> Result<()>;
 
     /// The median time of `launch`, in milliseconds.

@@ -1,9 +1,10 @@
 //! The `locality` command line.
 
+use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Arg, ArgMatches, Args, Command as ClapCommand, FromArgMatches, Parser, Subcommand};
 use rand::{SeedableRng, rngs::SmallRng};
 
 use crate::backend::Backend;
@@ -11,7 +12,8 @@ use crate::bench;
 use crate::device::Gpu;
 use crate::emulator::Emulator;
 use crate::error::{Error, Result};
-use crate::kernels::{self, blur::ImageShape, gemv::GemvShape, matmul::MatmulShape};
+use crate::families::{self, Visitor};
+use crate::family::{Family, Sizes, Target};
 use crate::report;
 use crate::suite::{self, Plan};
 use crate::timing::Runs;
@@ -33,32 +35,20 @@ pub struct Cli {
     /// (e.g. matmul_tiled_32, gemv_col_major_f64); repeatable. Default: all.
     #[arg(long = "kernel", value_name = "NAME", value_parser = kernel_names())]
     pub kernels: Vec<String>,
-    /// Matmul size M×N×K (A is M×K, B is K×N), or one number for a cube
-    /// [default: 4096 on the GPU, 100x75x50 emulated].
-    #[arg(long, value_name = "MxNxK", value_parser = parse_dims::<3>)]
-    pub matmul: Option<[usize; 3]>,
-    /// Gemv size M×N (A is M×N), or one number for a square
-    /// [default: 16384 on the GPU, 300x200 emulated].
-    #[arg(long, value_name = "MxN", value_parser = parse_dims::<2>)]
-    pub gemv: Option<[usize; 2]>,
-    /// Blur image WIDTH×HEIGHT, or one number for a square
-    /// [default: 8192 on the GPU, 100x75 emulated].
-    #[arg(long, value_name = "WxH", value_parser = parse_dims::<2>)]
-    pub blur: Option<[usize; 2]>,
-    /// Blur channels: 1 for grayscale, 3 for RGB.
-    #[arg(long, default_value_t = 3)]
-    pub channels: usize,
-    /// Blur radius: the window is (2r+1)×(2r+1).
-    #[arg(long, default_value_t = 3)]
-    pub radius: u32,
+    #[command(flatten)]
+    pub sizes: FamilySizes<false>,
     /// Timed runs per kernel (the median is reported), after 3 untimed ones
     /// on the GPU [default: 20 on the GPU, 1 emulated].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: Option<u32>,
-    /// Verify the kernels on the CPU emulator, which also catches barrier
-    /// and shared-memory bugs, instead of on the GPU.
+    /// Verify the kernels on the CPU emulator, which also catches barrier,
+    /// shared- and global-memory bugs, instead of on the GPU.
     #[arg(long)]
     pub emulate: bool,
+    /// List every kernel with its lesson and, on a GPU, the registers,
+    /// local memory and shared memory the driver gave it; run nothing.
+    #[arg(long)]
+    pub list: bool,
     /// Seed for the random inputs; drawn afresh when not given.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -85,32 +75,14 @@ pub struct BenchArgs {
     /// Each kernel's baseline is timed with it.
     #[arg(long = "kernel", value_name = "NAME", value_parser = kernel_names())]
     pub kernels: Vec<String>,
-    /// Matmul sizes, comma-separated: each M×N×K, or one number for a cube.
-    #[arg(long, value_name = "SIZES", value_delimiter = ',', value_parser = parse_dims::<3>,
-          default_value = "512,1024,2048,4096,8192")]
-    pub matmul_sizes: Vec<[usize; 3]>,
-    /// Gemv sizes, comma-separated: each M×N, or one number for a square.
-    /// Every size runs in f32 and in f64.
-    #[arg(long, value_name = "SIZES", value_delimiter = ',', value_parser = parse_dims::<2>,
-          default_value = "1024,2048,4096,8192,16384")]
-    pub gemv_sizes: Vec<[usize; 2]>,
-    /// Blur image sizes, comma-separated: each WIDTH×HEIGHT, or one number
-    /// for a square.
-    #[arg(long, value_name = "SIZES", value_delimiter = ',', value_parser = parse_dims::<2>,
-          default_value = "1024,2048,4096,8192")]
-    pub blur_sizes: Vec<[usize; 2]>,
-    /// Blur channels: 1 for grayscale, 3 for RGB.
-    #[arg(long, default_value_t = 3)]
-    pub channels: usize,
-    /// Blur radius: the window is (2r+1)×(2r+1).
-    #[arg(long, default_value_t = 3)]
-    pub radius: u32,
+    #[command(flatten)]
+    pub sizes: FamilySizes<true>,
     /// Timed runs per kernel and size (the median is reported), after 3
     /// untimed ones; at least 20.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(20..))]
     pub runs: u32,
-    /// Write every result, the ceilings and the device to FILE as JSON
-    /// (schema in docs/bench.md).
+    /// Write every result, the ceilings, the device and each kernel's
+    /// resources to FILE as JSON (schema in docs/bench.md).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// Write roofline.svg and one throughput plot per family into DIR,
@@ -126,22 +98,7 @@ impl BenchArgs {
     pub fn plan(&self) -> bench::Plan {
         bench::Plan {
             kernels: selected(&self.kernels),
-            matmul: self
-                .matmul_sizes
-                .iter()
-                .map(|&[m, n, k]| MatmulShape::new(m, n, k))
-                .collect(),
-            gemv: self
-                .gemv_sizes
-                .iter()
-                .map(|&[m, n]| GemvShape::new(m, n))
-                .collect(),
-            images: self
-                .blur_sizes
-                .iter()
-                .map(|&[width, height]| ImageShape::new(width, height, self.channels))
-                .collect(),
-            radius: self.radius,
+            sizes: self.sizes.sizes(Target::Gpu),
             runs: Runs {
                 warmup: 3,
                 timed: self.runs as usize,
@@ -153,14 +110,130 @@ impl BenchArgs {
     }
 }
 
-fn kernel_names() -> clap::builder::PossibleValuesParser {
-    let families = ["matmul", "gemv", "blur"];
-    clap::builder::PossibleValuesParser::new(families.into_iter().chain(kernels::entry_points()))
+/// Each family's size option and its own options, made from the family
+/// list: `--NAME SIZE` for a run, `--NAME-sizes SIZES` (a sweep) for the
+/// bench when `SWEEP`.
+#[derive(Clone, Debug)]
+pub struct FamilySizes<const SWEEP: bool> {
+    matches: ArgMatches,
 }
 
-/// Parses `A`, `AxB` or `AxBxC` (`×` allowed too) into N dimensions; one
-/// number stands for all N.
-fn parse_dims<const N: usize>(text: &str) -> Result<[usize; N], String> {
+/// The size option's id and flag for family `name`.
+fn size_option(name: &'static str, sweep: bool) -> String {
+    if sweep {
+        format!("{name}-sizes")
+    } else {
+        name.to_string()
+    }
+}
+
+impl<const SWEEP: bool> FamilySizes<SWEEP> {
+    fn sizes(&self, target: Target) -> Sizes {
+        struct Given<'a> {
+            matches: &'a ArgMatches,
+            sweep: bool,
+            given: HashMap<String, Vec<Vec<usize>>>,
+        }
+        impl Visitor for Given<'_> {
+            fn visit<F: Family>(&mut self) -> Result<()> {
+                let id = size_option(F::NAME, self.sweep);
+                if let Some(sizes) = self.matches.get_many::<Vec<usize>>(&id) {
+                    self.given
+                        .insert(F::NAME.to_string(), sizes.cloned().collect());
+                }
+                Ok(())
+            }
+        }
+        let mut given = Given {
+            matches: &self.matches,
+            sweep: SWEEP,
+            given: HashMap::new(),
+        };
+        families::visit(&mut given).expect("reading options cannot fail");
+        Sizes::new(given.given, self.matches.clone(), target)
+    }
+}
+
+impl<const SWEEP: bool> FromArgMatches for FamilySizes<SWEEP> {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(Self {
+            matches: matches.clone(),
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        self.matches = matches.clone();
+        Ok(())
+    }
+}
+
+impl<const SWEEP: bool> Args for FamilySizes<SWEEP> {
+    fn augment_args(command: ClapCommand) -> ClapCommand {
+        struct Options {
+            sweep: bool,
+            args: Vec<Arg>,
+        }
+        impl Visitor for Options {
+            fn visit<F: Family>(&mut self) -> Result<()> {
+                let id = size_option(F::NAME, self.sweep);
+                let known = |args: &[Arg], id: &str| args.iter().any(|arg| arg.get_id() == id);
+                if known(&self.args, &id) {
+                    return Ok(());
+                }
+                let dims = F::SIZE.dims;
+                let parse = move |text: &str| parse_dims(text, dims);
+                let show = |dims: &[usize]| {
+                    dims.iter()
+                        .map(usize::to_string)
+                        .collect::<Vec<_>>()
+                        .join("x")
+                };
+                let size = Arg::new(id.clone())
+                    .long(id)
+                    .value_name(F::SIZE.value_name)
+                    .value_parser(parse);
+                let size = if self.sweep {
+                    size.value_delimiter(',')
+                        .default_value(F::SIZE.sweep)
+                        .help(format!("{}; comma-separated for a sweep", F::SIZE.help))
+                } else {
+                    size.help(format!(
+                        "{} [default: {} on the GPU, {} emulated]",
+                        F::SIZE.help,
+                        show(F::SIZE.on_gpu),
+                        show(F::SIZE.emulated)
+                    ))
+                };
+                self.args.push(size);
+                for option in F::options() {
+                    if !known(&self.args, option.get_id().as_str()) {
+                        self.args.push(option);
+                    }
+                }
+                Ok(())
+            }
+        }
+        let mut options = Options {
+            sweep: SWEEP,
+            args: Vec::new(),
+        };
+        families::visit(&mut options).expect("listing options cannot fail");
+        command.args(options.args)
+    }
+
+    fn augment_args_for_update(command: ClapCommand) -> ClapCommand {
+        Self::augment_args(command)
+    }
+}
+
+fn kernel_names() -> clap::builder::PossibleValuesParser {
+    let kernels = families::kernels().into_iter().map(|kernel| kernel.name);
+    clap::builder::PossibleValuesParser::new(families::names().into_iter().chain(kernels))
+}
+
+/// Parses `A`, `AxB` or `AxBxC` (`×` allowed too) into `dims` dimensions or
+/// one, which stands for all of them.
+fn parse_dims(text: &str, dims: usize) -> Result<Vec<usize>, String> {
     let parts: Vec<usize> = text
         .split(['x', '×'])
         .map(|part| {
@@ -170,22 +243,26 @@ fn parse_dims<const N: usize>(text: &str) -> Result<[usize; N], String> {
         })
         .collect::<Result<_, _>>()?;
     match parts.len() {
-        1 => Ok([parts[0]; N]),
-        n if n == N => Ok(parts.try_into().expect("length checked")),
-        n => Err(format!("expected 1 or {N} sizes separated by 'x', got {n}")),
+        1 => Ok(vec![parts[0]; dims]),
+        n if n == dims => Ok(parts),
+        n => Err(format!(
+            "expected 1 or {dims} sizes separated by 'x', got {n}"
+        )),
     }
 }
 
 /// The entry points that `--kernel` names select, in teaching order: all of
 /// them when none is named.
 fn selected(names: &[String]) -> Vec<&'static str> {
-    kernels::entry_points()
-        .filter(|entry| {
+    families::kernels()
+        .into_iter()
+        .filter(|kernel| {
             names.is_empty()
                 || names
                     .iter()
-                    .any(|k| entry == k || entry.starts_with(&format!("{k}_")))
+                    .any(|name| kernel.name == name || kernel.family == name)
         })
+        .map(|kernel| kernel.name)
         .collect()
 }
 
@@ -198,22 +275,17 @@ impl Cli {
     /// The plan for `target`, with its default sizes where none were given,
     /// checked against every selected kernel before any work starts.
     pub fn plan(&self, target: Target) -> Result<Plan> {
-        let defaults = match target {
-            Target::Gpu => GPU_DEFAULTS,
-            Target::Emulator => EMULATOR_DEFAULTS,
+        let (warmup, runs) = match target {
+            Target::Gpu => (3, 20),
+            // One run, since the time is the emulator's.
+            Target::Emulator => (0, 1),
         };
-        let [m, n, k] = self.matmul.unwrap_or(defaults.matmul);
-        let [gemv_m, gemv_n] = self.gemv.unwrap_or(defaults.gemv);
-        let [width, height] = self.blur.unwrap_or(defaults.blur);
         let plan = Plan {
             kernels: self.selected_kernels(),
-            matmul: MatmulShape::new(m, n, k),
-            gemv: GemvShape::new(gemv_m, gemv_n),
-            image: ImageShape::new(width, height, self.channels),
-            radius: self.radius,
+            sizes: self.sizes.sizes(target),
             runs: Runs {
-                warmup: defaults.warmup,
-                timed: self.runs.map_or(defaults.runs, |runs| runs as usize),
+                warmup,
+                timed: self.runs.map_or(runs, |runs| runs as usize),
             },
         };
         plan.validate()?;
@@ -221,45 +293,13 @@ impl Cli {
     }
 }
 
-/// Where the kernels are to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Target {
-    Gpu,
-    Emulator,
-}
-
-struct Defaults {
-    matmul: [usize; 3],
-    gemv: [usize; 2],
-    blur: [usize; 2],
-    warmup: usize,
-    runs: usize,
-}
-
-/// Sizes that fill a large GPU, so that timings mean something.
-const GPU_DEFAULTS: Defaults = Defaults {
-    matmul: [4096; 3],
-    gemv: [16384; 2],
-    blur: [8192; 2],
-    warmup: 3,
-    runs: 20,
-};
-
-/// Sizes that are no multiple of any tile width, small enough to emulate in
-/// seconds; one untimed-free run, since the time is the emulator's.
-const EMULATOR_DEFAULTS: Defaults = Defaults {
-    matmul: [100, 75, 50],
-    gemv: [300, 200],
-    blur: [100, 75],
-    warmup: 0,
-    runs: 1,
-};
-
 /// How a run ended, when nothing stopped it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     /// Every kernel was correct where it ran.
     Correct,
+    /// The kernels were listed.
+    Listed,
     /// The benchmark ran to the end.
     Benchmarked,
     /// Some kernel was wrong.
@@ -272,7 +312,7 @@ impl Verdict {
     /// The process exit status this verdict stands for.
     pub fn exit_code(self) -> u8 {
         match self {
-            Self::Correct | Self::Benchmarked => 0,
+            Self::Correct | Self::Benchmarked | Self::Listed => 0,
             Self::Wrong => 1,
             Self::EmulatedOnly => 3,
         }
@@ -283,6 +323,7 @@ impl Verdict {
 pub fn run(cli: &Cli) -> Result<Verdict> {
     match &cli.command {
         Some(Command::Bench(args)) => bench::run(&args.plan()).map(|()| Verdict::Benchmarked),
+        None if cli.list => list(cli.device).map(|()| Verdict::Listed),
         None if cli.emulate => verify(&Emulator, &cli.plan(Target::Emulator)?, cli.seed),
         None => verify_on_gpu(cli),
     }
@@ -308,6 +349,27 @@ fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
         }
         Err(error) => Err(error),
     }
+}
+
+/// Prints every kernel with its family and lesson, and what the driver
+/// gave it on GPU `device` when there is one.
+fn list(device: usize) -> Result<()> {
+    let gpu = match Gpu::new(device) {
+        Ok(gpu) => Some(gpu),
+        Err(missing @ (Error::NoDriver | Error::NoDevice)) => {
+            println!("{missing}: no resources to show, only the kernels.");
+            None
+        }
+        Err(error) => return Err(error),
+    };
+    if let Some(gpu) = &gpu {
+        println!(
+            "{} · resources as the driver compiled the PTX for it",
+            gpu.name()
+        );
+    }
+    print!("{}", report::kernels(&families::kernels(), gpu.as_ref())?);
+    Ok(())
 }
 
 /// Verifies and times the plan's kernels on `backend` and prints the table.

@@ -1,24 +1,32 @@
 //! The GPU: one CUDA context, one stream, and the kernels' module loaded
-//! from the PTX that the build script compiled from the `gpu` crate.
+//! from the PTX that the build script compiled from the `gpu` crate, with
+//! each kernel's resources as the driver reports them.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use cudarc::driver::sys::CUfunction_attribute as Attribute;
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DriverError, result, sys,
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DriverError, LaunchConfig,
+    result, sys,
 };
 use cudarc::nvrtc::Ptx;
+use gpu::runtime::Kernel;
+use serde::Serialize;
 
-use crate::backend::{Backend, Value};
+use crate::backend::{Backend, DeviceMemory, Params, Value, checked_launch};
 use crate::error::{During, Error, Result};
-use crate::kernels;
-use crate::kernels::blur::{Blur, ImageShape};
-use crate::kernels::gemv::{Element, Gemv, GemvShape};
-use crate::kernels::matmul::{Matmul, MatmulShape};
 use crate::timing::{self, Runs};
 
 /// The PTX of every kernel, compiled from the `gpu` crate at build time.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
+
+/// Every entry point the PTX defines, in the order it defines them.
+pub fn ptx_entry_points() -> impl Iterator<Item = &'static str> {
+    PTX.lines()
+        .filter_map(|line| line.strip_prefix(".visible .entry "))
+        .map(|rest| rest.trim_end_matches('('))
+}
 
 /// Whether this machine can run the GPU kernels at all: a CUDA driver that
 /// loads and at least one GPU. Never panics.
@@ -33,17 +41,50 @@ pub fn availability() -> Result<()> {
     }
 }
 
+/// What a compiled kernel takes of the GPU, as the driver reports it once
+/// the PTX is compiled for this GPU (ptxas's register allocation and spills
+/// included, which the PTX itself cannot show).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Resources {
+    /// Registers per thread.
+    pub registers: u32,
+    /// Local memory per thread: spills and arrays indexed at run time.
+    pub local_bytes: u32,
+    /// Statically sized shared memory per block (launch-sized comes on top).
+    pub static_shared_bytes: u32,
+    /// The most threads a block of this kernel can have.
+    pub max_threads_per_block: u32,
+}
+
+impl Resources {
+    fn read(function: &CudaFunction) -> Result<Self> {
+        let get = |attribute| {
+            function
+                .get_attribute(attribute)
+                .during("reading a kernel's attributes")
+                .map(|value| value.max(0) as u32)
+        };
+        Ok(Self {
+            registers: get(Attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            local_bytes: get(Attribute::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+            static_shared_bytes: get(Attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+            max_threads_per_block: get(Attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+        })
+    }
+}
+
 /// A GPU ready to run the kernels.
 pub struct Gpu {
     context: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    functions: HashMap<&'static str, CudaFunction>,
+    functions: HashMap<&'static str, (CudaFunction, Resources)>,
     name: String,
 }
 
 impl Gpu {
-    /// Opens GPU `ordinal` and loads every kernel, so that a missing entry
-    /// point fails here and not in the middle of a run.
+    /// Opens GPU `ordinal` and loads every kernel of the PTX with its
+    /// resources, so that a kernel the driver cannot compile fails here and
+    /// not in the middle of a run.
     pub fn new(ordinal: usize) -> Result<Self> {
         availability()?;
         let available = CudaContext::device_count().during("counting GPUs")? as usize;
@@ -62,14 +103,13 @@ impl Gpu {
         let module = context
             .load_module(Ptx::from_src(PTX))
             .during("loading the kernels' PTX")?;
-        let functions = kernels::entry_points()
+        let functions = ptx_entry_points()
             .map(|name| {
-                Ok((
-                    name,
-                    module
-                        .load_function(name)
-                        .during("finding a kernel in the PTX")?,
-                ))
+                let function = module
+                    .load_function(name)
+                    .during("finding a kernel in the PTX")?;
+                let resources = Resources::read(&function)?;
+                Ok((name, (function, resources)))
             })
             .collect::<Result<_>>()?;
         let name = context.name().during("reading the GPU's name")?;
@@ -90,12 +130,47 @@ impl Gpu {
         &self.stream
     }
 
-    pub(crate) fn context(&self) -> &Arc<CudaContext> {
-        &self.context
+    /// What the kernel `name` takes of this GPU.
+    pub fn resources(&self, name: &'static str) -> Result<Resources> {
+        self.functions
+            .get(name)
+            .map(|(_, resources)| *resources)
+            .ok_or(Error::MissingKernel(name))
     }
 
-    pub(crate) fn function(&self, entry_point: &'static str) -> &CudaFunction {
-        &self.functions[entry_point]
+    /// The GPU's memory, in bytes.
+    pub fn total_bytes(&self) -> Result<usize> {
+        self.context
+            .total_mem()
+            .during("reading the GPU's memory size")
+    }
+
+    /// The GPU memory free now, in bytes.
+    pub fn free_bytes(&self) -> Result<usize> {
+        let (free, _total) = self
+            .context
+            .mem_get_info()
+            .during("reading the GPU's free memory")?;
+        Ok(free)
+    }
+
+    /// Enqueues a copy of `source` into `destination`, of the same length,
+    /// on the GPU's stream.
+    pub fn copy<T: Value>(
+        &self,
+        source: &CudaSlice<T>,
+        destination: &mut CudaSlice<T>,
+    ) -> Result<()> {
+        if source.len() != destination.len() {
+            return Err(Error::ShapeMismatch {
+                what: "the copy's destination",
+                expected: source.len(),
+                actual: destination.len(),
+            });
+        }
+        self.stream
+            .memcpy_dtod(source, destination)
+            .during("copying on the GPU")
     }
 
     /// A device attribute, such as the maximum grid size.
@@ -112,7 +187,7 @@ impl Gpu {
 }
 
 impl Backend for Gpu {
-    type Buffer<T: Value> = CudaSlice<T>;
+    type Memory = DeviceMemory;
 
     fn description(&self) -> String {
         self.name.clone()
@@ -122,6 +197,10 @@ impl Backend for Gpu {
         let mut buffer = self.alloc(what, data.len())?;
         self.overwrite(data, &mut buffer)?;
         Ok(buffer)
+    }
+
+    fn len<T: Value>(&self, buffer: &CudaSlice<T>) -> usize {
+        buffer.len()
     }
 
     fn alloc<T: Value>(&self, what: &'static str, len: usize) -> Result<CudaSlice<T>> {
@@ -155,43 +234,33 @@ impl Backend for Gpu {
             .during("copying from the GPU")
     }
 
-    fn matmul(
+    unsafe fn launch<A: Params, P>(
         &self,
-        kernel: Matmul,
-        shape: MatmulShape,
-        a: &CudaSlice<f32>,
-        b: &CudaSlice<f32>,
-        c: &mut CudaSlice<f32>,
+        kernel: &Kernel<A, P>,
+        problem: &P,
+        args: A::Host<'_, DeviceMemory>,
     ) -> Result<()> {
-        kernels::matmul::matmul(self, kernel, shape, a, b, c)
-    }
-
-    fn gemv<T: Element>(
-        &self,
-        kernel: Gemv,
-        shape: GemvShape,
-        alpha: T,
-        a: &CudaSlice<T>,
-        x: &CudaSlice<T>,
-        beta: T,
-        y: &mut CudaSlice<T>,
-    ) -> Result<()> {
-        kernels::gemv::gemv(self, kernel, shape, alpha, a, x, beta, y)
-    }
-
-    fn blur(
-        &self,
-        kernel: Blur,
-        image: ImageShape,
-        radius: u32,
-        input: &CudaSlice<u8>,
-        output: &mut CudaSlice<u8>,
-    ) -> Result<()> {
-        kernels::blur::blur(self, kernel, image, radius, input, output)
+        let launch = checked_launch(kernel, problem)?;
+        let (function, _) = self
+            .functions
+            .get(kernel.name)
+            .ok_or(Error::MissingKernel(kernel.name))?;
+        let mut builder = self.stream.launch_builder(function);
+        A::push(&args, &mut builder);
+        let config = LaunchConfig {
+            grid_dim: launch.grid,
+            block_dim: launch.block,
+            shared_mem_bytes: launch.shared_bytes,
+        };
+        // SAFETY: the arguments have the kernel's own parameter types, in
+        // order; the caller vouches for the rest of the kernel's contract,
+        // and the launch shape is the contract's own.
+        unsafe { builder.launch(config) }.during("launching a kernel")?;
+        Ok(())
     }
 
     fn median_ms(&self, runs: Runs, launch: impl FnMut() -> Result<()>) -> Result<f64> {
-        timing::median_ms(self, runs, launch)
+        timing::gpu_median_ms(&self.stream, runs, launch)
     }
 }
 

@@ -28,6 +28,21 @@ pub enum Error {
         size: u128,
         limit: u64,
     },
+    #[error("{kernel} would need {blocks} blocks along {axis}, more than the limit of {limit}")]
+    GridTooLarge {
+        kernel: &'static str,
+        axis: char,
+        blocks: u32,
+        limit: u32,
+    },
+    #[error("{kernel} would need {bytes} bytes of shared memory per block, more than {limit}")]
+    SharedTooLarge {
+        kernel: &'static str,
+        bytes: u32,
+        limit: u64,
+    },
+    #[error("the PTX has no kernel {0}: the build is out of date")]
+    MissingKernel(&'static str),
     #[error("blur radius {radius} is too large for {kernel}: at most {max}")]
     RadiusTooLarge {
         kernel: &'static str,

@@ -1,15 +1,24 @@
 //! The host side of locality: it loads the PTX compiled from the `gpu`
-//! crate, launches each kernel through a safe wrapper, checks every output
+//! crate, launches every kernel through one typed path, checks every output
 //! element against a CPU reference and times the kernels; or runs the same
 //! kernels, compiled for the host, under the CPU emulator.
+//!
+//! The layers, each using only those above it: `error`, `timing`;
+//! `backend` (buffers, kernel parameters, the launch); `device` and
+//! `emulator` (the two backends); `blas`; `reference`, `verify`; `family`
+//! (what the host knows of a family), `case`; `families` (each family, and
+//! the list of them); `suite`, `report`, `bench`; `cli`.
 
 pub mod backend;
 pub mod bench;
+pub mod blas;
+pub mod case;
 pub mod cli;
 pub mod device;
 pub mod emulator;
 pub mod error;
-pub mod kernels;
+pub mod families;
+pub mod family;
 pub mod reference;
 pub mod report;
 pub mod suite;

@@ -10,9 +10,31 @@
 
 use rayon::prelude::*;
 
-use crate::kernels::blur::ImageShape;
-use crate::kernels::gemv::{Element, GemvShape, Layout};
-use crate::kernels::matmul::MatmulShape;
+use crate::backend::Value;
+
+/// The floating-point element types: f32 and f64.
+pub trait Float: Value + Into<f64> {
+    /// Unit roundoff: half the distance from 1 to the next number.
+    const UNIT_ROUNDOFF: f64;
+    const NAME: &'static str;
+    fn from_f64(value: f64) -> Self;
+}
+
+impl Float for f32 {
+    const UNIT_ROUNDOFF: f64 = f32::EPSILON as f64 / 2.0;
+    const NAME: &'static str = "f32";
+    fn from_f64(value: f64) -> Self {
+        value as f32
+    }
+}
+
+impl Float for f64 {
+    const UNIT_ROUNDOFF: f64 = f64::EPSILON / 2.0;
+    const NAME: &'static str = "f64";
+    fn from_f64(value: f64) -> Self {
+        value
+    }
+}
 
 /// What a kernel should produce, element by element.
 pub struct Expected {
@@ -27,13 +49,12 @@ pub fn gamma(n: usize, unit_roundoff: f64) -> f64 {
     nu / (1.0 - nu)
 }
 
-/// C = A·B in f64. The products of f32 values are exact in f64, and the
+/// C = A·B in f64, A m×k and B k×n, row-major. The products of f32 values are exact in f64, and the
 /// f64 sums are 2²⁹ times more precise than the f32 kernels under test.
 ///
 /// Tolerance: γₖ₊₁ (f32) · ‖row of A‖₂ · ‖column of B‖₂, which bounds
 /// γₖ₊₁·Σ|aᵢₗbₗⱼ| by Cauchy–Schwarz at a fraction of its cost.
-pub fn matmul(a: &[f32], b: &[f32], shape: MatmulShape) -> Expected {
-    let MatmulShape { m, n, k } = shape;
+pub fn matmul(a: &[f32], b: &[f32], [m, n, k]: [usize; 3]) -> Expected {
     let b: Vec<f64> = b.par_iter().map(|&v| v.into()).collect();
     let mut values = vec![0.0f64; m * n];
     values.par_chunks_mut(n).enumerate().for_each(|(i, c_row)| {
@@ -64,30 +85,23 @@ fn norm(values: impl Iterator<Item = f64>) -> f64 {
     values.map(|v| v * v).sum::<f64>().sqrt()
 }
 
-/// y = αAx + βy, each dot product compensated (Ogita, Rump and Oishi's
+/// y = αAx + βy, A m×n row-major, each dot product compensated (Ogita, Rump and Oishi's
 /// Dot2: error-free products and sums), so that the reference is about twice
 /// as precise as f64 and can judge the f64 kernels too. y is not read when
 /// β = 0, as in BLAS.
 ///
 /// Tolerance: 2·γₙ₊₃ · (|α|·Σ|aᵢⱼxⱼ| + |β·yᵢ|) in the kernel's precision;
 /// the factor 2 covers the reference's own final rounding.
-pub fn gemv<T: Element>(
+pub fn gemv<T: Float>(
     alpha: T,
     a: &[T],
-    layout: Layout,
     x: &[T],
     beta: T,
     y: &[T],
-    shape: GemvShape,
+    [m, n]: [usize; 2],
 ) -> Expected {
-    let GemvShape { m, n } = shape;
     let (alpha, beta): (f64, f64) = (alpha.into(), beta.into());
-    let element = |i: usize, j: usize| -> f64 {
-        match layout {
-            Layout::RowMajor => a[i * n + j].into(),
-            Layout::ColMajor => a[j * m + i].into(),
-        }
-    };
+    let element = |i: usize, j: usize| -> f64 { a[i * n + j].into() };
     let gamma = 2.0 * gamma(n + 3, T::UNIT_ROUNDOFF);
     let (values, tolerance) = (0..m)
         .into_par_iter()
@@ -136,12 +150,7 @@ impl CompensatedSum {
 /// the image, rounded half up. Written as a direct sum over the window, not
 /// as the kernels' integer expression, so the two are checked against each
 /// other.
-pub fn blur(input: &[u8], image: ImageShape, radius: usize) -> Vec<u8> {
-    let ImageShape {
-        width,
-        height,
-        channels,
-    } = image;
+pub fn blur(input: &[u8], [width, height, channels]: [usize; 3], radius: usize) -> Vec<u8> {
     let mut output = vec![0u8; input.len()];
     output
         .par_chunks_mut(width * channels)
@@ -174,45 +183,29 @@ mod tests {
     fn matmul_of_a_2x3_and_a_3x2_matrix() {
         let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
         let b = [7.0, 8.0, 9.0, 10.0, 11.0, 12.0];
-        let expected = matmul(&a, &b, MatmulShape::new(2, 2, 3));
+        let expected = matmul(&a, &b, [2, 2, 3]);
         assert_eq!(expected.values, [58.0, 64.0, 139.0, 154.0]);
     }
 
     #[test]
     fn matmul_tolerance_is_gamma_times_the_norms() {
-        let expected = matmul(
-            &[3.0, 4.0],
-            &[0.0, 1.0, 0.0, 0.0],
-            MatmulShape::new(1, 2, 2),
-        );
+        let expected = matmul(&[3.0, 4.0], &[0.0, 1.0, 0.0, 0.0], [1, 2, 2]);
         assert_eq!(expected.values, [0.0, 3.0]);
         let gamma = gamma(3, f32::EPSILON as f64 / 2.0);
         assert_eq!(expected.tolerance, [0.0, 5.0 * gamma]);
     }
 
     #[test]
-    fn gemv_in_both_layouts() {
-        // A = [[1, 2], [3, 4], [5, 6]], x = [1, -1], y = [1, 1, 1].
-        let shape = GemvShape::new(3, 2);
-        let row_major = [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0];
-        let col_major = [1.0f64, 3.0, 5.0, 2.0, 4.0, 6.0];
-        for (a, layout) in [(row_major, Layout::RowMajor), (col_major, Layout::ColMajor)] {
-            let expected = gemv(2.0, &a, layout, &[1.0, -1.0], 10.0, &[1.0, 1.0, 1.0], shape);
-            assert_eq!(expected.values, [8.0, 8.0, 8.0]);
-        }
+    fn gemv_of_a_3x2_matrix() {
+        // A = [[1, 2], [3, 5], [5, 6]], x = [1, -1], y = [1, 1, 1].
+        let a = [1.0f64, 2.0, 3.0, 5.0, 5.0, 6.0];
+        let expected = gemv(2.0, &a, &[1.0, -1.0], 10.0, &[1.0, 1.0, 1.0], [3, 2]);
+        assert_eq!(expected.values, [8.0, 6.0, 8.0]);
     }
 
     #[test]
     fn gemv_ignores_y_when_beta_is_zero() {
-        let expected = gemv(
-            1.0f32,
-            &[2.0],
-            Layout::RowMajor,
-            &[3.0],
-            0.0,
-            &[f32::NAN],
-            GemvShape::new(1, 1),
-        );
+        let expected = gemv(1.0f32, &[2.0], &[3.0], 0.0, &[f32::NAN], [1, 1]);
         assert_eq!(expected.values, [6.0]);
         assert!(expected.tolerance[0].is_finite());
     }
@@ -221,15 +214,7 @@ mod tests {
     fn compensated_dot_product_survives_cancellation() {
         // 1e16 + 1 − 1e16 loses the 1 in plain f64 arithmetic.
         let a = [1e16, 1.0, -1e16];
-        let expected = gemv(
-            1.0,
-            &a,
-            Layout::RowMajor,
-            &[1.0, 1.0, 1.0],
-            0.0,
-            &[0.0],
-            GemvShape::new(1, 3),
-        );
+        let expected = gemv(1.0, &a, &[1.0, 1.0, 1.0], 0.0, &[0.0], [1, 3]);
         assert_eq!(expected.values, [1.0]);
     }
 
@@ -237,7 +222,7 @@ mod tests {
     fn blur_clips_the_window_at_the_border() {
         // 3×2 grayscale, radius 1.
         let input = [0, 3, 6, 9, 12, 15];
-        let output = blur(&input, ImageShape::new(3, 2, 1), 1);
+        let output = blur(&input, [3, 2, 1], 1);
         // Corner (0,0): mean of 0, 3, 9, 12 = 6; centre top (1,0): all six, 7.5 → 8.
         assert_eq!(output, [6, 8, 9, 6, 8, 9]);
     }
@@ -245,13 +230,13 @@ mod tests {
     #[test]
     fn blur_treats_channels_separately() {
         let input = [10, 200, 20, 100];
-        let output = blur(&input, ImageShape::new(2, 1, 2), 1);
+        let output = blur(&input, [2, 1, 2], 1);
         assert_eq!(output, [15, 150, 15, 150]);
     }
 
     #[test]
     fn blur_of_radius_zero_is_the_identity() {
         let input = [1, 2, 3, 4, 5, 6];
-        assert_eq!(blur(&input, ImageShape::new(2, 3, 1), 0), input);
+        assert_eq!(blur(&input, [2, 3, 1], 0), input);
     }
 }

@@ -1,8 +1,43 @@
-//! The table `cargo run` prints.
+//! The tables `cargo run` prints: the results, and the list of kernels.
 
 use std::fmt::Write;
 
+use crate::device::Gpu;
+use crate::error::Result;
+use crate::families::KernelInfo;
 use crate::suite::Row;
+
+/// One line per kernel: its family, what the driver gave it on `gpu` (when
+/// there is one), and its lesson.
+pub fn kernels(kernels: &[KernelInfo], gpu: Option<&Gpu>) -> Result<String> {
+    let mut header = vec!["family", "kernel"];
+    if gpu.is_some() {
+        header.extend(["registers", "local B", "static shared B", "max threads"]);
+    }
+    header.push("lesson");
+    let mut rows = Vec::new();
+    for kernel in kernels {
+        let mut row = vec![kernel.family.to_string(), kernel.name.to_string()];
+        if let Some(gpu) = gpu {
+            let resources = gpu.resources(kernel.name)?;
+            row.extend(
+                [
+                    resources.registers,
+                    resources.local_bytes,
+                    resources.static_shared_bytes,
+                    resources.max_threads_per_block,
+                ]
+                .map(|value| value.to_string()),
+            );
+        }
+        row.push(kernel.lesson.to_string());
+        rows.push(row);
+    }
+    let lesson = header.len() - 1;
+    Ok(aligned(&header, &rows, |column| {
+        column < 2 || column == lesson
+    }))
+}
 
 /// One line per kernel: what ran, how fast, how correct.
 pub fn table(rows: &[Row]) -> String {
@@ -33,12 +68,16 @@ pub fn table(rows: &[Row]) -> String {
             ]
         })
         .collect();
-    aligned(&header, &cells, 2)
+    aligned(&header, &cells, |column| column < 2)
 }
 
-/// Columns padded to their widest cell: the first `text_columns` left-aligned,
-/// the rest (numbers) right-aligned.
-pub(crate) fn aligned(header: &[&str], rows: &[Vec<String>], text_columns: usize) -> String {
+/// Columns padded to their widest cell: text columns left-aligned, the rest
+/// (numbers) right-aligned.
+pub(crate) fn aligned(
+    header: &[&str],
+    rows: &[Vec<String>],
+    is_text: impl Fn(usize) -> bool,
+) -> String {
     let widths: Vec<usize> = (0..header.len())
         .map(|c| {
             rows.iter()
@@ -52,7 +91,7 @@ pub(crate) fn aligned(header: &[&str], rows: &[Vec<String>], text_columns: usize
     let mut line = |values: &[&str]| {
         for (c, value) in values.iter().enumerate() {
             let pad = " ".repeat(widths[c] - value.chars().count());
-            if c < text_columns {
+            if is_text(c) {
                 write!(out, "{value}{pad}  ")
             } else {
                 write!(out, "{pad}{value}  ")

@@ -1,9 +1,12 @@
-//! Kernel timing with CUDA events: warm-up first, then the median of many
-//! runs, each bracketed by events on the GPU's own clock.
+//! Timing: warm-up first, then the median of many runs. On the GPU each run
+//! is bracketed by CUDA events on the GPU's own clock; on the emulator the
+//! wall clock says how long the emulation took, nothing about a GPU.
 
+use std::time::Instant;
+
+use cudarc::driver::CudaStream;
 use cudarc::driver::sys::CUevent_flags;
 
-use crate::device::Gpu;
 use crate::error::{During, Result};
 
 /// How many runs to time, after how many untimed ones.
@@ -13,26 +16,46 @@ pub struct Runs {
     pub timed: usize,
 }
 
-/// The median of the timed runs, in milliseconds.
-pub fn median_ms(gpu: &Gpu, runs: Runs, mut launch: impl FnMut() -> Result<()>) -> Result<f64> {
+/// The median of the timed runs of `launch` on `stream`, in milliseconds,
+/// each between two events recorded on that stream.
+pub fn gpu_median_ms(
+    stream: &CudaStream,
+    runs: Runs,
+    mut launch: impl FnMut() -> Result<()>,
+) -> Result<f64> {
     for _ in 0..runs.warmup {
         launch()?;
     }
     let event = || {
-        gpu.context()
+        stream
+            .context()
             .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
             .during("creating an event")
     };
     let (start, end) = (event()?, event()?);
     let mut times = Vec::with_capacity(runs.timed);
     for _ in 0..runs.timed.max(1) {
-        start.record(gpu.stream()).during("recording an event")?;
+        start.record(stream).during("recording an event")?;
         launch()?;
-        end.record(gpu.stream()).during("recording an event")?;
+        end.record(stream).during("recording an event")?;
         end.synchronize().during("running a kernel")?;
         times.push(f64::from(
             start.elapsed_ms(&end).during("reading an event")?,
         ));
+    }
+    Ok(median(&mut times))
+}
+
+/// The median wall-clock time of the timed runs of `launch`, in milliseconds.
+pub fn wall_median_ms(runs: Runs, mut launch: impl FnMut() -> Result<()>) -> Result<f64> {
+    for _ in 0..runs.warmup {
+        launch()?;
+    }
+    let mut times = Vec::with_capacity(runs.timed);
+    for _ in 0..runs.timed.max(1) {
+        let start = Instant::now();
+        launch()?;
+        times.push(start.elapsed().as_secs_f64() * 1e3);
     }
     Ok(median(&mut times))
 }

@@ -1,66 +1,80 @@
 //! Integration tests of locality; the tests live in `tests/`.
 //!
 //! - `ptx`: the compiled PTX has every entry point, shared memory and
-//!   barriers where the lesson needs them, no local memory, no undefined call.
+//!   barriers exactly where a kernel's launch contract asks for shared
+//!   memory, no local memory, no undefined call.
 //! - `errors`: every bad input is a typed error, checked without a GPU.
-//! - `on_gpu`: every kernel against the CPU reference on many shapes;
-//!   reported as "not run: no CUDA device" (ignored, never passed) without
-//!   a GPU.
+//! - `on_gpu`: every kernel of every family against the CPU reference on
+//!   its family's test shapes, and each kernel's resources; reported as
+//!   "not run: no CUDA device" (ignored, never passed) without a GPU.
 //! - `emulated`: the same kernels and shapes on the CPU emulator, plus
 //!   property tests over random sizes; runs everywhere.
 //! - `diagnostics`: deliberately broken kernels, each caught by the emulator
 //!   with the right diagnostic.
 //!
-//! The shapes below are shared by the GPU and the emulated tests: sizes of
-//! 1, primes, non-multiples of every tile and block width (16, 32, 128), and
-//! rectangular shapes.
+//! The helpers below are written once against `Family` and `Backend`, so
+//! that a new family or kernel is tested on both backends without a line
+//! here.
 
-use gpu::blur::TILED_MAX_RADIUS;
+use locality::Backend;
+use locality::case::Case;
+use locality::families::{self, Visitor};
+use locality::family::Family;
+use rand::{SeedableRng, rngs::SmallRng};
 
-/// (m, n, k).
-pub const MATMUL_SHAPES: [(usize, usize, usize); 13] = [
-    (1, 1, 1),
-    (1, 1, 7),
-    (3, 2, 1),
-    (13, 7, 29),
-    (16, 16, 16),
-    (32, 32, 32),
-    (17, 33, 31),
-    (31, 47, 65),
-    (64, 1, 100),
-    (1, 100, 64),
-    (97, 131, 61),
-    (250, 70, 300),
-    (509, 521, 523),
-];
+/// Checks every kernel of `F` on `shape` with inputs from `seed`: the
+/// error names the kernel, the shape and the seed.
+pub fn check_family<B: Backend, F: Family>(
+    backend: &B,
+    shape: F::Shape,
+    seed: u64,
+) -> Result<(), String> {
+    for kernel in F::KERNELS {
+        check_kernel::<B, F>(backend, kernel, shape, seed)?;
+    }
+    Ok(())
+}
 
-/// (m, n).
-pub const GEMV_SHAPES: [(usize, usize); 10] = [
-    (1, 1),
-    (1, 300),
-    (300, 1),
-    (127, 129),
-    (128, 128),
-    (129, 127),
-    (257, 1000),
-    (1000, 257),
-    (4099, 3),
-    (3, 4099),
-];
+/// Checks one kernel of `F` on `shape` with inputs from `seed`.
+pub fn check_kernel<B: Backend, F: Family>(
+    backend: &B,
+    kernel: &gpu::runtime::Kernel<F::Args, F::Problem>,
+    shape: F::Shape,
+    seed: u64,
+) -> Result<(), String> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let failed = |what: String| {
+        format!(
+            "{} at {shape:?}, inputs from seed {seed}: {what}",
+            kernel.name
+        )
+    };
+    let mut case =
+        Case::<B, F>::new(backend, shape, &mut rng).map_err(|e| failed(e.to_string()))?;
+    match case.check(backend, kernel) {
+        Ok(comparison) if comparison.passed() => Ok(()),
+        Ok(comparison) => Err(failed(comparison.to_string())),
+        Err(error) => Err(failed(error.to_string())),
+    }
+}
 
-/// β = 0 (y must not be read; it is poisoned) and β ≠ 0 (y is read).
-pub const GEMV_SCALARS: [(f64, f64); 2] = [(1.0, 0.0), (-1.5, 0.75)];
-
-/// (width, height, channels, radius).
-pub const BLUR_CASES: [(usize, usize, usize, u32); 10] = [
-    (1, 1, 1, 0),
-    (1, 1, 1, 1),
-    (17, 31, 1, 1),
-    (16, 16, 3, 2),
-    (33, 16, 3, 3),
-    (100, 37, 3, 7),
-    (15, 250, 1, 20),
-    (40, 41, 1, TILED_MAX_RADIUS),
-    (300, 200, 3, 1),
-    (1001, 3, 4, 5),
-];
+/// Every family's every test shape, checked on `backend`.
+pub fn check_every_family<B: Backend>(backend: &B) -> Result<(), String> {
+    struct Check<'a, B>(&'a B, Vec<String>);
+    impl<B: Backend> Visitor for Check<'_, B> {
+        fn visit<F: Family>(&mut self) -> locality::Result<()> {
+            for shape in F::test_shapes() {
+                if let Err(failure) = check_family::<B, F>(self.0, shape, rand::random()) {
+                    self.1.push(failure);
+                }
+            }
+            Ok(())
+        }
+    }
+    let mut check = Check(backend, Vec::new());
+    families::visit(&mut check).map_err(|e| e.to_string())?;
+    match check.1.as_slice() {
+        [] => Ok(()),
+        failures => Err(failures.join("\n")),
+    }
+}

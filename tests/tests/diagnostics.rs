@@ -1,24 +1,36 @@
 //! Deliberately broken kernels, kept here and not in the library: the
 //! emulator must stop each one with the right diagnostic, naming the kernel,
-//! the block and the threads involved. And correct kernels that use CUDA's
+//! the block and the threads involved, and for global memory the buffer and
+//! the index, without the process crashing. And correct kernels that use CUDA's
 //! rule that a returned thread no longer counts at a barrier must pass.
 
 use gpu::emulator::{self, AccessKind, Diagnostic, Fault, Launch};
 use gpu::runtime::Real;
+use gpu::runtime::global::{Global, GlobalMut};
 use gpu::runtime::shared::SharedArray;
 use gpu::runtime::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y};
 
 const TILE: u32 = 16;
 
-/// The tiled matmul (square n×n, one tile width), with either barrier
-/// optionally left out.
+/// What is broken in the tiled matmul below.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bug {
+    None,
+    NoFirstBarrier,
+    NoSecondBarrier,
+    /// A's load guard is `a_col <= k`: one element past each row of A.
+    AGuardOnePast,
+    /// The store's guard is `row <= m`: one row past C.
+    StoreGuardOnePast,
+}
+
+/// The tiled matmul (one tile width, A m×k, B k×n), with `bug`.
 unsafe fn tiled_matmul(
-    a: *const f32,
-    b: *const f32,
-    c: *mut f32,
-    n: u32,
-    first_barrier: bool,
-    second_barrier: bool,
+    a: Global<f32>,
+    b: Global<f32>,
+    c: GlobalMut<f32>,
+    [m, n, k]: [u32; 3],
+    bug: Bug,
 ) {
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
     let (row, col) = (block_idx_y() * TILE + ty, block_idx_x() * TILE + tx);
@@ -26,69 +38,85 @@ unsafe fn tiled_matmul(
         let a_tile = SharedArray::<f32>::launch_sized();
         let b_tile = a_tile.after(TILE * TILE);
         let mut sum = 0.0f32;
-        for phase in 0..n.div_ceil(TILE) {
+        for phase in 0..k.div_ceil(TILE) {
             let (a_col, b_row) = (phase * TILE + tx, phase * TILE + ty);
+            let a_in = if bug == Bug::AGuardOnePast {
+                a_col <= k
+            } else {
+                a_col < k
+            };
             a_tile.write(
                 ty * TILE + tx,
-                if row < n && a_col < n {
-                    *a.add((row * n + a_col) as usize)
+                if row < m && a_in {
+                    a.read(row * k + a_col)
                 } else {
                     0.0
                 },
             );
             b_tile.write(
                 ty * TILE + tx,
-                if b_row < n && col < n {
-                    *b.add((b_row * n + col) as usize)
+                if b_row < k && col < n {
+                    b.read(b_row * n + col)
                 } else {
                     0.0
                 },
             );
-            if first_barrier {
+            if bug != Bug::NoFirstBarrier {
                 sync_threads();
             }
             for i in 0..TILE {
                 sum = Real::mul_add(a_tile.read(ty * TILE + i), b_tile.read(i * TILE + tx), sum);
             }
-            if second_barrier {
+            if bug != Bug::NoSecondBarrier {
                 sync_threads();
             }
         }
-        if row < n && col < n {
-            *c.add((row * n + col) as usize) = sum;
+        let row_in = if bug == Bug::StoreGuardOnePast {
+            row <= m
+        } else {
+            row < m
+        };
+        if row_in && col < n {
+            c.write(row * n + col, sum);
         }
     }
 }
 
-/// Runs the tiled matmul on n×n matrices of ones, with the given barriers.
-fn run_tiled_matmul(
-    n: u32,
-    first_barrier: bool,
-    second_barrier: bool,
-) -> Result<Vec<f32>, Diagnostic> {
-    let (a, b) = (
-        vec![1.0f32; (n * n) as usize],
-        vec![1.0f32; (n * n) as usize],
-    );
-    let mut c = vec![f32::NAN; (n * n) as usize];
-    let (a_ptr, b_ptr, c_ptr) = (a.as_ptr(), b.as_ptr(), c.as_mut_ptr());
-    let blocks = n.div_ceil(TILE);
-    let launch = Launch {
-        kernel: "tiled_matmul",
-        grid: (blocks, blocks, 1),
-        block: (TILE, TILE, 1),
-        shared_bytes: 2 * TILE * TILE * 4,
+/// Runs the tiled matmul with `bug` on random m×k and k×n matrices; the
+/// product, or the diagnostic.
+fn run_tiled_matmul([m, n, k]: [u32; 3], bug: Bug) -> Result<(Vec<f32>, Vec<f64>), Diagnostic> {
+    let random = |len: u32| -> Vec<f32> {
+        (0..len)
+            .map(|_| rand::random::<f32>() * 2.0 - 1.0)
+            .collect()
     };
-    // SAFETY: the buffers are n×n and the launch covers them.
-    emulator::run(&launch, &|| unsafe {
-        tiled_matmul(a_ptr, b_ptr, c_ptr, n, first_barrier, second_barrier)
+    let (a, b) = (random(m * k), random(k * n));
+    let mut c = vec![f32::NAN; (m * n) as usize];
+    let expected: Vec<f64> = (0..m * n)
+        .map(|index| {
+            let (row, col) = (index / n, index % n);
+            (0..k)
+                .map(|i| {
+                    f64::from(a[(row * k + i) as usize]) * f64::from(b[(i * n + col) as usize])
+                })
+                .sum()
+        })
+        .collect();
+    let (a_view, b_view, c_view) = (
+        Global::new("a", &a),
+        Global::new("b", &b),
+        GlobalMut::new("c", &mut c),
+    );
+    let launch = Launch::covering((n, m, 1), (TILE, TILE, 1), 2 * TILE * TILE * 4);
+    // SAFETY: the views check every access, and the launch covers C.
+    emulator::run("tiled_matmul", &launch, &|| unsafe {
+        tiled_matmul(a_view, b_view, c_view, [m, n, k], bug)
     })?;
-    Ok(c)
+    Ok((c, expected))
 }
 
-fn one_block(kernel: &'static str, threads: u32, shared_bytes: u32) -> Launch {
+fn one_block(threads: u32, shared_bytes: u32) -> Launch {
     Launch {
-        kernel,
         grid: (1, 1, 1),
         block: (threads, 1, 1),
         shared_bytes,
@@ -96,14 +124,119 @@ fn one_block(kernel: &'static str, threads: u32, shared_bytes: u32) -> Launch {
 }
 
 #[test]
-fn the_tiled_matmul_with_both_barriers_is_correct() {
-    let c = run_tiled_matmul(40, true, true).unwrap();
-    assert!(c.iter().all(|&value| value == 40.0));
+fn the_tiled_matmul_without_a_bug_is_correct() {
+    let (c, expected) = run_tiled_matmul([40, 37, 45], Bug::None).unwrap();
+    for (got, want) in c.iter().zip(expected) {
+        assert!(
+            (f64::from(*got) - want).abs() < 1e-4,
+            "{got} against {want}"
+        );
+    }
+}
+
+#[test]
+fn a_load_guard_one_past_the_row_reads_past_a() {
+    let (m, n, k) = (40, 37, 45);
+    let diagnostic = run_tiled_matmul([m, n, k], Bug::AGuardOnePast).unwrap_err();
+    // Only the last row of A has no next row to read into: its thread reads
+    // one past the end of A, in the block that holds row m − 1.
+    assert_eq!(diagnostic.block, (0, (m - 1) / TILE, 0));
+    assert_eq!(
+        diagnostic.fault,
+        Fault::GlobalOutOfBounds {
+            thread: (k % TILE, (m - 1) % TILE, 0),
+            kind: AccessKind::Read,
+            buffer: "a",
+            index: m * k,
+            len: (m * k) as usize,
+        }
+    );
+    assert!(
+        diagnostic
+            .to_string()
+            .ends_with("read a[1800], outside the 1800 elements of global buffer a"),
+        "{diagnostic}"
+    );
+}
+
+#[test]
+fn a_store_guard_one_past_the_last_row_writes_past_c() {
+    // m = 30: the grid's second block row holds rows 16 to 31, so row m
+    // exists in it, one past the end of C.
+    let (m, n, k) = (30, 20, 16);
+    let diagnostic = run_tiled_matmul([m, n, k], Bug::StoreGuardOnePast).unwrap_err();
+    assert_eq!(diagnostic.block, (0, 1, 0));
+    assert_eq!(
+        diagnostic.fault,
+        Fault::GlobalOutOfBounds {
+            thread: (0, m % TILE, 0),
+            kind: AccessKind::Write,
+            buffer: "c",
+            index: m * n,
+            len: (m * n) as usize,
+        }
+    );
+}
+
+#[test]
+fn a_blur_window_clipped_one_past_the_edge_reads_past_the_image() {
+    /// The naive blur's window, with its last column clipped to `width`
+    /// instead of `width − 1`.
+    unsafe fn blur_clipped_one_past(
+        input: Global<u8>,
+        output: GlobalMut<u8>,
+        width: u32,
+        height: u32,
+    ) {
+        let (col, row) = (
+            block_idx_x() * 16 + thread_idx_x(),
+            block_idx_y() * 16 + thread_idx_y(),
+        );
+        if col < width && row < height {
+            let (first_col, last_col) = (col.saturating_sub(1), (col + 1).min(width));
+            let (first_row, last_row) = (row.saturating_sub(1), (row + 1).min(height - 1));
+            let mut sum = 0u32;
+            for y in first_row..=last_row {
+                for x in first_col..=last_col {
+                    sum += u32::from(unsafe { input.read(y * width + x) });
+                }
+            }
+            unsafe { output.write(row * width + col, (sum / 9) as u8) };
+        }
+    }
+    let (width, height) = (20u32, 18u32);
+    let input: Vec<u8> = (0..width * height).map(|_| rand::random()).collect();
+    let mut output = vec![0u8; input.len()];
+    let (input_view, output_view) = (
+        Global::new("input", &input),
+        GlobalMut::new("output", &mut output),
+    );
+    let launch = Launch::covering((width, height, 1), (16, 16, 1), 0);
+    // SAFETY: the views check every access.
+    let diagnostic = emulator::run("blur_clipped_one_past", &launch, &|| unsafe {
+        blur_clipped_one_past(input_view, output_view, width, height)
+    })
+    .unwrap_err();
+    // The windows of the last column reach one pixel past each row, which
+    // is the next row's first; past the last row's end that is outside the
+    // image. The first thread to get there is the one of row 16, whose
+    // window includes the last row.
+    assert_eq!(diagnostic.block, (1, 1, 0));
+    assert_eq!(
+        diagnostic.fault,
+        Fault::GlobalOutOfBounds {
+            thread: ((width - 1) % 16, 0, 0),
+            kind: AccessKind::Read,
+            buffer: "input",
+            index: width * height,
+            len: (width * height) as usize,
+        }
+    );
 }
 
 #[test]
 fn a_missing_second_barrier_is_a_race() {
-    let diagnostic = run_tiled_matmul(40, true, false).unwrap_err();
+    let diagnostic = run_tiled_matmul([40, 40, 40], Bug::NoSecondBarrier).unwrap_err();
     assert_eq!(
         (diagnostic.kernel, diagnostic.block),
         ("tiled_matmul", (0, 0, 0))
@@ -123,7 +256,7 @@ fn a_missing_second_barrier_is_a_race() {
 
 #[test]
 fn a_missing_first_barrier_reads_what_no_thread_has_written_yet() {
-    let diagnostic = run_tiled_matmul(40, false, true).unwrap_err();
+    let diagnostic = run_tiled_matmul([40, 40, 40], Bug::NoFirstBarrier).unwrap_err();
     assert!(
         matches!(diagnostic.fault, Fault::SharedUninitialized { .. }),
         "{diagnostic}"
@@ -134,21 +267,21 @@ fn a_missing_first_barrier_reads_what_no_thread_has_written_yet() {
 fn a_write_after_a_read_by_another_thread_is_a_race() {
     // Thread t reads element t + 1, then writes element t: thread t + 1's
     // write comes after thread t's read, with no barrier between.
-    unsafe fn shift_left(values: *mut u32) {
+    unsafe fn shift_left(values: Global<u32>) {
         let t = thread_idx_x();
         unsafe {
             let tile = SharedArray::<u32>::launch_sized();
-            tile.write(t, *values.add(t as usize));
+            tile.write(t, values.read(t));
             sync_threads();
             let right = tile.read((t + 1) % 32);
             tile.write(t, right);
         }
     }
-    let mut values: Vec<u32> = (0..32).collect();
-    let values_ptr = values.as_mut_ptr();
+    let values: Vec<u32> = (0..32).collect();
+    let values = Global::new("values", &values);
     // SAFETY: 32 threads, 32 values.
-    let diagnostic = emulator::run(&one_block("shift_left", 32, 128), &|| unsafe {
-        shift_left(values_ptr)
+    let diagnostic = emulator::run("shift_left", &one_block(32, 128), &|| unsafe {
+        shift_left(values)
     })
     .unwrap_err();
     let Fault::SharedRace {
@@ -175,7 +308,7 @@ fn two_threads_writing_one_element_is_a_race() {
         unsafe { SharedArray::<f64>::launch_sized().write(0, thread_idx_x() as f64) };
     }
     // SAFETY: the kernel touches only shared memory.
-    let diagnostic = emulator::run(&one_block("all_write_zero", 4, 8), &|| unsafe {
+    let diagnostic = emulator::run("all_write_zero", &one_block(4, 8), &|| unsafe {
         all_write_zero()
     })
     .unwrap_err();
@@ -196,7 +329,7 @@ fn a_barrier_under_divergent_control_flow_is_reported() {
         }
         sync_threads();
     }
-    let diagnostic = emulator::run(&one_block("divergent", 32, 0), &divergent).unwrap_err();
+    let diagnostic = emulator::run("divergent", &one_block(32, 0), &divergent).unwrap_err();
     let Fault::DivergentBarrier { first, other } = diagnostic.fault else {
         panic!("expected a divergent barrier, got {diagnostic}");
     };
@@ -214,23 +347,23 @@ fn a_barrier_under_divergent_control_flow_is_reported() {
 fn a_returned_thread_no_longer_counts_at_a_barrier() {
     // Threads past the data return early; the rest still meet at the
     // barrier, as on the GPU.
-    unsafe fn rotate(values: *mut u32, len: u32) {
+    unsafe fn rotate(values: GlobalMut<u32>, len: u32) {
         let t = thread_idx_x();
         if t >= len {
             return;
         }
         unsafe {
             let tile = SharedArray::<u32>::launch_sized();
-            tile.write(t, *values.add(t as usize));
+            tile.write(t, values.read(t));
             sync_threads();
-            *values.add(t as usize) = tile.read((t + 1) % len);
+            values.write(t, tile.read((t + 1) % len));
         }
     }
     let mut values: Vec<u32> = (0..20).collect();
-    let values_ptr = values.as_mut_ptr();
+    let view = GlobalMut::new("values", &mut values);
     // SAFETY: the 20 live threads touch the 20 values.
-    emulator::run(&one_block("rotate", 32, 128), &|| unsafe {
-        rotate(values_ptr, 20)
+    emulator::run("rotate", &one_block(32, 128), &|| unsafe {
+        rotate(view, 20)
     })
     .unwrap();
     assert_eq!(values, (1..20).chain([0]).collect::<Vec<u32>>());
@@ -246,9 +379,10 @@ fn an_access_past_the_launch_sized_shared_memory_is_reported() {
             first.after(TILE * TILE).write(thread_idx_x(), 1.0);
         }
     }
-    let launch = one_block("second_tile", 4, TILE * TILE * 4);
+    let launch = one_block(4, TILE * TILE * 4);
     // SAFETY: only shared memory is touched, and the emulator checks it.
-    let diagnostic = emulator::run(&launch, &|| unsafe { second_tile() }).unwrap_err();
+    let diagnostic =
+        emulator::run("second_tile", &launch, &|| unsafe { second_tile() }).unwrap_err();
     assert_eq!(
         diagnostic.fault,
         Fault::SharedOutOfBounds {
@@ -267,12 +401,11 @@ fn a_panicking_kernel_is_reported_with_its_thread_and_message() {
         std::hint::black_box(100 / (thread_idx_x() * divisor));
     }
     let launch = Launch {
-        kernel: "divide",
         grid: (2, 1, 1),
         block: (4, 1, 1),
         shared_bytes: 0,
     };
-    let diagnostic = emulator::run(&launch, &|| divide(1)).unwrap_err();
+    let diagnostic = emulator::run("divide", &launch, &|| divide(1)).unwrap_err();
     assert_eq!(diagnostic.block, (0, 0, 0));
     let Fault::Panic { thread, message } = diagnostic.fault else {
         panic!("expected a panic, got {diagnostic}")
@@ -293,13 +426,15 @@ fn later_blocks_see_no_shared_data_of_earlier_ones() {
         }
     }
     let launch = Launch {
-        kernel: "read_without_writing",
         grid: (2, 1, 1),
         block: (4, 1, 1),
         shared_bytes: 16,
     };
     // SAFETY: only shared memory is touched, and the emulator checks it.
-    let diagnostic = emulator::run(&launch, &|| unsafe { read_without_writing() }).unwrap_err();
+    let diagnostic = emulator::run("read_without_writing", &launch, &|| unsafe {
+        read_without_writing()
+    })
+    .unwrap_err();
     assert_eq!(diagnostic.block, (1, 0, 0));
     assert_eq!(
         diagnostic.fault,

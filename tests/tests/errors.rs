@@ -2,12 +2,14 @@
 //! GPU work: these tests need no GPU.
 
 use clap::Parser;
-use gpu::blur::{MAX_RADIUS, TILED_MAX_RADIUS};
+use gpu::blur::MAX_RADIUS;
 use locality::Error;
+use locality::backend::checked_launch;
 use locality::cli::Cli;
-use locality::kernels::blur::{Blur, ImageShape};
-use locality::kernels::gemv::{Gemv, GemvShape};
-use locality::kernels::matmul::{Matmul, MatmulShape};
+use locality::families::blur::{Blur, BlurShape, max_radius};
+use locality::families::gemv::{Gemv, GemvShape};
+use locality::families::matmul::{Matmul, MatmulShape};
+use locality::family::Family;
 
 fn message(error: Error) -> String {
     error.to_string()
@@ -31,9 +33,9 @@ fn zero_sizes_are_rejected_by_name() {
         Err(Error::ZeroSize { .. })
     ));
     for image in [
-        ImageShape::new(0, 5, 1),
-        ImageShape::new(5, 0, 1),
-        ImageShape::new(5, 5, 0),
+        BlurShape::new(0, 5, 1, 1),
+        BlurShape::new(5, 0, 1, 1),
+        BlurShape::new(5, 5, 0, 1),
     ] {
         assert!(
             matches!(image.checked_len(), Err(Error::ZeroSize { .. })),
@@ -58,7 +60,7 @@ fn sizes_whose_indices_overflow_32_bits_are_rejected() {
         Err(Error::TooLarge { .. })
     ));
     assert!(matches!(
-        ImageShape::new(1 << 16, 1 << 15, 2).checked_len(),
+        BlurShape::new(1 << 16, 1 << 15, 2, 1).checked_len(),
         Err(Error::TooLarge { .. })
     ));
     // The largest sizes that do fit are accepted.
@@ -73,77 +75,68 @@ fn sizes_whose_indices_overflow_32_bits_are_rejected() {
 #[test]
 fn grids_beyond_the_hardware_limits_are_rejected() {
     // 2²¹ rows need 131072 blocks along y; the limit is 65535.
-    let error = Matmul::Naive
-        .launch_config(MatmulShape::new(1 << 21, 1, 1))
-        .unwrap_err();
-    assert!(message(error).starts_with("grid rows"));
-    let error = Blur::Naive
-        .launch_config(ImageShape::new(1, 1 << 21, 1), 1)
-        .unwrap_err();
-    assert!(message(error).starts_with("grid rows"));
-    let error = Blur::Naive
-        .launch_config(ImageShape::new(1, 1, 70_000), 1)
-        .unwrap_err();
-    assert!(message(error).starts_with("channels"));
+    let naive = &Matmul::KERNELS[0];
+    let error = Matmul::check(naive, MatmulShape::new(1 << 21, 1, 1)).unwrap_err();
+    assert_eq!(
+        message(error),
+        "matmul_naive would need 131072 blocks along y, more than the limit of 65535"
+    );
+    let blur = &Blur::KERNELS[0];
+    let error = Blur::check(blur, BlurShape::new(1, 1 << 21, 1, 1)).unwrap_err();
+    assert!(
+        matches!(error, Error::GridTooLarge { axis: 'y', .. }),
+        "{error:?}"
+    );
+    let error = Blur::check(blur, BlurShape::new(1, 1, 70_000, 1)).unwrap_err();
+    assert!(
+        matches!(error, Error::GridTooLarge { axis: 'z', .. }),
+        "{error:?}"
+    );
 }
 
 #[test]
 fn a_radius_the_kernel_cannot_hold_is_rejected() {
-    let image = ImageShape::new(64, 64, 1);
-    let error = Blur::Tiled
-        .launch_config(image, TILED_MAX_RADIUS + 1)
-        .unwrap_err();
+    let [naive, tiled] = [&Blur::KERNELS[0], &Blur::KERNELS[1]];
+    let tiled_max = max_radius(tiled);
+    assert!((1..MAX_RADIUS).contains(&tiled_max), "{tiled_max}");
+    let image = |radius| BlurShape::new(64, 64, 1, radius);
+    let error = Blur::check(tiled, image(tiled_max + 1)).unwrap_err();
     assert!(
-        matches!(
-            error,
-            Error::RadiusTooLarge {
-                max: TILED_MAX_RADIUS,
-                ..
-            }
-        ),
+        matches!(error, Error::RadiusTooLarge { max, .. } if max == tiled_max),
         "{error:?}"
     );
     assert!(message(error).contains("blur_tiled"));
+    assert_eq!(max_radius(naive), MAX_RADIUS);
     assert!(matches!(
-        Blur::Naive.launch_config(image, MAX_RADIUS + 1),
+        Blur::check(naive, image(MAX_RADIUS + 1)),
         Err(Error::RadiusTooLarge { .. })
     ));
     // The largest radii are accepted, the tiled one within 48 KiB of shared memory.
-    assert!(Blur::Naive.launch_config(image, MAX_RADIUS).is_ok());
-    let config = Blur::Tiled.launch_config(image, TILED_MAX_RADIUS).unwrap();
-    assert!(config.shared_mem_bytes <= 48 * 1024);
+    assert!(Blur::check(naive, image(MAX_RADIUS)).is_ok());
+    let problem = Blur::problem(image(tiled_max)).unwrap();
+    let launch = checked_launch(tiled, &problem).unwrap();
+    assert!(launch.shared_bytes <= 48 * 1024);
 }
 
 #[test]
-fn launch_configurations_cover_every_output() {
-    let shape = MatmulShape::new(33, 17, 5);
-    for kernel in Matmul::ALL {
-        let config = kernel.launch_config(shape).unwrap();
-        assert!(
-            config.grid_dim.0 * config.block_dim.0 >= 17
-                && config.grid_dim.1 * config.block_dim.1 >= 33
-        );
+fn launch_contracts_cover_every_output() {
+    let problem = Matmul::problem(MatmulShape::new(33, 17, 5)).unwrap();
+    for kernel in Matmul::KERNELS {
+        let launch = (kernel.launch)(&problem);
+        assert!(launch.grid.0 * launch.block.0 >= 17 && launch.grid.1 * launch.block.1 >= 33);
     }
     assert_eq!(
-        Matmul::Tiled32
-            .launch_config(shape)
-            .unwrap()
-            .shared_mem_bytes,
+        (Matmul::KERNELS[2].launch)(&problem).shared_bytes,
         2 * 32 * 32 * 4
     );
-    for kernel in Gemv::ALL {
-        let config = kernel
-            .launch_config::<f64>(GemvShape::new(1000, 3))
-            .unwrap();
-        assert!(config.grid_dim.0 * config.block_dim.0 >= 1000);
+    let problem = Gemv::<f64>::problem(GemvShape::new(1000, 3)).unwrap();
+    for kernel in Gemv::<f64>::KERNELS {
+        let launch = (kernel.launch)(&problem);
+        assert!(launch.grid.0 * launch.block.0 >= 1000);
     }
-    let config = Blur::Tiled
-        .launch_config(ImageShape::new(40, 20, 3), 2)
-        .unwrap();
-    assert_eq!(
-        (config.grid_dim, config.shared_mem_bytes),
-        ((3, 2, 3), 20 * 20)
-    );
+    let problem = Blur::problem(BlurShape::new(40, 20, 3, 2)).unwrap();
+    let launch = (Blur::KERNELS[1].launch)(&problem);
+    assert_eq!((launch.grid, launch.shared_bytes), ((3, 2, 3), 20 * 20));
 }
 
 #[test]

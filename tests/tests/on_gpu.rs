@@ -1,7 +1,8 @@
-//! Every kernel against the CPU reference, on the GPU, over many shapes:
-//! sizes of 1, primes, non-multiples of every tile and block width, and
-//! rectangular shapes. Each test draws fresh random inputs, poisons the
-//! output and checks every element.
+//! Every kernel of every family against the CPU reference, on the GPU, over
+//! its family's test shapes: sizes of 1, primes, non-multiples of every tile
+//! and block width, and rectangular shapes. Each test draws fresh random
+//! inputs, poisons the output and checks every element. And what the driver
+//! made of each kernel: no local memory.
 //!
 //! Without a CUDA device these tests cannot run: the harness says "not run:
 //! no CUDA device" and reports them as ignored, never as passed.
@@ -11,13 +12,11 @@ use std::sync::OnceLock;
 use clap::Parser;
 use libtest_mimic::{Arguments, Failed, Trial};
 use locality::cli::{Cli, Verdict};
-use locality::kernels::blur::{Blur, ImageShape};
-use locality::kernels::gemv::{Element, Gemv, GemvShape};
-use locality::kernels::matmul::{Matmul, MatmulShape, matmul};
-use locality::verify::{BlurCase, Comparison, GemvCase, MatmulCase};
+use locality::families::matmul::{Buffers, Matmul, MatmulShape};
+use locality::families::{self, Visitor};
+use locality::family::Family;
 use locality::{Backend, Error, Gpu};
-use locality_tests::{BLUR_CASES, GEMV_SCALARS, GEMV_SHAPES, MATMUL_SHAPES};
-use rand::{SeedableRng, rngs::SmallRng};
+use locality_tests::check_kernel;
 
 fn gpu() -> Result<&'static Gpu, Failed> {
     static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
@@ -26,84 +25,55 @@ fn gpu() -> Result<&'static Gpu, Failed> {
         .map_err(|e| e.clone().into())
 }
 
-/// A fresh seed, reported with any failure so that it can be replayed.
-fn fresh_rng() -> (u64, SmallRng) {
-    let seed = rand::random();
-    (seed, SmallRng::seed_from_u64(seed))
-}
-
-fn verdict(seed: u64, comparison: Comparison) -> Result<(), Failed> {
-    if comparison.passed() {
-        Ok(())
-    } else {
-        Err(format!("inputs from seed {seed}: {comparison}").into())
-    }
-}
-
 fn failed(error: Error) -> Failed {
     error.to_string().into()
 }
 
-fn matmul_trials() -> Vec<Trial> {
-    let mut trials = Vec::new();
-    for kernel in Matmul::ALL {
-        for (m, n, k) in MATMUL_SHAPES {
-            let shape = MatmulShape::new(m, n, k);
-            trials.push(Trial::test(
-                format!("{} {shape}", kernel.entry_point()),
-                move || {
-                    let gpu = gpu()?;
-                    let (seed, mut rng) = fresh_rng();
-                    let mut case = MatmulCase::new(gpu, shape, &mut rng).map_err(failed)?;
-                    verdict(seed, case.check(gpu, kernel).map_err(failed)?)
-                },
-            ));
-        }
-    }
-    trials
-}
-
-fn gemv_trials<T: Element>() -> Vec<Trial> {
-    let mut trials = Vec::new();
-    for kernel in Gemv::ALL {
-        for (m, n) in GEMV_SHAPES {
-            for (alpha, beta) in GEMV_SCALARS {
-                let shape = GemvShape::new(m, n);
-                let name = format!(
-                    "{} {shape} alpha={alpha} beta={beta}",
-                    kernel.entry_point::<T>()
-                );
-                trials.push(Trial::test(name, move || {
-                    let gpu = gpu()?;
-                    let (seed, mut rng) = fresh_rng();
-                    let (alpha, beta) = (T::from_f64(alpha), T::from_f64(beta));
-                    let mut case = GemvCase::<Gpu, T>::new(gpu, shape, alpha, beta, &mut rng)
-                        .map_err(failed)?;
-                    verdict(seed, case.check(gpu, kernel).map_err(failed)?)
-                }));
+/// Every kernel of every family on each of its family's test shapes, with
+/// a fresh seed that a failure names.
+fn kernel_trials() -> Vec<Trial> {
+    struct Trials(Vec<Trial>);
+    impl Visitor for Trials {
+        fn visit<F: Family>(&mut self) -> locality::Result<()> {
+            for kernel in F::KERNELS {
+                for shape in F::test_shapes() {
+                    self.0.push(Trial::test(
+                        format!("{} {shape:?}", kernel.name),
+                        move || {
+                            check_kernel::<Gpu, F>(gpu()?, kernel, shape, rand::random())
+                                .map_err(Failed::from)
+                        },
+                    ));
+                }
             }
+            Ok(())
         }
     }
-    trials
+    let mut trials = Trials(Vec::new());
+    families::visit(&mut trials).expect("listing trials cannot fail");
+    trials.0
 }
 
-fn blur_trials() -> Vec<Trial> {
-    let mut trials = Vec::new();
-    for kernel in Blur::ALL {
-        for (width, height, channels, radius) in BLUR_CASES {
-            let image = ImageShape::new(width, height, channels);
-            trials.push(Trial::test(
-                format!("{} {image} r={radius}", kernel.entry_point()),
-                move || {
-                    let gpu = gpu()?;
-                    let (seed, mut rng) = fresh_rng();
-                    let mut case = BlurCase::new(gpu, image, radius, &mut rng).map_err(failed)?;
-                    verdict(seed, case.check(gpu, kernel).map_err(failed)?)
-                },
-            ));
-        }
-    }
-    trials
+/// What the driver made of each kernel: the PTX test cannot see spills
+/// that ptxas adds when it compiles for this GPU.
+fn resource_trials() -> Vec<Trial> {
+    vec![Trial::test(
+        "no kernel uses local memory as the driver compiled it for this GPU",
+        || {
+            let gpu = gpu()?;
+            let mut spilling = Vec::new();
+            for kernel in families::kernels() {
+                let resources = gpu.resources(kernel.name).map_err(failed)?;
+                if resources.local_bytes > 0 {
+                    spilling.push(format!("{}: {} bytes", kernel.name, resources.local_bytes));
+                }
+            }
+            match spilling.as_slice() {
+                [] => Ok(()),
+                spilling => Err(format!("local memory in {}", spilling.join(", ")).into()),
+            }
+        },
+    )]
 }
 
 /// Errors that need real device buffers.
@@ -111,18 +81,14 @@ fn error_trials() -> Vec<Trial> {
     vec![
         Trial::test("buffers that do not match the shape are rejected", || {
             let gpu = gpu()?;
-            let a = gpu.alloc::<f32>("A", 12).map_err(failed)?;
-            let b = gpu.alloc::<f32>("B", 25).map_err(failed)?;
-            let mut c = gpu.alloc::<f32>("C", 15).map_err(failed)?;
+            let mut buffers = Buffers {
+                a: gpu.alloc::<f32>("A", 12).map_err(failed)?,
+                b: gpu.alloc::<f32>("B", 25).map_err(failed)?,
+                c: gpu.alloc::<f32>("C", 15).map_err(failed)?,
+            };
             // A 3×5 · 5×5 product needs 15 elements of A; the buffer has 12.
-            match matmul(
-                gpu,
-                Matmul::Naive,
-                MatmulShape::new(3, 5, 5),
-                &a,
-                &b,
-                &mut c,
-            ) {
+            let kernel = &Matmul::KERNELS[0];
+            match Matmul::launch(gpu, kernel, MatmulShape::new(3, 5, 5), &mut buffers) {
                 Err(Error::ShapeMismatch {
                     what: "A",
                     expected: 15,
@@ -138,6 +104,15 @@ fn error_trials() -> Vec<Trial> {
                 other => Err(format!("expected OutOfMemory, got {:?}", other.map(|_| ())).into()),
             },
         ),
+        Trial::test("the kernel list shows each kernel's resources", || {
+            let cli = Cli::try_parse_from(["locality", "--list"])
+                .map_err(|e| Failed::from(e.to_string()))?;
+            match locality::cli::run(&cli) {
+                Ok(Verdict::Listed) => Ok(()),
+                Ok(verdict) => Err(format!("the run ended {verdict:?}").into()),
+                Err(error) => Err(failed(error)),
+            }
+        }),
         Trial::test(
             "the command line verifies every kernel at small odd sizes",
             || {
@@ -183,8 +158,15 @@ fn bench_trials() -> Vec<Trial> {
             let cli = Cli::try_parse_from(args).map_err(|e| Failed::from(e.to_string()))?;
             locality::cli::run(&cli).map_err(failed)?;
             let report = std::fs::read_to_string(&json).map_err(io)?;
-            if !report.contains("\"results\"") || !report.contains("blur_tiled") {
-                return Err("the JSON lacks results".into());
+            for field in [
+                "\"results\"",
+                "blur_tiled",
+                "\"registers\"",
+                "\"schema_version\": 2",
+            ] {
+                if !report.contains(field) {
+                    return Err(format!("the JSON lacks {field}").into());
+                }
             }
             for plot in ["roofline.svg", "matmul.svg", "gemv.svg", "blur.svg"] {
                 let svg = std::fs::read_to_string(plots.join(plot)).map_err(io)?;
@@ -203,10 +185,8 @@ fn main() {
     if let Some(reason) = &missing {
         println!("not run: no CUDA device ({reason}); every GPU test below is reported as ignored");
     }
-    let mut trials = matmul_trials();
-    trials.extend(gemv_trials::<f32>());
-    trials.extend(gemv_trials::<f64>());
-    trials.extend(blur_trials());
+    let mut trials = kernel_trials();
+    trials.extend(resource_trials());
     trials.extend(error_trials());
     trials.extend(bench_trials());
     let mut trials: Vec<Trial> = trials

@@ -1,7 +1,9 @@
-//! What the PTX the build produced must and must not contain.
+//! What the PTX the build produced must and must not contain, for every
+//! kernel of every family.
 
-use locality::device::PTX;
-use locality::kernels::entry_points;
+use locality::device::{PTX, ptx_entry_points};
+use locality::families::{self, Visitor};
+use locality::family::Family;
 
 /// The body of one entry point: from its `.entry` line to the closing brace.
 fn body(entry_point: &str) -> &'static str {
@@ -14,31 +16,39 @@ fn body(entry_point: &str) -> &'static str {
     &PTX[start..start + length]
 }
 
-const TILED: [&str; 5] = [
-    "matmul_tiled_16",
-    "matmul_tiled_32",
-    "gemv_col_major_shared_x_f32",
-    "gemv_col_major_shared_x_f64",
-    "blur_tiled",
-];
-
-#[test]
-fn every_entry_point_is_defined_and_no_other() {
-    let defined: Vec<&str> = PTX
-        .lines()
-        .filter_map(|line| line.strip_prefix(".visible .entry "))
-        .map(|rest| rest.trim_end_matches('('))
-        .collect();
-    let mut expected: Vec<&str> = entry_points().collect();
-    let mut defined_sorted = defined.clone();
-    expected.sort_unstable();
-    defined_sorted.sort_unstable();
-    assert_eq!(defined_sorted, expected);
+/// Every kernel, and whether its launch contract asks for shared memory
+/// (on its family's first test shape).
+fn kernels_and_shared_memory() -> Vec<(&'static str, bool)> {
+    struct Collect(Vec<(&'static str, bool)>);
+    impl Visitor for Collect {
+        fn visit<F: Family>(&mut self) -> locality::Result<()> {
+            let problem = F::problem(F::test_shapes()[0])?;
+            for kernel in F::KERNELS {
+                let shared = (kernel.launch)(&problem).shared_bytes > 0;
+                self.0.push((kernel.name, shared));
+            }
+            Ok(())
+        }
+    }
+    let mut collect = Collect(Vec::new());
+    families::visit(&mut collect).unwrap();
+    collect.0
 }
 
 #[test]
-fn tiled_kernels_stage_through_shared_memory_between_barriers() {
-    for kernel in TILED {
+fn every_entry_point_is_defined_and_no_other() {
+    let mut defined: Vec<&str> = ptx_entry_points().collect();
+    let mut expected: Vec<&str> = families::kernels().iter().map(|k| k.name).collect();
+    defined.sort_unstable();
+    expected.sort_unstable();
+    assert_eq!(defined, expected);
+}
+
+#[test]
+fn kernels_with_shared_memory_stage_through_it_between_barriers() {
+    let kernels = kernels_and_shared_memory();
+    assert!(kernels.iter().any(|&(_, shared)| shared));
+    for (kernel, _) in kernels.into_iter().filter(|&(_, shared)| shared) {
         let body = body(kernel);
         assert!(
             body.contains("st.shared"),
@@ -53,8 +63,11 @@ fn tiled_kernels_stage_through_shared_memory_between_barriers() {
 }
 
 #[test]
-fn untiled_kernels_use_no_shared_memory_and_no_barrier() {
-    for kernel in entry_points().filter(|name| !TILED.contains(name)) {
+fn kernels_without_shared_memory_use_none_and_no_barrier() {
+    for (kernel, _) in kernels_and_shared_memory()
+        .into_iter()
+        .filter(|&(_, shared)| !shared)
+    {
         let body = body(kernel);
         assert!(!body.contains(".shared"), "{kernel} uses shared memory");
         assert!(!body.contains("bar.sync"), "{kernel} has a barrier");
@@ -101,6 +114,14 @@ fn targets_compute_capability_7_5() {
         "the PTX should target sm_75, the oldest supported GPU"
     );
     assert!(PTX.contains("\n.address_size 64\n"));
+}
+
+#[test]
+fn global_memory_views_are_plain_pointers_in_the_ptx() {
+    // A view is one 64-bit pointer parameter, as a raw pointer would be.
+    let body = body("matmul_naive");
+    let parameters = body.matches(".param .u64 .ptr").count();
+    assert_eq!(parameters, 3, "{body}");
 }
 
 #[test]

@@ -6,14 +6,13 @@ use cudarc::driver::sys::CUdevice_attribute as Attribute;
 use rand::Rng;
 use rand::distr::Uniform;
 
-use super::baselines::{Blas, device_copy};
 use super::json::{Ceilings, Device};
 use super::roofline::per_second_g;
 use crate::backend::Backend;
+use crate::blas::Blas;
 use crate::device::Gpu;
-use crate::error::{During, Result};
-use crate::kernels::matmul::MatmulShape;
-use crate::timing::{Runs, median_ms};
+use crate::error::Result;
+use crate::timing::{Runs, gpu_median_ms};
 use crate::verify::{random_vec, uniform_floats};
 
 /// The copy moves at most this many bytes each way: far more than any L2,
@@ -80,10 +79,7 @@ impl Hardware {
                 .map(|(major, minor)| format!("{major}.{minor}")),
             multiprocessors: self.multiprocessors,
             l2_bytes: self.l2_bytes,
-            memory_bytes: gpu
-                .context()
-                .total_mem()
-                .during("reading the GPU's memory size")?,
+            memory_bytes: gpu.total_bytes()?,
         })
     }
 }
@@ -125,11 +121,7 @@ pub fn measure(
 /// read and each byte written; returns the buffer size too. The buffer is
 /// at most a quarter of the free memory.
 fn copy_bandwidth(gpu: &Gpu, runs: Runs, rng: &mut impl Rng) -> Result<(usize, f64)> {
-    let (free, _total) = gpu
-        .context()
-        .mem_get_info()
-        .during("reading the GPU's free memory")?;
-    let bytes = COPY_BYTES.min(free / 4);
+    let bytes = COPY_BYTES.min(gpu.free_bytes()? / 4);
     let data = random_vec(
         bytes,
         Uniform::new_inclusive(0u8, 255).expect("a valid range"),
@@ -137,19 +129,20 @@ fn copy_bandwidth(gpu: &Gpu, runs: Runs, rng: &mut impl Rng) -> Result<(usize, f
     );
     let source = gpu.upload("the copy's source", &data)?;
     let mut destination = gpu.alloc::<u8>("the copy's destination", bytes)?;
-    let ms = median_ms(gpu, runs, || device_copy(gpu, &source, &mut destination))?;
+    let ms = gpu_median_ms(gpu.stream(), runs, || gpu.copy(&source, &mut destination))?;
     Ok((bytes, per_second_g(2.0 * bytes as f64, ms)))
 }
 
 /// cuBLAS SGEMM's FLOP per second at `SGEMM_N`³, in GFLOP/s.
 fn sgemm_throughput(gpu: &Gpu, blas: &Blas, runs: Runs, rng: &mut impl Rng) -> Result<f64> {
-    let shape = MatmulShape::new(SGEMM_N, SGEMM_N, SGEMM_N);
-    let [a_len, b_len, c_len] = shape.checked_lens()?;
-    let a = gpu.upload("the SGEMM ceiling's A", &uniform_floats::<f32>(a_len, rng))?;
-    let b = gpu.upload("the SGEMM ceiling's B", &uniform_floats::<f32>(b_len, rng))?;
-    let mut c = gpu.alloc::<f32>("the SGEMM ceiling's C", c_len)?;
-    let ms = median_ms(gpu, runs, || blas.sgemm(shape, &a, &b, &mut c))?;
-    Ok(per_second_g(shape.flops(), ms))
+    let len = SGEMM_N * SGEMM_N;
+    let a = gpu.upload("the SGEMM ceiling's A", &uniform_floats::<f32>(len, rng))?;
+    let b = gpu.upload("the SGEMM ceiling's B", &uniform_floats::<f32>(len, rng))?;
+    let mut c = gpu.alloc::<f32>("the SGEMM ceiling's C", len)?;
+    // SAFETY: A, B and C are each SGEMM_N² elements.
+    let sgemm = || unsafe { blas.sgemm([SGEMM_N; 3], &a, &b, &mut c) };
+    let ms = gpu_median_ms(gpu.stream(), runs, sgemm)?;
+    Ok(per_second_g(2.0 * (SGEMM_N as f64).powi(3), ms))
 }
 
 #[cfg(test)]

@@ -1,22 +1,12 @@
-//! Random inputs on the GPU, in as many copies as it takes to keep them out
-//! of L2: a kernel timed over and over on one small input set would read it
-//! from L2 after the first run, and report a bandwidth DRAM cannot give.
+//! Inputs on the GPU in as many copies as it takes to keep them out of L2:
+//! a kernel timed over and over on one small input set would read it from
+//! L2 after the first run, and report a bandwidth DRAM cannot give.
 //!
 //! Each copy holds every buffer a run touches, outputs included, at its own
 //! addresses; the runs take the copies in turn. The copies are identical,
 //! which does not matter: caches go by address, not by content.
 
-use cudarc::driver::CudaSlice;
-use rand::Rng;
-use rand::distr::Uniform;
-
-use crate::backend::Backend;
-use crate::device::Gpu;
 use crate::error::Result;
-use crate::kernels::blur::ImageShape;
-use crate::kernels::gemv::{Element, GemvShape};
-use crate::kernels::matmul::MatmulShape;
-use crate::verify::{random_vec, uniform_floats};
 
 /// The copies together span at least this many L2 caches, so that between
 /// two runs on one copy at least 3 L2s' worth of other data went through.
@@ -35,7 +25,8 @@ pub struct Rotation<S> {
 }
 
 impl<S> Rotation<S> {
-    fn build(count: usize, make: impl FnMut() -> Result<S>) -> Result<Self> {
+    /// `count` copies, each made by `make`.
+    pub fn build(count: usize, make: impl FnMut() -> Result<S>) -> Result<Self> {
         Ok(Self {
             sets: std::iter::repeat_with(make)
                 .take(count)
@@ -50,86 +41,6 @@ impl<S> Rotation<S> {
         self.next = (index + 1) % self.sets.len();
         &mut self.sets[index]
     }
-}
-
-pub struct MatmulSet {
-    pub a: CudaSlice<f32>,
-    pub b: CudaSlice<f32>,
-    pub c: CudaSlice<f32>,
-}
-
-pub fn matmul(
-    gpu: &Gpu,
-    shape: MatmulShape,
-    l2_bytes: Option<usize>,
-    rng: &mut impl Rng,
-) -> Result<Rotation<MatmulSet>> {
-    let [a_len, b_len, c_len] = shape.checked_lens()?;
-    let (a, b) = (
-        uniform_floats::<f32>(a_len, rng),
-        uniform_floats(b_len, rng),
-    );
-    let count = copies(shape.min_bytes() as usize, l2_bytes);
-    Rotation::build(count, || {
-        Ok(MatmulSet {
-            a: gpu.upload("A", &a)?,
-            b: gpu.upload("B", &b)?,
-            c: gpu.alloc("C", c_len)?,
-        })
-    })
-}
-
-/// A serves both layouts: the transpose of a random matrix is just as random.
-pub struct GemvSet<T> {
-    pub a: CudaSlice<T>,
-    pub x: CudaSlice<T>,
-    pub y: CudaSlice<T>,
-}
-
-pub fn gemv<T: Element>(
-    gpu: &Gpu,
-    shape: GemvShape,
-    l2_bytes: Option<usize>,
-    rng: &mut impl Rng,
-) -> Result<Rotation<GemvSet<T>>> {
-    let [a_len, x_len, y_len] = shape.checked_lens()?;
-    let a = uniform_floats::<T>(a_len, rng);
-    let x = uniform_floats::<T>(x_len, rng);
-    let y = uniform_floats::<T>(y_len, rng);
-    let count = copies(shape.min_bytes::<T>() as usize, l2_bytes);
-    Rotation::build(count, || {
-        Ok(GemvSet {
-            a: gpu.upload("A", &a)?,
-            x: gpu.upload("x", &x)?,
-            y: gpu.upload("y", &y)?,
-        })
-    })
-}
-
-pub struct BlurSet {
-    pub input: CudaSlice<u8>,
-    pub output: CudaSlice<u8>,
-}
-
-pub fn blur(
-    gpu: &Gpu,
-    image: ImageShape,
-    l2_bytes: Option<usize>,
-    rng: &mut impl Rng,
-) -> Result<Rotation<BlurSet>> {
-    let len = image.checked_len()?;
-    let samples = random_vec(
-        len,
-        Uniform::new_inclusive(0u8, 255).expect("a valid range"),
-        rng.random(),
-    );
-    let count = copies(image.min_bytes() as usize, l2_bytes);
-    Rotation::build(count, || {
-        Ok(BlurSet {
-            input: gpu.upload("input image", &samples)?,
-            output: gpu.alloc("output image", len)?,
-        })
-    })
 }
 
 #[cfg(test)]

@@ -9,12 +9,12 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use super::roofline::Roof;
-use crate::kernels::blur::ImageShape;
-use crate::kernels::gemv::GemvShape;
-use crate::kernels::matmul::MatmulShape;
+use crate::device::Resources;
+use crate::family::Shape;
+pub use crate::family::{Bound, Op};
 
 /// The whole report.
 #[derive(Clone, Debug, Serialize)]
@@ -25,9 +25,33 @@ pub struct Report {
     pub ceilings: Ceilings,
     pub roofline: Roofline,
     pub runs: Runs,
+    /// Every family timed, in teaching order.
+    pub families: Vec<FamilySummary>,
+    /// Every kernel timed, in teaching order, with what the driver gave it.
+    pub kernels: Vec<KernelSummary>,
     /// One entry per (kernel or baseline, size), grouped by family, then by
     /// kernel, then in the order of the sizes given.
     pub results: Vec<Row>,
+}
+
+/// A family, and how its plot shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct FamilySummary {
+    pub name: &'static str,
+    /// The ceiling its kernels are meant to approach: its plot shows FLOP/s
+    /// against the compute ceiling, or bytes/s against the copy bandwidth.
+    pub bound: Bound,
+    /// The plot's x axis when every size is a square or a cube.
+    pub square_axis: &'static str,
+}
+
+/// A kernel: its family, its lesson, and its resources on this GPU.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelSummary {
+    pub family: &'static str,
+    pub name: &'static str,
+    pub lesson: &'static str,
+    pub resources: Resources,
 }
 
 /// The GPU, as the driver describes it.
@@ -117,7 +141,7 @@ pub struct Runs {
 /// One kernel or baseline at one size.
 #[derive(Clone, Debug, Serialize)]
 pub struct Row {
-    pub family: Family,
+    pub family: &'static str,
     /// The entry point, or the baseline's name (`cublas_sgemm`,
     /// `cublas_{s,d}gemv_{row,col}_major`, `device_copy`).
     pub kernel: &'static str,
@@ -153,26 +177,6 @@ pub struct Row {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Family {
-    Matmul,
-    Gemv,
-    Blur,
-}
-
-impl Family {
-    pub const ALL: [Self; 3] = [Self::Matmul, Self::Gemv, Self::Blur];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Matmul => "matmul",
-            Self::Gemv => "gemv",
-            Self::Blur => "blur",
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
 pub enum Role {
     /// One of this project's kernels.
     Kernel,
@@ -180,117 +184,75 @@ pub enum Role {
     Baseline,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Op {
-    /// Floating-point operations, a multiply and an add each.
-    Flop,
-    /// Integer additions.
-    IntAdd,
-    /// No arithmetic: a copy.
-    None,
-}
-
-/// A size, with its dimensions named.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(untagged)]
-pub enum Size {
-    /// A is m×k, B is k×n, C is m×n.
-    Matmul { m: usize, n: usize, k: usize },
-    /// A is m×n, in f32 or f64 as the kernel's name says.
-    Gemv { m: usize, n: usize },
-    /// An image of `channels` interleaved 8-bit samples per pixel, blurred
-    /// over a (2·radius+1)² window.
-    Image {
-        width: usize,
-        height: usize,
-        channels: usize,
-        radius: u32,
-    },
+/// A size, with its dimensions named as the family names them (matmul
+/// `m`, `n`, `k`; gemv `m`, `n`; blur `width`, `height`, `channels`,
+/// `radius`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Size {
+    fields: serde_json::Value,
+    label: String,
+    short: String,
+    side: f64,
 }
 
 impl Size {
-    pub fn matmul(shape: MatmulShape) -> Self {
-        Self::Matmul {
-            m: shape.m,
-            n: shape.n,
-            k: shape.k,
-        }
-    }
-
-    pub fn gemv(shape: GemvShape) -> Self {
-        Self::Gemv {
-            m: shape.m,
-            n: shape.n,
-        }
-    }
-
-    pub fn image(image: ImageShape, radius: u32) -> Self {
-        Self::Image {
-            width: image.width,
-            height: image.height,
-            channels: image.channels,
-            radius,
+    pub fn of<S: Shape>(shape: &S) -> Self {
+        Self {
+            fields: serde_json::to_value(shape).expect("a shape serializes"),
+            label: shape.to_string(),
+            short: shape.short(),
+            side: shape.side(),
         }
     }
 
     /// One number for the x axis of a plot: the side of the square or cube
-    /// of the same volume, which is the side itself for the square sizes of
-    /// the default sweep.
-    pub fn side(self) -> f64 {
-        match self {
-            Self::Matmul { m, n, k } => (m as f64 * n as f64 * k as f64).cbrt(),
-            Self::Gemv { m, n } => (m as f64 * n as f64).sqrt(),
-            Self::Image { width, height, .. } => (width as f64 * height as f64).sqrt(),
-        }
+    /// of the same volume.
+    pub fn side(&self) -> f64 {
+        self.side
     }
 
-    /// The shortest label: `n` for a square or cube, the dimensions otherwise.
-    pub fn short(self) -> String {
-        match self {
-            Self::Matmul { m, n, k } if m == n && n == k => m.to_string(),
-            Self::Gemv { m, n } if m == n => m.to_string(),
-            Self::Image { width, height, .. } if width == height => width.to_string(),
-            Self::Matmul { m, n, k } => format!("{m}×{n}×{k}"),
-            Self::Gemv { m, n } => format!("{m}×{n}"),
-            Self::Image { width, height, .. } => format!("{width}×{height}"),
-        }
+    /// The shortest label: `n` for a square or cube, the dimensions
+    /// otherwise.
+    pub fn short(&self) -> &str {
+        &self.short
+    }
+}
+
+impl Serialize for Size {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.fields.serialize(serializer)
     }
 }
 
 impl fmt::Display for Size {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            Self::Matmul { m, n, k } => write!(f, "{m}×{n}×{k}"),
-            Self::Gemv { m, n } => write!(f, "{m}×{n}"),
-            Self::Image {
-                width,
-                height,
-                channels,
-                radius,
-            } => write!(f, "{width}×{height}×{channels} r={radius}"),
-        }
+        f.write_str(&self.label)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::families::blur::BlurShape;
+    use crate::families::gemv::GemvShape;
+    use crate::families::matmul::MatmulShape;
 
     #[test]
     fn sizes_serialize_with_named_dimensions() {
-        let size = Size::image(ImageShape::new(64, 32, 3), 2);
+        let size = Size::of(&BlurShape::new(64, 32, 3, 2));
         assert_eq!(
             serde_json::to_string(&size).unwrap(),
             r#"{"width":64,"height":32,"channels":3,"radius":2}"#
         );
         assert_eq!(size.to_string(), "64×32×3 r=2");
         assert_eq!(size.short(), "64×32");
-        assert_eq!(Size::gemv(GemvShape::new(8, 8)).short(), "8");
-        assert_eq!(Size::matmul(MatmulShape::new(8, 8, 8)).side(), 8.0);
+        let gemv = Size::of(&GemvShape::new(8, 8));
+        assert_eq!(serde_json::to_string(&gemv).unwrap(), r#"{"m":8,"n":8}"#);
+        assert_eq!(gemv.short(), "8");
+        assert_eq!(Size::of(&MatmulShape::new(8, 8, 8)).side(), 8.0);
         assert_eq!(
-            serde_json::to_string(&(Op::IntAdd, Role::Baseline, Family::Gemv)).unwrap(),
-            r#"["int_add","baseline","gemv"]"#
+            serde_json::to_string(&(Op::IntAdd, Role::Baseline, Bound::Memory)).unwrap(),
+            r#"["int_add","baseline","memory"]"#
         );
     }
 }

@@ -2,7 +2,6 @@
 //! hardware's limits measured in the same run and against what a user would
 //! run instead, placed on a roofline.
 
-mod baselines;
 mod ceilings;
 mod inputs;
 pub mod json;
@@ -14,32 +13,26 @@ use std::fs::{self, File};
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use cudarc::cublas::CudaBlas;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::{SeedableRng, rngs::SmallRng};
 
-use self::baselines::{Blas, DEVICE_COPY, SGEMM, device_copy};
 use self::ceilings::Hardware;
-use self::json::{Family, Op, Report, Role, Row, Size};
+use self::inputs::{Rotation, copies};
+use self::json::{FamilySummary, KernelSummary, Op, Report, Role, Row, Size};
 use self::roofline::{Roof, intensity, per_second_g, ratio_to_baseline};
+use crate::blas::Blas;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::kernels;
-use crate::kernels::blur::{Blur, ImageShape, blur};
-use crate::kernels::gemv::{Element, Gemv, GemvShape, Layout, gemv};
-use crate::kernels::matmul::{Matmul, MatmulShape, matmul};
-use crate::suite::{GEMV_ALPHA, GEMV_BETA};
-use crate::timing::{Runs, median_ms};
+use crate::families::{self, Visitor};
+use crate::family::{Family, Sizes, Tools, Work};
+use crate::timing::{Runs, gpu_median_ms};
 
 /// What to measure, and where to write it.
 #[derive(Clone, Debug)]
 pub struct Plan {
     /// Entry points to time, in teaching order; their baselines come along.
     pub kernels: Vec<&'static str>,
-    pub matmul: Vec<MatmulShape>,
-    pub gemv: Vec<GemvShape>,
-    pub images: Vec<ImageShape>,
-    pub radius: u32,
+    pub sizes: Sizes,
     pub runs: Runs,
     pub json: Option<PathBuf>,
     pub plots: Option<PathBuf>,
@@ -47,111 +40,63 @@ pub struct Plan {
 }
 
 impl Plan {
-    fn matmuls(&self) -> Vec<Matmul> {
-        Matmul::ALL
-            .into_iter()
-            .filter(|k| self.kernels.contains(&k.entry_point()))
-            .collect()
-    }
-
-    fn gemvs<T: Element>(&self) -> Vec<Gemv> {
-        Gemv::ALL
-            .into_iter()
-            .filter(|k| self.kernels.contains(&k.entry_point::<T>()))
-            .collect()
-    }
-
-    fn blurs(&self) -> Vec<Blur> {
-        Blur::ALL
-            .into_iter()
-            .filter(|k| self.kernels.contains(&k.entry_point()))
-            .collect()
-    }
-
     /// Checks every size against every selected kernel, without a GPU.
     pub fn validate(&self) -> Result<()> {
-        for kernel in self.matmuls() {
-            for &shape in &self.matmul {
-                kernel.launch_config(shape)?;
-            }
-        }
-        for &shape in &self.gemv {
-            for kernel in self.gemvs::<f32>() {
-                kernel.launch_config::<f32>(shape)?;
-            }
-            for kernel in self.gemvs::<f64>() {
-                kernel.launch_config::<f64>(shape)?;
-            }
-        }
-        for kernel in self.blurs() {
-            for &image in &self.images {
-                kernel.launch_config(image, self.radius)?;
-            }
-        }
-        Ok(())
+        families::check(&self.kernels, &self.sizes)
     }
 
-    /// How many medians the sweep takes, for the progress bar.
-    fn measurements(&self, with_blas: bool) -> usize {
-        let blas = usize::from(with_blas);
-        let layouts = |kernels: &[Gemv]| {
-            [Layout::RowMajor, Layout::ColMajor]
-                .into_iter()
-                .filter(|&layout| kernels.iter().any(|k| k.layout() == layout))
-                .count()
-        };
-        let (gemv32, gemv64) = (self.gemvs::<f32>(), self.gemvs::<f64>());
-        let gemv = gemv32.len() + gemv64.len() + blas * (layouts(&gemv32) + layouts(&gemv64));
-        let matmul = self.matmuls().len();
-        let blur = self.blurs().len();
-        self.matmul.len() * (matmul + blas * usize::from(matmul > 0))
-            + self.gemv.len() * gemv
-            + self.images.len() * (blur + usize::from(blur > 0))
+    /// The selected kernels of family `F`.
+    fn kernels<F: Family>(&self) -> Vec<&'static gpu::runtime::Kernel<F::Args, F::Problem>> {
+        F::KERNELS
+            .iter()
+            .filter(|kernel| self.kernels.contains(&kernel.name))
+            .collect()
     }
 
-    fn describe(&self) -> String {
-        let list = |sizes: Vec<String>| match sizes.as_slice() {
-            [] => "-".to_string(),
-            sizes => sizes.join(", "),
+    /// How many medians the sweep takes, for the progress bar, and what it
+    /// sweeps, for the reader.
+    fn describe(&self, with_blas: bool) -> (usize, String) {
+        struct Describe<'a> {
+            plan: &'a Plan,
+            with_blas: bool,
+            count: usize,
+            families: Vec<String>,
+        }
+        impl Visitor for Describe<'_> {
+            fn visit<F: Family>(&mut self) -> Result<()> {
+                let kernels = self.plan.kernels::<F>();
+                if kernels.is_empty() {
+                    return Ok(());
+                }
+                let baselines = F::baselines(&kernels)
+                    .iter()
+                    .filter(|baseline| self.with_blas || !baseline.needs_blas)
+                    .count();
+                let shapes = self.plan.sizes.shapes::<F>();
+                self.count += shapes.len() * (kernels.len() + baselines);
+                let sizes: Vec<String> = shapes.iter().map(ToString::to_string).collect();
+                let family = format!("{} {}", F::NAME, sizes.join(", "));
+                if !self.families.contains(&family) {
+                    self.families.push(family);
+                }
+                Ok(())
+            }
+        }
+        let mut describe = Describe {
+            plan: self,
+            with_blas,
+            count: 0,
+            families: Vec::new(),
         };
-        let mut families = Vec::new();
-        if !self.matmuls().is_empty() {
-            families.push(format!(
-                "matmul {}",
-                list(
-                    self.matmul
-                        .iter()
-                        .map(|&s| Size::matmul(s).short())
-                        .collect()
-                )
-            ));
-        }
-        if !(self.gemvs::<f32>().is_empty() && self.gemvs::<f64>().is_empty()) {
-            families.push(format!(
-                "gemv {}",
-                list(self.gemv.iter().map(|&s| Size::gemv(s).short()).collect())
-            ));
-        }
-        if !self.blurs().is_empty() {
-            let channels = self.images.first().map_or(0, |image| image.channels);
-            families.push(format!(
-                "blur {} ({channels} channels, r={})",
-                list(
-                    self.images
-                        .iter()
-                        .map(|&s| Size::image(s, self.radius).short())
-                        .collect()
-                ),
-                self.radius
-            ));
-        }
-        format!(
+        families::visit(&mut describe).expect("describing cannot fail");
+        let text = format!(
             "plan: {} · {} kernels · {} warm-up + {} timed runs each, median reported",
-            families.join(" · "),
+            describe.families.join(" · "),
             self.kernels.len(),
             self.runs.warmup,
             self.runs.timed
-        )
+        );
+        (describe.count, text)
     }
 }
 
@@ -226,7 +171,8 @@ pub fn run(plan: &Plan) -> Result<()> {
         na(device.l2_bytes.map(|bytes| format!("{} MiB", bytes >> 20))),
     );
     let blas = open_blas(&gpu);
-    println!("{}", plan.describe());
+    let (measurements, description) = plan.describe(blas.is_some());
+    println!("{description}");
     let rotation_bytes = hardware.l2_bytes.map(|l2| inputs::L2_MULTIPLE * l2);
     match rotation_bytes {
         Some(bytes) => println!(
@@ -244,7 +190,7 @@ pub fn run(plan: &Plan) -> Result<()> {
     print!("{}", table::ceilings(&ceilings, &roofline));
 
     let bar = if std::io::stderr().is_terminal() {
-        ProgressBar::new(plan.measurements(blas.is_some()) as u64).with_style(
+        ProgressBar::new(measurements as u64).with_style(
             ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}")
                 .expect("a valid template"),
         )
@@ -252,21 +198,23 @@ pub fn run(plan: &Plan) -> Result<()> {
         ProgressBar::hidden()
     };
     let mut sweep = Sweep {
-        gpu: &gpu,
-        blas: blas.as_ref(),
-        runs: plan.runs,
+        plan,
+        tools: Tools {
+            gpu: &gpu,
+            blas: blas.as_ref(),
+        },
         l2_bytes: hardware.l2_bytes,
         bar: &bar,
         rng,
+        measured: Vec::new(),
+        families: Vec::new(),
+        kernels: Vec::new(),
     };
-    let mut measured = sweep.matmul(&plan.matmul, &plan.matmuls())?;
-    measured.extend(sweep.gemv::<f32>(&plan.gemv, &plan.gemvs::<f32>())?);
-    measured.extend(sweep.gemv::<f64>(&plan.gemv, &plan.gemvs::<f64>())?);
-    measured.extend(sweep.blur(&plan.images, plan.radius, &plan.blurs())?);
+    families::visit(&mut sweep)?;
     bar.finish_and_clear();
 
     let report = Report {
-        schema_version: 1,
+        schema_version: 2,
         device,
         ceilings,
         roofline,
@@ -275,7 +223,9 @@ pub fn run(plan: &Plan) -> Result<()> {
             timed: plan.runs.timed,
             rotation_bytes,
         },
-        results: rows(&measured, roofline.roof()),
+        families: sweep.families,
+        kernels: sweep.kernels,
+        results: rows(&sweep.measured, roofline.roof()),
     };
     print!("{}", table::results(&report.results));
     outputs.write(&report)
@@ -295,26 +245,24 @@ fn open_blas(gpu: &Gpu) -> Option<Blas> {
 
 /// One median, before it is set against the roofline and its baseline.
 struct Measurement {
-    family: Family,
+    family: &'static str,
+    /// Where the row goes: the family's place in the list, kernels before
+    /// baselines, each in its own order.
+    order: (usize, Role, usize),
     kernel: &'static str,
     role: Role,
     size: Size,
     median_ms: f64,
-    op: Op,
-    ops: f64,
-    bytes: f64,
+    work: Work,
     baseline: Option<&'static str>,
 }
 
 /// The report's rows: grouped by family, kernels before baselines, each in
 /// teaching order, sizes in the order given.
 fn rows(measured: &[Measurement], roof: Roof) -> Vec<Row> {
-    let order = |name: &str| {
-        kernels::entry_points()
-            .chain(baselines::NAMES)
-            .position(|known| known == name)
-    };
-    let mut rows: Vec<Row> = measured
+    let mut measured: Vec<&Measurement> = measured.iter().collect();
+    measured.sort_by_key(|m| m.order);
+    measured
         .iter()
         .map(|m| {
             let baseline_ms = m.baseline.and_then(|baseline| {
@@ -323,205 +271,131 @@ fn rows(measured: &[Measurement], roof: Roof) -> Vec<Row> {
                     .find(|b| b.kernel == baseline && b.size == m.size)
                     .map(|b| b.median_ms)
             });
-            let intensity = intensity(m.ops, m.bytes);
+            let Work { op, ops, bytes } = m.work;
+            let intensity = intensity(ops, bytes);
             Row {
                 family: m.family,
                 kernel: m.kernel,
                 role: m.role,
-                size: m.size,
+                size: m.size.clone(),
                 median_ms: m.median_ms,
-                op: m.op,
-                ops: m.ops,
-                gops_per_s: (m.ops > 0.0).then(|| per_second_g(m.ops, m.median_ms)),
-                bytes: m.bytes,
-                gbytes_per_s: per_second_g(m.bytes, m.median_ms),
+                op,
+                ops,
+                gops_per_s: (ops > 0.0).then(|| per_second_g(ops, m.median_ms)),
+                bytes,
+                gbytes_per_s: per_second_g(bytes, m.median_ms),
                 intensity,
                 roofline_bound_gops_per_s: intensity.map(|i| roof.bound(i)),
-                roofline_fraction: roof.fraction(m.ops, m.bytes, m.median_ms),
+                roofline_fraction: roof.fraction(ops, bytes, m.median_ms),
                 baseline: baseline_ms.and(m.baseline),
                 ratio_to_baseline: baseline_ms.map(|b| ratio_to_baseline(b, m.median_ms)),
             }
         })
-        .collect();
-    rows.sort_by_key(|row| (row.family, row.role, order(row.kernel)));
-    rows
+        .collect()
 }
 
-/// The sweep's state: the GPU, cuBLAS when loaded, how to time, where the
-/// inputs come from.
+/// The sweep's state: the plan, the GPU and cuBLAS, where the inputs come
+/// from, and what it has measured so far.
 struct Sweep<'a> {
-    gpu: &'a Gpu,
-    blas: Option<&'a Blas>,
-    runs: Runs,
+    plan: &'a Plan,
+    tools: Tools<'a>,
     l2_bytes: Option<usize>,
     bar: &'a ProgressBar,
     rng: SmallRng,
+    measured: Vec<Measurement>,
+    families: Vec<FamilySummary>,
+    kernels: Vec<KernelSummary>,
 }
 
 impl Sweep<'_> {
     /// The median time of `launch`, shown on the progress bar meanwhile.
-    fn time(&self, name: &str, size: Size, launch: impl FnMut() -> Result<()>) -> Result<f64> {
+    fn time(&self, name: &str, size: &Size, launch: impl FnMut() -> Result<()>) -> Result<f64> {
         self.bar.set_message(format!("{name} {size}"));
-        let ms = median_ms(self.gpu, self.runs, launch)?;
+        let ms = gpu_median_ms(self.tools.gpu.stream(), self.plan.runs, launch)?;
         self.bar.inc(1);
         Ok(ms)
     }
+}
 
-    fn matmul(&mut self, shapes: &[MatmulShape], kernels: &[Matmul]) -> Result<Vec<Measurement>> {
-        let mut measured = Vec::new();
+impl Visitor for Sweep<'_> {
+    fn visit<F: Family>(&mut self) -> Result<()> {
+        let kernels = self.plan.kernels::<F>();
         if kernels.is_empty() {
-            return Ok(measured);
+            return Ok(());
         }
-        let gpu = self.gpu;
-        for &shape in shapes {
-            let mut sets = inputs::matmul(gpu, shape, self.l2_bytes, &mut self.rng)?;
-            let size = Size::matmul(shape);
-            let measurement = |kernel, role, median_ms, baseline| Measurement {
-                family: Family::Matmul,
-                kernel,
-                role,
-                size,
-                median_ms,
-                op: Op::Flop,
-                ops: shape.flops(),
-                bytes: shape.min_bytes(),
-                baseline,
-            };
-            for &kernel in kernels {
-                let ms = self.time(kernel.entry_point(), size, || {
-                    let set = sets.next();
-                    matmul(gpu, kernel, shape, &set.a, &set.b, &mut set.c)
+        let family_order = self.families.len() + self.measured.len();
+        if !self.families.iter().any(|family| family.name == F::NAME) {
+            self.families.push(FamilySummary {
+                name: F::NAME,
+                bound: F::BOUND,
+                square_axis: F::SQUARE_AXIS,
+            });
+        }
+        let gpu = self.tools.gpu;
+        for kernel in &kernels {
+            self.kernels.push(KernelSummary {
+                family: F::NAME,
+                name: kernel.name,
+                lesson: kernel.lesson(),
+                resources: gpu.resources(kernel.name)?,
+            });
+        }
+        let baselines: Vec<_> = F::baselines(&kernels)
+            .into_iter()
+            .filter(|baseline| self.tools.blas.is_some() || !baseline.needs_blas)
+            .collect();
+        for shape in self.plan.sizes.shapes::<F>() {
+            let size = Size::of(&shape);
+            let work = F::work(shape);
+            let inputs = F::inputs(shape, &mut self.rng)?;
+            let count = copies(work.bytes as usize, self.l2_bytes);
+            let mut sets = Rotation::build(count, || F::upload(gpu, shape, &inputs))?;
+            for (index, &kernel) in kernels.iter().enumerate() {
+                let ms = self.time(kernel.name, &size, || {
+                    F::launch(gpu, kernel, shape, sets.next())
                 })?;
-                let baseline = self.blas.map(|_| SGEMM);
-                measured.push(measurement(
-                    kernel.entry_point(),
-                    Role::Kernel,
-                    ms,
-                    baseline,
-                ));
+                let baseline = F::baseline_of(kernel);
+                self.measured.push(Measurement {
+                    family: F::NAME,
+                    order: (family_order, Role::Kernel, index),
+                    kernel: kernel.name,
+                    role: Role::Kernel,
+                    size: size.clone(),
+                    median_ms: ms,
+                    work,
+                    baseline: baselines
+                        .iter()
+                        .any(|b| b.name == baseline)
+                        .then_some(baseline),
+                });
             }
-            if let Some(blas) = self.blas {
-                let ms = self.time(SGEMM, size, || {
-                    let set = sets.next();
-                    blas.sgemm(shape, &set.a, &set.b, &mut set.c)
+            for (index, baseline) in baselines.iter().enumerate() {
+                let tools = &self.tools;
+                let ms = self.time(baseline.name, &size, || {
+                    (baseline.run)(tools, shape, sets.next())
                 })?;
-                measured.push(measurement(SGEMM, Role::Baseline, ms, None));
-            }
-        }
-        Ok(measured)
-    }
-
-    fn gemv<T: Element>(
-        &mut self,
-        shapes: &[GemvShape],
-        kernels: &[Gemv],
-    ) -> Result<Vec<Measurement>>
-    where
-        CudaBlas: cudarc::cublas::Gemv<T>,
-    {
-        let mut measured = Vec::new();
-        if kernels.is_empty() {
-            return Ok(measured);
-        }
-        let gpu = self.gpu;
-        let (alpha, beta) = (T::from_f64(GEMV_ALPHA), T::from_f64(GEMV_BETA));
-        for &shape in shapes {
-            let mut sets = inputs::gemv::<T>(gpu, shape, self.l2_bytes, &mut self.rng)?;
-            let size = Size::gemv(shape);
-            let measurement = |kernel, role, median_ms, baseline| Measurement {
-                family: Family::Gemv,
-                kernel,
-                role,
-                size,
-                median_ms,
-                op: Op::Flop,
-                ops: shape.flops(),
-                bytes: shape.min_bytes::<T>(),
-                baseline,
-            };
-            for &kernel in kernels {
-                let ms = self.time(kernel.entry_point::<T>(), size, || {
-                    let set = sets.next();
-                    gemv(gpu, kernel, shape, alpha, &set.a, &set.x, beta, &mut set.y)
-                })?;
-                let baseline = self
-                    .blas
-                    .map(|_| baselines::gemv_name::<T>(kernel.layout()));
-                measured.push(measurement(
-                    kernel.entry_point::<T>(),
-                    Role::Kernel,
-                    ms,
-                    baseline,
-                ));
-            }
-            let Some(blas) = self.blas else { continue };
-            for layout in [Layout::RowMajor, Layout::ColMajor] {
-                if !kernels.iter().any(|k| k.layout() == layout) {
-                    continue;
-                }
-                let name = baselines::gemv_name::<T>(layout);
-                let ms = self.time(name, size, || {
-                    let set = sets.next();
-                    blas.gemv(layout, shape, alpha, &set.a, &set.x, beta, &mut set.y)
-                })?;
-                measured.push(measurement(name, Role::Baseline, ms, None));
-            }
-        }
-        Ok(measured)
-    }
-
-    fn blur(
-        &mut self,
-        images: &[ImageShape],
-        radius: u32,
-        kernels: &[Blur],
-    ) -> Result<Vec<Measurement>> {
-        let mut measured = Vec::new();
-        if kernels.is_empty() {
-            return Ok(measured);
-        }
-        let gpu = self.gpu;
-        let window = f64::from(2 * radius + 1).powi(2);
-        for &image in images {
-            let mut sets = inputs::blur(gpu, image, self.l2_bytes, &mut self.rng)?;
-            let size = Size::image(image, radius);
-            let samples = (image.width * image.height * image.channels) as f64;
-            let measurement = |kernel, role, median_ms, op, baseline| Measurement {
-                family: Family::Blur,
-                kernel,
-                role,
-                size,
-                median_ms,
-                op,
-                ops: if op == Op::IntAdd {
-                    window * samples
+                let work = if baseline.arithmetic {
+                    work
                 } else {
-                    0.0
-                },
-                bytes: image.min_bytes(),
-                baseline,
-            };
-            for &kernel in kernels {
-                let ms = self.time(kernel.entry_point(), size, || {
-                    let set = sets.next();
-                    blur(gpu, kernel, image, radius, &set.input, &mut set.output)
-                })?;
-                let entry = kernel.entry_point();
-                measured.push(measurement(
-                    entry,
-                    Role::Kernel,
-                    ms,
-                    Op::IntAdd,
-                    Some(DEVICE_COPY),
-                ));
+                    Work {
+                        op: Op::None,
+                        ops: 0.0,
+                        ..work
+                    }
+                };
+                self.measured.push(Measurement {
+                    family: F::NAME,
+                    order: (family_order, Role::Baseline, index),
+                    kernel: baseline.name,
+                    role: Role::Baseline,
+                    size: size.clone(),
+                    median_ms: ms,
+                    work,
+                    baseline: None,
+                });
             }
-            let ms = self.time(DEVICE_COPY, size, || {
-                let set = sets.next();
-                device_copy(gpu, &set.input, &mut set.output)
-            })?;
-            measured.push(measurement(DEVICE_COPY, Role::Baseline, ms, Op::None, None));
         }
-        Ok(measured)
+        Ok(())
     }
 }
 
@@ -529,8 +403,11 @@ impl Sweep<'_> {
 mod tests {
     use approx::assert_relative_eq;
 
-    use super::json::{Ceilings, ComputeSource, Device, Roofline, Runs};
+    use super::json::{Bound, Ceilings, ComputeSource, Device, Roofline, Runs};
     use super::*;
+    use crate::families::blur::{BlurShape, DEVICE_COPY};
+    use crate::families::gemv::GemvShape;
+    use crate::families::matmul::{MatmulShape, SGEMM};
 
     /// Made-up numbers shaped like an H100's, not a measurement: enough to
     /// exercise the report, the table and every plot without a GPU.
@@ -545,25 +422,32 @@ mod tests {
         };
         let roofline = Roofline::from_ceilings(&ceilings);
         let mut measured = Vec::new();
+        let families = ["matmul", "gemv", "blur"];
+        let mut kernels: Vec<&str> = Vec::new();
         let mut push = |family, kernel, role, size, op, ops: f64, bytes: f64, rate, baseline| {
             // `rate` is Gop/s for matmul, GB/s otherwise.
-            let per_ms = if family == Family::Matmul { ops } else { bytes };
+            let per_ms = if family == "matmul" { ops } else { bytes };
+            let place = families.iter().position(|&f| f == family).unwrap();
+            if !kernels.contains(&kernel) {
+                kernels.push(kernel);
+            }
+            let index = kernels.iter().position(|&k| k == kernel).unwrap();
             measured.push(Measurement {
                 family,
+                order: (place, role, index),
                 kernel,
                 role,
                 size,
                 median_ms: per_ms / rate / 1e6,
-                op,
-                ops,
-                bytes,
+                work: Work { op, ops, bytes },
                 baseline,
             });
         };
         let saturate = |peak: f64, n: f64, half: f64| peak * n / (n + half);
         for n in [512, 1024, 2048, 4096, 8192] {
             let shape = MatmulShape::new(n, n, n);
-            let size = Size::matmul(shape);
+            let size = Size::of(&shape);
+            let (flops, bytes) = (2.0 * (n as f64).powi(3), 12.0 * (n * n) as f64);
             let x = n as f64;
             for (kernel, role, peak, baseline) in [
                 ("matmul_naive", Role::Kernel, 4_800.0, Some(SGEMM)),
@@ -573,13 +457,13 @@ mod tests {
             ] {
                 let rate = saturate(peak, x, 600.0);
                 push(
-                    Family::Matmul,
+                    "matmul",
                     kernel,
                     role,
-                    size,
+                    size.clone(),
                     Op::Flop,
-                    shape.flops(),
-                    shape.min_bytes(),
+                    flops,
+                    bytes,
                     rate,
                     baseline,
                 );
@@ -587,88 +471,90 @@ mod tests {
         }
         for n in [1024, 2048, 4096, 8192, 16384] {
             let shape = GemvShape::new(n, n);
-            let size = Size::gemv(shape);
+            let size = Size::of(&shape);
+            let flops = 2.0 * (n * n) as f64 + 3.0 * n as f64;
+            let bytes = |element: usize| (element * (n * n + 3 * n)) as f64;
             let x = n as f64;
             for (kernel, role, peak, bytes, baseline) in [
                 (
                     "gemv_row_major_f32",
                     Role::Kernel,
                     740.0,
-                    shape.min_bytes::<f32>(),
+                    bytes(4),
                     Some("cublas_sgemv_row_major"),
                 ),
                 (
                     "gemv_row_major_f64",
                     Role::Kernel,
                     1_060.0,
-                    shape.min_bytes::<f64>(),
+                    bytes(8),
                     Some("cublas_dgemv_row_major"),
                 ),
                 (
                     "gemv_col_major_f32",
                     Role::Kernel,
                     870.0,
-                    shape.min_bytes::<f32>(),
+                    bytes(4),
                     Some("cublas_sgemv_col_major"),
                 ),
                 (
                     "gemv_col_major_f64",
                     Role::Kernel,
                     960.0,
-                    shape.min_bytes::<f64>(),
+                    bytes(8),
                     Some("cublas_dgemv_col_major"),
                 ),
                 (
                     "gemv_col_major_shared_x_f32",
                     Role::Kernel,
                     490.0,
-                    shape.min_bytes::<f32>(),
+                    bytes(4),
                     Some("cublas_sgemv_col_major"),
                 ),
                 (
                     "gemv_col_major_shared_x_f64",
                     Role::Kernel,
                     560.0,
-                    shape.min_bytes::<f64>(),
+                    bytes(8),
                     Some("cublas_dgemv_col_major"),
                 ),
                 (
                     "cublas_sgemv_row_major",
                     Role::Baseline,
                     2_800.0,
-                    shape.min_bytes::<f32>(),
+                    bytes(4),
                     None,
                 ),
                 (
                     "cublas_dgemv_row_major",
                     Role::Baseline,
                     2_850.0,
-                    shape.min_bytes::<f64>(),
+                    bytes(8),
                     None,
                 ),
                 (
                     "cublas_sgemv_col_major",
                     Role::Baseline,
                     2_700.0,
-                    shape.min_bytes::<f32>(),
+                    bytes(4),
                     None,
                 ),
                 (
                     "cublas_dgemv_col_major",
                     Role::Baseline,
                     2_750.0,
-                    shape.min_bytes::<f64>(),
+                    bytes(8),
                     None,
                 ),
             ] {
                 let rate = saturate(peak, x, 2_000.0);
                 push(
-                    Family::Gemv,
+                    "gemv",
                     kernel,
                     role,
-                    size,
+                    size.clone(),
                     Op::Flop,
-                    shape.flops(),
+                    flops,
                     bytes,
                     rate,
                     baseline,
@@ -676,8 +562,8 @@ mod tests {
             }
         }
         for n in [1024, 2048, 4096, 8192] {
-            let image = ImageShape::new(n, n, 3);
-            let size = Size::image(image, 3);
+            let image = BlurShape::new(n, n, 3, 3);
+            let size = Size::of(&image);
             let ops = 49.0 * (3 * n * n) as f64;
             for (kernel, role, op, ops, peak, baseline) in [
                 (
@@ -700,20 +586,25 @@ mod tests {
             ] {
                 let rate = saturate(peak, n as f64, 1_000.0);
                 push(
-                    Family::Blur,
+                    "blur",
                     kernel,
                     role,
-                    size,
+                    size.clone(),
                     op,
                     ops,
-                    image.min_bytes(),
+                    2.0 * (3 * n * n) as f64,
                     rate,
                     baseline,
                 );
             }
         }
+        let summary = |name, bound, square_axis| FamilySummary {
+            name,
+            bound,
+            square_axis,
+        };
         Report {
-            schema_version: 1,
+            schema_version: 2,
             device: Device {
                 name: "NVIDIA H100 80GB HBM3 (sample numbers)".to_string(),
                 compute_capability: Some("9.0".to_string()),
@@ -728,6 +619,12 @@ mod tests {
                 timed: 20,
                 rotation_bytes: Some(200 << 20),
             },
+            families: vec![
+                summary("matmul", Bound::Compute, "n (A, B and C are n×n)"),
+                summary("gemv", Bound::Memory, "n (A is n×n)"),
+                summary("blur", Bound::Memory, "n (the image is n×n pixels)"),
+            ],
+            kernels: Vec::new(),
             results: rows(&measured, roofline.roof()),
         }
     }
@@ -790,7 +687,7 @@ mod tests {
     fn the_sample_report_renders_every_plot() {
         let report = sample_report();
         let plots = plot::all(&report);
-        let names: Vec<&str> = plots.iter().map(|(name, _)| *name).collect();
+        let names: Vec<&str> = plots.iter().map(|(name, _)| name.as_str()).collect();
         assert_eq!(
             names,
             ["roofline.svg", "matmul.svg", "gemv.svg", "blur.svg"]

@@ -4,13 +4,13 @@
 //! - `roofline.svg`: log-log, every kernel and baseline (except the copy,
 //!   which does no arithmetic) as a point at its largest size, under the
 //!   measured ceilings (solid) and the theoretical ones (dashed).
-//! - `matmul.svg`, `gemv.svg`, `blur.svg`: throughput against size, one line
-//!   per kernel (solid) and baseline (dashed): GFLOP/s for matmul, which is
-//!   compute-bound, GB/s for the memory-bound gemv and blur.
+//! - one `FAMILY.svg` per family: throughput against size, one line per
+//!   kernel (solid) and baseline (dashed): FLOP/s for a family meant to be
+//!   compute-bound (matmul), bytes/s for a memory-bound one (gemv, blur).
 
 use std::fmt::Write;
 
-use super::json::{ComputeSource, Family, Report, Role, Row};
+use super::json::{Bound, ComputeSource, FamilySummary, Report, Role, Row};
 use super::roofline::Roof;
 
 const WIDTH: f64 = 1020.0;
@@ -32,16 +32,11 @@ const CEILING: &str = "#333333";
 
 /// Every plot of the report, by file name: the roofline, then one per
 /// family that was measured.
-pub fn all(report: &Report) -> Vec<(&'static str, String)> {
-    let mut plots = vec![("roofline.svg", roofline(report))];
-    for family in Family::ALL {
-        if report.results.iter().any(|row| row.family == family) {
-            let name = match family {
-                Family::Matmul => "matmul.svg",
-                Family::Gemv => "gemv.svg",
-                Family::Blur => "blur.svg",
-            };
-            plots.push((name, throughput(report, family)));
+pub fn all(report: &Report) -> Vec<(String, String)> {
+    let mut plots = vec![("roofline.svg".to_string(), roofline(report))];
+    for family in &report.families {
+        if report.results.iter().any(|row| row.family == family.name) {
+            plots.push((format!("{}.svg", family.name), throughput(report, family)));
         }
     }
     plots
@@ -132,7 +127,7 @@ pub fn roofline(report: &Report) -> String {
         labels.occupy(px - 6.0, py - 6.0, 12.0, 12.0);
     }
     for (number, ((row, _, _), (px, py))) in points.iter().zip(&placed).enumerate() {
-        let style = marker_style(row, &colours);
+        let style = marker_style(report, row, &colours);
         svg.marker(style, *px, *py);
         let label = (number + 1).to_string();
         let (lx, ly) = labels.place(*px, *py, &label);
@@ -147,36 +142,32 @@ pub fn roofline(report: &Report) -> String {
 }
 
 /// Throughput against size for one family.
-pub fn throughput(report: &Report, family: Family) -> String {
-    let (metric, unit, title): (fn(&Row) -> Option<f64>, _, _) = match family {
-        Family::Matmul => (
-            |row| row.gops_per_s,
-            "GFLOP/s",
-            "matmul: FP32 FLOP per second",
-        ),
-        Family::Gemv => (
-            |row| Some(row.gbytes_per_s),
-            "GB/s (fewest bytes moved)",
-            "gemv: bytes per second",
-        ),
-        Family::Blur => (
-            |row| Some(row.gbytes_per_s),
-            "GB/s (fewest bytes moved)",
-            "blur: bytes per second",
-        ),
+pub fn throughput(report: &Report, family: &FamilySummary) -> String {
+    let compute = family.bound == Bound::Compute;
+    let (metric, unit): (fn(&Row) -> Option<f64>, _) = if compute {
+        (|row| row.gops_per_s, "GFLOP/s")
+    } else {
+        (|row| Some(row.gbytes_per_s), "GB/s (fewest bytes moved)")
     };
-    let (measured, theoretical, ceiling_name) = match family {
-        Family::Matmul => (
+    let title = if compute {
+        format!("{}: FP32 FLOP per second", family.name)
+    } else {
+        format!("{}: bytes per second", family.name)
+    };
+    let (measured, theoretical, ceiling_name) = if compute {
+        (
             report.ceilings.sgemm_gflops,
             report.ceilings.theoretical_fp32_gflops,
             "SGEMM",
-        ),
-        Family::Gemv | Family::Blur => (
+        )
+    } else {
+        (
             Some(report.ceilings.copy_gbytes_per_s),
             report.ceilings.theoretical_gbytes_per_s,
             "copy",
-        ),
+        )
     };
+    let family = family.name;
     let lines: Vec<(&Row, Vec<(f64, f64)>)> = series(report, Some(family))
         .into_iter()
         .filter_map(|rows| {
@@ -197,14 +188,17 @@ pub fn throughput(report: &Report, family: Family) -> String {
         .results
         .iter()
         .filter(|row| row.family == family)
-        .map(|row| (row.size.side(), row.size.short()))
+        .map(|row| (row.size.side(), row.size.short().to_string()))
         .collect();
     let square = sizes.iter().all(|(_, short)| !short.contains('×'));
-    let x_label = match (family, square) {
-        (Family::Matmul, true) => "n (A, B and C are n×n)",
-        (Family::Gemv, true) => "n (A is n×n)",
-        (Family::Blur, true) => "n (the image is n×n pixels)",
-        (_, false) => "size (at the side of the square or cube of equal size)",
+    let x_label = if square {
+        report
+            .families
+            .iter()
+            .find(|summary| summary.name == family)
+            .map_or("n", |summary| summary.square_axis)
+    } else {
+        "size (at the side of the square or cube of equal size)"
     };
     let mut svg = Svg::new(
         &format!("{title} · {}", report.device.name),
@@ -229,11 +223,7 @@ pub fn throughput(report: &Report, family: Family) -> String {
             } else {
                 "theoretical peak".to_string()
             };
-            let unit = if family == Family::Matmul {
-                "FLOP/s"
-            } else {
-                "B/s"
-            };
+            let unit = if compute { "FLOP/s" } else { "B/s" };
             legend.push(Entry::line(
                 CEILING,
                 dash,
@@ -243,7 +233,7 @@ pub fn throughput(report: &Report, family: Family) -> String {
     }
     let colours = colours(report);
     for (row, points) in &lines {
-        let style = marker_style(row, &colours);
+        let style = marker_style(report, row, &colours);
         let pixels: Vec<(f64, f64)> = points.iter().map(|&(s, v)| (x.at(s), y.at(v))).collect();
         let dash = if row.role == Role::Baseline {
             "5 3"
@@ -268,7 +258,7 @@ pub fn throughput(report: &Report, family: Family) -> String {
 
 /// The report's rows grouped by kernel, in report order, for one family or
 /// all.
-fn series(report: &Report, family: Option<Family>) -> Vec<Vec<&Row>> {
+fn series<'a>(report: &'a Report, family: Option<&str>) -> Vec<Vec<&'a Row>> {
     let mut groups: Vec<Vec<&Row>> = Vec::new();
     for row in &report.results {
         if family.is_some_and(|family| row.family != family) {
@@ -288,9 +278,13 @@ fn series(report: &Report, family: Option<Family>) -> Vec<Vec<&Row>> {
 /// One colour per kernel, the same in every plot: its place in its family.
 fn colours(report: &Report) -> Vec<(&'static str, &'static str)> {
     let mut assigned: Vec<(&'static str, &'static str)> = Vec::new();
-    for family in Family::ALL {
+    for family in &report.families {
         let mut kernels: Vec<&'static str> = Vec::new();
-        for row in report.results.iter().filter(|row| row.family == family) {
+        for row in report
+            .results
+            .iter()
+            .filter(|row| row.family == family.name)
+        {
             if !kernels.contains(&row.kernel) {
                 kernels.push(row.kernel);
             }
@@ -318,13 +312,17 @@ struct MarkerStyle {
     filled: bool,
 }
 
-fn marker_style(row: &Row, colours: &[(&'static str, &'static str)]) -> MarkerStyle {
+fn marker_style(
+    report: &Report,
+    row: &Row,
+    colours: &[(&'static str, &'static str)],
+) -> MarkerStyle {
+    let family = report
+        .families
+        .iter()
+        .position(|family| family.name == row.family);
     MarkerStyle {
-        shape: match row.family {
-            Family::Matmul => Shape::Circle,
-            Family::Gemv => Shape::Square,
-            Family::Blur => Shape::Triangle,
-        },
+        shape: [Shape::Circle, Shape::Square, Shape::Triangle][family.unwrap_or(0) % 3],
         colour: colours
             .iter()
             .find(|(kernel, _)| *kernel == row.kernel)

@@ -88,7 +88,7 @@ pub fn results(rows: &[Row]) -> String {
             ]
         })
         .collect();
-    let mut table = aligned(&header, &cells, 2);
+    let mut table = aligned(&header, &cells, |column| column < 2);
     table.push_str(
         "op: FLOP for matmul and gemv, integer add for blur · op/B: ops over the fewest bytes \
          the work must move · of roofline: achieved / min(compute, op/B × copy bandwidth) \

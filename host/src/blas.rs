@@ -1,7 +1,4 @@
-//! What a user would run instead of each kernel: cuBLAS SGEMM for matmul,
-//! cuBLAS SGEMV or DGEMV on A in the kernel's own layout for gemv, and a
-//! device-to-device copy of the image, which moves the same bytes as a blur
-//! and does nothing else, for blur.
+//! cuBLAS, what a user would run instead of the matmul and gemv kernels.
 //!
 //! cuBLAS is column-major and our matrices are row-major. A row-major m×n
 //! matrix is the column-major n×m matrix of its transpose, so:
@@ -17,29 +14,14 @@ use cudarc::driver::CudaSlice;
 
 use crate::device::Gpu;
 use crate::error::{During, Error, Result};
-use crate::kernels::expect_len;
-use crate::kernels::gemv::{Element, GemvShape, Layout};
-use crate::kernels::matmul::MatmulShape;
 
-pub const SGEMM: &str = "cublas_sgemm";
-pub const DEVICE_COPY: &str = "device_copy";
-/// Every baseline, in the order of the report.
-pub const NAMES: [&str; 6] = [
-    SGEMM,
-    "cublas_sgemv_row_major",
-    "cublas_dgemv_row_major",
-    "cublas_sgemv_col_major",
-    "cublas_dgemv_col_major",
-    DEVICE_COPY,
-];
-
-/// The gemv baseline for elements `T` with A stored as `layout`.
-pub fn gemv_name<T: Element>(layout: Layout) -> &'static str {
-    let names = match layout {
-        Layout::RowMajor => [NAMES[1], NAMES[2]],
-        Layout::ColMajor => [NAMES[3], NAMES[4]],
-    };
-    names[T::ENTRY_INDEX]
+/// How a matrix is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// A[i][j] at i·n + j.
+    RowMajor,
+    /// A[i][j] at j·m + i.
+    ColMajor,
 }
 
 /// cuBLAS on the GPU's stream, so that the same events time it.
@@ -67,28 +49,35 @@ impl Blas {
         Ok(Self { blas })
     }
 
-    /// Enqueues C = A·B, all row-major f32, as cuBLAS SGEMM.
-    pub fn sgemm(
+    /// Enqueues C = A·B, all row-major f32, A m×k and B k×n, as cuBLAS
+    /// SGEMM.
+    ///
+    /// # Safety
+    /// The buffers hold exactly m×k, k×n and m×n elements.
+    pub unsafe fn sgemm(
         &self,
-        shape: MatmulShape,
+        dims: [usize; 3],
         a: &CudaSlice<f32>,
         b: &CudaSlice<f32>,
         c: &mut CudaSlice<f32>,
     ) -> Result<()> {
-        shape.check_buffers([a.len(), b.len(), c.len()])?;
-        let (config, first, second) = sgemm_call(shape, a, b)?;
-        // SAFETY: every buffer holds exactly the elements of its matrix, and
-        // the configuration's sizes and leading dimensions describe those
-        // matrices (see `sgemm_call`).
+        let (config, first, second) = sgemm_call(dims, a, b)?;
+        // SAFETY: every buffer holds exactly the elements of its matrix (by
+        // this function's contract), and the configuration's sizes and
+        // leading dimensions describe those matrices (see `sgemm_call`).
         unsafe { self.blas.gemm(config, first, second, c) }.during("running cuBLAS SGEMM")
     }
 
-    /// Enqueues y = αAx + βy, A stored as `layout`, as cuBLAS SGEMV or DGEMV.
+    /// Enqueues y = αAx + βy, A m×n stored as `layout`, as cuBLAS SGEMV or
+    /// DGEMV.
+    ///
+    /// # Safety
+    /// A holds m×n elements, x n and y m.
     #[allow(clippy::too_many_arguments)] // the BLAS signature, kept whole
-    pub fn gemv<T: Element>(
+    pub unsafe fn gemv<T>(
         &self,
         layout: Layout,
-        shape: GemvShape,
+        dims: [usize; 2],
         alpha: T,
         a: &CudaSlice<T>,
         x: &CudaSlice<T>,
@@ -98,38 +87,22 @@ impl Blas {
     where
         CudaBlas: BlasGemv<T>,
     {
-        shape.check_buffers([a.len(), x.len(), y.len()])?;
-        let config = gemv_config(layout, shape, alpha, beta)?;
-        // SAFETY: every buffer holds exactly the elements the shape needs,
-        // and the configuration describes A in its layout (see `gemv_config`).
+        let config = gemv_config(layout, dims, alpha, beta)?;
+        // SAFETY: every buffer holds exactly the elements the shape needs
+        // (by this function's contract), and the configuration describes A
+        // in its layout (see `gemv_config`).
         unsafe { self.blas.gemv(config, a, x, y) }.during("running cuBLAS gemv")
     }
-}
-
-/// Enqueues a copy of `source` into `destination`, of the same length.
-pub fn device_copy(
-    gpu: &Gpu,
-    source: &CudaSlice<u8>,
-    destination: &mut CudaSlice<u8>,
-) -> Result<()> {
-    expect_len("the copy's destination", source.len(), destination.len())?;
-    gpu.stream()
-        .memcpy_dtod(source, destination)
-        .during("copying on the GPU")
 }
 
 /// The column-major SGEMM that computes the row-major C = A·B: Cᵀ = Bᵀ·Aᵀ,
 /// with its two operands in cuBLAS's order (B first).
 fn sgemm_call<'a, M>(
-    shape: MatmulShape,
+    [m, n, k]: [usize; 3],
     a: &'a M,
     b: &'a M,
 ) -> Result<(GemmConfig<f32>, &'a M, &'a M)> {
-    let (m, n, k) = (
-        blas_int("m", shape.m)?,
-        blas_int("n", shape.n)?,
-        blas_int("k", shape.k)?,
-    );
+    let (m, n, k) = (blas_int("m", m)?, blas_int("n", n)?, blas_int("k", k)?);
     let config = GemmConfig {
         transa: sys::cublasOperation_t::CUBLAS_OP_N,
         transb: sys::cublasOperation_t::CUBLAS_OP_N,
@@ -148,8 +121,8 @@ fn sgemm_call<'a, M>(
 }
 
 /// The column-major gemv that computes y = αAx + βy for A m×n in `layout`.
-fn gemv_config<T>(layout: Layout, shape: GemvShape, alpha: T, beta: T) -> Result<GemvConfig<T>> {
-    let (m, n) = (blas_int("m", shape.m)?, blas_int("n", shape.n)?);
+fn gemv_config<T>(layout: Layout, [m, n]: [usize; 2], alpha: T, beta: T) -> Result<GemvConfig<T>> {
+    let (m, n) = (blas_int("m", m)?, blas_int("n", n)?);
     let (trans, rows, cols) = match layout {
         // The column-major n×m matrix Aᵀ, transposed back.
         Layout::RowMajor => (sys::cublasOperation_t::CUBLAS_OP_T, n, m),
@@ -229,7 +202,7 @@ mod tests {
 
     #[test]
     fn sgemm_on_swapped_operands_computes_the_row_major_product() {
-        let shape = MatmulShape::new(3, 5, 2);
+        let shape = [3, 5, 2];
         let a: Vec<f32> = (0..6).map(|v| v as f32 - 2.0).collect();
         let b: Vec<f32> = (0..10).map(|v| (v * v % 7) as f32).collect();
         let mut expected = vec![0.0; 15];
@@ -259,18 +232,12 @@ mod tests {
             (Layout::RowMajor, &a, CUBLAS_OP_T),
             (Layout::ColMajor, &a_col_major, CUBLAS_OP_N),
         ] {
-            let config = gemv_config(layout, GemvShape::new(m, n), alpha, beta).unwrap();
+            let config = gemv_config(layout, [m, n], alpha, beta).unwrap();
             assert_eq!(config.trans, trans);
             let mut out = y.clone();
             column_major_gemv(&config, stored, &x, &mut out);
             assert_eq!(out, expected, "{layout:?}");
         }
-    }
-
-    #[test]
-    fn baselines_are_named_by_precision_and_layout() {
-        assert_eq!(gemv_name::<f32>(Layout::RowMajor), "cublas_sgemv_row_major");
-        assert_eq!(gemv_name::<f64>(Layout::ColMajor), "cublas_dgemv_col_major");
     }
 
     #[test]

@@ -1,0 +1,314 @@
+//! Box blur of 8-bit images with interleaved channels: the family's shapes,
+//! inputs and reference, and a device copy of the image, which moves the
+//! same bytes and does no arithmetic, as its baseline.
+
+use std::fmt;
+
+use clap::{Arg, ArgMatches, value_parser};
+use gpu::blur::{Args, KERNELS, MAX_RADIUS, Problem};
+use gpu::runtime::Kernel;
+use rand::distr::Uniform;
+use rand::{Rng, rngs::SmallRng};
+use serde::Serialize;
+
+use super::{dims, expect_len, indexable, nonzero};
+use crate::backend::{Backend, Buffer, checked_launch};
+use crate::error::{Error, Result};
+use crate::family::{Baseline, Bound, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work};
+use crate::reference::{self, Expected};
+use crate::verify::{Comparison, compare, random_vec};
+
+/// An image of `width × height` pixels of `channels` samples each, blurred
+/// over a (2·radius+1)² window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct BlurShape {
+    pub width: usize,
+    pub height: usize,
+    pub channels: usize,
+    pub radius: u32,
+}
+
+impl BlurShape {
+    pub fn new(width: usize, height: usize, channels: usize, radius: u32) -> Self {
+        Self {
+            width,
+            height,
+            channels,
+            radius,
+        }
+    }
+
+    /// The number of samples, once every dimension is non-zero and every
+    /// index fits in `u32`.
+    pub fn checked_len(self) -> Result<usize> {
+        let width = nonzero("image width", self.width)?;
+        let height = nonzero("image height", self.height)?;
+        let channels = nonzero("image channels", self.channels)?;
+        indexable("image (width×height×channels)", &[width, height, channels])
+    }
+}
+
+impl fmt::Display for BlurShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Self {
+            width,
+            height,
+            channels,
+            radius,
+        } = self;
+        write!(f, "{width}×{height}×{channels} r={radius}")
+    }
+}
+
+impl Shape for BlurShape {
+    fn side(&self) -> f64 {
+        (self.width as f64 * self.height as f64).sqrt()
+    }
+
+    fn short(&self) -> String {
+        if self.width == self.height {
+            self.width.to_string()
+        } else {
+            format!("{}×{}", self.width, self.height)
+        }
+    }
+}
+
+/// The largest radius `kernel` accepts: the window sum's limit, or less
+/// where its shared memory grows with the radius past what a block gets.
+pub fn max_radius(kernel: &Kernel<Args, Problem>) -> u32 {
+    let fits = |radius| {
+        let problem = Problem {
+            width: 1,
+            height: 1,
+            channels: 1,
+            radius,
+        };
+        checked_launch(kernel, &problem).is_ok()
+    };
+    // Shared memory only grows with the radius: search for the last fit.
+    let (mut fits_up_to, mut fails_from) = (0, MAX_RADIUS + 1);
+    if !fits(0) {
+        return 0;
+    }
+    while fails_from - fits_up_to > 1 {
+        let middle = fits_up_to + (fails_from - fits_up_to) / 2;
+        if fits(middle) {
+            fits_up_to = middle;
+        } else {
+            fails_from = middle;
+        }
+    }
+    fits_up_to
+}
+
+pub struct Buffers<B: Backend> {
+    pub input: Buffer<B, u8>,
+    pub output: Buffer<B, u8>,
+}
+
+pub const DEVICE_COPY: &str = "device_copy";
+
+pub struct Blur;
+
+impl Family for Blur {
+    const NAME: &'static str = "blur";
+    const SIZE: SizeSyntax = SizeSyntax {
+        value_name: "WxH",
+        dims: 2,
+        help: "Blur image WIDTH×HEIGHT, or one number for a square",
+        on_gpu: &[8192],
+        emulated: &[100, 75],
+        sweep: "1024,2048,4096,8192",
+    };
+    const BOUND: Bound = Bound::Memory;
+    const SQUARE_AXIS: &'static str = "n (the image is n×n pixels)";
+
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
+    type Shape = BlurShape;
+    /// The image's samples.
+    type Inputs = Vec<u8>;
+    type Buffers<B: Backend> = Buffers<B>;
+
+    fn options() -> Vec<Arg> {
+        vec![
+            Arg::new("channels")
+                .long("channels")
+                .help("Blur channels: 1 for grayscale, 3 for RGB")
+                .value_parser(value_parser!(usize))
+                .default_value("3"),
+            Arg::new("radius")
+                .long("radius")
+                .help("Blur radius: the window is (2r+1)×(2r+1)")
+                .value_parser(value_parser!(u32))
+                .default_value("3"),
+        ]
+    }
+
+    fn shape(sizes: &[usize], options: &ArgMatches) -> BlurShape {
+        let [width, height] = dims(sizes);
+        BlurShape {
+            width,
+            height,
+            channels: *options
+                .get_one("channels")
+                .expect("the option has a default"),
+            radius: *options.get_one("radius").expect("the option has a default"),
+        }
+    }
+
+    fn problem(shape: BlurShape) -> Result<Problem> {
+        shape.checked_len()?;
+        Ok(Problem {
+            width: shape.width as u32,
+            height: shape.height as u32,
+            channels: shape.channels as u32,
+            radius: shape.radius,
+        })
+    }
+
+    /// The radius first, for a message that names it.
+    fn check(kernel: &Kernel<Args, Problem>, shape: BlurShape) -> Result<()> {
+        check_radius(kernel, shape.radius)?;
+        checked_launch(kernel, &Self::problem(shape)?).map(drop)
+    }
+
+    fn test_shapes() -> Vec<BlurShape> {
+        let largest_tiled = KERNELS.iter().map(max_radius).min().unwrap_or(0);
+        [
+            (1, 1, 1, 0),
+            (1, 1, 1, 1),
+            (17, 31, 1, 1),
+            (16, 16, 3, 2),
+            (33, 16, 3, 3),
+            (100, 37, 3, 7),
+            (15, 250, 1, 20),
+            (40, 41, 1, largest_tiled),
+            (300, 200, 3, 1),
+            (1001, 3, 4, 5),
+        ]
+        .map(|(width, height, channels, radius)| BlurShape::new(width, height, channels, radius))
+        .to_vec()
+    }
+
+    /// (2r+1)² integer adds per output sample, windows clipped at the
+    /// border counted whole; the fewest bytes are every sample read once and
+    /// written once.
+    fn work(shape: BlurShape) -> Work {
+        let samples = (shape.width * shape.height * shape.channels) as f64;
+        Work {
+            op: Op::IntAdd,
+            ops: f64::from(2 * shape.radius + 1).powi(2) * samples,
+            bytes: 2.0 * samples,
+        }
+    }
+
+    /// Samples from 0..=254, so that the poison 255 can never be a correct
+    /// output.
+    fn inputs(shape: BlurShape, rng: &mut SmallRng) -> Result<Vec<u8>> {
+        let len = shape.checked_len()?;
+        if shape.radius > MAX_RADIUS {
+            return Err(Error::RadiusTooLarge {
+                kernel: "any blur kernel",
+                radius: shape.radius,
+                max: MAX_RADIUS,
+            });
+        }
+        let samples = Uniform::new_inclusive(0u8, 254).expect("a valid range");
+        Ok(random_vec(len, samples, rng.random()))
+    }
+
+    fn reference(shape: BlurShape, input: &Vec<u8>) -> Expected {
+        let image = [shape.width, shape.height, shape.channels];
+        let values: Vec<f64> = reference::blur(input, image, shape.radius as usize)
+            .into_iter()
+            .map(f64::from)
+            .collect();
+        Expected {
+            tolerance: vec![0.0; values.len()],
+            values,
+        }
+    }
+
+    fn upload<B: Backend>(backend: &B, _: BlurShape, input: &Vec<u8>) -> Result<Buffers<B>> {
+        Ok(Buffers {
+            input: backend.upload("input image", input)?,
+            output: backend.alloc("output image", input.len())?,
+        })
+    }
+
+    fn prepare<B: Backend>(
+        backend: &B,
+        _: &Kernel<Args, Problem>,
+        _: &Vec<u8>,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        backend.poison(&mut buffers.output)
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: BlurShape,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        check_radius(kernel, shape.radius)?;
+        let len = shape.checked_len()?;
+        expect_len("input image", len, backend.len(&buffers.input))?;
+        expect_len("output image", len, backend.len(&buffers.output))?;
+        let problem = Self::problem(shape)?;
+        let Problem {
+            width,
+            height,
+            channels,
+            radius,
+        } = problem;
+        let Buffers { input, output } = buffers;
+        // SAFETY: both images hold width×height×channels samples, in
+        // buffers of their own; every index fits in u32 and the radius is
+        // within the kernel's limit (checked above).
+        unsafe {
+            let args = (&*input, output, width, height, channels, radius);
+            backend.launch(kernel, &problem, args)
+        }
+    }
+
+    fn compare<B: Backend>(
+        backend: &B,
+        buffers: &Buffers<B>,
+        expected: &Expected,
+    ) -> Result<Comparison> {
+        Ok(compare(&backend.download(&buffers.output)?, expected))
+    }
+
+    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
+        vec![Baseline {
+            name: DEVICE_COPY,
+            needs_blas: false,
+            arithmetic: false,
+            run: |tools: &Tools<'_>, _, buffers| {
+                tools.gpu.copy(&buffers.input, &mut buffers.output)
+            },
+        }]
+    }
+
+    fn baseline_of(_: &Kernel<Args, Problem>) -> &'static str {
+        DEVICE_COPY
+    }
+}
+
+/// Rejects a radius `kernel` cannot take.
+pub fn check_radius(kernel: &Kernel<Args, Problem>, radius: u32) -> Result<()> {
+    let max = max_radius(kernel);
+    if radius > max {
+        return Err(Error::RadiusTooLarge {
+            kernel: kernel.name,
+            radius,
+            max,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,374 @@
+//! Matrix-vector multiplication, y = αAx + βy, A m×n, in f32 and f64: the
+//! family's shapes, inputs and reference, and cuBLAS SGEMV or DGEMV, on A
+//! in the kernel's own layout, as its baseline.
+
+use std::fmt;
+
+use clap::ArgMatches;
+use cudarc::driver::CudaSlice;
+use gpu::gemv::{Args, KERNELS_F32, KERNELS_F64, Problem};
+use gpu::runtime::Kernel;
+use rand::rngs::SmallRng;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::{dims, expect_len, indexable, nonzero};
+use crate::backend::{Backend, Buffer, Memory, Param};
+use crate::blas::{Blas, Layout};
+use crate::error::{Error, Result};
+use crate::family::{Baseline, Bound, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work};
+use crate::reference::{self, Expected, Float};
+use crate::verify::{Comparison, compare, uniform_floats};
+
+/// The scalars of the default run and the bench: both non-zero, so y is
+/// read and written.
+pub const ALPHA: f64 = 1.25;
+pub const BETA: f64 = 0.75;
+
+/// A is m×n, x has n elements, y has m; and the scalars α and β.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct GemvShape {
+    pub m: usize,
+    pub n: usize,
+    #[serde(skip)]
+    pub alpha: f64,
+    #[serde(skip)]
+    pub beta: f64,
+}
+
+impl GemvShape {
+    /// An m×n problem with the default scalars.
+    pub fn new(m: usize, n: usize) -> Self {
+        Self {
+            m,
+            n,
+            alpha: ALPHA,
+            beta: BETA,
+        }
+    }
+
+    /// The element counts of A, x and y, once every dimension is non-zero and
+    /// every index fits in `u32`.
+    pub fn checked_lens(self) -> Result<[usize; 3]> {
+        let m = nonzero("m (rows of A)", self.m)?;
+        let n = nonzero("n (columns of A)", self.n)?;
+        Ok([indexable("A (m×n)", &[m, n])?, n as usize, m as usize])
+    }
+
+    fn check_buffers<B: Backend, T: Element>(
+        self,
+        backend: &B,
+        buffers: &Buffers<B, T>,
+    ) -> Result<()> {
+        let [a, x, y] = self.checked_lens()?;
+        expect_len("A", a, backend.len(&buffers.a))?;
+        expect_len("x", x, backend.len(&buffers.x))?;
+        expect_len("y", y, backend.len(&buffers.y))
+    }
+}
+
+impl fmt::Display for GemvShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}×{}", self.m, self.n)
+    }
+}
+
+impl Shape for GemvShape {
+    fn side(&self) -> f64 {
+        (self.m as f64 * self.n as f64).sqrt()
+    }
+
+    fn short(&self) -> String {
+        if self.m == self.n {
+            self.m.to_string()
+        } else {
+            self.to_string()
+        }
+    }
+}
+
+/// The element types the gemv kernels are built for.
+pub trait Element: Float + Param {
+    const KERNELS: &'static [Kernel<Args<Self>, Problem>];
+    /// The cuBLAS baselines, with A row-major and column-major.
+    const BASELINES: [&'static str; 2];
+
+    /// The value as the host passes it to a kernel: itself.
+    fn argument<'a, M: Memory>(self) -> <Self as Param>::Host<'a, M>;
+
+    /// cuBLAS SGEMV or DGEMV.
+    ///
+    /// # Safety
+    /// As [`Blas::gemv`].
+    #[allow(clippy::too_many_arguments)] // the BLAS signature, kept whole
+    unsafe fn blas_gemv(
+        blas: &Blas,
+        layout: Layout,
+        dims: [usize; 2],
+        alpha: Self,
+        a: &CudaSlice<Self>,
+        x: &CudaSlice<Self>,
+        beta: Self,
+        y: &mut CudaSlice<Self>,
+    ) -> Result<()>;
+}
+
+macro_rules! element {
+    ($type:ty, $kernels:ident, $row_major:literal, $col_major:literal) => {
+        impl Element for $type {
+            const KERNELS: &'static [Kernel<Args<Self>, Problem>] = $kernels;
+            const BASELINES: [&'static str; 2] = [$row_major, $col_major];
+
+            fn argument<'a, M: Memory>(self) -> <Self as Param>::Host<'a, M> {
+                self
+            }
+
+            unsafe fn blas_gemv(
+                blas: &Blas,
+                layout: Layout,
+                dims: [usize; 2],
+                alpha: Self,
+                a: &CudaSlice<Self>,
+                x: &CudaSlice<Self>,
+                beta: Self,
+                y: &mut CudaSlice<Self>,
+            ) -> Result<()> {
+                // SAFETY: forwarded contract.
+                unsafe { blas.gemv(layout, dims, alpha, a, x, beta, y) }
+            }
+        }
+    };
+}
+
+element!(
+    f32,
+    KERNELS_F32,
+    "cublas_sgemv_row_major",
+    "cublas_sgemv_col_major"
+);
+element!(
+    f64,
+    KERNELS_F64,
+    "cublas_dgemv_row_major",
+    "cublas_dgemv_col_major"
+);
+
+/// The storage order of A a kernel reads, which its name states.
+pub fn layout<T>(kernel: &Kernel<Args<T>, Problem>) -> Layout {
+    if kernel.name.starts_with("gemv_row_major") {
+        Layout::RowMajor
+    } else {
+        Layout::ColMajor
+    }
+}
+
+/// A row-major, x and the initial y.
+pub struct Inputs<T> {
+    a: Vec<T>,
+    x: Vec<T>,
+    y: Vec<T>,
+}
+
+/// A is stored in one layout at a time, rewritten when a kernel needs the
+/// other, so the largest sizes need memory for one copy only.
+pub struct Buffers<B: Backend, T: Element> {
+    pub a: Buffer<B, T>,
+    a_layout: Layout,
+    pub x: Buffer<B, T>,
+    pub y: Buffer<B, T>,
+    shape: GemvShape,
+}
+
+pub struct Gemv<T>(std::marker::PhantomData<T>);
+
+impl<T: Element> Family for Gemv<T> {
+    const NAME: &'static str = "gemv";
+    const SIZE: SizeSyntax = SizeSyntax {
+        value_name: "MxN",
+        dims: 2,
+        help: "Gemv size M×N (A is M×N), or one number for a square; f32 and f64",
+        on_gpu: &[16384],
+        emulated: &[300, 200],
+        sweep: "1024,2048,4096,8192,16384",
+    };
+    const BOUND: Bound = Bound::Memory;
+    const SQUARE_AXIS: &'static str = "n (A is n×n)";
+
+    type Args = Args<T>;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = T::KERNELS;
+
+    type Shape = GemvShape;
+    type Inputs = Inputs<T>;
+    type Buffers<B: Backend> = Buffers<B, T>;
+
+    fn shape(sizes: &[usize], _: &ArgMatches) -> GemvShape {
+        let [m, n] = dims(sizes);
+        GemvShape::new(m, n)
+    }
+
+    fn problem(shape: GemvShape) -> Result<Problem> {
+        shape.checked_lens()?;
+        Ok(Problem {
+            m: shape.m as u32,
+            n: shape.n as u32,
+        })
+    }
+
+    /// Every shape with β = 0 (y must not be read: it is poisoned) and
+    /// β ≠ 0 (y is read).
+    fn test_shapes() -> Vec<GemvShape> {
+        let sizes = [
+            (1, 1),
+            (1, 300),
+            (300, 1),
+            (127, 129),
+            (128, 128),
+            (129, 127),
+            (257, 1000),
+            (1000, 257),
+            (4099, 3),
+            (3, 4099),
+        ];
+        let scalars = [(1.0, 0.0), (-1.5, 0.75)];
+        sizes
+            .into_iter()
+            .flat_map(|(m, n)| scalars.map(|(alpha, beta)| GemvShape { m, n, alpha, beta }))
+            .collect()
+    }
+
+    /// A multiply and an add per element of A, then αd + βy per row; the
+    /// fewest bytes are A and x read once, y read and written once.
+    fn work(shape: GemvShape) -> Work {
+        let (m, n) = (shape.m as f64, shape.n as f64);
+        Work {
+            op: Op::Flop,
+            ops: 2.0 * m * n + 3.0 * m,
+            bytes: size_of::<T>() as f64 * (m * n + n + 2.0 * m),
+        }
+    }
+
+    fn inputs(shape: GemvShape, rng: &mut SmallRng) -> Result<Inputs<T>> {
+        let [a_len, x_len, y_len] = shape.checked_lens()?;
+        Ok(Inputs {
+            a: uniform_floats(a_len, rng),
+            x: uniform_floats(x_len, rng),
+            y: uniform_floats(y_len, rng),
+        })
+    }
+
+    fn reference(shape: GemvShape, inputs: &Inputs<T>) -> Expected {
+        let (alpha, beta) = (T::from_f64(shape.alpha), T::from_f64(shape.beta));
+        let Inputs { a, x, y } = inputs;
+        reference::gemv(alpha, a, x, beta, y, [shape.m, shape.n])
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: GemvShape,
+        inputs: &Inputs<T>,
+    ) -> Result<Buffers<B, T>> {
+        Ok(Buffers {
+            a: backend.upload("A", &inputs.a)?,
+            a_layout: Layout::RowMajor,
+            x: backend.upload("x", &inputs.x)?,
+            y: backend.upload("y", &inputs.y)?,
+            shape,
+        })
+    }
+
+    /// Stores A in the kernel's layout, and resets y: poisoned when β = 0,
+    /// since it must not be read.
+    fn prepare<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args<T>, Problem>,
+        inputs: &Inputs<T>,
+        buffers: &mut Buffers<B, T>,
+    ) -> Result<()> {
+        let wanted = layout(kernel);
+        if buffers.a_layout != wanted {
+            let GemvShape { m, n, .. } = buffers.shape;
+            let stored: Vec<T> = match wanted {
+                Layout::RowMajor => inputs.a.clone(),
+                Layout::ColMajor => (0..m * n)
+                    .into_par_iter()
+                    .map(|index| inputs.a[(index % m) * n + index / m])
+                    .collect(),
+            };
+            backend.overwrite(&stored, &mut buffers.a)?;
+            buffers.a_layout = wanted;
+        }
+        if buffers.shape.beta == 0.0 {
+            backend.poison(&mut buffers.y)
+        } else {
+            backend.overwrite(&inputs.y, &mut buffers.y)
+        }
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args<T>, Problem>,
+        shape: GemvShape,
+        buffers: &mut Buffers<B, T>,
+    ) -> Result<()> {
+        shape.check_buffers(backend, buffers)?;
+        let problem = Self::problem(shape)?;
+        let Problem { m, n } = problem;
+        let (alpha, beta) = (T::from_f64(shape.alpha), T::from_f64(shape.beta));
+        let Buffers { a, x, y, .. } = buffers;
+        // SAFETY: A, x and y hold m×n, n and m elements, y is a buffer of
+        // its own, and every index fits in u32 (checked above).
+        let (alpha, beta) = (alpha.argument(), beta.argument());
+        unsafe { backend.launch(kernel, &problem, (alpha, &*a, &*x, beta, y, m, n)) }
+    }
+
+    fn compare<B: Backend>(
+        backend: &B,
+        buffers: &Buffers<B, T>,
+        expected: &Expected,
+    ) -> Result<Comparison> {
+        Ok(compare(&backend.download(&buffers.y)?, expected))
+    }
+
+    /// cuBLAS in each layout that a kernel reads.
+    fn baselines(kernels: &[&Kernel<Args<T>, Problem>]) -> Vec<Baseline<Self>> {
+        let blas_in = |layout| -> Baseline<Self> {
+            Baseline {
+                name: T::BASELINES[layout as usize],
+                needs_blas: true,
+                arithmetic: true,
+                run: match layout {
+                    Layout::RowMajor => {
+                        |tools, shape, buffers| blas_gemv(tools, Layout::RowMajor, shape, buffers)
+                    }
+                    Layout::ColMajor => {
+                        |tools, shape, buffers| blas_gemv(tools, Layout::ColMajor, shape, buffers)
+                    }
+                },
+            }
+        };
+        [Layout::RowMajor, Layout::ColMajor]
+            .into_iter()
+            .filter(|&wanted| kernels.iter().any(|&kernel| layout(kernel) == wanted))
+            .map(blas_in)
+            .collect()
+    }
+
+    fn baseline_of(kernel: &Kernel<Args<T>, Problem>) -> &'static str {
+        T::BASELINES[layout(kernel) as usize]
+    }
+}
+
+fn blas_gemv<T: Element>(
+    tools: &Tools<'_>,
+    layout: Layout,
+    shape: GemvShape,
+    buffers: &mut Buffers<crate::Gpu, T>,
+) -> Result<()> {
+    let blas = tools.blas.ok_or(Error::NoCublas)?;
+    shape.check_buffers(tools.gpu, buffers)?;
+    let (alpha, beta) = (T::from_f64(shape.alpha), T::from_f64(shape.beta));
+    let Buffers { a, x, y, .. } = buffers;
+    // SAFETY: A, x and y hold exactly what the shape needs (checked).
+    unsafe { T::blas_gemv(blas, layout, [shape.m, shape.n], alpha, a, x, beta, y) }
+}

@@ -1,0 +1,229 @@
+//! Matrix multiplication, C = A·B, f32, row-major: the family's shapes,
+//! inputs and reference, and cuBLAS SGEMM as its baseline.
+
+use std::fmt;
+
+use clap::ArgMatches;
+use gpu::matmul::{Args, KERNELS, Problem};
+use gpu::runtime::Kernel;
+use rand::rngs::SmallRng;
+use serde::Serialize;
+
+use super::{dims, expect_len, indexable, nonzero};
+use crate::backend::{Backend, Buffer};
+use crate::error::Result;
+use crate::family::{Baseline, Bound, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work};
+use crate::reference::{self, Expected};
+use crate::verify::{Comparison, compare, uniform_floats};
+
+/// A is m×k, B is k×n, C is m×n.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct MatmulShape {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+}
+
+impl MatmulShape {
+    pub fn new(m: usize, n: usize, k: usize) -> Self {
+        Self { m, n, k }
+    }
+
+    /// The element counts of A, B and C, once every dimension is non-zero and
+    /// every index fits in `u32`.
+    pub fn checked_lens(self) -> Result<[usize; 3]> {
+        let m = nonzero("m (rows of A and C)", self.m)?;
+        let n = nonzero("n (columns of B and C)", self.n)?;
+        let k = nonzero("k (columns of A, rows of B)", self.k)?;
+        Ok([
+            indexable("A (m×k)", &[m, k])?,
+            indexable("B (k×n)", &[k, n])?,
+            indexable("C (m×n)", &[m, n])?,
+        ])
+    }
+}
+
+impl fmt::Display for MatmulShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}×{}×{}", self.m, self.n, self.k)
+    }
+}
+
+impl Shape for MatmulShape {
+    fn side(&self) -> f64 {
+        (self.m as f64 * self.n as f64 * self.k as f64).cbrt()
+    }
+
+    fn short(&self) -> String {
+        if self.m == self.n && self.n == self.k {
+            self.m.to_string()
+        } else {
+            self.to_string()
+        }
+    }
+}
+
+pub struct Inputs {
+    a: Vec<f32>,
+    b: Vec<f32>,
+}
+
+pub struct Buffers<B: Backend> {
+    pub a: Buffer<B, f32>,
+    pub b: Buffer<B, f32>,
+    pub c: Buffer<B, f32>,
+}
+
+pub const SGEMM: &str = "cublas_sgemm";
+
+pub struct Matmul;
+
+impl Family for Matmul {
+    const NAME: &'static str = "matmul";
+    const SIZE: SizeSyntax = SizeSyntax {
+        value_name: "MxNxK",
+        dims: 3,
+        help: "Matmul size M×N×K (A is M×K, B is K×N), or one number for a cube",
+        on_gpu: &[4096],
+        emulated: &[100, 75, 50],
+        sweep: "512,1024,2048,4096,8192",
+    };
+    const BOUND: Bound = Bound::Compute;
+    const SQUARE_AXIS: &'static str = "n (A, B and C are n×n)";
+
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
+    type Shape = MatmulShape;
+    type Inputs = Inputs;
+    type Buffers<B: Backend> = Buffers<B>;
+
+    fn shape(sizes: &[usize], _: &ArgMatches) -> MatmulShape {
+        let [m, n, k] = dims(sizes);
+        MatmulShape { m, n, k }
+    }
+
+    fn problem(shape: MatmulShape) -> Result<Problem> {
+        shape.checked_lens()?;
+        Ok(Problem {
+            m: shape.m as u32,
+            n: shape.n as u32,
+            k: shape.k as u32,
+        })
+    }
+
+    fn test_shapes() -> Vec<MatmulShape> {
+        [
+            (1, 1, 1),
+            (1, 1, 7),
+            (3, 2, 1),
+            (13, 7, 29),
+            (16, 16, 16),
+            (32, 32, 32),
+            (17, 33, 31),
+            (31, 47, 65),
+            (64, 1, 100),
+            (1, 100, 64),
+            (97, 131, 61),
+            (250, 70, 300),
+            (509, 521, 523),
+        ]
+        .map(|(m, n, k)| MatmulShape { m, n, k })
+        .to_vec()
+    }
+
+    /// 2mnk FLOP; the fewest bytes are A and B read once, C written once.
+    fn work(shape: MatmulShape) -> Work {
+        let MatmulShape { m, n, k } = shape;
+        Work {
+            op: Op::Flop,
+            ops: 2.0 * m as f64 * n as f64 * k as f64,
+            bytes: 4.0 * (m * k + k * n + m * n) as f64,
+        }
+    }
+
+    fn inputs(shape: MatmulShape, rng: &mut SmallRng) -> Result<Inputs> {
+        let [a_len, b_len, _] = shape.checked_lens()?;
+        Ok(Inputs {
+            a: uniform_floats(a_len, rng),
+            b: uniform_floats(b_len, rng),
+        })
+    }
+
+    fn reference(shape: MatmulShape, inputs: &Inputs) -> Expected {
+        reference::matmul(&inputs.a, &inputs.b, [shape.m, shape.n, shape.k])
+    }
+
+    fn upload<B: Backend>(backend: &B, shape: MatmulShape, inputs: &Inputs) -> Result<Buffers<B>> {
+        let [_, _, c_len] = shape.checked_lens()?;
+        Ok(Buffers {
+            a: backend.upload("A", &inputs.a)?,
+            b: backend.upload("B", &inputs.b)?,
+            c: backend.alloc("C", c_len)?,
+        })
+    }
+
+    fn prepare<B: Backend>(
+        backend: &B,
+        _: &Kernel<Args, Problem>,
+        _: &Inputs,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        backend.poison(&mut buffers.c)
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: MatmulShape,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        let [a_len, b_len, c_len] = shape.checked_lens()?;
+        expect_len("A", a_len, backend.len(&buffers.a))?;
+        expect_len("B", b_len, backend.len(&buffers.b))?;
+        expect_len("C", c_len, backend.len(&buffers.c))?;
+        let problem = Self::problem(shape)?;
+        let Problem { m, n, k } = problem;
+        let Buffers { a, b, c } = buffers;
+        // SAFETY: A, B and C hold m×k, k×n and m×n elements, C is a buffer
+        // of its own, and every index fits in u32 (checked above).
+        unsafe { backend.launch(kernel, &problem, (&*a, &*b, c, m, n, k)) }
+    }
+
+    fn compare<B: Backend>(
+        backend: &B,
+        buffers: &Buffers<B>,
+        expected: &Expected,
+    ) -> Result<Comparison> {
+        Ok(compare(&backend.download(&buffers.c)?, expected))
+    }
+
+    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
+        vec![Baseline {
+            name: SGEMM,
+            needs_blas: true,
+            arithmetic: true,
+            run: |tools: &Tools<'_>, shape, buffers| {
+                let blas = tools.blas.ok_or(crate::Error::NoCublas)?;
+                let [a_len, b_len, c_len] = shape.checked_lens()?;
+                expect_len("A", a_len, buffers.a.len())?;
+                expect_len("B", b_len, buffers.b.len())?;
+                expect_len("C", c_len, buffers.c.len())?;
+                // SAFETY: the buffers hold exactly A, B and C (checked).
+                unsafe {
+                    blas.sgemm(
+                        [shape.m, shape.n, shape.k],
+                        &buffers.a,
+                        &buffers.b,
+                        &mut buffers.c,
+                    )
+                }
+            },
+        }]
+    }
+
+    fn baseline_of(_: &Kernel<Args, Problem>) -> &'static str {
+        SGEMM
+    }
+}

@@ -1,0 +1,128 @@
+//! Every kernel family, in teaching order: the one list the command line,
+//! the default run, the bench and the tests iterate.
+
+pub mod blur;
+pub mod gemv;
+pub mod matmul;
+
+use gpu::runtime::Kernel;
+
+use crate::error::{Error, Result};
+use crate::family::{Family, Sizes};
+
+/// Something done for every family in turn.
+pub trait Visitor {
+    fn visit<F: Family>(&mut self) -> Result<()>;
+}
+
+/// Calls `visitor` for every family, in teaching order.
+pub fn visit(visitor: &mut impl Visitor) -> Result<()> {
+    visitor.visit::<matmul::Matmul>()?;
+    visitor.visit::<gemv::Gemv<f32>>()?;
+    visitor.visit::<gemv::Gemv<f64>>()?;
+    visitor.visit::<blur::Blur>()
+}
+
+/// One kernel, as listings show it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelInfo {
+    pub family: &'static str,
+    pub name: &'static str,
+    pub lesson: &'static str,
+}
+
+impl KernelInfo {
+    fn of<A, P>(family: &'static str, kernel: &Kernel<A, P>) -> Self {
+        Self {
+            family,
+            name: kernel.name,
+            lesson: kernel.lesson(),
+        }
+    }
+}
+
+/// Every kernel of every family, in teaching order.
+pub fn kernels() -> Vec<KernelInfo> {
+    struct Collect(Vec<KernelInfo>);
+    impl Visitor for Collect {
+        fn visit<F: Family>(&mut self) -> Result<()> {
+            let kernels = F::KERNELS.iter();
+            self.0
+                .extend(kernels.map(|kernel| KernelInfo::of(F::NAME, kernel)));
+            Ok(())
+        }
+    }
+    let mut collect = Collect(Vec::new());
+    visit(&mut collect).expect("collecting names cannot fail");
+    collect.0
+}
+
+/// Every family's name, once, in teaching order.
+pub fn names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = kernels().iter().map(|kernel| kernel.family).collect();
+    names.dedup();
+    names
+}
+
+/// Checks every kernel of `kernels` against its family's sizes, without a
+/// GPU, so that bad input is reported before any work.
+pub fn check(kernels: &[&'static str], sizes: &Sizes) -> Result<()> {
+    struct Check<'a>(&'a [&'static str], &'a Sizes);
+    impl Visitor for Check<'_> {
+        fn visit<F: Family>(&mut self) -> Result<()> {
+            for kernel in F::KERNELS.iter().filter(|k| self.0.contains(&k.name)) {
+                for shape in self.1.shapes::<F>() {
+                    F::check(kernel, shape)?;
+                }
+            }
+            Ok(())
+        }
+    }
+    visit(&mut Check(kernels, sizes))
+}
+
+/// Rejects a zero dimension, and one beyond the kernels' `u32`.
+pub(crate) fn nonzero(what: &'static str, size: usize) -> Result<u32> {
+    if size == 0 {
+        return Err(Error::ZeroSize { what });
+    }
+    u32::try_from(size).map_err(|_| Error::TooLarge {
+        what,
+        size: size as u128,
+        limit: u32::MAX.into(),
+    })
+}
+
+/// Rejects an array whose element indices would not fit the kernels' `u32`
+/// index arithmetic.
+pub(crate) fn indexable(what: &'static str, dimensions: &[u32]) -> Result<usize> {
+    let size = dimensions.iter().map(|&d| u128::from(d)).product::<u128>();
+    if size > u128::from(u32::MAX) {
+        return Err(Error::TooLarge {
+            what,
+            size,
+            limit: u32::MAX.into(),
+        });
+    }
+    Ok(size as usize)
+}
+
+/// Rejects a buffer whose length is not what the shape says.
+pub(crate) fn expect_len(what: &'static str, expected: usize, actual: usize) -> Result<()> {
+    if expected != actual {
+        return Err(Error::ShapeMismatch {
+            what,
+            expected,
+            actual,
+        });
+    }
+    Ok(())
+}
+
+/// The dimensions `dims` as an array of N; one number stands for all N.
+pub(crate) fn dims<const N: usize>(dims: &[usize]) -> [usize; N] {
+    match dims {
+        [one] => [*one; N],
+        _ => dims.try_into().expect("the command line checks the count"),
+    }
+}

@@ -1,0 +1,244 @@
+//! What the host knows of a kernel family beyond its kernels, which come
+//! from the `gpu` crate: the problem as the user gives it, random inputs,
+//! the CPU reference, the work it counts, and what a user would run instead.
+//!
+//! The command line, the default run, the bench and the tests are written
+//! once against this trait and iterate the families of
+//! [`crate::families`]; none of them names a kernel or a family.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use clap::{Arg, ArgMatches};
+use gpu::runtime::Kernel;
+use rand::rngs::SmallRng;
+use serde::Serialize;
+
+use crate::backend::{Backend, Params, checked_launch};
+use crate::blas::Blas;
+use crate::device::Gpu;
+use crate::error::Result;
+use crate::reference::Expected;
+use crate::verify::Comparison;
+
+/// A size as the user gives it and the report shows it.
+pub trait Shape: Copy + fmt::Display + fmt::Debug + Serialize + Send + Sync + 'static {
+    /// One number for the x axis of a plot: the side of the square or cube
+    /// of the same volume.
+    fn side(&self) -> f64;
+
+    /// The shortest label: `n` for a square or cube, the dimensions
+    /// otherwise.
+    fn short(&self) -> String;
+}
+
+/// How the command line gives one of the family's sizes.
+pub struct SizeSyntax {
+    /// The option's value, e.g. `MxNxK`.
+    pub value_name: &'static str,
+    /// How many numbers a size has; one number stands for all of them.
+    pub dims: usize,
+    pub help: &'static str,
+    /// The default run's size on a GPU: large enough that timings mean
+    /// something.
+    pub on_gpu: &'static [usize],
+    /// The size emulated: no multiple of any tile width, small enough to
+    /// emulate in seconds.
+    pub emulated: &'static [usize],
+    /// The bench's default sweep, comma-separated.
+    pub sweep: &'static str,
+}
+
+/// What a run's throughput is counted in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// Floating-point operations, a multiply and an add each.
+    Flop,
+    /// Integer additions.
+    IntAdd,
+    /// No arithmetic: a copy.
+    None,
+}
+
+/// The work of one run: operations, and the fewest bytes it must move.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Work {
+    pub op: Op,
+    pub ops: f64,
+    pub bytes: f64,
+}
+
+/// Which ceiling of the roofline the family's kernels are meant to approach,
+/// and so which throughput its plot shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bound {
+    Compute,
+    Memory,
+}
+
+/// What the bench's baselines may use.
+pub struct Tools<'a> {
+    pub gpu: &'a Gpu,
+    pub blas: Option<&'a Blas>,
+}
+
+/// What a user would run instead of the family's kernels.
+pub struct Baseline<F: Family> {
+    pub name: &'static str,
+    /// Whether it needs cuBLAS, and is skipped without it.
+    pub needs_blas: bool,
+    /// Whether it does the family's arithmetic, or only moves its bytes.
+    pub arithmetic: bool,
+    pub run: RunBaseline<F>,
+}
+
+/// A baseline's run: one launch on a set of the family's buffers.
+pub type RunBaseline<F> =
+    fn(&Tools<'_>, <F as Family>::Shape, &mut <F as Family>::Buffers<Gpu>) -> Result<()>;
+
+/// The kernels of one family, as the `gpu` crate declares them.
+pub type Kernels<F> = [Kernel<<F as Family>::Args, <F as Family>::Problem>];
+
+/// A kernel family, as the host drives it.
+pub trait Family: Sized + 'static {
+    /// The family's name: what `--kernel NAME` selects all of, the size
+    /// options `--NAME` and `--NAME-sizes`, and its group in the report.
+    /// Families that differ in element type only share it.
+    const NAME: &'static str;
+    const SIZE: SizeSyntax;
+    const BOUND: Bound;
+    /// The plot's x axis for square sizes, e.g. "n (A is n×n)".
+    const SQUARE_AXIS: &'static str;
+
+    /// The kernels' parameter list and launch-contract input.
+    type Args: Params;
+    type Problem;
+    /// The family's kernels, in teaching order.
+    const KERNELS: &'static Kernels<Self>;
+
+    type Shape: Shape;
+    /// Random inputs on the host.
+    type Inputs: Send + Sync;
+    /// The inputs and outputs on a backend.
+    type Buffers<B: Backend>;
+
+    /// Options of the family's own beyond its size (the blur's radius, say).
+    fn options() -> Vec<Arg> {
+        Vec::new()
+    }
+
+    /// The shape of `dims` (as many as `SIZE.dims`) and the options.
+    fn shape(dims: &[usize], options: &ArgMatches) -> Self::Shape;
+
+    /// The problem the kernels get, once the shape is valid: no dimension
+    /// zero, every index within the kernels' 32-bit arithmetic.
+    fn problem(shape: Self::Shape) -> Result<Self::Problem>;
+
+    /// Checks that `kernel` can run `shape`, without a GPU.
+    fn check(kernel: &Kernel<Self::Args, Self::Problem>, shape: Self::Shape) -> Result<()> {
+        checked_launch(kernel, &Self::problem(shape)?).map(drop)
+    }
+
+    /// Sizes the tests run every kernel on: 1, primes, non-multiples of
+    /// every tile and block width, rectangles.
+    fn test_shapes() -> Vec<Self::Shape>;
+
+    fn work(shape: Self::Shape) -> Work;
+
+    fn inputs(shape: Self::Shape, rng: &mut SmallRng) -> Result<Self::Inputs>;
+
+    fn reference(shape: Self::Shape, inputs: &Self::Inputs) -> Expected;
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: Self::Shape,
+        inputs: &Self::Inputs,
+    ) -> Result<Self::Buffers<B>>;
+
+    /// Makes the buffers ready for `kernel` to be checked: outputs
+    /// poisoned, inputs in the layout it reads.
+    fn prepare<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Self::Args, Self::Problem>,
+        inputs: &Self::Inputs,
+        buffers: &mut Self::Buffers<B>,
+    ) -> Result<()>;
+
+    /// Launches `kernel` on the buffers, after checking them against the
+    /// shape.
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Self::Args, Self::Problem>,
+        shape: Self::Shape,
+        buffers: &mut Self::Buffers<B>,
+    ) -> Result<()>;
+
+    /// Every output element against the reference.
+    fn compare<B: Backend>(
+        backend: &B,
+        buffers: &Self::Buffers<B>,
+        expected: &Expected,
+    ) -> Result<Comparison>;
+
+    /// The baselines the bench times beside `kernels`.
+    fn baselines(kernels: &[&Kernel<Self::Args, Self::Problem>]) -> Vec<Baseline<Self>>;
+
+    /// The baseline `kernel` is compared with.
+    fn baseline_of(kernel: &Kernel<Self::Args, Self::Problem>) -> &'static str;
+}
+
+/// Where a run is going to happen, which picks the default sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Gpu,
+    Emulator,
+}
+
+/// The sizes each family runs at, as the command line gave them, and the
+/// options that complete a shape.
+#[derive(Clone, Debug)]
+pub struct Sizes {
+    given: HashMap<String, Vec<Vec<usize>>>,
+    options: ArgMatches,
+    target: Target,
+}
+
+impl Sizes {
+    /// `given` maps a family's name to its sizes, each a list of dimensions.
+    pub fn new(
+        given: HashMap<String, Vec<Vec<usize>>>,
+        options: ArgMatches,
+        target: Target,
+    ) -> Self {
+        Self {
+            given,
+            options,
+            target,
+        }
+    }
+
+    /// The same sizes, with the defaults of `target` where none were given.
+    pub fn for_target(&self, target: Target) -> Self {
+        Self {
+            target,
+            ..self.clone()
+        }
+    }
+
+    /// The shapes family `F` runs at.
+    pub fn shapes<F: Family>(&self) -> Vec<F::Shape> {
+        let default = match self.target {
+            Target::Gpu => F::SIZE.on_gpu,
+            Target::Emulator => F::SIZE.emulated,
+        };
+        match self.given.get(F::NAME) {
+            Some(sizes) => sizes
+                .iter()
+                .map(|dims| F::shape(dims, &self.options))
+                .collect(),
+            None => vec![F::shape(default, &self.options)],
+        }
+    }
+}
