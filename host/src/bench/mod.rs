@@ -24,7 +24,7 @@ use crate::blas::Blas;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
-use crate::family::{Family, Sizes, Tools, Work};
+use crate::family::{Family, Shape, Sizes, Tools, Work};
 use crate::timing::{Runs, gpu_median_ms};
 
 /// What to measure, and where to write it.
@@ -74,7 +74,7 @@ impl Plan {
                     .count();
                 let shapes = self.plan.sizes.shapes::<F>();
                 self.count += shapes.len() * (kernels.len() + baselines);
-                let sizes: Vec<String> = shapes.iter().map(ToString::to_string).collect();
+                let sizes: Vec<String> = shapes.iter().map(Shape::short).collect();
                 let family = format!("{} {}", F::NAME, sizes.join(", "));
                 if !self.families.contains(&family) {
                     self.families.push(family);

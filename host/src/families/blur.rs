@@ -11,10 +11,12 @@ use rand::distr::Uniform;
 use rand::{Rng, rngs::SmallRng};
 use serde::Serialize;
 
-use super::{dims, expect_len, indexable, nonzero};
 use crate::backend::{Backend, Buffer, checked_launch};
 use crate::error::{Error, Result};
-use crate::family::{Baseline, Bound, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work};
+use crate::family::{
+    Baseline, Bound, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work, dims, expect_len,
+    indexable, nonzero,
+};
 use crate::reference::{self, Expected};
 use crate::verify::{Comparison, compare, random_vec};
 

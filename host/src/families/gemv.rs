@@ -12,11 +12,13 @@ use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{dims, expect_len, indexable, nonzero};
 use crate::backend::{Backend, Buffer, Memory, Param};
 use crate::blas::{Blas, Layout};
 use crate::error::{Error, Result};
-use crate::family::{Baseline, Bound, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work};
+use crate::family::{
+    Baseline, Bound, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work, dims, expect_len,
+    indexable, nonzero,
+};
 use crate::reference::{self, Expected, Float};
 use crate::verify::{Comparison, compare, uniform_floats};
 

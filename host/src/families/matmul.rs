@@ -9,10 +9,12 @@ use gpu::runtime::Kernel;
 use rand::rngs::SmallRng;
 use serde::Serialize;
 
-use super::{dims, expect_len, indexable, nonzero};
 use crate::backend::{Backend, Buffer};
 use crate::error::Result;
-use crate::family::{Baseline, Bound, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work};
+use crate::family::{
+    Baseline, Bound, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work, dims, expect_len,
+    indexable, nonzero,
+};
 use crate::reference::{self, Expected};
 use crate::verify::{Comparison, compare, uniform_floats};
 

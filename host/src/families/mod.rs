@@ -7,7 +7,7 @@ pub mod matmul;
 
 use gpu::runtime::Kernel;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::family::{Family, Sizes};
 
 /// Something done for every family in turn.
@@ -79,50 +79,4 @@ pub fn check(kernels: &[&'static str], sizes: &Sizes) -> Result<()> {
         }
     }
     visit(&mut Check(kernels, sizes))
-}
-
-/// Rejects a zero dimension, and one beyond the kernels' `u32`.
-pub(crate) fn nonzero(what: &'static str, size: usize) -> Result<u32> {
-    if size == 0 {
-        return Err(Error::ZeroSize { what });
-    }
-    u32::try_from(size).map_err(|_| Error::TooLarge {
-        what,
-        size: size as u128,
-        limit: u32::MAX.into(),
-    })
-}
-
-/// Rejects an array whose element indices would not fit the kernels' `u32`
-/// index arithmetic.
-pub(crate) fn indexable(what: &'static str, dimensions: &[u32]) -> Result<usize> {
-    let size = dimensions.iter().map(|&d| u128::from(d)).product::<u128>();
-    if size > u128::from(u32::MAX) {
-        return Err(Error::TooLarge {
-            what,
-            size,
-            limit: u32::MAX.into(),
-        });
-    }
-    Ok(size as usize)
-}
-
-/// Rejects a buffer whose length is not what the shape says.
-pub(crate) fn expect_len(what: &'static str, expected: usize, actual: usize) -> Result<()> {
-    if expected != actual {
-        return Err(Error::ShapeMismatch {
-            what,
-            expected,
-            actual,
-        });
-    }
-    Ok(())
-}
-
-/// The dimensions `dims` as an array of N; one number stands for all N.
-pub(crate) fn dims<const N: usize>(dims: &[usize]) -> [usize; N] {
-    match dims {
-        [one] => [*one; N],
-        _ => dims.try_into().expect("the command line checks the count"),
-    }
 }
