@@ -22,6 +22,14 @@ use locality::families::{self, Visitor};
 use locality::family::Family;
 use rand::{SeedableRng, rngs::SmallRng};
 
+/// Family `F`'s kernel called `name`.
+pub fn kernel<F: Family>(name: &str) -> &'static gpu::runtime::Kernel<F::Args, F::Problem> {
+    F::KERNELS
+        .iter()
+        .find(|kernel| kernel.name == name)
+        .unwrap_or_else(|| panic!("no kernel {name} in {}", F::NAME))
+}
+
 /// Checks every kernel of `F` on `shape` with inputs from `seed`: the
 /// error names the kernel, the shape and the seed.
 pub fn check_family<B: Backend, F: Family>(

@@ -10,6 +10,7 @@ use locality::families::blur::{Blur, BlurShape, max_radius};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::family::Family;
+use locality_tests::kernel;
 
 fn message(error: Error) -> String {
     error.to_string()
@@ -75,13 +76,13 @@ fn sizes_whose_indices_overflow_32_bits_are_rejected() {
 #[test]
 fn grids_beyond_the_hardware_limits_are_rejected() {
     // 2²¹ rows need 131072 blocks along y; the limit is 65535.
-    let naive = &Matmul::KERNELS[0];
+    let naive = kernel::<Matmul>("matmul_naive");
     let error = Matmul::check(naive, MatmulShape::new(1 << 21, 1, 1)).unwrap_err();
     assert_eq!(
         message(error),
         "matmul_naive would need 131072 blocks along y, more than the limit of 65535"
     );
-    let blur = &Blur::KERNELS[0];
+    let blur = kernel::<Blur>("blur_naive");
     let error = Blur::check(blur, BlurShape::new(1, 1 << 21, 1, 1)).unwrap_err();
     assert!(
         matches!(error, Error::GridTooLarge { axis: 'y', .. }),
@@ -96,7 +97,7 @@ fn grids_beyond_the_hardware_limits_are_rejected() {
 
 #[test]
 fn a_radius_the_kernel_cannot_hold_is_rejected() {
-    let [naive, tiled] = [&Blur::KERNELS[0], &Blur::KERNELS[1]];
+    let (naive, tiled) = (kernel::<Blur>("blur_naive"), kernel::<Blur>("blur_tiled"));
     let tiled_max = max_radius(tiled);
     assert!((1..MAX_RADIUS).contains(&tiled_max), "{tiled_max}");
     let image = |radius| BlurShape::new(64, 64, 1, radius);
@@ -126,7 +127,7 @@ fn launch_contracts_cover_every_output() {
         assert!(launch.grid.0 * launch.block.0 >= 17 && launch.grid.1 * launch.block.1 >= 33);
     }
     assert_eq!(
-        (Matmul::KERNELS[2].launch)(&problem).shared_bytes,
+        (kernel::<Matmul>("matmul_tiled_32").launch)(&problem).shared_bytes,
         2 * 32 * 32 * 4
     );
     let problem = Gemv::<f64>::problem(GemvShape::new(1000, 3)).unwrap();
@@ -135,7 +136,7 @@ fn launch_contracts_cover_every_output() {
         assert!(launch.grid.0 * launch.block.0 >= 1000);
     }
     let problem = Blur::problem(BlurShape::new(40, 20, 3, 2)).unwrap();
-    let launch = (Blur::KERNELS[1].launch)(&problem);
+    let launch = (kernel::<Blur>("blur_tiled").launch)(&problem);
     assert_eq!((launch.grid, launch.shared_bytes), ((3, 2, 3), 20 * 20));
 }
 

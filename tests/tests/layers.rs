@@ -67,7 +67,11 @@ fn imports(name: &str, source: &str, known: &BTreeSet<String>) -> BTreeSet<Strin
         }
     }
     for line in code.lines() {
-        if let Some(child) = line.trim().strip_prefix("pub mod ").or(line.trim().strip_prefix("mod ")) {
+        if let Some(child) = line
+            .trim()
+            .strip_prefix("pub mod ")
+            .or(line.trim().strip_prefix("mod "))
+        {
             found.insert(join(name, child.trim_end_matches(';')));
         }
     }
@@ -89,7 +93,10 @@ fn no_module_imports_one_that_imports_it_back() {
         let mut seen = BTreeSet::new();
         let mut stack: Vec<&str> = graph[start].iter().map(String::as_str).collect();
         while let Some(module) = stack.pop() {
-            assert_ne!(module, *start, "{start} imports a module that imports it back");
+            assert_ne!(
+                module, *start,
+                "{start} imports a module that imports it back"
+            );
             if seen.insert(module) {
                 stack.extend(graph[module].iter().map(String::as_str));
             }

@@ -16,7 +16,7 @@ use locality::families::matmul::{Buffers, Matmul, MatmulShape};
 use locality::families::{self, Visitor};
 use locality::family::Family;
 use locality::{Backend, Error, Gpu};
-use locality_tests::check_kernel;
+use locality_tests::{check_kernel, kernel};
 
 fn gpu() -> Result<&'static Gpu, Failed> {
     static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
@@ -87,7 +87,7 @@ fn error_trials() -> Vec<Trial> {
                 c: gpu.alloc::<f32>("C", 15).map_err(failed)?,
             };
             // A 3×5 · 5×5 product needs 15 elements of A; the buffer has 12.
-            let kernel = &Matmul::KERNELS[0];
+            let kernel = kernel::<Matmul>("matmul_naive");
             match Matmul::launch(gpu, kernel, MatmulShape::new(3, 5, 5), &mut buffers) {
                 Err(Error::ShapeMismatch {
                     what: "A",
