@@ -147,8 +147,19 @@ macro_rules! tuple_params {
     };
 }
 
+// Kernels of 1 to 12 parameters.
+tuple_params!(A 0);
+tuple_params!(A 0, B 1);
+tuple_params!(A 0, B 1, C 2);
+tuple_params!(A 0, B 1, C 2, D 3);
+tuple_params!(A 0, B 1, C 2, D 3, E 4);
 tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5);
 tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 
 /// The largest grid along x, and along y and z, on every CUDA GPU.
 const MAX_GRID: [u32; 3] = [i32::MAX as u32, 65_535, 65_535];
