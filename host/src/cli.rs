@@ -95,17 +95,21 @@ pub struct BenchArgs {
 }
 
 impl BenchArgs {
-    pub fn plan(&self) -> bench::Plan {
-        bench::Plan {
+    pub fn plan(&self) -> Plan {
+        Plan {
             kernels: selected(&self.kernels),
             sizes: self.sizes.sizes(Target::Gpu),
             runs: Runs {
                 warmup: 3,
                 timed: self.runs as usize,
             },
+        }
+    }
+
+    pub fn outputs(&self) -> bench::Outputs {
+        bench::Outputs {
             json: self.json.clone(),
             plots: self.plots.clone(),
-            device: self.device,
         }
     }
 }
@@ -322,7 +326,9 @@ impl Verdict {
 /// Runs the command.
 pub fn run(cli: &Cli) -> Result<Verdict> {
     match &cli.command {
-        Some(Command::Bench(args)) => bench::run(&args.plan()).map(|()| Verdict::Benchmarked),
+        Some(Command::Bench(args)) => {
+            bench::run(&args.plan(), &args.outputs(), args.device).map(|()| Verdict::Benchmarked)
+        }
         None if cli.list => list(cli.device).map(|()| Verdict::Listed),
         None if cli.emulate => verify(&Emulator, &cli.plan(Target::Emulator)?, cli.seed),
         None => verify_on_gpu(cli),

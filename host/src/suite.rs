@@ -1,6 +1,8 @@
-//! The run behind `cargo run`: every selected kernel verified against the
-//! CPU reference and timed, one row each.
+//! What to run (the plan, which the bench shares), and the run behind
+//! `cargo run`: every selected kernel verified against the CPU reference and
+//! timed, one row each.
 
+use gpu::runtime::Kernel;
 use rand::rngs::SmallRng;
 
 use crate::backend::Backend;
@@ -25,6 +27,14 @@ impl Plan {
     /// reported before any GPU work, and without a GPU.
     pub fn validate(&self) -> Result<()> {
         families::check(&self.kernels, &self.sizes)
+    }
+
+    /// The selected kernels of family `F`, in teaching order.
+    pub fn kernels<F: Family>(&self) -> Vec<&'static Kernel<F::Args, F::Problem>> {
+        F::KERNELS
+            .iter()
+            .filter(|kernel| self.kernels.contains(&kernel.name))
+            .collect()
     }
 }
 
@@ -79,10 +89,7 @@ struct Suite<'a, B, P> {
 impl<B: Backend, P: FnMut(&str, &str)> Visitor for Suite<'_, B, P> {
     fn visit<F: Family>(&mut self) -> Result<()> {
         let backend = self.backend;
-        let kernels: Vec<_> = F::KERNELS
-            .iter()
-            .filter(|kernel| self.plan.kernels.contains(&kernel.name))
-            .collect();
+        let kernels = self.plan.kernels::<F>();
         if kernels.is_empty() {
             return Ok(());
         }

@@ -24,92 +24,75 @@ use crate::blas::Blas;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
-use crate::family::{Family, Shape, Sizes, Tools, Work};
-use crate::timing::{Runs, gpu_median_ms};
+use crate::family::{Family, Shape, Tools, Work};
+use crate::suite::Plan;
+use crate::timing::gpu_median_ms;
 
-/// What to measure, and where to write it.
-#[derive(Clone, Debug)]
-pub struct Plan {
-    /// Entry points to time, in teaching order; their baselines come along.
-    pub kernels: Vec<&'static str>,
-    pub sizes: Sizes,
-    pub runs: Runs,
+/// Where the report goes.
+#[derive(Clone, Debug, Default)]
+pub struct Outputs {
+    /// The JSON report.
     pub json: Option<PathBuf>,
+    /// The directory of the plots.
     pub plots: Option<PathBuf>,
-    pub device: usize,
 }
 
-impl Plan {
-    /// Checks every size against every selected kernel, without a GPU.
-    pub fn validate(&self) -> Result<()> {
-        families::check(&self.kernels, &self.sizes)
+/// How many medians the sweep takes, for the progress bar, and what it
+/// sweeps, for the reader.
+fn describe(plan: &Plan, with_blas: bool) -> (usize, String) {
+    struct Describe<'a> {
+        plan: &'a Plan,
+        with_blas: bool,
+        count: usize,
+        families: Vec<String>,
     }
-
-    /// The selected kernels of family `F`.
-    fn kernels<F: Family>(&self) -> Vec<&'static gpu::runtime::Kernel<F::Args, F::Problem>> {
-        F::KERNELS
-            .iter()
-            .filter(|kernel| self.kernels.contains(&kernel.name))
-            .collect()
-    }
-
-    /// How many medians the sweep takes, for the progress bar, and what it
-    /// sweeps, for the reader.
-    fn describe(&self, with_blas: bool) -> (usize, String) {
-        struct Describe<'a> {
-            plan: &'a Plan,
-            with_blas: bool,
-            count: usize,
-            families: Vec<String>,
-        }
-        impl Visitor for Describe<'_> {
-            fn visit<F: Family>(&mut self) -> Result<()> {
-                let kernels = self.plan.kernels::<F>();
-                if kernels.is_empty() {
-                    return Ok(());
-                }
-                let baselines = F::baselines(&kernels)
-                    .iter()
-                    .filter(|baseline| self.with_blas || !baseline.needs_blas)
-                    .count();
-                let shapes = self.plan.sizes.shapes::<F>();
-                self.count += shapes.len() * (kernels.len() + baselines);
-                let sizes: Vec<String> = shapes.iter().map(Shape::short).collect();
-                let family = format!("{} {}", F::NAME, sizes.join(", "));
-                if !self.families.contains(&family) {
-                    self.families.push(family);
-                }
-                Ok(())
+    impl Visitor for Describe<'_> {
+        fn visit<F: Family>(&mut self) -> Result<()> {
+            let kernels = self.plan.kernels::<F>();
+            if kernels.is_empty() {
+                return Ok(());
             }
+            let baselines = F::baselines(&kernels)
+                .iter()
+                .filter(|baseline| self.with_blas || !baseline.needs_blas)
+                .count();
+            let shapes = self.plan.sizes.shapes::<F>();
+            self.count += shapes.len() * (kernels.len() + baselines);
+            let sizes: Vec<String> = shapes.iter().map(Shape::short).collect();
+            let family = format!("{} {}", F::NAME, sizes.join(", "));
+            if !self.families.contains(&family) {
+                self.families.push(family);
+            }
+            Ok(())
         }
-        let mut describe = Describe {
-            plan: self,
-            with_blas,
-            count: 0,
-            families: Vec::new(),
-        };
-        families::visit(&mut describe).expect("describing cannot fail");
-        let text = format!(
-            "plan: {} · {} kernels · {} warm-up + {} timed runs each, median reported",
-            describe.families.join(" · "),
-            self.kernels.len(),
-            self.runs.warmup,
-            self.runs.timed
-        );
-        (describe.count, text)
     }
+    let mut describe = Describe {
+        plan,
+        with_blas,
+        count: 0,
+        families: Vec::new(),
+    };
+    families::visit(&mut describe).expect("describing cannot fail");
+    let text = format!(
+        "plan: {} · {} kernels · {} warm-up + {} timed runs each, median reported",
+        describe.families.join(" · "),
+        plan.kernels.len(),
+        plan.runs.warmup,
+        plan.runs.timed
+    );
+    (describe.count, text)
 }
 
-/// Where the report goes, opened before the sweep so that a bad path fails
-/// at once rather than after it.
-struct Outputs {
+/// The outputs, opened before the sweep so that a bad path fails at once
+/// rather than after it.
+struct OpenOutputs {
     json: Option<(PathBuf, File)>,
     plots: Option<PathBuf>,
 }
 
-impl Outputs {
-    fn open(plan: &Plan) -> Result<Self> {
-        let json = plan
+impl OpenOutputs {
+    fn open(outputs: &Outputs) -> Result<Self> {
+        let json = outputs
             .json
             .as_ref()
             .map(|path| {
@@ -118,12 +101,12 @@ impl Outputs {
                     .map_err(|source| write_error(path, source))
             })
             .transpose()?;
-        if let Some(dir) = &plan.plots {
+        if let Some(dir) = &outputs.plots {
             fs::create_dir_all(dir).map_err(|source| write_error(dir, source))?;
         }
         Ok(Self {
             json,
-            plots: plan.plots.clone(),
+            plots: outputs.plots.clone(),
         })
     }
 
@@ -155,11 +138,12 @@ fn write_error(path: &Path, source: std::io::Error) -> Error {
     }
 }
 
-/// Runs the sweep, prints the table, writes the JSON and the plots.
-pub fn run(plan: &Plan) -> Result<()> {
+/// Runs the sweep on GPU `device`, prints the table, writes the JSON and
+/// the plots.
+pub fn run(plan: &Plan, outputs: &Outputs, device: usize) -> Result<()> {
     plan.validate()?;
-    let gpu = Gpu::new(plan.device)?;
-    let outputs = Outputs::open(plan)?;
+    let gpu = Gpu::new(device)?;
+    let outputs = OpenOutputs::open(outputs)?;
     let hardware = Hardware::read(&gpu);
     let device = hardware.describe(&gpu)?;
     let na = |value: Option<String>| value.unwrap_or_else(|| "n/a".to_string());
@@ -171,7 +155,7 @@ pub fn run(plan: &Plan) -> Result<()> {
         na(device.l2_bytes.map(|bytes| format!("{} MiB", bytes >> 20))),
     );
     let blas = open_blas(&gpu);
-    let (measurements, description) = plan.describe(blas.is_some());
+    let (measurements, description) = describe(plan, blas.is_some());
     println!("{description}");
     let rotation_bytes = hardware.l2_bytes.map(|l2| inputs::L2_MULTIPLE * l2);
     match rotation_bytes {
