@@ -34,7 +34,7 @@ macro_rules! kernels {
             #[unsafe(no_mangle)]
             // The global-memory views are `#[repr(transparent)]` raw
             // pointers, which the lint cannot see: the PTX passes each as
-            // the same `.param .b64` a raw pointer is.
+            // the same `.param .u64` a raw pointer is.
             #[allow(improper_gpu_kernel_arg)]
             pub unsafe extern "gpu-kernel" fn $name($($arg: $ty),*) $body
 
