@@ -191,6 +191,7 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize) -> Result<()> {
         bar: &bar,
         rng,
         measured: Vec::new(),
+        visited: 0,
         families: Vec::new(),
         kernels: Vec::new(),
     };
@@ -234,7 +235,6 @@ struct Measurement {
     /// baselines, each in its own order.
     order: (usize, Role, usize),
     kernel: &'static str,
-    role: Role,
     size: Size,
     median_ms: f64,
     work: Work,
@@ -260,7 +260,7 @@ fn rows(measured: &[Measurement], roof: Roof) -> Vec<Row> {
             Row {
                 family: m.family,
                 kernel: m.kernel,
-                role: m.role,
+                role: m.order.1,
                 size: m.size.clone(),
                 median_ms: m.median_ms,
                 op,
@@ -287,6 +287,8 @@ struct Sweep<'a> {
     bar: &'a ProgressBar,
     rng: SmallRng,
     measured: Vec<Measurement>,
+    /// Families visited so far, which orders the rows.
+    visited: usize,
     families: Vec<FamilySummary>,
     kernels: Vec<KernelSummary>,
 }
@@ -307,7 +309,8 @@ impl Visitor for Sweep<'_> {
         if kernels.is_empty() {
             return Ok(());
         }
-        let family_order = self.families.len() + self.measured.len();
+        let family_order = self.visited;
+        self.visited += 1;
         if !self.families.iter().any(|family| family.name == F::NAME) {
             self.families.push(FamilySummary {
                 name: F::NAME,
@@ -343,7 +346,6 @@ impl Visitor for Sweep<'_> {
                     family: F::NAME,
                     order: (family_order, Role::Kernel, index),
                     kernel: kernel.name,
-                    role: Role::Kernel,
                     size: size.clone(),
                     median_ms: ms,
                     work,
@@ -371,7 +373,6 @@ impl Visitor for Sweep<'_> {
                     family: F::NAME,
                     order: (family_order, Role::Baseline, index),
                     kernel: baseline.name,
-                    role: Role::Baseline,
                     size: size.clone(),
                     median_ms: ms,
                     work,
@@ -420,7 +421,6 @@ mod tests {
                 family,
                 order: (place, role, index),
                 kernel,
-                role,
                 size,
                 median_ms: per_ms / rate / 1e6,
                 work: Work { op, ops, bytes },

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use clap::ArgMatches;
-use cudarc::driver::CudaSlice;
+use cudarc::cublas::{CudaBlas, Gemv as BlasGemv};
 use gpu::gemv::{Args, KERNELS_F32, KERNELS_F64, Problem};
 use gpu::runtime::Kernel;
 use rand::rngs::SmallRng;
@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::backend::{Backend, Buffer, Memory, Param};
-use crate::blas::{Blas, Layout};
+use crate::blas::Layout;
 use crate::error::{Error, Result};
 use crate::family::{
     Baseline, Bound, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work, dims, expect_len,
@@ -97,22 +97,6 @@ pub trait Element: Float + Param {
 
     /// The value as the host passes it to a kernel: itself.
     fn argument<'a, M: Memory>(self) -> <Self as Param>::Host<'a, M>;
-
-    /// cuBLAS SGEMV or DGEMV.
-    ///
-    /// # Safety
-    /// As [`Blas::gemv`].
-    #[allow(clippy::too_many_arguments)] // the BLAS signature, kept whole
-    unsafe fn blas_gemv(
-        blas: &Blas,
-        layout: Layout,
-        dims: [usize; 2],
-        alpha: Self,
-        a: &CudaSlice<Self>,
-        x: &CudaSlice<Self>,
-        beta: Self,
-        y: &mut CudaSlice<Self>,
-    ) -> Result<()>;
 }
 
 macro_rules! element {
@@ -123,20 +107,6 @@ macro_rules! element {
 
             fn argument<'a, M: Memory>(self) -> <Self as Param>::Host<'a, M> {
                 self
-            }
-
-            unsafe fn blas_gemv(
-                blas: &Blas,
-                layout: Layout,
-                dims: [usize; 2],
-                alpha: Self,
-                a: &CudaSlice<Self>,
-                x: &CudaSlice<Self>,
-                beta: Self,
-                y: &mut CudaSlice<Self>,
-            ) -> Result<()> {
-                // SAFETY: forwarded contract.
-                unsafe { blas.gemv(layout, dims, alpha, a, x, beta, y) }
             }
         }
     };
@@ -183,7 +153,10 @@ pub struct Buffers<B: Backend, T: Element> {
 
 pub struct Gemv<T>(std::marker::PhantomData<T>);
 
-impl<T: Element> Family for Gemv<T> {
+impl<T: Element> Family for Gemv<T>
+where
+    CudaBlas: BlasGemv<T>,
+{
     const NAME: &'static str = "gemv";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "MxN",
@@ -366,11 +339,14 @@ fn blas_gemv<T: Element>(
     layout: Layout,
     shape: GemvShape,
     buffers: &mut Buffers<crate::Gpu, T>,
-) -> Result<()> {
+) -> Result<()>
+where
+    CudaBlas: BlasGemv<T>,
+{
     let blas = tools.blas.ok_or(Error::NoCublas)?;
     shape.check_buffers(tools.gpu, buffers)?;
     let (alpha, beta) = (T::from_f64(shape.alpha), T::from_f64(shape.beta));
     let Buffers { a, x, y, .. } = buffers;
     // SAFETY: A, x and y hold exactly what the shape needs (checked).
-    unsafe { T::blas_gemv(blas, layout, [shape.m, shape.n], alpha, a, x, beta, y) }
+    unsafe { blas.gemv(layout, [shape.m, shape.n], alpha, a, x, beta, y) }
 }
