@@ -180,3 +180,16 @@ fn the_command_line_rejects_malformed_arguments() {
         assert!(result.is_err(), "{args:?} was accepted");
     }
 }
+
+#[test]
+fn every_gemv_kernel_names_the_layout_of_a_it_reads() {
+    // The gemv family stores A for each kernel in the layout its name says.
+    let f32_names = Gemv::<f32>::KERNELS.iter().map(|kernel| kernel.name);
+    let f64_names = Gemv::<f64>::KERNELS.iter().map(|kernel| kernel.name);
+    for name in f32_names.chain(f64_names) {
+        assert!(
+            name.starts_with("gemv_row_major") || name.starts_with("gemv_col_major"),
+            "{name} does not say how A is stored"
+        );
+    }
+}

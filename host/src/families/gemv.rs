@@ -125,7 +125,9 @@ element!(
     "cublas_dgemv_col_major"
 );
 
-/// The storage order of A a kernel reads, which its name states.
+/// The storage order of A a kernel reads, which its name states
+/// (`gemv_row_major…` or `gemv_col_major…`; a test holds every gemv kernel
+/// to that).
 pub fn layout<T>(kernel: &Kernel<Args<T>, Problem>) -> Layout {
     if kernel.name.starts_with("gemv_row_major") {
         Layout::RowMajor
