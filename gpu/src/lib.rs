@@ -30,6 +30,17 @@ pub mod emulator;
 pub mod gemv;
 pub mod matmul;
 
+/// The CUDA C++ twin of every kernel (`gpu/cuda/`, one file per family):
+/// the same algorithm, launch geometry and memory layout, each `extern "C"`
+/// under its Rust kernel's name. The host compiles them with NVRTC for the
+/// GPU it runs on and times each beside its kernel.
+#[cfg(not(target_arch = "nvptx64"))]
+pub const CUDA_TWINS: &str = concat!(
+    include_str!("../cuda/matmul.cu"),
+    include_str!("../cuda/gemv.cu"),
+    include_str!("../cuda/blur.cu"),
+);
+
 /// A kernel that panics stops its thread with `trap`, which the host sees as
 /// a launch failure.
 #[cfg(target_arch = "nvptx64")]

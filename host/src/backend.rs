@@ -64,6 +64,12 @@ pub trait Param: Copy + 'static {
     /// The parameter as the emulated kernel receives it; `name` is the
     /// parameter's, which names the buffer in diagnostics.
     fn emulated(host: Self::Host<'_, HostMemory>, name: &'static str) -> Self;
+
+    /// The elements of a buffer argument; 0 for a scalar.
+    fn elements(host: &Self::Host<'_, DeviceMemory>) -> usize {
+        let _ = host;
+        0
+    }
 }
 
 impl<T: Value> Param for Global<T> {
@@ -79,6 +85,10 @@ impl<T: Value> Param for Global<T> {
     fn emulated(host: &Vec<T>, name: &'static str) -> Self {
         Global::new(name, host)
     }
+
+    fn elements(host: &&CudaSlice<T>) -> usize {
+        host.len()
+    }
 }
 
 impl<T: Value> Param for GlobalMut<T> {
@@ -93,6 +103,10 @@ impl<T: Value> Param for GlobalMut<T> {
 
     fn emulated(host: &mut Vec<T>, name: &'static str) -> Self {
         GlobalMut::new(name, host)
+    }
+
+    fn elements(host: &&mut CudaSlice<T>) -> usize {
+        host.len()
     }
 }
 
@@ -126,6 +140,9 @@ pub trait Params: Copy + 'static {
     fn push<'a, 'b: 'a>(host: &'a Self::Host<'b, DeviceMemory>, launch: &mut LaunchArgs<'a>);
 
     fn emulated(host: Self::Host<'_, HostMemory>, names: &[&'static str]) -> Self;
+
+    /// The elements of the largest buffer argument.
+    fn largest(host: &Self::Host<'_, DeviceMemory>) -> usize;
 }
 
 macro_rules! tuple_params {
@@ -142,6 +159,10 @@ macro_rules! tuple_params {
 
             fn emulated(host: Self::Host<'_, HostMemory>, names: &[&'static str]) -> Self {
                 ($($param::emulated(host.$index, names[$index]),)*)
+            }
+
+            fn largest(host: &Self::Host<'_, DeviceMemory>) -> usize {
+                [$($param::elements(&host.$index)),*].into_iter().max().unwrap_or(0)
             }
         }
     };

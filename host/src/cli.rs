@@ -330,7 +330,7 @@ pub fn run(cli: &Cli) -> Result<Verdict> {
             bench::run(&args.plan(), &args.outputs(), args.device).map(|()| Verdict::Benchmarked)
         }
         None if cli.list => list(cli.device).map(|()| Verdict::Listed),
-        None if cli.emulate => verify(&Emulator, &cli.plan(Target::Emulator)?, cli.seed),
+        None if cli.emulate => verify(&Emulator, None, &cli.plan(Target::Emulator)?, cli.seed),
         None => verify_on_gpu(cli),
     }
 }
@@ -340,13 +340,19 @@ pub fn run(cli: &Cli) -> Result<Verdict> {
 fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
     let plan = cli.plan(Target::Gpu)?;
     match Gpu::new(cli.device) {
-        Ok(gpu) => verify(&gpu, &plan, cli.seed),
+        Ok(gpu) => {
+            let twin = gpu
+                .twin()
+                .inspect_err(|error| println!("{error}; the CUDA C++ twins are skipped."))
+                .ok();
+            verify(&gpu, twin.as_ref(), &plan, cli.seed)
+        }
         Err(missing @ (Error::NoDriver | Error::NoDevice)) => {
             println!("{missing}.");
             println!(
                 "Verifying the kernels on the CPU emulator instead, at small sizes (--emulate asks for this)."
             );
-            let verdict = verify(&Emulator, &cli.plan(Target::Emulator)?, cli.seed)?;
+            let verdict = verify(&Emulator, None, &cli.plan(Target::Emulator)?, cli.seed)?;
             Ok(if verdict == Verdict::Correct {
                 Verdict::EmulatedOnly
             } else {
@@ -378,13 +384,19 @@ fn list(device: usize) -> Result<()> {
     Ok(())
 }
 
-/// Verifies and times the plan's kernels on `backend` and prints the table.
-fn verify(backend: &impl Backend, plan: &Plan, seed: Option<u64>) -> Result<Verdict> {
+/// Verifies and times the plan's kernels on `backend`, and their twins on
+/// `twin` when given, and prints the table.
+fn verify<B: Backend>(
+    backend: &B,
+    twin: Option<&B>,
+    plan: &Plan,
+    seed: Option<u64>,
+) -> Result<Verdict> {
     let seed = seed.unwrap_or_else(rand::random);
     println!("{} · random inputs from seed {seed}", backend.description());
     let mut rng = SmallRng::seed_from_u64(seed);
     let show_progress = std::io::stderr().is_terminal();
-    let rows = suite::run(backend, plan, &mut rng, |kernel, size| {
+    let rows = suite::run(backend, twin, plan, &mut rng, |kernel, size| {
         if show_progress {
             eprint!("\rverifying {kernel} at {size}…\x1b[K");
             let _ = std::io::stderr().flush();
@@ -394,9 +406,24 @@ fn verify(backend: &impl Backend, plan: &Plan, seed: Option<u64>) -> Result<Verd
         eprint!("\r\x1b[K");
     }
     print!("{}", report::table(&rows));
-    let failures: Vec<_> = rows.iter().filter(|row| !row.comparison.passed()).collect();
+    let failures: Vec<_> = rows.iter().filter(|row| !row.passed()).collect();
     for row in &failures {
-        println!("{} is WRONG: {}", row.kernel, row.comparison);
+        if !row.comparison.passed() {
+            println!("{} is WRONG: {}", row.kernel, row.comparison);
+        }
+        if let Some(Ok(twin)) = &row.twin
+            && !twin.comparison.passed()
+        {
+            println!(
+                "{}'s CUDA C++ twin is WRONG: {}",
+                row.kernel, twin.comparison
+            );
+        }
+    }
+    for row in &rows {
+        if let Some(Err(skipped)) = &row.twin {
+            println!("{} at {}: twin skipped: {skipped}", row.kernel, row.size);
+        }
     }
     Ok(if failures.is_empty() {
         Verdict::Correct

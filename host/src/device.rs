@@ -1,6 +1,7 @@
 //! The GPU: one CUDA context, one stream, and the kernels' module loaded
 //! from the PTX that the build script compiled from the `gpu` crate, with
-//! each kernel's resources as the driver reports them.
+//! each kernel's resources as the driver reports them; and, where NVRTC is
+//! there, the kernels' CUDA C++ twins compiled for this GPU.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,7 +11,7 @@ use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DriverError, LaunchConfig,
     result, sys,
 };
-use cudarc::nvrtc::Ptx;
+use cudarc::nvrtc::{CompileOptions, Ptx, compile_ptx_with_opts};
 use gpu::runtime::Kernel;
 use serde::Serialize;
 
@@ -73,11 +74,27 @@ impl Resources {
     }
 }
 
+/// A module's kernels by name, with their resources.
+type Functions = HashMap<&'static str, (CudaFunction, Resources)>;
+
+/// Which implementation of the kernels a [`Gpu`] launches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    /// The Rust kernels of the `gpu` crate.
+    Rust,
+    /// Their CUDA C++ twins, compiled with NVRTC.
+    CudaCpp,
+}
+
 /// A GPU ready to run the kernels.
+#[derive(Clone)]
 pub struct Gpu {
     context: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    functions: HashMap<&'static str, (CudaFunction, Resources)>,
+    kernels: Arc<Functions>,
+    /// The twins, or why there are none.
+    twins: Arc<Result<Functions, String>>,
+    language: Language,
     name: String,
 }
 
@@ -100,25 +117,42 @@ impl Gpu {
         // SAFETY: called before any buffer or stream is created.
         unsafe { context.disable_event_tracking() };
         let stream = context.default_stream();
-        let module = context
-            .load_module(Ptx::from_src(PTX))
-            .during("loading the kernels' PTX")?;
-        let functions = ptx_entry_points()
-            .map(|name| {
-                let function = module
-                    .load_function(name)
-                    .during("finding a kernel in the PTX")?;
-                let resources = Resources::read(&function)?;
-                Ok((name, (function, resources)))
-            })
-            .collect::<Result<_>>()?;
+        let kernels = load(&context, Ptx::from_src(PTX), ptx_entry_points())?;
+        let twins = compile_twins(&context);
         let name = context.name().during("reading the GPU's name")?;
         Ok(Self {
             context,
             stream,
-            functions,
+            kernels: Arc::new(kernels),
+            twins: Arc::new(twins),
+            language: Language::Rust,
             name,
         })
+    }
+
+    /// The same GPU, stream and buffers, launching the kernels' CUDA C++
+    /// twins instead of the Rust kernels; an error says why there are none.
+    pub fn twin(&self) -> Result<Gpu> {
+        match self.twins.as_ref() {
+            Ok(_) => Ok(Self {
+                language: Language::CudaCpp,
+                ..self.clone()
+            }),
+            Err(reason) => Err(Error::NoTwins(reason.clone())),
+        }
+    }
+
+    /// Which implementation of the kernels this GPU launches.
+    pub fn language(&self) -> Language {
+        self.language
+    }
+
+    fn functions(&self) -> Result<&Functions> {
+        match (self.language, self.twins.as_ref()) {
+            (Language::Rust, _) => Ok(&self.kernels),
+            (Language::CudaCpp, Ok(twins)) => Ok(twins),
+            (Language::CudaCpp, Err(reason)) => Err(Error::NoTwins(reason.clone())),
+        }
     }
 
     /// The GPU's marketing name, as the driver reports it.
@@ -130,9 +164,9 @@ impl Gpu {
         &self.stream
     }
 
-    /// What the kernel `name` takes of this GPU.
+    /// What the kernel `name` (or its twin, on a twin) takes of this GPU.
     pub fn resources(&self, name: &'static str) -> Result<Resources> {
-        self.functions
+        self.functions()?
             .get(name)
             .map(|(_, resources)| *resources)
             .ok_or(Error::MissingKernel(name))
@@ -190,7 +224,10 @@ impl Backend for Gpu {
     type Memory = DeviceMemory;
 
     fn description(&self) -> String {
-        self.name.clone()
+        match self.language {
+            Language::Rust => self.name.clone(),
+            Language::CudaCpp => format!("{} (CUDA C++ twins)", self.name),
+        }
     }
 
     fn upload<T: Value>(&self, what: &'static str, data: &[T]) -> Result<CudaSlice<T>> {
@@ -241,8 +278,15 @@ impl Backend for Gpu {
         args: A::Host<'_, DeviceMemory>,
     ) -> Result<()> {
         let launch = checked_launch(kernel, problem)?;
+        let elements = A::largest(&args);
+        if self.language == Language::CudaCpp && elements > i32::MAX as usize {
+            return Err(Error::TwinTooLarge {
+                kernel: kernel.name,
+                elements,
+            });
+        }
         let (function, _) = self
-            .functions
+            .functions()?
             .get(kernel.name)
             .ok_or(Error::MissingKernel(kernel.name))?;
         let mut builder = self.stream.launch_builder(function);
@@ -262,6 +306,50 @@ impl Backend for Gpu {
     fn median_ms(&self, runs: Runs, launch: impl FnMut() -> Result<()>) -> Result<f64> {
         timing::gpu_median_ms(&self.stream, runs, launch)
     }
+}
+
+/// The functions `names` of `ptx`, loaded, with their resources.
+fn load(
+    context: &Arc<CudaContext>,
+    ptx: Ptx,
+    names: impl Iterator<Item = &'static str>,
+) -> Result<Functions> {
+    let module = context
+        .load_module(ptx)
+        .during("loading a module of kernels")?;
+    names
+        .map(|name| {
+            let function = module
+                .load_function(name)
+                .during("finding a kernel in a module")?;
+            let resources = Resources::read(&function)?;
+            Ok((name, (function, resources)))
+        })
+        .collect()
+}
+
+/// The CUDA C++ twins, compiled with NVRTC for this GPU's architecture
+/// and loaded; or why they cannot be.
+fn compile_twins(context: &Arc<CudaContext>) -> Result<Functions, String> {
+    // SAFETY: only tries to open the library; no NVRTC function is called.
+    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        return Err("NVRTC not found: libnvrtc could not be loaded".to_string());
+    }
+    let attribute = |attribute| {
+        context
+            .attribute(attribute)
+            .map_err(|error| format!("reading the compute capability: {error}"))
+    };
+    let major = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
+    let minor = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
+    let options = CompileOptions {
+        options: vec![format!("--gpu-architecture=compute_{major}{minor}")],
+        name: Some("twins.cu".to_string()),
+        ..CompileOptions::default()
+    };
+    let ptx = compile_ptx_with_opts(gpu::CUDA_TWINS, options)
+        .map_err(|error| format!("NVRTC could not compile them: {error}"))?;
+    load(context, ptx, ptx_entry_points()).map_err(|error| error.to_string())
 }
 
 fn out_of_memory(error: DriverError, what: &'static str, bytes: usize) -> Error {

@@ -43,6 +43,15 @@ pub enum Error {
     },
     #[error("the PTX has no kernel {0}: the build is out of date")]
     MissingKernel(&'static str),
+    #[error("no CUDA C++ twins: {0}")]
+    NoTwins(String),
+    #[error(
+        "{kernel}'s CUDA C++ twin indexes with int, and a buffer of {elements} elements is beyond it"
+    )]
+    TwinTooLarge {
+        kernel: &'static str,
+        elements: usize,
+    },
     #[error("blur radius {radius} is too large for {kernel}: at most {max}")]
     RadiusTooLarge {
         kernel: &'static str,

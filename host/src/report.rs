@@ -39,36 +39,54 @@ pub fn kernels(kernels: &[KernelInfo], gpu: Option<&Gpu>) -> Result<String> {
     }))
 }
 
-/// One line per kernel: what ran, how fast, how correct.
+/// One line per kernel: what ran, how fast, how correct; and, where twins
+/// ran, the CUDA C++ twin's time and the ratio of the two.
 pub fn table(rows: &[Row]) -> String {
-    let header = [
+    let twins = rows.iter().any(|row| row.twin.is_some());
+    let mut header = vec![
         "kernel",
         "size",
         "median ms",
         "GFLOP/s",
         "GB/s",
         "rel. error",
-        "ok",
     ];
+    if twins {
+        header.extend(["C++ ms", "vs C++"]);
+    }
+    header.push("ok");
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|row| {
-            vec![
+            let mut cells = vec![
                 row.kernel.to_string(),
                 row.size.clone(),
                 format!("{:.3}", row.median_ms),
                 row.gflops().map_or("-".into(), |g| format!("{g:.1}")),
                 format!("{:.1}", row.gbytes_per_s()),
                 format!("{:.2e}", row.comparison.relative_error),
-                if row.comparison.passed() {
-                    "yes".into()
-                } else {
-                    "NO".into()
-                },
-            ]
+            ];
+            if twins {
+                match &row.twin {
+                    Some(Ok(twin)) => cells.extend([
+                        format!("{:.3}", twin.median_ms),
+                        format!("{:.2}×", twin.median_ms / row.median_ms),
+                    ]),
+                    _ => cells.extend(["-".to_string(), "-".to_string()]),
+                }
+            }
+            cells.push(if row.passed() { "yes" } else { "NO" }.to_string());
+            cells
         })
         .collect();
-    aligned(&header, &cells, |column| column < 2)
+    let mut table = aligned(&header, &cells, |column| column < 2);
+    if twins {
+        table.push_str(
+            "C++ ms: the kernel's CUDA C++ twin (NVRTC) on the same inputs · \
+             vs C++: twin time / Rust time, above 1 the Rust kernel is faster\n",
+        );
+    }
+    table
 }
 
 /// Columns padded to their widest cell: text columns left-aligned, the rest

@@ -7,7 +7,7 @@ use rand::rngs::SmallRng;
 
 use crate::backend::Backend;
 use crate::case::Case;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
 use crate::family::{Family, Op, Sizes, Work};
 use crate::timing::Runs;
@@ -38,13 +38,23 @@ impl Plan {
     }
 }
 
-/// One verified and timed kernel.
+/// One verified and timed kernel, and its CUDA C++ twin.
 #[derive(Clone, Debug)]
 pub struct Row {
     pub kernel: &'static str,
     pub size: String,
     pub median_ms: f64,
     pub work: Work,
+    pub comparison: Comparison,
+    /// The twin on the same inputs; `None` without twins, an error where
+    /// this one could not run (a size beyond its `int` indices).
+    pub twin: Option<Result<TwinRun, String>>,
+}
+
+/// A CUDA C++ twin, verified and timed like its kernel.
+#[derive(Clone, Debug)]
+pub struct TwinRun {
+    pub median_ms: f64,
     pub comparison: Comparison,
 }
 
@@ -58,17 +68,29 @@ impl Row {
     pub fn gbytes_per_s(&self) -> f64 {
         self.work.bytes / self.median_ms / 1e6
     }
+
+    /// Whether the kernel, and its twin where it ran, are correct.
+    pub fn passed(&self) -> bool {
+        let twin_passed = match &self.twin {
+            Some(Ok(twin)) => twin.comparison.passed(),
+            _ => true,
+        };
+        self.comparison.passed() && twin_passed
+    }
 }
 
-/// Runs the plan, reporting each kernel to `progress` as it starts.
+/// Runs the plan on `backend`, and each kernel's twin on `twin` when given,
+/// reporting each kernel to `progress` as it starts.
 pub fn run<B: Backend>(
     backend: &B,
+    twin: Option<&B>,
     plan: &Plan,
     rng: &mut SmallRng,
     progress: impl FnMut(&str, &str),
 ) -> Result<Vec<Row>> {
     let mut suite = Suite {
         backend,
+        twin,
         plan,
         rng,
         progress,
@@ -80,6 +102,7 @@ pub fn run<B: Backend>(
 
 struct Suite<'a, B, P> {
     backend: &'a B,
+    twin: Option<&'a B>,
     plan: &'a Plan,
     rng: &'a mut SmallRng,
     progress: P,
@@ -100,15 +123,39 @@ impl<B: Backend, P: FnMut(&str, &str)> Visitor for Suite<'_, B, P> {
                 let comparison = case.check(backend, kernel)?;
                 let median_ms =
                     backend.median_ms(self.plan.runs, || case.launch(backend, kernel))?;
+                let twin = match self.twin {
+                    None => None,
+                    Some(twin) => match run_twin(twin, &mut case, kernel, self.plan.runs) {
+                        Ok(run) => Some(Ok(run)),
+                        Err(skipped @ Error::TwinTooLarge { .. }) => Some(Err(skipped.to_string())),
+                        Err(error) => return Err(error),
+                    },
+                };
                 self.rows.push(Row {
                     kernel: kernel.name,
                     size: shape.to_string(),
                     median_ms,
                     work: F::work(shape),
                     comparison,
+                    twin,
                 });
             }
         }
         Ok(())
     }
+}
+
+/// Checks and times `kernel`'s twin on the case's inputs.
+fn run_twin<B: Backend, F: Family>(
+    twin: &B,
+    case: &mut Case<B, F>,
+    kernel: &Kernel<F::Args, F::Problem>,
+    runs: Runs,
+) -> Result<TwinRun> {
+    let comparison = case.check(twin, kernel)?;
+    let median_ms = twin.median_ms(runs, || case.launch(twin, kernel))?;
+    Ok(TwinRun {
+        median_ms,
+        comparison,
+    })
 }

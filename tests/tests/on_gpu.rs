@@ -1,8 +1,9 @@
 //! Every kernel of every family against the CPU reference, on the GPU, over
 //! its family's test shapes: sizes of 1, primes, non-multiples of every tile
 //! and block width, and rectangular shapes. Each test draws fresh random
-//! inputs, poisons the output and checks every element. And what the driver
-//! made of each kernel: no local memory.
+//! inputs, poisons the output and checks every element; the same for every
+//! kernel's CUDA C++ twin. And what the driver made of each kernel: no local
+//! memory.
 //!
 //! Without a CUDA device these tests cannot run: the harness says "not run:
 //! no CUDA device" and reports them as ignored, never as passed.
@@ -25,12 +26,25 @@ fn gpu() -> Result<&'static Gpu, Failed> {
         .map_err(|e| e.clone().into())
 }
 
+/// The GPU launching the CUDA C++ twins.
+fn twin() -> Result<&'static Gpu, Failed> {
+    static TWIN: OnceLock<Result<Gpu, String>> = OnceLock::new();
+    TWIN.get_or_init(|| {
+        gpu()
+            .map_err(|e| format!("{e:?}"))?
+            .twin()
+            .map_err(|e| e.to_string())
+    })
+    .as_ref()
+    .map_err(|e| e.clone().into())
+}
+
 fn failed(error: Error) -> Failed {
     error.to_string().into()
 }
 
-/// Every kernel of every family on each of its family's test shapes, with
-/// a fresh seed that a failure names.
+/// Every kernel of every family, and its CUDA C++ twin, on each of its
+/// family's test shapes, with a fresh seed that a failure names.
 fn kernel_trials() -> Vec<Trial> {
     struct Trials(Vec<Trial>);
     impl Visitor for Trials {
@@ -44,6 +58,11 @@ fn kernel_trials() -> Vec<Trial> {
                                 .map_err(Failed::from)
                         },
                     ));
+                    let name = format!("{} (CUDA C++ twin) {shape:?}", kernel.name);
+                    self.0.push(Trial::test(name, move || {
+                        check_kernel::<Gpu, F>(twin()?, kernel, shape, rand::random())
+                            .map_err(Failed::from)
+                    }));
                 }
             }
             Ok(())
@@ -57,23 +76,29 @@ fn kernel_trials() -> Vec<Trial> {
 /// What the driver made of each kernel: the PTX test cannot see spills
 /// that ptxas adds when it compiles for this GPU.
 fn resource_trials() -> Vec<Trial> {
-    vec![Trial::test(
-        "no kernel uses local memory as the driver compiled it for this GPU",
-        || {
-            let gpu = gpu()?;
-            let mut spilling = Vec::new();
-            for kernel in families::kernels() {
-                let resources = gpu.resources(kernel.name).map_err(failed)?;
-                if resources.local_bytes > 0 {
-                    spilling.push(format!("{}: {} bytes", kernel.name, resources.local_bytes));
+    vec![
+        Trial::test(
+            "NVRTC compiles every kernel's CUDA C++ twin for this GPU",
+            || twin().map(drop),
+        ),
+        Trial::test(
+            "no kernel uses local memory as the driver compiled it for this GPU",
+            || {
+                let gpu = gpu()?;
+                let mut spilling = Vec::new();
+                for kernel in families::kernels() {
+                    let resources = gpu.resources(kernel.name).map_err(failed)?;
+                    if resources.local_bytes > 0 {
+                        spilling.push(format!("{}: {} bytes", kernel.name, resources.local_bytes));
+                    }
                 }
-            }
-            match spilling.as_slice() {
-                [] => Ok(()),
-                spilling => Err(format!("local memory in {}", spilling.join(", ")).into()),
-            }
-        },
-    )]
+                match spilling.as_slice() {
+                    [] => Ok(()),
+                    spilling => Err(format!("local memory in {}", spilling.join(", ")).into()),
+                }
+            },
+        ),
+    ]
 }
 
 /// Errors that need real device buffers.
@@ -167,6 +192,13 @@ fn bench_trials() -> Vec<Trial> {
                 if !report.contains(field) {
                     return Err(format!("the JSON lacks {field}").into());
                 }
+            }
+            let key = "\"vs_cuda_cpp\": ";
+            let measured = |(at, _): (usize, &str)| {
+                report[at + key.len()..].starts_with(|c: char| c.is_ascii_digit())
+            };
+            if !report.match_indices(key).any(measured) {
+                return Err("the JSON has no kernel timed against its CUDA C++ twin".into());
             }
             for plot in ["roofline.svg", "matmul.svg", "gemv.svg", "blur.svg"] {
                 let svg = std::fs::read_to_string(plots.join(plot)).map_err(io)?;

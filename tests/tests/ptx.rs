@@ -139,3 +139,27 @@ fn fused_multiply_adds_where_the_kernels_ask_for_them() {
     }
     assert!(body("gemv_col_major_f64").contains("fma.rn.f64"));
 }
+
+#[test]
+fn every_kernel_has_a_cuda_cpp_twin_and_no_twin_lacks_a_kernel() {
+    let mut twins: Vec<&str> = gpu::CUDA_TWINS
+        .split("extern \"C\" __global__ void ")
+        .skip(1)
+        .filter_map(|rest| rest.split('(').next())
+        .collect();
+    // The gemv twins are declared through a macro: kernel##_f32 and _f64.
+    let gemv: Vec<String> = gpu::CUDA_TWINS
+        .lines()
+        .filter_map(|line| line.strip_prefix("GEMV_ENTRY_POINTS("))
+        .flat_map(|rest| {
+            let kernel = rest.trim_end_matches(')');
+            [format!("{kernel}_f32"), format!("{kernel}_f64")]
+        })
+        .collect();
+    twins.retain(|name| !name.contains("##"));
+    twins.extend(gemv.iter().map(String::as_str));
+    let mut kernels: Vec<&str> = families::kernels().iter().map(|k| k.name).collect();
+    twins.sort_unstable();
+    kernels.sort_unstable();
+    assert_eq!(twins, kernels);
+}

@@ -52,6 +52,8 @@ pub struct KernelSummary {
     pub name: &'static str,
     pub lesson: &'static str,
     pub resources: Resources,
+    /// Its CUDA C++ twin's, compiled by NVRTC; null without twins.
+    pub twin_resources: Option<Resources>,
 }
 
 /// The GPU, as the driver describes it.
@@ -173,6 +175,12 @@ pub struct Row {
     /// Baseline time / kernel time at the same size: above 1 the kernel is
     /// faster than its baseline.
     pub ratio_to_baseline: Option<f64>,
+    /// The median of the kernel's CUDA C++ twin in the same run; null for a
+    /// baseline, or where the twin did not run.
+    pub twin_median_ms: Option<f64>,
+    /// Twin time / kernel time: above 1 the Rust kernel is faster than its
+    /// CUDA C++ twin.
+    pub vs_cuda_cpp: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]

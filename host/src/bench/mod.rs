@@ -39,10 +39,11 @@ pub struct Outputs {
 
 /// How many medians the sweep takes, for the progress bar, and what it
 /// sweeps, for the reader.
-fn describe(plan: &Plan, with_blas: bool) -> (usize, String) {
+fn describe(plan: &Plan, with_blas: bool, with_twins: bool) -> (usize, String) {
     struct Describe<'a> {
         plan: &'a Plan,
         with_blas: bool,
+        with_twins: bool,
         count: usize,
         families: Vec<String>,
     }
@@ -57,7 +58,8 @@ fn describe(plan: &Plan, with_blas: bool) -> (usize, String) {
                 .filter(|baseline| self.with_blas || !baseline.needs_blas)
                 .count();
             let shapes = self.plan.sizes.shapes::<F>();
-            self.count += shapes.len() * (kernels.len() + baselines);
+            let twins = if self.with_twins { kernels.len() } else { 0 };
+            self.count += shapes.len() * (kernels.len() + twins + baselines);
             let sizes: Vec<String> = shapes.iter().map(Shape::short).collect();
             let family = format!("{} {}", F::NAME, sizes.join(", "));
             if !self.families.contains(&family) {
@@ -69,6 +71,7 @@ fn describe(plan: &Plan, with_blas: bool) -> (usize, String) {
     let mut describe = Describe {
         plan,
         with_blas,
+        with_twins,
         count: 0,
         families: Vec::new(),
     };
@@ -155,7 +158,11 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize) -> Result<()> {
         na(device.l2_bytes.map(|bytes| format!("{} MiB", bytes >> 20))),
     );
     let blas = open_blas(&gpu);
-    let (measurements, description) = describe(plan, blas.is_some());
+    let twin = gpu
+        .twin()
+        .inspect_err(|error| println!("{error}; the CUDA C++ twins are skipped"))
+        .ok();
+    let (measurements, description) = describe(plan, blas.is_some(), twin.is_some());
     println!("{description}");
     let rotation_bytes = hardware.l2_bytes.map(|l2| inputs::L2_MULTIPLE * l2);
     match rotation_bytes {
@@ -183,6 +190,7 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize) -> Result<()> {
     };
     let mut sweep = Sweep {
         plan,
+        twin,
         tools: Tools {
             gpu: &gpu,
             blas: blas.as_ref(),
@@ -237,6 +245,8 @@ struct Measurement {
     kernel: &'static str,
     size: Size,
     median_ms: f64,
+    /// The CUDA C++ twin's median, for a kernel whose twin ran.
+    twin_ms: Option<f64>,
     work: Work,
     baseline: Option<&'static str>,
 }
@@ -273,6 +283,8 @@ fn rows(measured: &[Measurement], roof: Roof) -> Vec<Row> {
                 roofline_fraction: roof.fraction(ops, bytes, m.median_ms),
                 baseline: baseline_ms.and(m.baseline),
                 ratio_to_baseline: baseline_ms.map(|b| ratio_to_baseline(b, m.median_ms)),
+                twin_median_ms: m.twin_ms,
+                vs_cuda_cpp: m.twin_ms.map(|twin| twin / m.median_ms),
             }
         })
         .collect()
@@ -283,6 +295,8 @@ fn rows(measured: &[Measurement], roof: Roof) -> Vec<Row> {
 struct Sweep<'a> {
     plan: &'a Plan,
     tools: Tools<'a>,
+    /// The GPU launching the CUDA C++ twins, where NVRTC is there.
+    twin: Option<Gpu>,
     l2_bytes: Option<usize>,
     bar: &'a ProgressBar,
     rng: SmallRng,
@@ -325,6 +339,11 @@ impl Visitor for Sweep<'_> {
                 name: kernel.name,
                 lesson: kernel.lesson(),
                 resources: gpu.resources(kernel.name)?,
+                twin_resources: self
+                    .twin
+                    .as_ref()
+                    .map(|twin| twin.resources(kernel.name))
+                    .transpose()?,
             });
         }
         let baselines: Vec<_> = F::baselines(&kernels)
@@ -341,6 +360,19 @@ impl Visitor for Sweep<'_> {
                 let ms = self.time(kernel.name, &size, || {
                     F::launch(gpu, kernel, shape, sets.next())
                 })?;
+                let twin_ms = match &self.twin {
+                    None => None,
+                    Some(twin) => {
+                        let twin_ms = self.time(&format!("{} (C++)", kernel.name), &size, || {
+                            F::launch(twin, kernel, shape, sets.next())
+                        });
+                        match twin_ms {
+                            Ok(ms) => Some(ms),
+                            Err(Error::TwinTooLarge { .. }) => None,
+                            Err(error) => return Err(error),
+                        }
+                    }
+                };
                 let baseline = F::baseline_of(kernel);
                 self.measured.push(Measurement {
                     family: F::NAME,
@@ -348,6 +380,7 @@ impl Visitor for Sweep<'_> {
                     kernel: kernel.name,
                     size: size.clone(),
                     median_ms: ms,
+                    twin_ms,
                     work,
                     baseline: baselines
                         .iter()
@@ -375,6 +408,7 @@ impl Visitor for Sweep<'_> {
                     kernel: baseline.name,
                     size: size.clone(),
                     median_ms: ms,
+                    twin_ms: None,
                     work,
                     baseline: None,
                 });
@@ -423,6 +457,8 @@ mod tests {
                 kernel,
                 size,
                 median_ms: per_ms / rate / 1e6,
+                // Twins 5% slower than their kernels, made up like the rest.
+                twin_ms: (role == Role::Kernel).then(|| 1.05 * per_ms / rate / 1e6),
                 work: Work { op, ops, bytes },
                 baseline,
             });
@@ -637,6 +673,8 @@ mod tests {
             sgemm.median_ms / naive.median_ms
         );
         assert_eq!(sgemm.ratio_to_baseline, None);
+        assert_relative_eq!(naive.vs_cuda_cpp.unwrap(), 1.05);
+        assert_eq!((sgemm.twin_median_ms, sgemm.vs_cuda_cpp), (None, None));
         let copy = report.results.last().unwrap();
         assert_eq!(
             (copy.kernel, copy.intensity, copy.gops_per_s),
@@ -687,6 +725,9 @@ mod tests {
                 "{name}"
             );
             assert!(!svg.contains("NaN") && !svg.contains("inf"), "{name}");
+            if name != "roofline.svg" {
+                assert!(svg.contains("(CUDA C++)"), "{name} draws no twin");
+            }
         }
     }
 }

@@ -168,20 +168,31 @@ pub fn throughput(report: &Report, family: &FamilySummary) -> String {
         )
     };
     let family = family.name;
-    let lines: Vec<(&Row, Vec<(f64, f64)>)> = series(report, Some(family))
-        .into_iter()
-        .filter_map(|rows| {
+    // Each kernel's line, and its CUDA C++ twin's (`true`) where it ran:
+    // the same work in the twin's time.
+    let mut lines: Vec<Line<'_>> = Vec::new();
+    for rows in series(report, Some(family)) {
+        for twin in [false, true] {
             let mut points: Vec<(f64, f64)> = rows
                 .iter()
-                .filter_map(|row| Some((row.size.side(), metric(row)?)))
+                .filter_map(|row| {
+                    let scale = if twin {
+                        row.median_ms / row.twin_median_ms?
+                    } else {
+                        1.0
+                    };
+                    Some((row.size.side(), metric(row)? * scale))
+                })
                 .collect();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
-            Some((*rows.first()?, points))
-        })
-        .collect();
-    let sides = lines.iter().flat_map(|(_, p)| p.iter().map(|p| p.0));
+            if !points.is_empty() {
+                lines.push((rows[0], twin, points));
+            }
+        }
+    }
+    let sides = lines.iter().flat_map(|(_, _, p)| p.iter().map(|p| p.0));
     let x = Axis::padded(sides, LEFT, RIGHT);
-    let values = lines.iter().flat_map(|(_, p)| p.iter().map(|p| p.1));
+    let values = lines.iter().flat_map(|(_, _, p)| p.iter().map(|p| p.1));
     let y = Axis::decades(values.chain(measured).chain(theoretical), BOTTOM, TOP);
 
     let sizes: Vec<(f64, String)> = report
@@ -203,7 +214,7 @@ pub fn throughput(report: &Report, family: &FamilySummary) -> String {
     let mut svg = Svg::new(
         &format!("{title} · {}", report.device.name),
         &format!(
-            "median of {} runs after {} warm-up runs · kernels solid, baselines dashed",
+            "median of {} runs after {} warm-up runs · kernels solid, CUDA C++ twins dotted, baselines dashed",
             report.runs.timed, report.runs.warmup
         ),
     );
@@ -232,13 +243,16 @@ pub fn throughput(report: &Report, family: &FamilySummary) -> String {
         }
     }
     let colours = colours(report);
-    for (row, points) in &lines {
-        let style = marker_style(report, row, &colours);
+    for (row, twin, points) in &lines {
+        let style = MarkerStyle {
+            filled: !twin && row.role == Role::Kernel,
+            ..marker_style(report, row, &colours)
+        };
         let pixels: Vec<(f64, f64)> = points.iter().map(|&(s, v)| (x.at(s), y.at(v))).collect();
-        let dash = if row.role == Role::Baseline {
-            "5 3"
-        } else {
-            ""
+        let dash = match (twin, row.role) {
+            (true, _) => "1.5 3",
+            (false, Role::Baseline) => "5 3",
+            (false, Role::Kernel) => "",
         };
         svg.polyline(&pixels, style.colour, dash, 2.0);
         for &(px, py) in &pixels {
@@ -248,13 +262,21 @@ pub fn throughput(report: &Report, family: &FamilySummary) -> String {
             marker: Some(style),
             dash,
             colour: style.colour,
-            text: row.kernel.to_string(),
+            text: if *twin {
+                format!("{} (CUDA C++)", row.kernel)
+            } else {
+                row.kernel.to_string()
+            },
         });
     }
     svg.close_clip();
     svg.legend(&legend);
     svg.finish()
 }
+
+/// One line of a throughput plot: a kernel's or baseline's row, whether the
+/// line is its CUDA C++ twin's, and its points (size side, throughput).
+type Line<'a> = (&'a Row, bool, Vec<(f64, f64)>);
 
 /// The report's rows grouped by kernel, in report order, for one family or
 /// all.

@@ -56,6 +56,8 @@ pub fn results(rows: &[Row]) -> String {
         "op/B",
         "bound Gop/s",
         "of roofline",
+        "C++ ms",
+        "vs C++",
         "vs baseline",
     ];
     // Baselines padded to one width, so that the right-aligned column
@@ -81,6 +83,9 @@ pub fn results(rows: &[Row]) -> String {
                 number(row.intensity, 2),
                 number(row.roofline_bound_gops_per_s, 0),
                 format!("{:.1}%", 100.0 * row.roofline_fraction),
+                number(row.twin_median_ms, 4),
+                row.vs_cuda_cpp
+                    .map_or("-".to_string(), |ratio| format!("{ratio:.2}×")),
                 match (row.ratio_to_baseline, row.baseline) {
                     (Some(ratio), Some(baseline)) => format!("{ratio:.2}× {baseline:<name_width$}"),
                     _ => format!("-{}", " ".repeat(name_width + 1)),
@@ -92,8 +97,9 @@ pub fn results(rows: &[Row]) -> String {
     table.push_str(
         "op: FLOP for matmul and gemv, integer add for blur · op/B: ops over the fewest bytes \
          the work must move · of roofline: achieved / min(compute, op/B × copy bandwidth) \
-         (for a copy: of the copy bandwidth) · vs baseline: baseline time / kernel time, \
-         above 1 the kernel is faster\n",
+         (for a copy: of the copy bandwidth) · C++ ms: the kernel's CUDA C++ twin, same \
+         inputs, same run · vs C++: twin time / kernel time, above 1 the Rust kernel is \
+         faster · vs baseline: baseline time / kernel time, above 1 the kernel is faster\n",
     );
     table
 }
