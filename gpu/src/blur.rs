@@ -10,7 +10,7 @@
 //! global memory. The tiled kernel loads a block's tile plus its halo of r
 //! pixels into shared memory once and reads the windows from there.
 
-use crate::runtime::global::{Global, GlobalMut};
+use crate::runtime::global::{Global, GlobalMut, row_major};
 use crate::runtime::{Launch, shared::SharedArray, thread::*};
 
 /// What every blur kernel's launch contract is a function of.
@@ -48,6 +48,13 @@ pub const fn tiled_shared_bytes(radius: u32) -> u32 {
     }
 }
 
+/// The index of `channel` of pixel (`x`, `y`) of an image `width` pixels
+/// wide with `channels` interleaved channels.
+#[inline(always)]
+fn sample_index(x: u32, y: u32, width: u32, channels: u32, channel: u32) -> usize {
+    row_major(y, x, width) * channels as usize + channel as usize
+}
+
 /// One thread per output sample: BLOCK×BLOCK pixels per block, one grid
 /// layer per channel.
 fn one_thread_per_sample(problem: &Problem, shared_bytes: u32) -> Launch {
@@ -69,29 +76,32 @@ fn window_mean(
     height: u32,
     sample: impl Fn(u32, u32) -> u8,
 ) -> u8 {
-    let (first_row, last_row) = clipped_window(row, radius, height);
-    let (first_col, last_col) = clipped_window(col, radius, width);
+    let rows = clipped_window(row, radius, height);
+    let cols = clipped_window(col, radius, width);
     let mut sum = 0u32;
-    for y in first_row..=last_row {
-        for x in first_col..=last_col {
+    for y in rows.clone() {
+        for x in cols.clone() {
             sum += sample(x, y) as u32;
         }
     }
-    let count = (last_row - first_row + 1) * (last_col - first_col + 1);
+    let count = rows.len() as u32 * cols.len() as u32;
     ((sum + count / 2) / count) as u8
 }
 
-/// The window of `radius` around `center`, clipped to `0..len`: first and
-/// last coordinate, inclusive.
+/// The window of `radius` around `center`, clipped to `0..len`.
+///
+/// An exclusive range, not `first..=last`: an inclusive range carries a
+/// flag for its last step that keeps LLVM from unrolling the loop, which
+/// made these kernels half as fast as their CUDA C++ twins.
 #[inline(always)]
-fn clipped_window(center: u32, radius: u32, len: u32) -> (u32, u32) {
+fn clipped_window(center: u32, radius: u32, len: u32) -> core::ops::Range<u32> {
     let first = center.saturating_sub(radius);
-    let last = if len - 1 - center < radius {
-        len - 1
+    let end = if len - center <= radius {
+        len
     } else {
-        center + radius
+        center + radius + 1
     };
-    (first, last)
+    first..end
 }
 
 kernels! {
@@ -117,10 +127,10 @@ kernels! {
         if col < width && row < height {
             let mean = window_mean(col, row, radius, width, height, |x, y| {
                 // SAFETY: the window is clipped to the image.
-                unsafe { input.read((y * width + x) * channels + channel) }
+                unsafe { input.read(sample_index(x, y, width, channels, channel)) }
             });
             // SAFETY: col < width, row < height, channel < channels.
-            unsafe { output.write((row * width + col) * channels + channel, mean) };
+            unsafe { output.write(sample_index(col, row, width, channels, channel), mean) };
         }
     }
 
@@ -158,7 +168,7 @@ kernels! {
             let y = origin_y.wrapping_add(index / span);
             if x < width && y < height {
                 // SAFETY: (x, y) is inside the image and index inside the tile.
-                unsafe { tile.write(index, input.read((y * width + x) * channels + channel)) };
+                unsafe { tile.write(index, input.read(sample_index(x, y, width, channels, channel))) };
             }
             index += BLOCK * BLOCK;
         }
@@ -173,7 +183,7 @@ kernels! {
                 unsafe { tile.read(y.wrapping_sub(origin_y) * span + x.wrapping_sub(origin_x)) }
             });
             // SAFETY: col < width, row < height, channel < channels.
-            unsafe { output.write((row * width + col) * channels + channel, mean) };
+            unsafe { output.write(sample_index(col, row, width, channels, channel), mean) };
         }
     }
 }

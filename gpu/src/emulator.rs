@@ -87,7 +87,7 @@ pub enum Fault {
         thread: Dim3,
         kind: AccessKind,
         buffer: &'static str,
-        index: u32,
+        index: usize,
         len: usize,
     },
     /// The kernel panicked (an overflow, a division by zero, ...).
@@ -518,8 +518,8 @@ pub(crate) fn shared_access(address: *const u8, size: usize, kind: AccessKind) {
 }
 
 /// Checks an access to element `index` of a global buffer of `len` elements.
-pub(crate) fn global_access(buffer: &'static str, len: usize, index: u32, kind: AccessKind) {
-    if index as usize >= len {
+pub(crate) fn global_access(buffer: &'static str, len: usize, index: usize, kind: AccessKind) {
+    if index >= len {
         let thread = with_current(|current| current.thread);
         stop(Fault::GlobalOutOfBounds {
             thread,

@@ -9,7 +9,7 @@
 //!
 //! As in BLAS, y is not read when β = 0, so it may hold anything.
 
-use crate::runtime::global::{Global, GlobalMut};
+use crate::runtime::global::{Global, GlobalMut, row_major};
 use crate::runtime::{Launch, Real, shared::SharedArray, thread::*};
 
 /// What every gemv kernel's launch contract is a function of.
@@ -48,11 +48,11 @@ fn shared_x_launch<T>(problem: &Problem) -> Launch {
 /// # Safety
 /// `x` has n elements and `index(j)` lies inside A for every j < n.
 #[inline(always)]
-unsafe fn dot<T: Real>(a: Global<T>, x: Global<T>, n: u32, index: impl Fn(u32) -> u32) -> T {
+unsafe fn dot<T: Real>(a: Global<T>, x: Global<T>, n: u32, index: impl Fn(u32) -> usize) -> T {
     let mut dot = T::ZERO;
     for j in 0..n {
         // SAFETY: by this function's contract.
-        let (a_value, x_value) = unsafe { (a.read(index(j)), x.read(j)) };
+        let (a_value, x_value) = unsafe { (a.read(index(j)), x.read(j as usize)) };
         dot = a_value.mul_add(x_value, dot);
     }
     dot
@@ -64,6 +64,7 @@ unsafe fn dot<T: Real>(a: Global<T>, x: Global<T>, n: u32, index: impl Fn(u32) -
 /// `row` is inside y.
 #[inline(always)]
 unsafe fn update<T: Real>(y: GlobalMut<T>, row: u32, alpha: T, dot: T, beta: T) {
+    let row = row as usize;
     // SAFETY: by this function's contract.
     unsafe {
         if beta == T::ZERO {
@@ -102,7 +103,7 @@ unsafe fn gemv_row_major<T: Real>(
         // SAFETY: row < m, so row·n + j lies inside A for every j < n, and
         // row inside y.
         unsafe {
-            let dot = dot(a, x, n, |j| row * n + j);
+            let dot = dot(a, x, n, |j| row_major(row, j, n));
             update(y, row, alpha, dot, beta);
         }
     }
@@ -135,7 +136,7 @@ unsafe fn gemv_col_major<T: Real>(
         // SAFETY: row < m, so j·m + row lies inside A for every j < n, and
         // row inside y.
         unsafe {
-            let dot = dot(a, x, n, |j| j * m + row);
+            let dot = dot(a, x, n, |j| row_major(j, row, m));
             update(y, row, alpha, dot, beta);
         }
     }
@@ -177,14 +178,16 @@ unsafe fn gemv_col_major_shared_x<T: Real>(
         let width = if n - start < BLOCK { n - start } else { BLOCK };
         if tid < width {
             // SAFETY: start + tid < n; tid < BLOCK is inside the window.
-            unsafe { x_window.write(tid, x.read(start + tid)) };
+            unsafe { x_window.write(tid, x.read((start + tid) as usize)) };
         }
         sync_threads();
         if row < m {
+            // Column `start` of A, where this window of x begins.
+            let window = row_major(start, 0, m);
             for j in 0..width {
                 // SAFETY: row < m, start + j < n; window element j < width was written.
                 let (a_value, x_value) =
-                    unsafe { (a.read((start + j) * m + row), x_window.read(j)) };
+                    unsafe { (a.read(window + row_major(j, row, m)), x_window.read(j)) };
                 dot = a_value.mul_add(x_value, dot);
             }
         }

@@ -6,7 +6,7 @@
 //! block of A and of B in shared memory, where TILE×TILE threads reuse each
 //! staged element TILE times, cutting global traffic by the tile width.
 
-use crate::runtime::global::{Global, GlobalMut};
+use crate::runtime::global::{Global, GlobalMut, row_major};
 use crate::runtime::{Launch, Real, shared::SharedArray, thread::*};
 
 /// What every matmul kernel's launch contract is a function of.
@@ -68,11 +68,11 @@ kernels! {
             let mut sum = 0.0f32;
             for i in 0..k {
                 // SAFETY: row < m, i < k, col < n: both indices are in bounds.
-                let (a_ik, b_ij) = unsafe { (a.read(row * k + i), b.read(i * n + col)) };
+                let (a_ik, b_ij) = unsafe { (a.read(row_major(row, i, k)), b.read(row_major(i, col, n))) };
                 sum = Real::mul_add(a_ik, b_ij, sum);
             }
             // SAFETY: row < m and col < n.
-            unsafe { c.write(row * n + col, sum) };
+            unsafe { c.write(row_major(row, col, n), sum) };
         }
     }
 
@@ -143,12 +143,12 @@ unsafe fn matmul_tiled<const TILE: u32>(
         // only its own element of each tile, which is inside the allocation.
         unsafe {
             let a_value = if row < m && a_col < k {
-                a.read(row * k + a_col)
+                a.read(row_major(row, a_col, k))
             } else {
                 0.0
             };
             let b_value = if b_row < k && col < n {
-                b.read(b_row * n + col)
+                b.read(row_major(b_row, col, n))
             } else {
                 0.0
             };
@@ -166,6 +166,6 @@ unsafe fn matmul_tiled<const TILE: u32>(
     }
     if row < m && col < n {
         // SAFETY: row < m and col < n.
-        unsafe { c.write(row * n + col, sum) };
+        unsafe { c.write(row_major(row, col, n), sum) };
     }
 }

@@ -188,6 +188,11 @@ pub mod thread {
 
 /// Global memory, as kernels see it: views of the host's buffers.
 ///
+/// Elements are indexed with `usize`, as Rust slices are: index arithmetic
+/// in 64 bits lets LLVM turn `j * m + row` in a loop into a pointer that
+/// steps by `m`, which CUDA C++ gets from `int` (whose overflow is
+/// undefined), and which a wrapping `u32` expression forbids.
+///
 /// On nvptx64 a view is the bare device pointer, so a kernel's parameters
 /// and loads are exactly those of a raw pointer. On the host a view also
 /// knows its buffer's name and length, and the emulator checks every access
@@ -223,15 +228,22 @@ pub mod global {
                 /// `index` lies inside the buffer, and no other thread
                 /// writes the element during the launch.
                 #[inline(always)]
-                pub unsafe fn read(self, index: u32) -> T {
+                pub unsafe fn read(self, index: usize) -> T {
                     #[cfg(not(target_arch = "nvptx64"))]
                     emulator::global_access(self.buffer, self.len, index, AccessKind::Read);
                     // SAFETY: by this function's contract (which the
                     // emulator has just checked, on the host).
-                    unsafe { *self.base.add(index as usize) }
+                    unsafe { *self.base.add(index) }
                 }
             }
         };
+    }
+
+    /// The index of element (`row`, `col`) of a row-major array whose rows
+    /// are `width` elements long, in 64 bits.
+    #[inline(always)]
+    pub fn row_major(row: u32, col: u32, width: u32) -> usize {
+        row as usize * width as usize + col as usize
     }
 
     view! {
@@ -251,12 +263,12 @@ pub mod global {
         /// `index` lies inside the buffer, and no other thread touches the
         /// element during the launch.
         #[inline(always)]
-        pub unsafe fn write(self, index: u32, value: T) {
+        pub unsafe fn write(self, index: usize, value: T) {
             #[cfg(not(target_arch = "nvptx64"))]
             emulator::global_access(self.buffer, self.len, index, AccessKind::Write);
             // SAFETY: by this function's contract (which the emulator has
             // just checked, on the host).
-            unsafe { *self.base.add(index as usize) = value }
+            unsafe { *self.base.add(index) = value }
         }
     }
 

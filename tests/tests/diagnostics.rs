@@ -6,7 +6,7 @@
 
 use gpu::emulator::{self, AccessKind, Diagnostic, Fault, Launch};
 use gpu::runtime::Real;
-use gpu::runtime::global::{Global, GlobalMut};
+use gpu::runtime::global::{Global, GlobalMut, row_major};
 use gpu::runtime::shared::SharedArray;
 use gpu::runtime::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y};
 
@@ -48,7 +48,7 @@ unsafe fn tiled_matmul(
             a_tile.write(
                 ty * TILE + tx,
                 if row < m && a_in {
-                    a.read(row * k + a_col)
+                    a.read(row_major(row, a_col, k))
                 } else {
                     0.0
                 },
@@ -56,7 +56,7 @@ unsafe fn tiled_matmul(
             b_tile.write(
                 ty * TILE + tx,
                 if b_row < k && col < n {
-                    b.read(b_row * n + col)
+                    b.read(row_major(b_row, col, n))
                 } else {
                     0.0
                 },
@@ -77,7 +77,7 @@ unsafe fn tiled_matmul(
             row < m
         };
         if row_in && col < n {
-            c.write(row * n + col, sum);
+            c.write(row_major(row, col, n), sum);
         }
     }
 }
@@ -147,7 +147,7 @@ fn a_load_guard_one_past_the_row_reads_past_a() {
             thread: (k % TILE, (m - 1) % TILE, 0),
             kind: AccessKind::Read,
             buffer: "a",
-            index: m * k,
+            index: (m * k) as usize,
             len: (m * k) as usize,
         }
     );
@@ -172,7 +172,7 @@ fn a_store_guard_one_past_the_last_row_writes_past_c() {
             thread: (0, m % TILE, 0),
             kind: AccessKind::Write,
             buffer: "c",
-            index: m * n,
+            index: (m * n) as usize,
             len: (m * n) as usize,
         }
     );
@@ -198,10 +198,10 @@ fn a_blur_window_clipped_one_past_the_edge_reads_past_the_image() {
             let mut sum = 0u32;
             for y in first_row..=last_row {
                 for x in first_col..=last_col {
-                    sum += u32::from(unsafe { input.read(y * width + x) });
+                    sum += u32::from(unsafe { input.read(row_major(y, x, width)) });
                 }
             }
-            unsafe { output.write(row * width + col, (sum / 9) as u8) };
+            unsafe { output.write(row_major(row, col, width), (sum / 9) as u8) };
         }
     }
     let (width, height) = (20u32, 18u32);
@@ -228,7 +228,7 @@ fn a_blur_window_clipped_one_past_the_edge_reads_past_the_image() {
             thread: ((width - 1) % 16, 0, 0),
             kind: AccessKind::Read,
             buffer: "input",
-            index: width * height,
+            index: (width * height) as usize,
             len: (width * height) as usize,
         }
     );
@@ -271,7 +271,7 @@ fn a_write_after_a_read_by_another_thread_is_a_race() {
         let t = thread_idx_x();
         unsafe {
             let tile = SharedArray::<u32>::launch_sized();
-            tile.write(t, values.read(t));
+            tile.write(t, values.read(t as usize));
             sync_threads();
             let right = tile.read((t + 1) % 32);
             tile.write(t, right);
@@ -354,9 +354,9 @@ fn a_returned_thread_no_longer_counts_at_a_barrier() {
         }
         unsafe {
             let tile = SharedArray::<u32>::launch_sized();
-            tile.write(t, values.read(t));
+            tile.write(t, values.read(t as usize));
             sync_threads();
-            values.write(t, tile.read((t + 1) % len));
+            values.write(t as usize, tile.read((t + 1) % len));
         }
     }
     let mut values: Vec<u32> = (0..20).collect();
