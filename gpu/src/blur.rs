@@ -50,9 +50,13 @@ pub const fn tiled_shared_bytes(radius: u32) -> u32 {
 
 /// The index of `channel` of pixel (`x`, `y`) of an image `width` pixels
 /// wide with `channels` interleaved channels.
+///
+/// # Safety
+/// The pixel's index `y × width + x` fits in `u32` (see [`row_major`]).
 #[inline(always)]
-fn sample_index(x: u32, y: u32, width: u32, channels: u32, channel: u32) -> usize {
-    row_major(y, x, width) * channels as usize + channel as usize
+unsafe fn sample_index(x: u32, y: u32, width: u32, channels: u32, channel: u32) -> usize {
+    // SAFETY: by this function's contract.
+    unsafe { row_major(y, x, width) * channels as usize + channel as usize }
 }
 
 /// One thread per output sample: BLOCK×BLOCK pixels per block, one grid

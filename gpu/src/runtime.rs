@@ -188,10 +188,11 @@ pub mod thread {
 
 /// Global memory, as kernels see it: views of the host's buffers.
 ///
-/// Elements are indexed with `usize`, as Rust slices are: index arithmetic
-/// in 64 bits lets LLVM turn `j * m + row` in a loop into a pointer that
-/// steps by `m`, which CUDA C++ gets from `int` (whose overflow is
-/// undefined), and which a wrapping `u32` expression forbids.
+/// Elements are indexed with `usize`, as Rust slices are, and kernels
+/// compute row-major indices with [`row_major`], whose arithmetic may not
+/// wrap: a wrapping `u32` expression such as `j * m + row` keeps the
+/// compiler from turning it into a pointer that steps by `m` along a loop,
+/// which CUDA C++ gets from `int`, whose overflow is undefined.
 ///
 /// On nvptx64 a view is the bare device pointer, so a kernel's parameters
 /// and loads are exactly those of a raw pointer. On the host a view also
@@ -240,10 +241,33 @@ pub mod global {
     }
 
     /// The index of element (`row`, `col`) of a row-major array whose rows
-    /// are `width` elements long, in 64 bits.
+    /// are `width` elements long.
+    ///
+    /// # Safety
+    /// `row × width + col` fits in `u32`, as every kernel's launch contract
+    /// promises. The arithmetic may then assume that it does not wrap, as
+    /// CUDA C++ may assume of `int`: this is what lets the compiler step a
+    /// pointer along a loop instead of recomputing every address (see
+    /// docs/rust-as-fast-as-cuda.md). The emulator checks the promise.
+    #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
-    pub fn row_major(row: u32, col: u32, width: u32) -> usize {
-        row as usize * width as usize + col as usize
+    pub unsafe fn row_major(row: u32, col: u32, width: u32) -> usize {
+        // SAFETY: by this function's contract.
+        unsafe { row.unchecked_mul(width).unchecked_add(col) as usize }
+    }
+
+    /// The index of element (`row`, `col`) of a row-major array whose rows
+    /// are `width` elements long; an index beyond `u32` stops the emulated
+    /// thread with a panic, which the emulator reports.
+    ///
+    /// # Safety
+    /// None on the host; kept `unsafe` to match the GPU's contract.
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub unsafe fn row_major(row: u32, col: u32, width: u32) -> usize {
+        row.checked_mul(width)
+            .and_then(|start| start.checked_add(col))
+            .unwrap_or_else(|| panic!("index of ({row}, {col}) in rows of {width} overflows u32"))
+            as usize
     }
 
     view! {

@@ -444,3 +444,25 @@ fn later_blocks_see_no_shared_data_of_earlier_ones() {
         }
     );
 }
+
+#[test]
+fn an_index_beyond_u32_breaks_the_promise_the_gpu_code_relies_on() {
+    // On the GPU, row_major may assume its arithmetic does not wrap; the
+    // emulator checks that it does not.
+    unsafe fn far_row(values: Global<u32>, rows: u32) {
+        let value = unsafe { values.read(row_major(rows, thread_idx_x(), 1 << 16)) };
+        std::hint::black_box(value);
+    }
+    let values = vec![0u32; 4];
+    let view = Global::new("values", &values);
+    // SAFETY: the emulator checks the index arithmetic and the access.
+    let diagnostic = emulator::run("far_row", &one_block(2, 0), &|| unsafe {
+        far_row(view, 1 << 16)
+    })
+    .unwrap_err();
+    let Fault::Panic { thread, message } = diagnostic.fault else {
+        panic!("expected a panic, got {diagnostic}")
+    };
+    assert_eq!(thread, (0, 0, 0));
+    assert!(message.contains("overflows u32"), "{message}");
+}
