@@ -182,10 +182,14 @@ unsafe fn gemv_col_major_shared_x<T: Real>(
         }
         sync_threads();
         if row < m {
+            // SAFETY: start < n: column `start` of A, where this window
+            // of x begins.
+            let window = unsafe { row_major(start, 0, m) };
             for j in 0..width {
-                // SAFETY: row < m, start + j < n; window element j < width was written.
+                // SAFETY: row < m, start + j < n; window element j < width
+                // was written.
                 let (a_value, x_value) =
-                    unsafe { (a.read(row_major(start + j, row, m)), x_window.read(j)) };
+                    unsafe { (a.read(window + row_major(j, row, m)), x_window.read(j)) };
                 dot = a_value.mul_add(x_value, dot);
             }
         }

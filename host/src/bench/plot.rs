@@ -13,7 +13,7 @@ use std::fmt::Write;
 use super::json::{Bound, ComputeSource, FamilySummary, Report, Role, Row};
 use super::roofline::Roof;
 
-const WIDTH: f64 = 1020.0;
+const WIDTH: f64 = 1120.0;
 const HEIGHT: f64 = 580.0;
 /// The plot area; the legend sits to its right.
 const LEFT: f64 = 86.0;
