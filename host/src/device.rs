@@ -142,11 +142,6 @@ impl Gpu {
         }
     }
 
-    /// Which implementation of the kernels this GPU launches.
-    pub fn language(&self) -> Language {
-        self.language
-    }
-
     fn functions(&self) -> Result<&Functions> {
         match (self.language, self.twins.as_ref()) {
             (Language::Rust, _) => Ok(&self.kernels),

@@ -219,14 +219,6 @@ impl Sizes {
         }
     }
 
-    /// The same sizes, with the defaults of `target` where none were given.
-    pub fn for_target(&self, target: Target) -> Self {
-        Self {
-            target,
-            ..self.clone()
-        }
-    }
-
     /// The shapes family `F` runs at.
     pub fn shapes<F: Family>(&self) -> Vec<F::Shape> {
         let default = match self.target {
