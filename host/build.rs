@@ -21,6 +21,19 @@ const TARGET_CPU: &str = "sm_75";
 /// affected.
 const UNROLL_THRESHOLD: u32 = 1000;
 
+/// The built-in target's data layout gives every pointer 64 bits. Shared
+/// memory is at most 228 KiB, so CUDA C++ addresses it with 32-bit
+/// registers; with 64-bit pointers each shared access pays a widening and a
+/// 64-bit add, and the SASS cannot fold offsets into its loads. These
+/// entries give shared (3), constant (4), local (5), tensor (6) and cluster
+/// shared (7) memory 32-bit pointers: the layout LLVM's NVPTX backend
+/// expects under `--nvptx-short-ptr`, which rustc checks.
+const SHORT_POINTERS: &str = "p3:32:32-p4:32:32-p5:32:32-p6:32:32-p7:32:32";
+
+/// The name of the target the kernels are built for: the built-in
+/// `nvptx64-nvidia-cuda` with [`SHORT_POINTERS`].
+const TARGET: &str = "nvptx64-nvidia-cuda-short-ptr";
+
 fn main() {
     let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let gpu_dir = manifest_dir.join("../gpu");
@@ -32,6 +45,9 @@ fn main() {
         "cargo::rerun-if-changed={}",
         gpu_dir.join("Cargo.toml").display()
     );
+
+    let target_spec = out_dir.join(format!("{TARGET}.json"));
+    write_target_spec(&target_spec);
 
     let cargo = env::var_os("CARGO").expect("set by cargo");
     let mut command = Command::new(cargo);
@@ -57,10 +73,11 @@ fn main() {
         .args([
             "rustc",
             "--release",
-            "--target",
-            "nvptx64-nvidia-cuda",
             "-Zbuild-std=core",
+            "-Zjson-target-spec",
         ])
+        .arg("--target")
+        .arg(&target_spec)
         .args(["--crate-type", "cdylib", "--"])
         .args(["--emit=asm", &format!("-Ctarget-cpu={TARGET_CPU}")])
         .arg(format!("-Cllvm-args=-unroll-threshold={UNROLL_THRESHOLD}"))
@@ -74,8 +91,47 @@ fn main() {
         .expect("could not run cargo for the gpu crate");
     assert!(status.success(), "compiling the gpu crate to PTX failed");
 
-    let ptx = target_dir.join("nvptx64-nvidia-cuda/release/deps/gpu.s");
+    let ptx = target_dir.join(TARGET).join("release/deps/gpu.s");
     copy_ptx(&ptx, &out_dir.join("kernels.ptx"));
+}
+
+/// Writes the spec of [`TARGET`]: rustc's own spec of `nvptx64-nvidia-cuda`
+/// with [`SHORT_POINTERS`] in its data layout, and the LLVM option that
+/// makes the backend agree with it.
+fn write_target_spec(path: &Path) {
+    let rustc = env::var_os("RUSTC").expect("set by cargo");
+    let output = Command::new(rustc)
+        .args(["-Zunstable-options", "--print", "target-spec-json"])
+        .args(["--target", "nvptx64-nvidia-cuda"])
+        .output()
+        .expect("could not run rustc for the nvptx64 target's spec");
+    assert!(
+        output.status.success(),
+        "rustc could not print the nvptx64 target's spec: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut spec: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(&output.stdout)
+            .expect("rustc printed a target spec that is not JSON");
+    let layout = spec["data-layout"]
+        .as_str()
+        .expect("the target spec has a data layout");
+    let (endianness, rest) = layout
+        .split_once('-')
+        .expect("a data layout starts with its endianness");
+    let rest = rest
+        .split('-')
+        .filter(|entry| !entry.starts_with('p'))
+        .collect::<Vec<_>>()
+        .join("-");
+    spec.insert(
+        "data-layout".into(),
+        format!("{endianness}-{SHORT_POINTERS}-{rest}").into(),
+    );
+    spec.insert("llvm-args".into(), serde_json::json!(["--nvptx-short-ptr"]));
+    let json = serde_json::to_string_pretty(&spec).expect("a JSON map serializes");
+    std::fs::write(path, json)
+        .unwrap_or_else(|e| panic!("could not write {}: {e}", path.display()));
 }
 
 fn copy_ptx(from: &Path, to: &Path) {

@@ -62,6 +62,25 @@ fn kernels_with_shared_memory_stage_through_it_between_barriers() {
     }
 }
 
+/// The build gives shared memory 32-bit pointers (see `host/build.rs`), as
+/// CUDA C++ does: a 64-bit shared address costs a widening and a 64-bit add
+/// per access, and keeps ptxas from folding offsets into the loads.
+#[test]
+fn shared_memory_is_addressed_with_32_bit_registers() {
+    let accesses: Vec<&str> = PTX
+        .lines()
+        .filter(|line| line.contains("ld.shared") || line.contains("st.shared"))
+        .collect();
+    assert!(!accesses.is_empty());
+    for access in accesses {
+        assert!(
+            !access.contains("[%rd"),
+            "a shared-memory access through a 64-bit address: {}",
+            access.trim()
+        );
+    }
+}
+
 #[test]
 fn kernels_without_shared_memory_use_none_and_no_barrier() {
     for (kernel, _) in kernels_and_shared_memory()
