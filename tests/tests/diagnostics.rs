@@ -414,6 +414,29 @@ fn a_panicking_kernel_is_reported_with_its_thread_and_message() {
     assert!(message.contains("divide by zero"), "{message}");
 }
 
+/// The README's test command builds in release mode; overflow checks stay
+/// on for the kernels' host build, so a wrapped index is a diagnostic.
+#[test]
+fn an_overflow_in_a_kernel_is_reported_in_a_release_build() {
+    fn left_neighbour() -> u32 {
+        std::hint::black_box(thread_idx_x()) - 1
+    }
+    let launch = Launch {
+        grid: (1, 1, 1),
+        block: (4, 1, 1),
+        shared_bytes: 0,
+    };
+    let diagnostic = emulator::run("left_neighbour", &launch, &|| {
+        std::hint::black_box(left_neighbour());
+    })
+    .unwrap_err();
+    let Fault::Panic { thread, message } = diagnostic.fault else {
+        panic!("expected a panic, got {diagnostic}")
+    };
+    assert_eq!(thread, (0, 0, 0));
+    assert!(message.contains("subtract with overflow"), "{message}");
+}
+
 #[test]
 fn later_blocks_see_no_shared_data_of_earlier_ones() {
     // Block 1 reads what only block 0 wrote: on the GPU, stale garbage.

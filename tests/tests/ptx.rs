@@ -81,6 +81,13 @@ fn shared_memory_is_addressed_with_32_bit_registers() {
     }
 }
 
+/// Overflow checks are on for the kernels' host build and off for the PTX
+/// (`host/build.rs`): on the GPU they could only add branches to a trap.
+#[test]
+fn the_ptx_has_no_overflow_checks() {
+    assert!(!PTX.contains("_overflow"), "the PTX build checks for overflow");
+}
+
 #[test]
 fn kernels_without_shared_memory_use_none_and_no_barrier() {
     for (kernel, _) in kernels_and_shared_memory()
