@@ -72,7 +72,10 @@ fn main() {
         .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
         // The workspace turns overflow checks on for the emulated kernels;
         // on the GPU they would only add branches to a trap.
-        .args(["--config", "profile.release.package.gpu.overflow-checks=false"])
+        .args([
+            "--config",
+            "profile.release.package.gpu.overflow-checks=false",
+        ])
         .args([
             "rustc",
             "--release",

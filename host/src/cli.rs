@@ -1,7 +1,7 @@
 //! The `locality` command line.
 
 use std::collections::HashMap;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::{Arg, ArgMatches, Args, Command as ClapCommand, FromArgMatches, Parser, Subcommand};
@@ -9,6 +9,7 @@ use rand::{SeedableRng, rngs::SmallRng};
 
 use crate::backend::Backend;
 use crate::bench;
+use crate::console::{self, say};
 use crate::device::Gpu;
 use crate::emulator::Emulator;
 use crate::error::{Error, Result};
@@ -24,8 +25,8 @@ use crate::timing::Runs;
 ///
 /// Exit status: 0 when every kernel is correct, 1 when any is not, 2 when
 /// nothing could run (bad arguments, a failed CUDA call, a bug the emulator
-/// caught), 3 when there is no CUDA driver or GPU (the kernels were then
-/// verified on the emulator instead).
+/// caught) or standard output could not be written, 3 when there is no CUDA
+/// driver or GPU (the kernels were then verified on the emulator instead).
 #[derive(Parser, Debug)]
 #[command(version, about, args_conflicts_with_subcommands = true)]
 pub struct Cli {
@@ -63,7 +64,8 @@ pub enum Command {
     /// limits of the GPU measured in the same run, and places each on a
     /// roofline. No verification: the default run does that.
     ///
-    /// Exit status: 0 when the sweep ran, 2 when it could not.
+    /// Exit status: 0 when the sweep ran, 2 when it could not or standard
+    /// output could not be written (the reports are written first).
     Bench(BenchArgs),
 }
 
@@ -341,17 +343,20 @@ fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
     let plan = cli.plan(Target::Gpu)?;
     match Gpu::new(cli.device) {
         Ok(gpu) => {
-            let twin = gpu
-                .twin()
-                .inspect_err(|error| println!("{error}; the CUDA C++ twins are skipped."))
-                .ok();
+            let twin = match gpu.twin() {
+                Ok(twin) => Some(twin),
+                Err(error) => {
+                    say!("{error}; the CUDA C++ twins are skipped.")?;
+                    None
+                }
+            };
             verify(&gpu, twin.as_ref(), &plan, cli.seed)
         }
         Err(missing @ (Error::NoDriver | Error::NoDevice)) => {
-            println!("{missing}.");
-            println!(
+            say!("{missing}.")?;
+            say!(
                 "Verifying the kernels on the CPU emulator instead, at small sizes (--emulate asks for this)."
-            );
+            )?;
             let verdict = verify(&Emulator, None, &cli.plan(Target::Emulator)?, cli.seed)?;
             Ok(if verdict == Verdict::Correct {
                 Verdict::EmulatedOnly
@@ -369,18 +374,21 @@ fn list(device: usize) -> Result<()> {
     let gpu = match Gpu::new(device) {
         Ok(gpu) => Some(gpu),
         Err(missing @ (Error::NoDriver | Error::NoDevice)) => {
-            println!("{missing}: no resources to show, only the kernels.");
+            say!("{missing}: no resources to show, only the kernels.")?;
             None
         }
         Err(error) => return Err(error),
     };
     if let Some(gpu) = &gpu {
-        println!(
+        say!(
             "{} · resources as the driver compiled the PTX for it",
             gpu.name()
-        );
+        )?;
     }
-    print!("{}", report::kernels(&families::kernels(), gpu.as_ref())?);
+    console::print(format_args!(
+        "{}",
+        report::kernels(&families::kernels(), gpu.as_ref())?
+    ))?;
     Ok(())
 }
 
@@ -393,36 +401,36 @@ fn verify<B: Backend>(
     seed: Option<u64>,
 ) -> Result<Verdict> {
     let seed = seed.unwrap_or_else(rand::random);
-    println!("{} · random inputs from seed {seed}", backend.description());
+    say!("{} · random inputs from seed {seed}", backend.description())?;
     let mut rng = SmallRng::seed_from_u64(seed);
     let show_progress = std::io::stderr().is_terminal();
     let rows = suite::run(backend, twin, plan, &mut rng, |kernel, size| {
         if show_progress {
-            eprint!("\rverifying {kernel} at {size}…\x1b[K");
-            let _ = std::io::stderr().flush();
+            console::progress(format_args!("\rverifying {kernel} at {size}…\x1b[K"));
         }
     })?;
     if show_progress {
-        eprint!("\r\x1b[K");
+        console::progress(format_args!("\r\x1b[K"));
     }
-    print!("{}", report::table(&rows));
+    console::print(format_args!("{}", report::table(&rows)))?;
     let failures: Vec<_> = rows.iter().filter(|row| !row.passed()).collect();
     for row in &failures {
         if !row.comparison.passed() {
-            println!("{} is WRONG: {}", row.kernel, row.comparison);
+            say!("{} is WRONG: {}", row.kernel, row.comparison)?;
         }
         if let Some(Ok(twin)) = &row.twin
             && !twin.comparison.passed()
         {
-            println!(
+            say!(
                 "{}'s CUDA C++ twin is WRONG: {}",
-                row.kernel, twin.comparison
-            );
+                row.kernel,
+                twin.comparison
+            )?;
         }
     }
     for row in &rows {
         if let Some(Err(skipped)) = &row.twin {
-            println!("{} at {}: twin skipped: {skipped}", row.kernel, row.size);
+            say!("{} at {}: twin skipped: {skipped}", row.kernel, row.size)?;
         }
     }
     Ok(if failures.is_empty() {

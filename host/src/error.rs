@@ -78,6 +78,8 @@ pub enum Error {
         #[source]
         source: CublasError,
     },
+    #[error("cannot write to standard output: {0}")]
+    Stdout(#[source] std::io::Error),
     #[error("cannot write {}: {source}", path.display())]
     Write {
         path: PathBuf,

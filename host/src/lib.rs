@@ -14,6 +14,7 @@ pub mod bench;
 pub mod blas;
 pub mod case;
 pub mod cli;
+pub mod console;
 pub mod device;
 pub mod emulator;
 pub mod error;

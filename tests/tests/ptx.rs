@@ -85,7 +85,10 @@ fn shared_memory_is_addressed_with_32_bit_registers() {
 /// (`host/build.rs`): on the GPU they could only add branches to a trap.
 #[test]
 fn the_ptx_has_no_overflow_checks() {
-    assert!(!PTX.contains("_overflow"), "the PTX build checks for overflow");
+    assert!(
+        !PTX.contains("_overflow"),
+        "the PTX build checks for overflow"
+    );
 }
 
 #[test]

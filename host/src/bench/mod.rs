@@ -21,6 +21,7 @@ use self::inputs::{Rotation, copies};
 use self::json::{FamilySummary, KernelSummary, Op, Report, Role, Row, Size};
 use self::roofline::{Roof, intensity, per_second_g, ratio_to_baseline};
 use crate::blas::Blas;
+use crate::console::{self, say};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
@@ -113,7 +114,10 @@ impl OpenOutputs {
         })
     }
 
+    /// Writes every report, then says which: a closed standard output
+    /// loses none of them.
     fn write(self, report: &Report) -> Result<()> {
+        let mut written = Vec::new();
         if let Some((path, file)) = self.json {
             let mut writer = BufWriter::new(file);
             serde_json::to_writer_pretty(&mut writer, report)
@@ -121,14 +125,17 @@ impl OpenOutputs {
                 .and_then(|()| writeln!(writer))
                 .and_then(|()| writer.flush())
                 .map_err(|source| write_error(&path, source))?;
-            println!("wrote {}", path.display());
+            written.push(path);
         }
         if let Some(dir) = self.plots {
             for (name, svg) in plot::all(report) {
                 let path = dir.join(name);
                 fs::write(&path, svg).map_err(|source| write_error(&path, source))?;
-                println!("wrote {}", path.display());
+                written.push(path);
             }
+        }
+        for path in written {
+            say!("wrote {}", path.display())?;
         }
         Ok(())
     }
@@ -150,35 +157,38 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize) -> Result<()> {
     let hardware = Hardware::read(&gpu);
     let device = hardware.describe(&gpu)?;
     let na = |value: Option<String>| value.unwrap_or_else(|| "n/a".to_string());
-    println!(
+    say!(
         "{} · compute capability {} · {} SMs · L2 {}",
         device.name,
         na(device.compute_capability.clone()),
         na(device.multiprocessors.map(|sms| sms.to_string())),
         na(device.l2_bytes.map(|bytes| format!("{} MiB", bytes >> 20))),
-    );
-    let blas = open_blas(&gpu);
-    let twin = gpu
-        .twin()
-        .inspect_err(|error| println!("{error}; the CUDA C++ twins are skipped"))
-        .ok();
+    )?;
+    let blas = open_blas(&gpu)?;
+    let twin = match gpu.twin() {
+        Ok(twin) => Some(twin),
+        Err(error) => {
+            say!("{error}; the CUDA C++ twins are skipped")?;
+            None
+        }
+    };
     let (measurements, description) = describe(plan, blas.is_some(), twin.is_some());
-    println!("{description}");
+    say!("{description}")?;
     let rotation_bytes = hardware.l2_bytes.map(|l2| inputs::L2_MULTIPLE * l2);
     match rotation_bytes {
-        Some(bytes) => println!(
+        Some(bytes) => say!(
             "inputs rotated through copies that span {} MiB ({}× L2), so that no run finds them in L2",
             bytes >> 20,
             inputs::L2_MULTIPLE
-        ),
-        None => println!("L2 size unknown: inputs not rotated, small sizes may run from L2"),
+        )?,
+        None => say!("L2 size unknown: inputs not rotated, small sizes may run from L2")?,
     }
 
     let mut rng = SmallRng::seed_from_u64(rand::random());
-    println!("measuring the ceilings…");
+    say!("measuring the ceilings…")?;
     let ceilings = ceilings::measure(&gpu, &hardware, blas.as_ref(), plan.runs, &mut rng)?;
     let roofline = json::Roofline::from_ceilings(&ceilings);
-    print!("{}", table::ceilings(&ceilings, &roofline));
+    console::print(format_args!("{}", table::ceilings(&ceilings, &roofline)))?;
 
     let bar = if std::io::stderr().is_terminal() {
         ProgressBar::new(measurements as u64).with_style(
@@ -220,20 +230,24 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize) -> Result<()> {
         kernels: sweep.kernels,
         results: rows(&sweep.measured, roofline.roof()),
     };
-    print!("{}", table::results(&report.results));
-    outputs.write(&report)
+    // The reports are written even when the table cannot be printed.
+    let printed = console::print(format_args!("{}", table::results(&report.results)));
+    outputs.write(&report)?;
+    printed
 }
 
 /// cuBLAS, or `None` after saying why it cannot be had.
-fn open_blas(gpu: &Gpu) -> Option<Blas> {
-    Blas::open(gpu)
-        .inspect_err(|error| {
-            println!(
+fn open_blas(gpu: &Gpu) -> Result<Option<Blas>> {
+    match Blas::open(gpu) {
+        Ok(blas) => Ok(Some(blas)),
+        Err(error) => {
+            say!(
                 "cuBLAS unavailable ({error}): no cuBLAS baselines, and the roofline's \
                  compute ceiling is the theoretical FP32 peak"
-            );
-        })
-        .ok()
+            )?;
+            Ok(None)
+        }
+    }
 }
 
 /// One median, before it is set against the roofline and its baseline.

@@ -1,0 +1,31 @@
+//! Printing that cannot panic: `print!` panics when standard output is a
+//! pipe whose reader has gone (`locality | head -1`) or a full disk; these
+//! return [`Error::Stdout`] instead, which the program ends on.
+
+use std::io::Write;
+
+use crate::error::{Error, Result};
+
+/// Writes `text` to standard output.
+pub fn print(text: std::fmt::Arguments<'_>) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_fmt(text)
+        .and_then(|()| stdout.flush())
+        .map_err(Error::Stdout)
+}
+
+/// Shows progress on standard error, as far as it can: progress that
+/// cannot be shown is not worth stopping the work for.
+pub fn progress(text: std::fmt::Arguments<'_>) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_fmt(text).and_then(|()| stderr.flush());
+}
+
+/// `println!` that returns [`Error::Stdout`] instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::console::print(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+pub(crate) use say;

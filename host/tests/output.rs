@@ -1,0 +1,43 @@
+//! A standard output that cannot be written ends the program with status 2
+//! and no panic: a pipe whose reader has gone quietly, a full disk with a
+//! message on standard error.
+
+use std::fs::File;
+use std::process::Command;
+
+fn locality() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_locality"));
+    command.args(["--emulate", "--kernel", "matmul_naive", "--seed", "1"]);
+    command
+}
+
+#[test]
+fn a_closed_pipe_ends_the_run_quietly() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let output = locality().stdout(writer).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_is_an_error_not_a_panic() {
+    let output = locality()
+        .stdout(File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with("error: cannot write to standard output"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_readable_output_gets_the_whole_report() {
+    let output = locality().output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("matmul_naive"));
+}
