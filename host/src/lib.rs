@@ -9,6 +9,7 @@
 //! (what the host knows of a family), `case`; `families` (each family, and
 //! the list of them); `suite`, `report`, `bench`; `cli`.
 
+pub mod atomic;
 pub mod backend;
 pub mod bench;
 pub mod blas;

@@ -9,8 +9,8 @@ pub mod plot;
 pub mod roofline;
 mod table;
 
-use std::fs::{self, File};
-use std::io::{BufWriter, IsTerminal, Write};
+use std::fs;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -20,6 +20,7 @@ use self::ceilings::Hardware;
 use self::inputs::{Rotation, copies};
 use self::json::{FamilySummary, KernelSummary, Op, Report, Role, Row, Size};
 use self::roofline::{Roof, intensity, per_second_g, ratio_to_baseline};
+use crate::atomic::{self, Pending};
 use crate::blas::Blas;
 use crate::console::{self, say};
 use crate::device::Gpu;
@@ -87,26 +88,22 @@ fn describe(plan: &Plan, with_blas: bool, with_twins: bool) -> (usize, String) {
     (describe.count, text)
 }
 
-/// The outputs, opened before the sweep so that a bad path fails at once
-/// rather than after it.
+/// The outputs, created before the sweep so that a bad path fails at once
+/// rather than after it, and written whole or not at all after it: an
+/// existing report survives any failure.
 struct OpenOutputs {
-    json: Option<(PathBuf, File)>,
+    json: Option<Pending>,
     plots: Option<PathBuf>,
 }
 
 impl OpenOutputs {
     fn open(outputs: &Outputs) -> Result<Self> {
-        let json = outputs
-            .json
-            .as_ref()
-            .map(|path| {
-                File::create(path)
-                    .map(|file| (path.clone(), file))
-                    .map_err(|source| write_error(path, source))
-            })
-            .transpose()?;
+        let json = outputs.json.as_deref().map(Pending::create).transpose()?;
         if let Some(dir) = &outputs.plots {
             fs::create_dir_all(dir).map_err(|source| write_error(dir, source))?;
+            // A plot's name is known only once the sweep has run; a probe
+            // proves now that the folder takes files.
+            drop(Pending::create(&dir.join("roofline.svg"))?);
         }
         Ok(Self {
             json,
@@ -118,19 +115,18 @@ impl OpenOutputs {
     /// loses none of them.
     fn write(self, report: &Report) -> Result<()> {
         let mut written = Vec::new();
-        if let Some((path, file)) = self.json {
-            let mut writer = BufWriter::new(file);
-            serde_json::to_writer_pretty(&mut writer, report)
-                .map_err(std::io::Error::from)
-                .and_then(|()| writeln!(writer))
-                .and_then(|()| writer.flush())
-                .map_err(|source| write_error(&path, source))?;
+        if let Some(json) = self.json {
+            let path = json.path().to_path_buf();
+            json.finish(|writer| {
+                serde_json::to_writer_pretty(&mut *writer, report)?;
+                writeln!(writer)
+            })?;
             written.push(path);
         }
         if let Some(dir) = self.plots {
             for (name, svg) in plot::all(report) {
                 let path = dir.join(name);
-                fs::write(&path, svg).map_err(|source| write_error(&path, source))?;
+                atomic::write(&path, svg.as_bytes())?;
                 written.push(path);
             }
         }
