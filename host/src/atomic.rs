@@ -22,12 +22,12 @@ impl Pending {
     pub fn create(path: &Path) -> Result<Self> {
         let name = path
             .file_name()
-            .ok_or_else(|| write_error(path, std::io::ErrorKind::InvalidInput.into()))?;
+            .ok_or_else(|| Error::write(path, std::io::ErrorKind::InvalidInput.into()))?;
         let mut temporary_name = std::ffi::OsString::from(".");
         temporary_name.push(name);
         temporary_name.push(format!(".{}.tmp", std::process::id()));
         let temporary = path.with_file_name(temporary_name);
-        let file = File::create(&temporary).map_err(|source| write_error(path, source))?;
+        let file = File::create(&temporary).map_err(|source| Error::write(path, source))?;
         Ok(Self {
             path: path.to_path_buf(),
             temporary,
@@ -52,7 +52,7 @@ impl Pending {
             .and_then(|()| writer.flush())
             .and_then(|()| writer.get_ref().sync_all())
             .and_then(|()| fs::rename(&self.temporary, &self.path))
-            .map_err(|source| write_error(&self.path, source))
+            .map_err(|source| Error::write(&self.path, source))
     }
 }
 
@@ -66,11 +66,4 @@ impl Drop for Pending {
 /// Writes `contents` to `path` whole or not at all.
 pub fn write(path: &Path, contents: &[u8]) -> Result<()> {
     Pending::create(path)?.finish(|writer| writer.write_all(contents))
-}
-
-fn write_error(path: &Path, source: std::io::Error) -> Error {
-    Error::Write {
-        path: path.to_path_buf(),
-        source,
-    }
 }

@@ -1,6 +1,6 @@
 //! Every way a request can fail, each with a message a user can act on.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use cudarc::cublas::result::CublasError;
 use cudarc::driver::{DriverError, sys::CUresult};
@@ -86,6 +86,16 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+}
+
+impl Error {
+    /// The error of writing the file at `path`.
+    pub(crate) fn write(path: &Path, source: std::io::Error) -> Self {
+        Self::Write {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
 }
 
 /// Shorthand for results in this crate.

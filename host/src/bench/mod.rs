@@ -11,7 +11,7 @@ mod table;
 
 use std::fs;
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::{SeedableRng, rngs::SmallRng};
@@ -100,7 +100,7 @@ impl OpenOutputs {
     fn open(outputs: &Outputs) -> Result<Self> {
         let json = outputs.json.as_deref().map(Pending::create).transpose()?;
         if let Some(dir) = &outputs.plots {
-            fs::create_dir_all(dir).map_err(|source| write_error(dir, source))?;
+            fs::create_dir_all(dir).map_err(|source| Error::write(dir, source))?;
             // A plot's name is known only once the sweep has run; a probe
             // proves now that the folder takes files.
             drop(Pending::create(&dir.join("roofline.svg"))?);
@@ -134,13 +134,6 @@ impl OpenOutputs {
             say!("wrote {}", path.display())?;
         }
         Ok(())
-    }
-}
-
-fn write_error(path: &Path, source: std::io::Error) -> Error {
-    Error::Write {
-        path: path.to_path_buf(),
-        source,
     }
 }
 
