@@ -343,13 +343,9 @@ fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
     let plan = cli.plan(Target::Gpu)?;
     match Gpu::new(cli.device) {
         Ok(gpu) => {
-            let twin = match gpu.twin() {
-                Ok(twin) => Some(twin),
-                Err(error) => {
-                    say!("{error}; the CUDA C++ twins are skipped.")?;
-                    None
-                }
-            };
+            let twin = console::or_say_why(gpu.twin(), |error| {
+                format!("{error}; the CUDA C++ twins are skipped.")
+            })?;
             verify(&gpu, twin.as_ref(), &plan, cli.seed)
         }
         Err(missing @ (Error::NoDriver | Error::NoDevice)) => {

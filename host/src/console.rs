@@ -22,6 +22,15 @@ pub fn progress(text: std::fmt::Arguments<'_>) {
     let _ = stderr.write_fmt(text).and_then(|()| stderr.flush());
 }
 
+/// What `result` holds, or `None` after saying on standard output why the
+/// run goes on without it.
+pub fn or_say_why<T>(result: Result<T>, why: impl FnOnce(Error) -> String) -> Result<Option<T>> {
+    match result {
+        Ok(value) => Ok(Some(value)),
+        Err(error) => print(format_args!("{}\n", why(error))).map(|()| None),
+    }
+}
+
 /// `println!` that returns [`Error::Stdout`] instead of panicking.
 macro_rules! say {
     ($($arg:tt)*) => {

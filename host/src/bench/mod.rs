@@ -154,13 +154,9 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize) -> Result<()> {
         na(device.l2_bytes.map(|bytes| format!("{} MiB", bytes >> 20))),
     )?;
     let blas = open_blas(&gpu)?;
-    let twin = match gpu.twin() {
-        Ok(twin) => Some(twin),
-        Err(error) => {
-            say!("{error}; the CUDA C++ twins are skipped")?;
-            None
-        }
-    };
+    let twin = console::or_say_why(gpu.twin(), |error| {
+        format!("{error}; the CUDA C++ twins are skipped")
+    })?;
     let (measurements, description) = describe(plan, blas.is_some(), twin.is_some());
     say!("{description}")?;
     let rotation_bytes = hardware.l2_bytes.map(|l2| inputs::L2_MULTIPLE * l2);
@@ -227,16 +223,12 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize) -> Result<()> {
 
 /// cuBLAS, or `None` after saying why it cannot be had.
 fn open_blas(gpu: &Gpu) -> Result<Option<Blas>> {
-    match Blas::open(gpu) {
-        Ok(blas) => Ok(Some(blas)),
-        Err(error) => {
-            say!(
-                "cuBLAS unavailable ({error}): no cuBLAS baselines, and the roofline's \
-                 compute ceiling is the theoretical FP32 peak"
-            )?;
-            Ok(None)
-        }
-    }
+    console::or_say_why(Blas::open(gpu), |error| {
+        format!(
+            "cuBLAS unavailable ({error}): no cuBLAS baselines, and the roofline's \
+             compute ceiling is the theoretical FP32 peak"
+        )
+    })
 }
 
 /// One median, before it is set against the roofline and its baseline.
