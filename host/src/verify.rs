@@ -56,6 +56,9 @@ impl std::fmt::Display for Comparison {
     }
 }
 
+/// Elements per partial sum of the relative error.
+const SUM_CHUNK: usize = 1 << 14;
+
 /// Compares every element of `output` with `expected`.
 pub fn compare<T: Copy + Into<f64> + Sync>(output: &[T], expected: &Expected) -> Comparison {
     assert_eq!(
@@ -63,11 +66,23 @@ pub fn compare<T: Copy + Into<f64> + Sync>(output: &[T], expected: &Expected) ->
         expected.values.len(),
         "output and reference differ in length"
     );
-    let (error_squared, reference_squared) = output
-        .par_iter()
-        .zip(&expected.values)
-        .map(|(&got, &want)| ((got.into() - want).powi(2), want * want))
-        .reduce(|| (0.0, 0.0), |(e1, r1), (e2, r2)| (e1 + e2, r1 + r2));
+    // Fixed chunks, each summed in order, then the chunks' sums in order:
+    // the same additions whatever the threads, so a replay of one seed
+    // reports the same error to the last bit.
+    let partial_sums: Vec<(f64, f64)> = output
+        .par_chunks(SUM_CHUNK)
+        .zip(expected.values.par_chunks(SUM_CHUNK))
+        .map(|(got, want)| {
+            got.iter()
+                .zip(want)
+                .fold((0.0, 0.0), |(error, reference), (&got, &want)| {
+                    (error + (got.into() - want).powi(2), reference + want * want)
+                })
+        })
+        .collect();
+    let (error_squared, reference_squared) = partial_sums
+        .into_iter()
+        .fold((0.0, 0.0), |(e1, r1), (e2, r2)| (e1 + e2, r1 + r2));
     let mismatch = |index: usize| {
         let (got, want, tolerance) = (
             output[index].into(),
@@ -132,4 +147,40 @@ pub fn uniform_floats<T: Float>(len: usize, rng: &mut impl Rng) -> Vec<T> {
         .into_iter()
         .map(T::from_f64)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The relative error of one output, computed on `threads` threads.
+    fn relative_error_on(threads: usize, output: &[f32], expected: &Expected) -> f64 {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| compare(output, expected).relative_error)
+    }
+
+    #[test]
+    fn the_relative_error_is_the_same_to_the_last_bit_on_any_number_of_threads() {
+        let len = 1 << 20;
+        let mut rng = SmallRng::seed_from_u64(rand::random());
+        let values: Vec<f64> = (0..len)
+            .map(|i| rng.random::<f64>() * 10f64.powi((i % 9) as i32))
+            .collect();
+        let output: Vec<f32> = values.iter().map(|&v| v as f32).collect();
+        let expected = Expected {
+            tolerance: vec![f64::INFINITY; len],
+            values,
+        };
+        let one = relative_error_on(1, &output, &expected);
+        for threads in [2, 3, 7, 16] {
+            assert_eq!(
+                relative_error_on(threads, &output, &expected).to_bits(),
+                one.to_bits(),
+                "{threads} threads"
+            );
+        }
+    }
 }
