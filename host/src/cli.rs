@@ -53,9 +53,9 @@ pub struct Cli {
     /// Seed for the random inputs; drawn afresh when not given.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// The CUDA device to use.
-    #[arg(long, default_value_t = 0)]
-    pub device: usize,
+    /// The CUDA device to use [default: 0].
+    #[arg(long, conflicts_with = "emulate")]
+    pub device: Option<usize>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -186,7 +186,7 @@ impl<const SWEEP: bool> Args for FamilySizes<SWEEP> {
                 if known(&self.args, &id) {
                     return Ok(());
                 }
-                let dims = F::SIZE.dims;
+                let dims = F::SIZE.dims();
                 let parse = move |text: &str| parse_dims(text, dims);
                 let show = |dims: &[usize]| {
                     dims.iter()
@@ -331,7 +331,7 @@ pub fn run(cli: &Cli) -> Result<Verdict> {
         Some(Command::Bench(args)) => {
             bench::run(&args.plan(), &args.outputs(), args.device).map(|()| Verdict::Benchmarked)
         }
-        None if cli.list => list(cli.device).map(|()| Verdict::Listed),
+        None if cli.list => list(cli.device.unwrap_or(0)).map(|()| Verdict::Listed),
         None if cli.emulate => verify(&Emulator, None, &cli.plan(Target::Emulator)?, cli.seed),
         None => verify_on_gpu(cli),
     }
@@ -341,7 +341,7 @@ pub fn run(cli: &Cli) -> Result<Verdict> {
 /// on the emulator when there is no GPU.
 fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
     let plan = cli.plan(Target::Gpu)?;
-    match Gpu::new(cli.device) {
+    match Gpu::new(cli.device.unwrap_or(0)) {
         Ok(gpu) => {
             let twin = console::or_say_why(gpu.twin(), |error| {
                 format!("{error}; the CUDA C++ twins are skipped.")
@@ -349,7 +349,10 @@ fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
             verify(&gpu, twin.as_ref(), &plan, cli.seed)
         }
         Err(missing @ (Error::NoDriver | Error::NoDevice)) => {
-            say!("{missing}.")?;
+            match cli.device {
+                Some(device) => say!("{missing}, so GPU {device} was not used.")?,
+                None => say!("{missing}.")?,
+            }
             say!(
                 "Verifying the kernels on the CPU emulator instead, at small sizes (--emulate asks for this)."
             )?;

@@ -33,7 +33,7 @@ impl Backend for Emulator {
         let mut buffer = Vec::new();
         buffer
             .try_reserve_exact(len)
-            .map_err(|_| Error::OutOfMemory {
+            .map_err(|_| Error::OutOfHostMemory {
                 what,
                 bytes: len.saturating_mul(size_of::<T>()),
             })?;

@@ -35,6 +35,19 @@ pub enum Error {
         blocks: u32,
         limit: u32,
     },
+    #[error(
+        "{dimension} = {size} is too large for {kernel}: it would need {blocks} blocks along {axis}, \
+         more than the limit of {limit}; {dimension} is at most {max}"
+    )]
+    DimensionTooLarge {
+        kernel: &'static str,
+        dimension: &'static str,
+        size: usize,
+        max: usize,
+        axis: char,
+        blocks: u32,
+        limit: u32,
+    },
     #[error("{kernel} would need {bytes} bytes of shared memory per block, more than {limit}")]
     SharedTooLarge {
         kernel: &'static str,
@@ -60,6 +73,8 @@ pub enum Error {
     },
     #[error("out of GPU memory while allocating {bytes} bytes for {what}")]
     OutOfMemory { what: &'static str, bytes: usize },
+    #[error("out of host memory while allocating {bytes} bytes for {what}")]
+    OutOfHostMemory { what: &'static str, bytes: usize },
     #[error("the emulator caught a bug in {0}")]
     Emulator(gpu::emulator::Diagnostic),
     #[error("CUDA error while {action}: {source}")]

@@ -36,8 +36,9 @@ pub trait Shape: Copy + fmt::Display + fmt::Debug + Serialize + Send + Sync + 's
 pub struct SizeSyntax {
     /// The option's value, e.g. `MxNxK`.
     pub value_name: &'static str,
-    /// How many numbers a size has; one number stands for all of them.
-    pub dims: usize,
+    /// What each number of a size is, in order, as messages name it; one
+    /// number stands for all of them.
+    pub names: &'static [&'static str],
     pub help: &'static str,
     /// The default run's size on a GPU: large enough that timings mean
     /// something.
@@ -47,6 +48,13 @@ pub struct SizeSyntax {
     pub emulated: &'static [usize],
     /// The bench's default sweep, comma-separated.
     pub sweep: &'static str,
+}
+
+impl SizeSyntax {
+    /// How many numbers a size has.
+    pub fn dims(&self) -> usize {
+        self.names.len()
+    }
 }
 
 /// What a run's throughput is counted in.
@@ -129,7 +137,7 @@ pub trait Family: Sized + 'static {
         Vec::new()
     }
 
-    /// The shape of `dims` (as many as `SIZE.dims`) and the options.
+    /// The shape of `dims` (as many as `SIZE.names`) and the options.
     fn shape(dims: &[usize], options: &ArgMatches) -> Self::Shape;
 
     /// The problem the kernels get, once the shape is valid: no dimension
@@ -221,17 +229,27 @@ impl Sizes {
 
     /// The shapes family `F` runs at.
     pub fn shapes<F: Family>(&self) -> Vec<F::Shape> {
+        self.dims::<F>()
+            .iter()
+            .map(|dims| self.shape::<F>(dims))
+            .collect()
+    }
+
+    /// The dimensions of each size family `F` runs at.
+    pub fn dims<F: Family>(&self) -> Vec<Vec<usize>> {
         let default = match self.target {
             Target::Gpu => F::SIZE.on_gpu,
             Target::Emulator => F::SIZE.emulated,
         };
         match self.given.get(F::NAME) {
-            Some(sizes) => sizes
-                .iter()
-                .map(|dims| F::shape(dims, &self.options))
-                .collect(),
-            None => vec![F::shape(default, &self.options)],
+            Some(sizes) => sizes.clone(),
+            None => vec![default.to_vec()],
         }
+    }
+
+    /// Family `F`'s shape of `dims`, with the options given.
+    pub fn shape<F: Family>(&self, dims: &[usize]) -> F::Shape {
+        F::shape(dims, &self.options)
     }
 }
 

@@ -3,13 +3,13 @@
 
 use clap::Parser;
 use gpu::blur::MAX_RADIUS;
-use locality::Error;
 use locality::backend::checked_launch;
 use locality::cli::Cli;
 use locality::families::blur::{Blur, BlurShape, max_radius};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::matmul::{Matmul, MatmulShape};
-use locality::family::Family;
+use locality::family::{Family, Target};
+use locality::{Backend, Emulator, Error};
 use locality_tests::kernel;
 
 fn message(error: Error) -> String {
@@ -175,6 +175,7 @@ fn the_command_line_rejects_malformed_arguments() {
         &["bench", "--matmul-sizes", "64,3x4"],
         &["bench", "--kernel", "sgemm"],
         &["--seed", "1", "bench"],
+        &["--emulate", "--device", "1"],
     ] {
         let result = Cli::try_parse_from(["locality"].into_iter().chain(args.iter().copied()));
         assert!(result.is_err(), "{args:?} was accepted");
@@ -192,4 +193,35 @@ fn every_gemv_kernel_names_the_layout_of_a_it_reads() {
             "{name} does not say how A is stored"
         );
     }
+}
+
+#[test]
+fn a_grid_too_large_names_the_largest_size_that_fits() {
+    // 16 rows per block and at most 65535 blocks along y: 1048560 rows.
+    let cli = Cli::try_parse_from(["locality", "--matmul", "1048576x1x1"]).unwrap();
+    let error = locality::cli::run(&cli).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::DimensionTooLarge {
+                dimension: "m",
+                max: 1_048_560,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert!(message(error).ends_with("; m is at most 1048560"));
+    let cli = Cli::try_parse_from(["locality", "--matmul", "1048560x1x1"]).unwrap();
+    cli.plan(Target::Gpu).unwrap();
+}
+
+#[test]
+fn the_emulator_running_out_of_memory_says_host_memory() {
+    let error = Emulator.alloc::<f64>("A", usize::MAX / 8).unwrap_err();
+    assert!(
+        matches!(error, Error::OutOfHostMemory { what: "A", .. }),
+        "{error:?}"
+    );
+    assert!(message(error).starts_with("out of host memory"));
 }

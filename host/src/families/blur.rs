@@ -117,7 +117,7 @@ impl Family for Blur {
     const NAME: &'static str = "blur";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "WxH",
-        dims: 2,
+        names: &["width", "height"],
         help: "Blur image WIDTH×HEIGHT, or one number for a square",
         on_gpu: &[8192],
         emulated: &[100, 75],

@@ -162,7 +162,7 @@ where
     const NAME: &'static str = "gemv";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "MxN",
-        dims: 2,
+        names: &["m", "n"],
         help: "Gemv size M×N (A is M×N), or one number for a square; f32 and f64",
         on_gpu: &[16384],
         emulated: &[300, 200],

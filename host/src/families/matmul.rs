@@ -84,7 +84,7 @@ impl Family for Matmul {
     const NAME: &'static str = "matmul";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "MxNxK",
-        dims: 3,
+        names: &["m", "n", "k"],
         help: "Matmul size M×N×K (A is M×K, B is K×N), or one number for a cube",
         on_gpu: &[4096],
         emulated: &[100, 75, 50],

@@ -7,7 +7,7 @@ pub mod matmul;
 
 use gpu::runtime::Kernel;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::family::{Family, Sizes};
 
 /// Something done for every family in turn.
@@ -71,12 +71,67 @@ pub fn check(kernels: &[&'static str], sizes: &Sizes) -> Result<()> {
     impl Visitor for Check<'_> {
         fn visit<F: Family>(&mut self) -> Result<()> {
             for kernel in F::KERNELS.iter().filter(|k| self.0.contains(&k.name)) {
-                for shape in self.1.shapes::<F>() {
-                    F::check(kernel, shape)?;
+                for dims in self.1.dims::<F>() {
+                    match F::check(kernel, self.1.shape::<F>(&dims)) {
+                        Err(error @ Error::GridTooLarge { .. }) => {
+                            return Err(largest_dimension::<F>(kernel, self.1, &dims, error));
+                        }
+                        checked => checked?,
+                    }
                 }
             }
             Ok(())
         }
     }
     visit(&mut Check(kernels, sizes))
+}
+
+/// Turns a grid too large for `kernel` at `dims` into the largest value of
+/// the dimension that makes it so, when one alone does.
+fn largest_dimension<F: Family>(
+    kernel: &Kernel<F::Args, F::Problem>,
+    sizes: &Sizes,
+    dims: &[usize],
+    error: Error,
+) -> Error {
+    let Error::GridTooLarge {
+        axis,
+        blocks,
+        limit,
+        ..
+    } = error
+    else {
+        return error;
+    };
+    let fits = |index: usize, value: usize| {
+        let mut dims = dims.to_vec();
+        dims[index] = value;
+        !matches!(
+            F::check(kernel, sizes.shape::<F>(&dims)),
+            Err(Error::GridTooLarge { axis: a, .. }) if a == axis
+        )
+    };
+    let Some(index) = (0..dims.len()).find(|&index| fits(index, 1)) else {
+        return error;
+    };
+    // The grid grows with the dimension: the largest value that fits lies
+    // in [1, dims[index]).
+    let (mut fitting, mut failing) = (1, dims[index]);
+    while failing - fitting > 1 {
+        let middle = fitting + (failing - fitting) / 2;
+        if fits(index, middle) {
+            fitting = middle;
+        } else {
+            failing = middle;
+        }
+    }
+    Error::DimensionTooLarge {
+        kernel: kernel.name,
+        dimension: F::SIZE.names[index],
+        size: dims[index],
+        max: fitting,
+        axis,
+        blocks,
+        limit,
+    }
 }

@@ -1,0 +1,27 @@
+//! Without a GPU the default run says so, verifies the kernels on the
+//! emulator instead and ends with status 3; a GPU the user asked for by
+//! number is named as unused rather than silently ignored.
+
+use std::process::Command;
+
+#[test]
+fn a_device_that_could_not_be_used_is_named() {
+    // No device is visible to the process, whether or not this machine has
+    // a driver and a GPU.
+    let output = Command::new(env!("CARGO_BIN_EXE_locality"))
+        .args([
+            "--device",
+            "3",
+            "--kernel",
+            "gemv_row_major_f32",
+            "--seed",
+            "1",
+        ])
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(3), "{stdout}");
+    assert!(stdout.contains(", so GPU 3 was not used."), "{stdout}");
+    assert!(stdout.contains("CPU emulator"), "{stdout}");
+}
