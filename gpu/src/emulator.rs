@@ -17,18 +17,54 @@
 //! Global memory is the host's own, seen through the runtime's views: every
 //! access is checked against its buffer's length, so that an index past the
 //! end is reported, never read or written.
+//!
+//! Nothing a kernel does stops the process: a launch beyond CUDA's limits is
+//! refused before any thread runs, a thread that calls into the runtime more
+//! often than [`Limits::steps_per_thread`] is stopped as one that would never
+//! finish (a spin-wait on memory another thread or block should write: the
+//! emulator runs one thread at a time between barriers, one block at a
+//! time), and a thread that overflows its stack is stopped at the guard page
+//! (on Linux, x86-64 and AArch64).
 
 use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe, Location};
 
-use corosensei::stack::DefaultStack;
+use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
 pub use crate::runtime::{Dim3, Launch};
 
-/// Stack of one emulated thread; the kernels' frames are small.
-const STACK_BYTES: usize = 256 * 1024;
+mod guard;
+
+/// Stack of one emulated thread: room for the 512 KiB of local memory
+/// CUDA gives a thread at most, and the host's frames around it.
+pub const STACK_BYTES: usize = 1 << 20;
+
+/// CUDA's limits on a launch, for every GPU of compute capability 7.5 or
+/// newer.
+const MAX_THREADS_PER_BLOCK: u64 = 1024;
+const MAX_BLOCK: Dim3 = (1024, 1024, 64);
+const MAX_GRID: Dim3 = (u32::MAX >> 1, 65535, 65535);
+
+/// How much an emulated launch may do before it is stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Calls one thread may make into the device runtime (an index, a
+    /// barrier, a shared- or global-memory access) in one launch.
+    pub steps_per_thread: u64,
+}
+
+impl Default for Limits {
+    /// 2³⁴ calls: more than any kernel of the project makes at the sizes
+    /// the host lets the emulator run, and about half a minute of spinning
+    /// on one load.
+    fn default() -> Self {
+        Self {
+            steps_per_thread: 1 << 34,
+        }
+    }
+}
 
 /// A bug the emulator found: which kernel, which block, what.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,10 +128,26 @@ pub enum Fault {
     },
     /// The kernel panicked (an overflow, a division by zero, ...).
     Panic { thread: Dim3, message: String },
+    /// A thread called into the runtime more often than the limit allows:
+    /// a loop that would never end.
+    DidNotFinish { thread: Dim3, steps: u64 },
+    /// A thread ran past the end of its stack.
+    StackOverflow { thread: Dim3, bytes: usize },
+    /// The stack of an emulated thread could not be allocated.
+    NoStack { thread: Dim3, reason: String },
+    /// The launch is beyond CUDA's limits: no thread ran.
+    InvalidLaunch {
+        what: &'static str,
+        value: u64,
+        limit: u64,
+    },
 }
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Fault::InvalidLaunch { .. } = self.fault {
+            return write!(f, "{}: {}", self.kernel, self.fault);
+        }
         let (x, y, z) = self.block;
         write!(f, "{}, block ({x}, {y}, {z}): {}", self.kernel, self.fault)
     }
@@ -170,6 +222,27 @@ impl fmt::Display for Fault {
                 verb(*kind)
             ),
             Self::Panic { thread: t, message } => write!(f, "{} panicked: {message}", thread(*t)),
+            Self::DidNotFinish { thread: t, steps } => write!(
+                f,
+                "{} did not finish: {steps} calls into the device runtime, a loop that never \
+                 ends (waiting for a write that another thread makes after a barrier, or \
+                 another block makes at all, never ends here: the emulator runs one thread \
+                 at a time between barriers, one block at a time)",
+                thread(*t)
+            ),
+            Self::StackOverflow { thread: t, bytes } => write!(
+                f,
+                "{} overflowed its stack of {bytes} bytes (a local array too large, or \
+                 recursion too deep)",
+                thread(*t)
+            ),
+            Self::NoStack { thread: t, reason } => {
+                write!(f, "no stack for {}: {reason}", thread(*t))
+            }
+            Self::InvalidLaunch { what, value, limit } => write!(
+                f,
+                "launch refused: {what} is {value}, outside CUDA's limit of {limit}"
+            ),
         }
     }
 }
@@ -177,11 +250,27 @@ impl fmt::Display for Fault {
 impl std::error::Error for Diagnostic {}
 
 /// Runs `body` once per thread of every block of `launch`, in block order,
-/// and reports the first bug found, naming `kernel`.
+/// within the default [`Limits`], and reports the first bug found, naming
+/// `kernel`.
 ///
 /// `body` is the body of one thread: typically a call of a `kernels!`
 /// function with the launch's arguments.
 pub fn run(kernel: &'static str, launch: &Launch, body: &dyn Fn()) -> Result<(), Diagnostic> {
+    run_within(kernel, launch, Limits::default(), body)
+}
+
+/// [`run`] within `limits`.
+pub fn run_within(
+    kernel: &'static str,
+    launch: &Launch,
+    limits: Limits,
+    body: &dyn Fn(),
+) -> Result<(), Diagnostic> {
+    check_launch(launch).map_err(|fault| Diagnostic {
+        kernel,
+        block: (0, 0, 0),
+        fault,
+    })?;
     // 8-byte words, so that every element type the kernels use is aligned;
     // all ones, like the poison of the outputs, for stale contents.
     let mut words = vec![u64::MAX; (launch.shared_bytes as usize).div_ceil(8)];
@@ -197,13 +286,45 @@ pub fn run(kernel: &'static str, launch: &Launch, body: &dyn Fn()) -> Result<(),
         for y in 0..gy {
             for x in 0..gx {
                 let block = (x, y, z);
-                run_block(launch, block, &memory, body).map_err(|fault| Diagnostic {
+                run_block(launch, limits, block, &memory, body).map_err(|fault| Diagnostic {
                     kernel,
                     block,
                     fault,
                 })?;
             }
         }
+    }
+    Ok(())
+}
+
+/// Refuses a launch that no GPU would run: an empty or oversized grid or
+/// block, or more shared memory than a block gets.
+fn check_launch(launch: &Launch) -> Result<(), Fault> {
+    let within = |what, value: u64, limit: u64| {
+        if value == 0 || value > limit {
+            return Err(Fault::InvalidLaunch { what, value, limit });
+        }
+        Ok(())
+    };
+    let (block, grid) = (launch.block, launch.grid);
+    for (what, value, limit) in [
+        ("the block's x dimension", block.0, MAX_BLOCK.0),
+        ("the block's y dimension", block.1, MAX_BLOCK.1),
+        ("the block's z dimension", block.2, MAX_BLOCK.2),
+        ("the grid's x dimension", grid.0, MAX_GRID.0),
+        ("the grid's y dimension", grid.1, MAX_GRID.1),
+        ("the grid's z dimension", grid.2, MAX_GRID.2),
+    ] {
+        within(what, value.into(), limit.into())?;
+    }
+    let threads = u64::from(block.0) * u64::from(block.1) * u64::from(block.2);
+    within("the threads per block", threads, MAX_THREADS_PER_BLOCK)?;
+    if u64::from(launch.shared_bytes) > crate::runtime::shared::LIMIT_BYTES {
+        return Err(Fault::InvalidLaunch {
+            what: "the shared memory per block, in bytes,",
+            value: launch.shared_bytes.into(),
+            limit: crate::runtime::shared::LIMIT_BYTES,
+        });
     }
     Ok(())
 }
@@ -316,6 +437,9 @@ impl SharedMemory {
 /// The emulated thread now running, as the runtime's functions see it.
 struct Current<'a> {
     launch: &'a Launch,
+    limits: Limits,
+    /// Calls this thread has made into the runtime.
+    steps: Cell<u64>,
     block: Dim3,
     thread: Dim3,
     linear: u32,
@@ -334,15 +458,29 @@ thread_local! {
 /// The panic payload that stops a thread at a fault recorded beforehand.
 struct Stop;
 
+/// Calls `f` with the running thread, counting the call as one step.
 fn with_current<R>(f: impl FnOnce(&Current<'_>) -> R) -> R {
+    let current = running();
+    let steps = current.steps.get() + 1;
+    current.steps.set(steps);
+    if steps > current.limits.steps_per_thread {
+        stop(Fault::DidNotFinish {
+            thread: current.thread,
+            steps,
+        });
+    }
+    f(current)
+}
+
+fn running<'a>() -> &'a Current<'a> {
     let current = CURRENT.get();
     assert!(
         !current.is_null(),
         "a device runtime function was called outside an emulated kernel launch"
     );
     // SAFETY: CURRENT points into `schedule`'s frame for exactly as long as
-    // the thread it describes runs.
-    f(unsafe { &*current.cast::<Current<'_>>() })
+    // the thread it describes runs, and nothing keeps the reference longer.
+    unsafe { &*current.cast::<Current<'_>>() }
 }
 
 fn coordinates(linear: u32, block: Dim3) -> Dim3 {
@@ -355,6 +493,7 @@ fn coordinates(linear: u32, block: Dim3) -> Dim3 {
 
 fn run_block(
     launch: &Launch,
+    limits: Limits,
     block: Dim3,
     memory: &RefCell<SharedMemory>,
     kernel: &dyn Fn(),
@@ -368,6 +507,8 @@ fn run_block(
     let threads: Vec<Current<'_>> = (0..launch.block.0 * launch.block.1 * launch.block.2)
         .map(|linear| Current {
             launch,
+            limits,
+            steps: Cell::new(0),
             block,
             thread: coordinates(linear, launch.block),
             linear,
@@ -387,25 +528,27 @@ fn schedule(
     kernel: &dyn Fn(),
     fault: &RefCell<Option<Fault>>,
 ) -> Result<(), Fault> {
-    let mut coroutines: Vec<Option<Thread>> = threads
-        .iter()
-        .map(|current| {
-            let stack = STACKS.with_borrow_mut(Vec::pop).unwrap_or_else(|| {
-                DefaultStack::new(STACK_BYTES)
-                    .expect("could not allocate the stack of an emulated thread")
-            });
-            let yielder = &current.yielder;
-            // SAFETY: `kernel` and `threads` outlive every coroutine: each
-            // one is finished or dropped (unwound) before this function
-            // returns.
-            Some(unsafe {
-                Coroutine::with_stack_unchecked(stack, move |this: &Yielder<_, _>, ()| {
-                    yielder.set(this);
-                    kernel();
-                })
+    let mut coroutines: Vec<Option<Thread>> = Vec::with_capacity(threads.len());
+    let mut guards = Vec::with_capacity(threads.len());
+    for current in threads {
+        let stack = match STACKS.with_borrow_mut(Vec::pop) {
+            Some(stack) => stack,
+            None => DefaultStack::new(STACK_BYTES).map_err(|error| Fault::NoStack {
+                thread: current.thread,
+                reason: error.to_string(),
+            })?,
+        };
+        guards.push(guard::guard_page(stack.limit().get()));
+        let yielder = &current.yielder;
+        // SAFETY: `kernel` and `threads` outlive every coroutine: each one
+        // is finished or dropped (unwound) before this function returns.
+        coroutines.push(Some(unsafe {
+            Coroutine::with_stack_unchecked(stack, move |this: &Yielder<_, _>, ()| {
+                yielder.set(this);
+                kernel();
             })
-        })
-        .collect();
+        }));
+    }
     let mut barriers_passed = vec![0u32; threads.len()];
     let mut live: Vec<usize> = (0..threads.len()).collect();
     loop {
@@ -415,7 +558,9 @@ fn schedule(
             let coroutine = coroutines[index]
                 .as_mut()
                 .expect("a live thread has a coroutine");
-            let outcome = panic::catch_unwind(AssertUnwindSafe(|| coroutine.resume(())));
+            let outcome = guard::watch(coroutine, guards[index].clone(), overflowed, |thread| {
+                panic::catch_unwind(AssertUnwindSafe(|| thread.resume(())))
+            });
             CURRENT.set(std::ptr::null());
             match outcome {
                 Ok(CoroutineResult::Yield(barrier)) => waiting.push((index, barrier)),
@@ -469,9 +614,17 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// Runs on the running thread's stack, reset, once it has overflowed.
+fn overflowed() {
+    stop(Fault::StackOverflow {
+        thread: running().thread,
+        bytes: STACK_BYTES,
+    });
+}
+
 /// Stops the running thread with `fault`; `run` reports it.
 fn stop(fault: Fault) -> ! {
-    with_current(|current| *current.fault.borrow_mut() = Some(fault));
+    *running().fault.borrow_mut() = Some(fault);
     panic::resume_unwind(Box::new(Stop))
 }
 
@@ -519,8 +672,8 @@ pub(crate) fn shared_access(address: *const u8, size: usize, kind: AccessKind) {
 
 /// Checks an access to element `index` of a global buffer of `len` elements.
 pub(crate) fn global_access(buffer: &'static str, len: usize, index: usize, kind: AccessKind) {
+    let thread = with_current(|current| current.thread);
     if index >= len {
-        let thread = with_current(|current| current.thread);
         stop(Fault::GlobalOutOfBounds {
             thread,
             kind,
