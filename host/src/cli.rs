@@ -16,8 +16,12 @@ use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
 use crate::family::{Family, Sizes, Target};
 use crate::report;
-use crate::suite::{self, Plan};
+use crate::suite::{self, Plan, WorkLimit};
 use crate::timing::Runs;
+
+/// The most timed runs `--runs` asks for: beyond it the median no longer
+/// moves, only the time spent.
+const MAX_RUNS: i64 = 1000;
 
 /// Runs every kernel on the GPU, verifies each against a CPU reference and
 /// prints how fast and how correct it is. Without a GPU, or with --emulate,
@@ -39,8 +43,8 @@ pub struct Cli {
     #[command(flatten)]
     pub sizes: FamilySizes<false>,
     /// Timed runs per kernel (the median is reported), after 3 untimed ones
-    /// on the GPU [default: 20 on the GPU, 1 emulated].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    /// on the GPU; at most 1000 [default: 20 on the GPU, 1 emulated].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_RUNS))]
     pub runs: Option<u32>,
     /// Verify the kernels on the CPU emulator, which also catches barrier,
     /// shared- and global-memory bugs, instead of on the GPU.
@@ -80,8 +84,8 @@ pub struct BenchArgs {
     #[command(flatten)]
     pub sizes: FamilySizes<true>,
     /// Timed runs per kernel and size (the median is reported), after 3
-    /// untimed ones; at least 20.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(20..))]
+    /// untimed ones; 20 to 1000.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(20..=MAX_RUNS))]
     pub runs: u32,
     /// Write every result, the ceilings, the device and each kernel's
     /// resources to FILE as JSON (schema in docs/bench.md).
@@ -105,6 +109,7 @@ impl BenchArgs {
                 warmup: 3,
                 timed: self.runs as usize,
             },
+            limit: WorkLimit::BENCHED,
         }
     }
 
@@ -134,6 +139,16 @@ fn size_option(name: &'static str, sweep: bool) -> String {
 }
 
 impl<const SWEEP: bool> FamilySizes<SWEEP> {
+    /// The default sizes for `target`, with the options given.
+    fn defaults(&self, target: Target) -> Sizes {
+        Sizes::new(HashMap::new(), self.matches.clone(), target)
+    }
+
+    /// Whether any family's size was given.
+    fn any_given(&self) -> bool {
+        !self.sizes(Target::Gpu).given_families().is_empty()
+    }
+
     fn sizes(&self, target: Target) -> Sizes {
         struct Given<'a> {
             matches: &'a ArgMatches,
@@ -281,18 +296,29 @@ impl Cli {
     /// The plan for `target`, with its default sizes where none were given,
     /// checked against every selected kernel before any work starts.
     pub fn plan(&self, target: Target) -> Result<Plan> {
-        let (warmup, runs) = match target {
-            Target::Gpu => (3, 20),
+        self.plan_at(target, self.sizes.sizes(target))
+    }
+
+    /// The plan for the emulator at its own small sizes, whatever sizes
+    /// were given for the GPU.
+    fn emulated_defaults(&self) -> Result<Plan> {
+        self.plan_at(Target::Emulator, self.sizes.defaults(Target::Emulator))
+    }
+
+    fn plan_at(&self, target: Target, sizes: Sizes) -> Result<Plan> {
+        let (warmup, runs, limit) = match target {
+            Target::Gpu => (3, 20, WorkLimit::VERIFIED),
             // One run, since the time is the emulator's.
-            Target::Emulator => (0, 1),
+            Target::Emulator => (0, 1, WorkLimit::EMULATED),
         };
         let plan = Plan {
             kernels: self.selected_kernels(),
-            sizes: self.sizes.sizes(target),
+            sizes,
             runs: Runs {
                 warmup,
                 timed: self.runs.map_or(runs, |runs| runs as usize),
             },
+            limit,
         };
         plan.validate()?;
         Ok(plan)
@@ -353,10 +379,17 @@ fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
                 Some(device) => say!("{missing}, so GPU {device} was not used.")?,
                 None => say!("{missing}.")?,
             }
-            say!(
-                "Verifying the kernels on the CPU emulator instead, at small sizes (--emulate asks for this)."
-            )?;
-            let verdict = verify(&Emulator, None, &cli.plan(Target::Emulator)?, cli.seed)?;
+            if cli.sizes.any_given() {
+                say!(
+                    "Verifying the kernels on the CPU emulator instead, at its own small sizes, \
+                     not the ones given for the GPU (--emulate runs those on the emulator)."
+                )?;
+            } else {
+                say!(
+                    "Verifying the kernels on the CPU emulator instead, at small sizes (--emulate asks for this)."
+                )?;
+            }
+            let verdict = verify(&Emulator, None, &cli.emulated_defaults()?, cli.seed)?;
             Ok(if verdict == Verdict::Correct {
                 Verdict::EmulatedOnly
             } else {

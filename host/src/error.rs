@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use cudarc::cublas::result::CublasError;
 use cudarc::driver::{DriverError, sys::CUresult};
 
+const GIB: f64 = (1u64 << 30) as f64;
+
 /// The error type of every fallible function in this crate.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -75,6 +77,27 @@ pub enum Error {
     OutOfMemory { what: &'static str, bytes: usize },
     #[error("out of host memory while allocating {bytes} bytes for {what}")]
     OutOfHostMemory { what: &'static str, bytes: usize },
+    #[error(
+        "{what} is {ops:.1e} operations per run, more than the {limit:.1e} allowed here: \
+         {because}; choose a smaller problem"
+    )]
+    TooMuchWork {
+        what: String,
+        ops: f64,
+        limit: f64,
+        because: &'static str,
+    },
+    #[error(
+        "{what} needs {:.1} GiB of host memory for its inputs and reference, but only {:.1} GiB \
+         are free; choose a smaller size",
+        *bytes as f64 / GIB,
+        *available as f64 / GIB
+    )]
+    NotEnoughHostMemory {
+        what: String,
+        bytes: u64,
+        available: u64,
+    },
     #[error("the emulator caught a bug in {0}")]
     Emulator(gpu::emulator::Diagnostic),
     #[error("CUDA error while {action}: {source}")]

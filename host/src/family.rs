@@ -155,6 +155,11 @@ pub trait Family: Sized + 'static {
 
     fn work(shape: Self::Shape) -> Work;
 
+    /// The most host memory one set of inputs takes at `shape`, in bytes:
+    /// the inputs, the reference and its tolerances, the output read back,
+    /// and the emulator's buffers.
+    fn host_bytes(shape: Self::Shape) -> f64;
+
     fn inputs(shape: Self::Shape, rng: &mut SmallRng) -> Result<Self::Inputs>;
 
     fn reference(shape: Self::Shape, inputs: &Self::Inputs) -> Expected;
@@ -225,6 +230,11 @@ impl Sizes {
             options,
             target,
         }
+    }
+
+    /// The families whose sizes were given.
+    pub fn given_families(&self) -> Vec<&str> {
+        self.given.keys().map(String::as_str).collect()
     }
 
     /// The shapes family `F` runs at.

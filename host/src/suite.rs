@@ -20,13 +20,103 @@ pub struct Plan {
     pub kernels: Vec<&'static str>,
     pub sizes: Sizes,
     pub runs: Runs,
+    /// The most work one run of one kernel may be.
+    pub limit: WorkLimit,
+}
+
+/// The most operations one run of a kernel may take, and why.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WorkLimit {
+    pub ops: f64,
+    pub because: &'static str,
+}
+
+impl WorkLimit {
+    /// On the emulator, which runs 10⁷ to 10⁹ operations a second.
+    pub const EMULATED: Self = Self {
+        ops: (1u64 << 32) as f64,
+        because: "the emulator runs one thread at a time, and this would take it minutes to hours",
+    };
+    /// In the default run, whose CPU reference does the same work in f64.
+    pub const VERIFIED: Self = Self {
+        ops: (1u64 << 42) as f64,
+        because: "the CPU reference computes every output in f64 and would take hours",
+    };
+    /// In the bench, which runs every kernel 23 times at every size.
+    pub const BENCHED: Self = Self {
+        ops: (1u64 << 46) as f64,
+        because: "every kernel and baseline runs 23 times or more at each size",
+    };
 }
 
 impl Plan {
-    /// Checks every selected kernel against its sizes, so that bad input is
-    /// reported before any GPU work, and without a GPU.
+    /// Checks every selected kernel against its sizes, the work of each run
+    /// against the plan's limit and the host memory it needs against what is
+    /// free, so that bad input is reported before any work, and without a
+    /// GPU.
     pub fn validate(&self) -> Result<()> {
-        families::check(&self.kernels, &self.sizes)
+        families::check(&self.kernels, &self.sizes)?;
+        self.check_work()?;
+        self.check_host_memory(available_host_memory())
+    }
+
+    /// Rejects a size whose run is more work than the plan's limit.
+    fn check_work(&self) -> Result<()> {
+        self.each_shape(&mut |family, shape, work, _| {
+            if work.ops > self.limit.ops {
+                return Err(Error::TooMuchWork {
+                    what: format!("{family} at {shape}"),
+                    ops: work.ops,
+                    limit: self.limit.ops,
+                    because: self.limit.because,
+                });
+            }
+            Ok(())
+        })
+    }
+
+    /// Rejects a size whose inputs and reference need more host memory than
+    /// `available` bytes.
+    pub fn check_host_memory(&self, available: u64) -> Result<()> {
+        self.each_shape(&mut |family, shape, _, bytes| {
+            if bytes > available as f64 {
+                return Err(Error::NotEnoughHostMemory {
+                    what: format!("{family} at {shape}"),
+                    bytes: bytes as u64,
+                    available,
+                });
+            }
+            Ok(())
+        })
+    }
+
+    /// Calls `check` with every selected family's name, each of its shapes,
+    /// and its work and host memory.
+    fn each_shape(
+        &self,
+        check: &mut dyn FnMut(&str, String, Work, f64) -> Result<()>,
+    ) -> Result<()> {
+        struct Each<'a> {
+            plan: &'a Plan,
+            check: &'a mut dyn FnMut(&str, String, Work, f64) -> Result<()>,
+        }
+        impl Visitor for Each<'_> {
+            fn visit<F: Family>(&mut self) -> Result<()> {
+                if self.plan.kernels::<F>().is_empty() {
+                    return Ok(());
+                }
+                for shape in self.plan.sizes.shapes::<F>() {
+                    (self.check)(
+                        F::NAME,
+                        shape.to_string(),
+                        F::work(shape),
+                        F::host_bytes(shape),
+                    )?;
+                }
+                Ok(())
+            }
+        }
+        families::visit(&mut Each { plan: self, check })
     }
 
     /// The selected kernels of family `F`, in teaching order.
@@ -76,6 +166,17 @@ impl Row {
             _ => true,
         };
         self.comparison.passed() && twin_passed
+    }
+}
+
+/// The host memory free for a new allocation, in bytes, as the operating
+/// system reports it (within a container's limit, where there is one).
+pub fn available_host_memory() -> u64 {
+    let mut system = sysinfo::System::new();
+    system.refresh_memory();
+    match system.cgroup_limits() {
+        Some(limits) => limits.free_memory.min(system.available_memory()),
+        None => system.available_memory(),
     }
 }
 

@@ -25,3 +25,23 @@ fn a_device_that_could_not_be_used_is_named() {
     assert!(stdout.contains(", so GPU 3 was not used."), "{stdout}");
     assert!(stdout.contains("CPU emulator"), "{stdout}");
 }
+
+#[test]
+fn without_a_gpu_the_sizes_given_for_it_give_way_to_the_emulators() {
+    let output = Command::new(env!("CARGO_BIN_EXE_locality"))
+        .args([
+            "--matmul",
+            "2048",
+            "--kernel",
+            "matmul_naive",
+            "--seed",
+            "1",
+        ])
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(3), "{stdout}");
+    assert!(stdout.contains("at its own small sizes"), "{stdout}");
+    assert!(stdout.contains("matmul_naive  100×75×50"), "{stdout}");
+}

@@ -9,6 +9,7 @@ use locality::families::blur::{Blur, BlurShape, max_radius};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::family::{Family, Target};
+use locality::suite::WorkLimit;
 use locality::{Backend, Emulator, Error};
 use locality_tests::kernel;
 
@@ -176,6 +177,9 @@ fn the_command_line_rejects_malformed_arguments() {
         &["bench", "--kernel", "sgemm"],
         &["--seed", "1", "bench"],
         &["--emulate", "--device", "1"],
+        &["--runs", "1001"],
+        &["--runs", "4294967295"],
+        &["bench", "--runs", "1001"],
     ] {
         let result = Cli::try_parse_from(["locality"].into_iter().chain(args.iter().copied()));
         assert!(result.is_err(), "{args:?} was accepted");
@@ -224,4 +228,52 @@ fn the_emulator_running_out_of_memory_says_host_memory() {
         "{error:?}"
     );
     assert!(message(error).starts_with("out of host memory"));
+}
+
+#[test]
+fn work_beyond_what_the_target_can_finish_is_refused_before_it_starts() {
+    for (args, limit) in [
+        (&["--emulate", "--matmul", "2048"][..], WorkLimit::EMULATED),
+        (
+            &["--kernel", "blur_naive", "--radius", "2047"],
+            WorkLimit::VERIFIED,
+        ),
+        (
+            &["bench", "--matmul-sizes", "65535x65535x16384"],
+            WorkLimit::BENCHED,
+        ),
+    ] {
+        let cli =
+            Cli::try_parse_from(["locality"].into_iter().chain(args.iter().copied())).unwrap();
+        let error = locality::cli::run(&cli).unwrap_err();
+        assert!(
+            matches!(&error, Error::TooMuchWork { limit: l, .. } if *l == limit.ops),
+            "{args:?}: {error:?}"
+        );
+        assert!(message(error).contains(limit.because), "{args:?}");
+    }
+}
+
+#[test]
+fn inputs_larger_than_the_free_host_memory_are_refused_before_they_are_drawn() {
+    // 16384² f64: A alone is 2 GiB, twice over with the emulator's copy.
+    let cli = Cli::try_parse_from([
+        "locality",
+        "--kernel",
+        "gemv_row_major_f64",
+        "--gemv",
+        "16384",
+    ])
+    .unwrap();
+    let plan = cli.plan(Target::Gpu).unwrap();
+    let error = plan.check_host_memory(1 << 30).unwrap_err();
+    assert!(
+        matches!(
+            &error,
+            Error::NotEnoughHostMemory { bytes, available: 1_073_741_824, .. } if *bytes > 4 << 30
+        ),
+        "{error:?}"
+    );
+    assert!(message(error).starts_with("gemv at 16384×16384 needs"));
+    plan.check_host_memory(1 << 40).unwrap();
 }

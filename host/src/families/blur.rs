@@ -208,6 +208,13 @@ impl Family for Blur {
         }
     }
 
+    /// The image twice (the input and the emulator's), the output's
+    /// reference as bytes and as f64 values with their tolerances, and the
+    /// output and the emulator's output.
+    fn host_bytes(shape: BlurShape) -> f64 {
+        20.0 * (shape.width * shape.height * shape.channels) as f64
+    }
+
     /// Samples from 0..=254, so that the poison 255 can never be a correct
     /// output.
     fn inputs(shape: BlurShape, rng: &mut SmallRng) -> Result<Vec<u8>> {

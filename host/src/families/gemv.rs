@@ -225,6 +225,14 @@ where
         }
     }
 
+    /// A, x and y twice (the inputs and the emulator's buffers), y's
+    /// reference and tolerances in f64, and y read back.
+    fn host_bytes(shape: GemvShape) -> f64 {
+        let (m, n) = (shape.m as f64, shape.n as f64);
+        let element = size_of::<T>() as f64;
+        2.0 * element * (m * n + n + m) + 16.0 * m + element * m
+    }
+
     fn inputs(shape: GemvShape, rng: &mut SmallRng) -> Result<Inputs<T>> {
         let [a_len, x_len, y_len] = shape.checked_lens()?;
         Ok(Inputs {

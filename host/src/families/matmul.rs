@@ -145,6 +145,15 @@ impl Family for Matmul {
         }
     }
 
+    /// A and B in f32, B again in f64 for the reference, C's reference
+    /// and tolerances in f64, and A, B and C once more (the emulator's, or
+    /// C read back).
+    fn host_bytes(shape: MatmulShape) -> f64 {
+        let MatmulShape { m, n, k } = shape;
+        let (m, n, k) = (m as f64, n as f64, k as f64);
+        4.0 * (m * k + k * n) + 8.0 * k * n + 16.0 * m * n + 4.0 * (m * k + k * n + m * n)
+    }
+
     fn inputs(shape: MatmulShape, rng: &mut SmallRng) -> Result<Inputs> {
         let [a_len, b_len, _] = shape.checked_lens()?;
         Ok(Inputs {
