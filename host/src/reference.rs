@@ -211,6 +211,49 @@ mod tests {
     }
 
     #[test]
+    fn gemv_tolerance_is_twice_gamma_of_the_magnitudes() {
+        // |α|·Σ|aᵢⱼxⱼ| + |β·yᵢ| = 2·(3 + 2) + 0.5·4 = 12, over n + 3 = 5 roundings.
+        let expected = gemv(2.0f32, &[1.0, -2.0], &[3.0, 1.0], 0.5, &[4.0], [1, 2]);
+        assert_eq!(expected.values, [4.0]);
+        assert_eq!(
+            expected.tolerance,
+            [2.0 * gamma(5, f32::EPSILON as f64 / 2.0) * 12.0]
+        );
+        let expected = gemv(2.0f64, &[1.0, -2.0], &[3.0, 1.0], 0.5, &[4.0], [1, 2]);
+        assert_eq!(
+            expected.tolerance,
+            [2.0 * gamma(5, f64::EPSILON / 2.0) * 12.0]
+        );
+    }
+
+    #[test]
+    fn a_gemv_output_just_past_its_tolerance_fails() {
+        use rand::{Rng, SeedableRng, rngs::SmallRng};
+        let seed = rand::random();
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let (m, n) = (64, 1000);
+        let mut draw =
+            |len: usize| -> Vec<f64> { (0..len).map(|_| rng.random_range(-1.0..1.0)).collect() };
+        let (a, x, y) = (draw(m * n), draw(n), draw(m));
+        let expected = gemv(1.5, &a, &x, 0.5, &y, [m, n]);
+        let row = seed as usize % m;
+        let output_with = |factor: f64| -> Vec<f64> {
+            let mut output = expected.values.clone();
+            output[row] += factor * expected.tolerance[row];
+            output
+        };
+        let within = crate::verify::compare(&output_with(0.99), &expected);
+        assert!(within.passed(), "seed {seed}: {within}");
+        let past = crate::verify::compare(&output_with(1.01), &expected);
+        assert_eq!(past.mismatches, 1, "seed {seed}: {past}");
+        assert_eq!(
+            past.first_mismatch.map(|m| m.index),
+            Some(row),
+            "seed {seed}"
+        );
+    }
+
+    #[test]
     fn compensated_dot_product_survives_cancellation() {
         // 1e16 + 1 − 1e16 loses the 1 in plain f64 arithmetic.
         let a = [1e16, 1.0, -1e16];

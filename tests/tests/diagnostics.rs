@@ -4,7 +4,7 @@
 //! the index, without the process crashing. And correct kernels that use CUDA's
 //! rule that a returned thread no longer counts at a barrier must pass.
 
-use gpu::emulator::{self, AccessKind, Diagnostic, Fault, Launch, Limits};
+use gpu::emulator::{self, Access, AccessKind, Diagnostic, Fault, Launch, Limits};
 use gpu::runtime::Real;
 use gpu::runtime::global::{Global, GlobalMut, row_major};
 use gpu::runtime::shared::SharedArray;
@@ -277,7 +277,7 @@ fn a_write_after_a_read_by_another_thread_is_a_race() {
             tile.write(t, right);
         }
     }
-    let values: Vec<u32> = (0..32).collect();
+    let values: Vec<u32> = (0..32).map(|_| rand::random()).collect();
     let values = Global::new("values", &values);
     // SAFETY: 32 threads, 32 values.
     let diagnostic = emulator::run("shift_left", &one_block(32, 128), &|| unsafe {
@@ -303,6 +303,50 @@ fn a_write_after_a_read_by_another_thread_is_a_race() {
 }
 
 #[test]
+fn a_read_after_a_write_by_another_thread_is_a_race() {
+    // After a barrier every thread overwrites its element, then reads its
+    // left neighbour's, with no barrier between: thread 1 reads what thread
+    // 0 has just written.
+    unsafe fn rewrite_then_read_left(values: Global<u32>) {
+        let t = thread_idx_x();
+        unsafe {
+            let tile = SharedArray::<u32>::launch_sized();
+            tile.write(t, values.read(t as usize));
+            sync_threads();
+            tile.write(t, tile.read(t) ^ 1);
+            std::hint::black_box(tile.read((t + 31) % 32));
+        }
+    }
+    let values: Vec<u32> = (0..32).map(|_| rand::random()).collect();
+    let values = Global::new("values", &values);
+    // SAFETY: 32 threads, 32 values.
+    let diagnostic = emulator::run("rewrite_then_read_left", &one_block(32, 128), &|| unsafe {
+        rewrite_then_read_left(values)
+    })
+    .unwrap_err();
+    assert_eq!(
+        diagnostic.fault,
+        Fault::SharedRace {
+            offset: 0,
+            earlier: Access {
+                thread: (0, 0, 0),
+                kind: AccessKind::Write
+            },
+            later: Access {
+                thread: (1, 0, 0),
+                kind: AccessKind::Read
+            },
+        }
+    );
+    assert!(
+        diagnostic.to_string().ends_with(
+            "thread (0, 0, 0) wrote it and thread (1, 0, 0) read it with no sync_threads between"
+        ),
+        "{diagnostic}"
+    );
+}
+
+#[test]
 fn two_threads_writing_one_element_is_a_race() {
     unsafe fn all_write_zero() {
         unsafe { SharedArray::<f64>::launch_sized().write(0, thread_idx_x() as f64) };
@@ -312,12 +356,19 @@ fn two_threads_writing_one_element_is_a_race() {
         all_write_zero()
     })
     .unwrap_err();
-    let Fault::SharedRace { earlier, later, .. } = diagnostic.fault else {
-        panic!("expected a race, got {diagnostic}")
-    };
     assert_eq!(
-        (earlier.kind, later.kind),
-        (AccessKind::Write, AccessKind::Write)
+        diagnostic.fault,
+        Fault::SharedRace {
+            offset: 0,
+            earlier: Access {
+                thread: (0, 0, 0),
+                kind: AccessKind::Write
+            },
+            later: Access {
+                thread: (1, 0, 0),
+                kind: AccessKind::Write
+            },
+        }
     );
 }
 
@@ -359,14 +410,16 @@ fn a_returned_thread_no_longer_counts_at_a_barrier() {
             values.write(t as usize, tile.read((t + 1) % len));
         }
     }
-    let mut values: Vec<u32> = (0..20).collect();
+    let original: Vec<u32> = (0..20).map(|_| rand::random()).collect();
+    let mut values = original.clone();
     let view = GlobalMut::new("values", &mut values);
     // SAFETY: the 20 live threads touch the 20 values.
     emulator::run("rotate", &one_block(32, 128), &|| unsafe {
         rotate(view, 20)
     })
     .unwrap();
-    assert_eq!(values, (1..20).chain([0]).collect::<Vec<u32>>());
+    let rotated: Vec<u32> = (1..20).chain([0]).map(|i| original[i]).collect();
+    assert_eq!(values, rotated);
 }
 
 #[test]
@@ -567,7 +620,8 @@ fn a_stack_overflow_is_reported_and_the_process_goes_on() {
         );
     }
     // The emulator still runs kernels afterwards.
-    let mut values: Vec<u32> = (0..20).collect();
+    let original: Vec<u32> = (0..20).map(|_| rand::random::<u32>() >> 1).collect();
+    let mut values = original.clone();
     let view = GlobalMut::new("values", &mut values);
     // SAFETY: one thread per value.
     emulator::run("double", &one_block(20, 0), &|| unsafe {
@@ -575,7 +629,7 @@ fn a_stack_overflow_is_reported_and_the_process_goes_on() {
         view.write(t, 2 * view.read(t));
     })
     .unwrap();
-    assert_eq!(values, (0..20).map(|v| 2 * v).collect::<Vec<u32>>());
+    assert_eq!(values, original.iter().map(|v| 2 * v).collect::<Vec<u32>>());
 }
 
 #[test]
