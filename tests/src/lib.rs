@@ -14,13 +14,57 @@
 //!
 //! The helpers below are written once against `Family` and `Backend`, so
 //! that a new family or kernel is tested on both backends without a line
-//! here.
+//! here. Every randomised test draws from [`seed`]: `LOCALITY_SEED=N`
+//! replays it, and a failing one prints its N.
 
 use locality::Backend;
 use locality::case::Case;
 use locality::families::{self, Visitor};
 use locality::family::Family;
-use rand::{SeedableRng, rngs::SmallRng};
+use proptest::test_runner::{Config, FailurePersistence, RngSeed};
+use rand::{Rng, SeedableRng, rngs::SmallRng};
+
+/// The variable that replays every randomised test: its inputs, and the
+/// property tests' choice of cases.
+pub const SEED_VARIABLE: &str = "LOCALITY_SEED";
+
+/// The seed of a randomised test: `LOCALITY_SEED` when set, else a fresh
+/// one. Printed, so that the output of a failing test (which the harness
+/// shows) says how to replay it.
+pub fn seed() -> u64 {
+    let seed = quiet_seed();
+    println!("{SEED_VARIABLE}={seed} replays this test");
+    seed
+}
+
+/// [`seed`] without the line, for harnesses that do not capture output:
+/// [`check_kernel`]'s failure names the seed instead.
+pub fn quiet_seed() -> u64 {
+    seed_from(std::env::var(SEED_VARIABLE).ok())
+}
+
+/// The seed `value` of `LOCALITY_SEED` names, or a fresh one without it.
+fn seed_from(value: Option<String>) -> u64 {
+    match value {
+        Some(value) => value
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{SEED_VARIABLE}={value} is not a u64")),
+        None => rand::random(),
+    }
+}
+
+/// The property tests' configuration: `cases` cases drawn from [`seed`],
+/// and no regressions file written into the source tree (a failure prints
+/// its minimal input and its seed instead).
+pub fn proptest_config(cases: u32) -> Config {
+    Config {
+        cases,
+        rng_seed: RngSeed::Fixed(seed()),
+        failure_persistence: None::<Box<dyn FailurePersistence>>,
+        ..Config::default()
+    }
+}
 
 /// Family `F`'s kernel called `name`.
 pub fn kernel<F: Family>(name: &str) -> &'static gpu::runtime::Kernel<F::Args, F::Problem> {
@@ -53,7 +97,7 @@ pub fn check_kernel<B: Backend, F: Family>(
     let mut rng = SmallRng::seed_from_u64(seed);
     let failed = |what: String| {
         format!(
-            "{} at {shape:?}, inputs from seed {seed}: {what}",
+            "{} at {shape:?}, inputs from seed {seed} ({SEED_VARIABLE}={seed} replays it): {what}",
             kernel.name
         )
     };
@@ -66,23 +110,62 @@ pub fn check_kernel<B: Backend, F: Family>(
     }
 }
 
-/// Every family's every test shape, checked on `backend`.
-pub fn check_every_family<B: Backend>(backend: &B) -> Result<(), String> {
-    struct Check<'a, B>(&'a B, Vec<String>);
+/// Every family's every test shape, checked on `backend` with inputs drawn
+/// from `seed`.
+pub fn check_every_family<B: Backend>(backend: &B, seed: u64) -> Result<(), String> {
+    struct Check<'a, B> {
+        backend: &'a B,
+        rng: SmallRng,
+        failures: Vec<String>,
+    }
     impl<B: Backend> Visitor for Check<'_, B> {
         fn visit<F: Family>(&mut self) -> locality::Result<()> {
             for shape in F::test_shapes() {
-                if let Err(failure) = check_family::<B, F>(self.0, shape, rand::random()) {
-                    self.1.push(failure);
+                let seed = self.rng.random();
+                if let Err(failure) = check_family::<B, F>(self.backend, shape, seed) {
+                    self.failures.push(failure);
                 }
             }
             Ok(())
         }
     }
-    let mut check = Check(backend, Vec::new());
+    let mut check = Check {
+        backend,
+        rng: SmallRng::seed_from_u64(seed),
+        failures: Vec::new(),
+    };
     families::visit(&mut check).map_err(|e| e.to_string())?;
-    match check.1.as_slice() {
+    match check.failures.as_slice() {
         [] => Ok(()),
         failures => Err(failures.join("\n")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use locality::Emulator;
+    use locality::families::matmul::{Matmul, MatmulShape};
+
+    #[test]
+    fn the_seed_variable_replays_and_its_absence_draws_afresh() {
+        assert_eq!(seed_from(Some("12345".to_string())), 12345);
+        assert_ne!(seed_from(None), seed_from(None));
+    }
+
+    #[test]
+    fn a_failing_check_says_how_to_replay_it() {
+        let kernel = kernel::<Matmul>("matmul_naive");
+        let failure =
+            check_kernel::<Emulator, Matmul>(&Emulator, kernel, MatmulShape::new(0, 1, 1), 77)
+                .unwrap_err();
+        assert!(failure.contains("LOCALITY_SEED=77 replays it"), "{failure}");
+    }
+
+    #[test]
+    fn property_tests_write_no_regressions_file() {
+        let config = proptest_config(1);
+        assert!(config.failure_persistence.is_none());
+        assert!(matches!(config.rng_seed, RngSeed::Fixed(_)));
     }
 }

@@ -9,6 +9,8 @@ use gpu::runtime::Real;
 use gpu::runtime::global::{Global, GlobalMut, row_major};
 use gpu::runtime::shared::SharedArray;
 use gpu::runtime::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y};
+use locality_tests::seed;
+use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 const TILE: u32 = 16;
 
@@ -85,11 +87,9 @@ unsafe fn tiled_matmul(
 /// Runs the tiled matmul with `bug` on random m×k and k×n matrices; the
 /// product, or the diagnostic.
 fn run_tiled_matmul([m, n, k]: [u32; 3], bug: Bug) -> Result<(Vec<f32>, Vec<f64>), Diagnostic> {
-    let random = |len: u32| -> Vec<f32> {
-        (0..len)
-            .map(|_| rand::random::<f32>() * 2.0 - 1.0)
-            .collect()
-    };
+    let mut rng = rng();
+    let mut random =
+        |len: u32| -> Vec<f32> { (0..len).map(|_| rng.random::<f32>() * 2.0 - 1.0).collect() };
     let (a, b) = (random(m * k), random(k * n));
     let mut c = vec![f32::NAN; (m * n) as usize];
     let expected: Vec<f64> = (0..m * n)
@@ -113,6 +113,11 @@ fn run_tiled_matmul([m, n, k]: [u32; 3], bug: Bug) -> Result<(Vec<f32>, Vec<f64>
         tiled_matmul(a_view, b_view, c_view, [m, n, k], bug)
     })?;
     Ok((c, expected))
+}
+
+/// A generator for a test's inputs, from the seed that replays it.
+fn rng() -> SmallRng {
+    SmallRng::seed_from_u64(seed())
 }
 
 fn one_block(threads: u32, shared_bytes: u32) -> Launch {
@@ -205,7 +210,8 @@ fn a_blur_window_clipped_one_past_the_edge_reads_past_the_image() {
         }
     }
     let (width, height) = (20u32, 18u32);
-    let input: Vec<u8> = (0..width * height).map(|_| rand::random()).collect();
+    let mut rng = rng();
+    let input: Vec<u8> = (0..width * height).map(|_| rng.random()).collect();
     let mut output = vec![0u8; input.len()];
     let (input_view, output_view) = (
         Global::new("input", &input),
@@ -277,7 +283,8 @@ fn a_write_after_a_read_by_another_thread_is_a_race() {
             tile.write(t, right);
         }
     }
-    let values: Vec<u32> = (0..32).map(|_| rand::random()).collect();
+    let mut rng = rng();
+    let values: Vec<u32> = (0..32).map(|_| rng.random()).collect();
     let values = Global::new("values", &values);
     // SAFETY: 32 threads, 32 values.
     let diagnostic = emulator::run("shift_left", &one_block(32, 128), &|| unsafe {
@@ -317,7 +324,8 @@ fn a_read_after_a_write_by_another_thread_is_a_race() {
             std::hint::black_box(tile.read((t + 31) % 32));
         }
     }
-    let values: Vec<u32> = (0..32).map(|_| rand::random()).collect();
+    let mut rng = rng();
+    let values: Vec<u32> = (0..32).map(|_| rng.random()).collect();
     let values = Global::new("values", &values);
     // SAFETY: 32 threads, 32 values.
     let diagnostic = emulator::run("rewrite_then_read_left", &one_block(32, 128), &|| unsafe {
@@ -410,7 +418,8 @@ fn a_returned_thread_no_longer_counts_at_a_barrier() {
             values.write(t as usize, tile.read((t + 1) % len));
         }
     }
-    let original: Vec<u32> = (0..20).map(|_| rand::random()).collect();
+    let mut rng = rng();
+    let original: Vec<u32> = (0..20).map(|_| rng.random()).collect();
     let mut values = original.clone();
     let view = GlobalMut::new("values", &mut values);
     // SAFETY: the 20 live threads touch the 20 values.
@@ -620,7 +629,8 @@ fn a_stack_overflow_is_reported_and_the_process_goes_on() {
         );
     }
     // The emulator still runs kernels afterwards.
-    let original: Vec<u32> = (0..20).map(|_| rand::random::<u32>() >> 1).collect();
+    let mut rng = rng();
+    let original: Vec<u32> = (0..20).map(|_| rng.random::<u32>() >> 1).collect();
     let mut values = original.clone();
     let view = GlobalMut::new("values", &mut values);
     // SAFETY: one thread per value.

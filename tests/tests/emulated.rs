@@ -8,12 +8,12 @@ use locality::Emulator;
 use locality::families::blur::{Blur, BlurShape};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::matmul::{Matmul, MatmulShape};
-use locality_tests::{check_every_family, check_family};
+use locality_tests::{check_every_family, check_family, proptest_config, seed};
 use proptest::prelude::*;
 
 #[test]
 fn every_kernel_on_its_familys_test_shapes() {
-    check_every_family(&Emulator).unwrap();
+    check_every_family(&Emulator, seed()).unwrap();
 }
 
 /// Sizes that stress the bounds: 1, primes, one off the tile and block
@@ -27,7 +27,7 @@ fn size() -> impl Strategy<Value = usize> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(proptest_config(48))]
 
     #[test]
     fn matmul_kernels_agree_with_the_reference(m in size(), n in size(), k in size(), seed: u64) {

@@ -17,7 +17,7 @@ use locality::families::matmul::{Buffers, Matmul, MatmulShape};
 use locality::families::{self, Visitor};
 use locality::family::Family;
 use locality::{Backend, Error, Gpu};
-use locality_tests::{check_kernel, kernel};
+use locality_tests::{check_kernel, kernel, quiet_seed};
 
 fn gpu() -> Result<&'static Gpu, Failed> {
     static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
@@ -54,13 +54,13 @@ fn kernel_trials() -> Vec<Trial> {
                     self.0.push(Trial::test(
                         format!("{} {shape:?}", kernel.name),
                         move || {
-                            check_kernel::<Gpu, F>(gpu()?, kernel, shape, rand::random())
+                            check_kernel::<Gpu, F>(gpu()?, kernel, shape, quiet_seed())
                                 .map_err(Failed::from)
                         },
                     ));
                     let name = format!("{} (CUDA C++ twin) {shape:?}", kernel.name);
                     self.0.push(Trial::test(name, move || {
-                        check_kernel::<Gpu, F>(twin()?, kernel, shape, rand::random())
+                        check_kernel::<Gpu, F>(twin()?, kernel, shape, quiet_seed())
                             .map_err(Failed::from)
                     }));
                 }
