@@ -6,7 +6,8 @@
 //! memory.
 //!
 //! Without a CUDA device these tests cannot run: the harness says "not run:
-//! no CUDA device" and reports them as ignored, never as passed.
+//! no CUDA device" and reports them as ignored, never as passed; with
+//! `LOCALITY_REQUIRE_GPU=1` it reports them as failed.
 
 use std::sync::OnceLock;
 
@@ -211,11 +212,62 @@ fn bench_trials() -> Vec<Trial> {
     )]
 }
 
+/// The variable that makes a missing GPU fail the GPU tests instead of
+/// leaving them ignored: for runs that are meant to test a GPU.
+const REQUIRE_GPU: &str = "LOCALITY_REQUIRE_GPU";
+
+/// This harness run again with no device visible, on one GPU test, with and
+/// without `LOCALITY_REQUIRE_GPU=1`: the test must fail, then be ignored.
+fn requirement_trial() -> Trial {
+    Trial::test(
+        "LOCALITY_REQUIRE_GPU=1 turns a missing GPU into failures, not ignored tests",
+        || {
+            let run = |require: bool| -> Result<(bool, String), Failed> {
+                let mut command = std::process::Command::new(
+                    std::env::current_exe().map_err(|e| Failed::from(e.to_string()))?,
+                );
+                command
+                    .args([
+                        "--exact",
+                        "NVRTC compiles every kernel's CUDA C++ twin for this GPU",
+                    ])
+                    .env("CUDA_VISIBLE_DEVICES", "")
+                    .env_remove(REQUIRE_GPU);
+                if require {
+                    command.env(REQUIRE_GPU, "1");
+                }
+                let output = command.output().map_err(|e| Failed::from(e.to_string()))?;
+                let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+                Ok((output.status.success(), stdout))
+            };
+            match (run(true)?, run(false)?) {
+                ((false, required), (true, optional))
+                    if required.contains("1 failed") && optional.contains("1 ignored") =>
+                {
+                    Ok(())
+                }
+                ((_, required), (_, optional)) => Err(format!(
+                    "with {REQUIRE_GPU}=1:\n{required}\nwithout it:\n{optional}"
+                )
+                .into()),
+            }
+        },
+    )
+}
+
 fn main() {
     let arguments = Arguments::from_args();
     let missing = locality::device::availability().err();
+    let required = std::env::var_os(REQUIRE_GPU).is_some_and(|value| value == "1");
     if let Some(reason) = &missing {
-        println!("not run: no CUDA device ({reason}); every GPU test below is reported as ignored");
+        if required {
+            println!("no CUDA device ({reason}) but {REQUIRE_GPU}=1: every GPU test below fails");
+        } else {
+            println!(
+                "not run: no CUDA device ({reason}); every GPU test below is reported as ignored \
+                 ({REQUIRE_GPU}=1 makes them fail instead)"
+            );
+        }
     }
     let mut trials = kernel_trials();
     trials.extend(resource_trials());
@@ -223,8 +275,9 @@ fn main() {
     trials.extend(bench_trials());
     let mut trials: Vec<Trial> = trials
         .into_iter()
-        .map(|trial| trial.with_ignored_flag(missing.is_some()))
+        .map(|trial| trial.with_ignored_flag(missing.is_some() && !required))
         .collect();
+    trials.push(requirement_trial());
     trials.push(
         Trial::test(
             "without a GPU, the default run verifies on the emulator and says so",
