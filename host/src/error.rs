@@ -116,6 +116,10 @@ pub enum Error {
         #[source]
         source: CublasError,
     },
+    #[error("interrupted: no report was written, and any earlier one is as it was")]
+    Interrupted,
+    #[error("cannot watch for Ctrl-C: {0}")]
+    Signal(String),
     #[error("cannot write to standard output: {0}")]
     Stdout(#[source] std::io::Error),
     #[error("cannot write {}: {source}", path.display())]

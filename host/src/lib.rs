@@ -3,8 +3,8 @@
 //! element against a CPU reference and times the kernels; or runs the same
 //! kernels, compiled for the host, under the CPU emulator.
 //!
-//! The layers, each using only those above it: `error`, `timing`;
-//! `backend` (buffers, kernel parameters, the launch); `device` and
+//! The layers, each using only those above it: `error`, `timing`,
+//! `console`, `atomic`, `interrupt`; `backend` (buffers, kernel parameters, the launch); `device` and
 //! `emulator` (the two backends); `blas`; `reference`, `verify`; `family`
 //! (what the host knows of a family), `case`; `families` (each family, and
 //! the list of them); `suite`, `report`, `bench`; `cli`.
@@ -21,6 +21,7 @@ pub mod emulator;
 pub mod error;
 pub mod families;
 pub mod family;
+pub mod interrupt;
 pub mod reference;
 pub mod report;
 pub mod suite;

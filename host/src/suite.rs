@@ -10,6 +10,7 @@ use crate::case::Case;
 use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
 use crate::family::{Family, Op, Sizes, Work};
+use crate::interrupt;
 use crate::timing::Runs;
 use crate::verify::Comparison;
 
@@ -220,6 +221,7 @@ impl<B: Backend, P: FnMut(&str, &str)> Visitor for Suite<'_, B, P> {
         for shape in self.plan.sizes.shapes::<F>() {
             let mut case = Case::<B, F>::new(backend, shape, self.rng)?;
             for &kernel in &kernels {
+                interrupt::check()?;
                 (self.progress)(kernel.name, &shape.to_string());
                 let comparison = case.check(backend, kernel)?;
                 let median_ms =

@@ -41,3 +41,36 @@ fn a_readable_output_gets_the_whole_report() {
     assert_eq!(output.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&output.stdout).contains("matmul_naive"));
 }
+
+#[cfg(unix)]
+#[test]
+fn an_interrupt_ends_the_run_with_130_and_says_so() {
+    use std::process::Stdio;
+    // Three emulated matmuls at 512³ take seconds; Ctrl-C comes during the
+    // first ones, and the run stops before the next kernel.
+    let child = Command::new(env!("CARGO_BIN_EXE_locality"))
+        .args([
+            "--emulate",
+            "--kernel",
+            "matmul",
+            "--matmul",
+            "512",
+            "--seed",
+            "1",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(stderr.starts_with("interrupted"), "{stderr}");
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("rel. error"));
+}

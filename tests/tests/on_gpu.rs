@@ -157,59 +157,145 @@ fn error_trials() -> Vec<Trial> {
     ]
 }
 
-fn bench_trials() -> Vec<Trial> {
-    vec![Trial::test(
-        "the bench command runs end to end at small sizes and writes its JSON and plots",
+/// The `locality` binary built with this harness: beside it, or one folder
+/// up from cargo's `deps`.
+fn locality_binary() -> Result<std::path::PathBuf, Failed> {
+    let exe = std::env::current_exe().map_err(|e| Failed::from(e.to_string()))?;
+    exe.ancestors()
+        .skip(1)
+        .take(2)
+        .map(|dir| dir.join("locality"))
+        .find(|path| path.is_file())
+        .ok_or_else(|| "no locality binary beside the test harness".into())
+}
+
+/// The bench interrupted with Ctrl-C during its sweep: the JSON and the
+/// plot already there stay as they were, and nothing else is left behind.
+fn interrupted_bench_trial() -> Trial {
+    Trial::test(
+        "an interrupted bench leaves the reports already there as they were",
         || {
+            use std::io::{BufRead, BufReader};
             let io = |error: std::io::Error| Failed::from(error.to_string());
-            let dir = std::env::temp_dir().join(format!("locality-bench-{}", std::process::id()));
-            let json = dir.join("bench.json");
+            let dir =
+                std::env::temp_dir().join(format!("locality-interrupt-{}", std::process::id()));
             let plots = dir.join("plots");
-            let args = [
-                "locality",
-                "bench",
-                "--matmul-sizes",
-                "64,100x60x30",
-                "--gemv-sizes",
-                "300x77,128",
-                "--blur-sizes",
-                "53x29,64",
-                "--json",
-                &json.to_string_lossy(),
-                "--plots",
-                &plots.to_string_lossy(),
-            ]
-            .map(String::from);
-            std::fs::create_dir_all(&dir).map_err(io)?;
-            let cli = Cli::try_parse_from(args).map_err(|e| Failed::from(e.to_string()))?;
-            locality::cli::run(&cli).map_err(failed)?;
-            let report = std::fs::read_to_string(&json).map_err(io)?;
-            for field in [
-                "\"results\"",
-                "blur_tiled",
-                "\"registers\"",
-                "\"schema_version\": 2",
-            ] {
-                if !report.contains(field) {
-                    return Err(format!("the JSON lacks {field}").into());
+            std::fs::create_dir_all(&plots).map_err(io)?;
+            let (json, roofline) = (dir.join("bench.json"), plots.join("roofline.svg"));
+            std::fs::write(&json, "an earlier report\n").map_err(io)?;
+            std::fs::write(&roofline, "an earlier plot\n").map_err(io)?;
+            let mut child = std::process::Command::new(locality_binary()?)
+                .args(["bench", "--kernel", "matmul", "--json"])
+                .arg(&json)
+                .arg("--plots")
+                .arg(&plots)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .map_err(io)?;
+            let stdout = child.stdout.take().ok_or("no standard output")?;
+            let mut lines = BufReader::new(stdout).lines();
+            // The plan is printed just before the ceilings and the sweep.
+            for line in lines.by_ref() {
+                if line.map_err(io)?.starts_with("plan:") {
+                    break;
                 }
             }
-            let key = "\"vs_cuda_cpp\": ";
-            let measured = |(at, _): (usize, &str)| {
-                report[at + key.len()..].starts_with(|c: char| c.is_ascii_digit())
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            std::process::Command::new("kill")
+                .args(["-INT", &child.id().to_string()])
+                .status()
+                .map_err(io)?;
+            lines.for_each(drop);
+            let output = child.wait_with_output().map_err(io)?;
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            if output.status.code() != Some(130) || !stderr.contains("interrupted") {
+                return Err(format!("ended {:?}: {stderr}", output.status).into());
+            }
+            let kept = |path: &std::path::Path, text: &str| {
+                std::fs::read_to_string(path).is_ok_and(|contents| contents == text)
             };
-            if !report.match_indices(key).any(measured) {
-                return Err("the JSON has no kernel timed against its CUDA C++ twin".into());
+            if !kept(&json, "an earlier report\n") || !kept(&roofline, "an earlier plot\n") {
+                return Err("an earlier report was changed".into());
             }
-            for plot in ["roofline.svg", "matmul.svg", "gemv.svg", "blur.svg"] {
-                let svg = std::fs::read_to_string(plots.join(plot)).map_err(io)?;
-                if !svg.ends_with("</svg>\n") {
-                    return Err(format!("{plot} is not a whole SVG").into());
+            let mut left: Vec<String> = Vec::new();
+            for folder in [&dir, &plots] {
+                for entry in std::fs::read_dir(folder).map_err(io)? {
+                    left.push(
+                        entry
+                            .map_err(io)?
+                            .file_name()
+                            .to_string_lossy()
+                            .into_owned(),
+                    );
                 }
+            }
+            left.sort();
+            if left != ["bench.json", "plots", "roofline.svg"] {
+                return Err(format!("left behind: {left:?}").into());
             }
             std::fs::remove_dir_all(&dir).map_err(io)
         },
-    )]
+    )
+}
+
+fn bench_trials() -> Vec<Trial> {
+    vec![
+        interrupted_bench_trial(),
+        Trial::test(
+            "the bench command runs end to end at small sizes and writes its JSON and plots",
+            || {
+                let io = |error: std::io::Error| Failed::from(error.to_string());
+                let dir =
+                    std::env::temp_dir().join(format!("locality-bench-{}", std::process::id()));
+                let json = dir.join("bench.json");
+                let plots = dir.join("plots");
+                let args = [
+                    "locality",
+                    "bench",
+                    "--matmul-sizes",
+                    "64,100x60x30",
+                    "--gemv-sizes",
+                    "300x77,128",
+                    "--blur-sizes",
+                    "53x29,64",
+                    "--json",
+                    &json.to_string_lossy(),
+                    "--plots",
+                    &plots.to_string_lossy(),
+                ]
+                .map(String::from);
+                std::fs::create_dir_all(&dir).map_err(io)?;
+                let cli = Cli::try_parse_from(args).map_err(|e| Failed::from(e.to_string()))?;
+                locality::cli::run(&cli).map_err(failed)?;
+                let report = std::fs::read_to_string(&json).map_err(io)?;
+                for field in [
+                    "\"results\"",
+                    "blur_tiled",
+                    "\"registers\"",
+                    "\"schema_version\": 2",
+                ] {
+                    if !report.contains(field) {
+                        return Err(format!("the JSON lacks {field}").into());
+                    }
+                }
+                let key = "\"vs_cuda_cpp\": ";
+                let measured = |(at, _): (usize, &str)| {
+                    report[at + key.len()..].starts_with(|c: char| c.is_ascii_digit())
+                };
+                if !report.match_indices(key).any(measured) {
+                    return Err("the JSON has no kernel timed against its CUDA C++ twin".into());
+                }
+                for plot in ["roofline.svg", "matmul.svg", "gemv.svg", "blur.svg"] {
+                    let svg = std::fs::read_to_string(plots.join(plot)).map_err(io)?;
+                    if !svg.ends_with("</svg>\n") {
+                        return Err(format!("{plot} is not a whole SVG").into());
+                    }
+                }
+                std::fs::remove_dir_all(&dir).map_err(io)
+            },
+        ),
+    ]
 }
 
 /// The variable that makes a missing GPU fail the GPU tests instead of

@@ -27,6 +27,7 @@ use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
 use crate::family::{Family, Shape, Tools, Work};
+use crate::interrupt;
 use crate::suite::Plan;
 use crate::timing::gpu_median_ms;
 
@@ -305,6 +306,7 @@ struct Sweep<'a> {
 impl Sweep<'_> {
     /// The median time of `launch`, shown on the progress bar meanwhile.
     fn time(&self, name: &str, size: &Size, launch: impl FnMut() -> Result<()>) -> Result<f64> {
+        interrupt::check()?;
         self.bar.set_message(format!("{name} {size}"));
         let ms = gpu_median_ms(self.tools.gpu.stream(), self.plan.runs, launch)?;
         self.bar.inc(1);
