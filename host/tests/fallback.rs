@@ -4,44 +4,31 @@
 
 use std::process::Command;
 
-#[test]
-fn a_device_that_could_not_be_used_is_named() {
-    // No device is visible to the process, whether or not this machine has
-    // a driver and a GPU.
+/// The default run's output with `args` and no device visible to it,
+/// whether or not this machine has a driver and a GPU, once it has ended
+/// with status 3.
+fn run_without_a_gpu(args: &[&str]) -> String {
     let output = Command::new(env!("CARGO_BIN_EXE_locality"))
-        .args([
-            "--device",
-            "3",
-            "--kernel",
-            "gemv_row_major_f32",
-            "--seed",
-            "1",
-        ])
+        .args(args)
+        .args(["--seed", "1"])
         .env("CUDA_VISIBLE_DEVICES", "")
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     assert_eq!(output.status.code(), Some(3), "{stdout}");
+    stdout
+}
+
+#[test]
+fn a_device_that_could_not_be_used_is_named() {
+    let stdout = run_without_a_gpu(&["--device", "3", "--kernel", "gemv_row_major_f32"]);
     assert!(stdout.contains(", so GPU 3 was not used."), "{stdout}");
     assert!(stdout.contains("CPU emulator"), "{stdout}");
 }
 
 #[test]
 fn without_a_gpu_the_sizes_given_for_it_give_way_to_the_emulators() {
-    let output = Command::new(env!("CARGO_BIN_EXE_locality"))
-        .args([
-            "--matmul",
-            "2048",
-            "--kernel",
-            "matmul_naive",
-            "--seed",
-            "1",
-        ])
-        .env("CUDA_VISIBLE_DEVICES", "")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(3), "{stdout}");
+    let stdout = run_without_a_gpu(&["--matmul", "2048", "--kernel", "matmul_naive"]);
     assert!(stdout.contains("at its own small sizes"), "{stdout}");
     assert!(stdout.contains("matmul_naive  100×75×50"), "{stdout}");
 }

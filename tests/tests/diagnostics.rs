@@ -4,7 +4,7 @@
 //! the index, without the process crashing. And correct kernels that use CUDA's
 //! rule that a returned thread no longer counts at a barrier must pass.
 
-use gpu::emulator::{self, Access, AccessKind, Diagnostic, Fault, Launch, Limits};
+use gpu::emulator::{self, Access, AccessKind, Diagnostic, Dim3, Fault, Launch, Limits};
 use gpu::runtime::Real;
 use gpu::runtime::global::{Global, GlobalMut, row_major};
 use gpu::runtime::shared::SharedArray;
@@ -113,6 +113,17 @@ fn run_tiled_matmul([m, n, k]: [u32; 3], bug: Bug) -> Result<(Vec<f32>, Vec<f64>
         tiled_matmul(a_view, b_view, c_view, [m, n, k], bug)
     })?;
     Ok((c, expected))
+}
+
+/// A race at shared byte `offset` between an earlier and a later access,
+/// each a thread and what it did.
+fn race(offset: u32, earlier: (Dim3, AccessKind), later: (Dim3, AccessKind)) -> Fault {
+    let access = |(thread, kind)| Access { thread, kind };
+    Fault::SharedRace {
+        offset,
+        earlier: access(earlier),
+        later: access(later),
+    }
 }
 
 /// A generator for a test's inputs, from the seed that replays it.
@@ -334,17 +345,11 @@ fn a_read_after_a_write_by_another_thread_is_a_race() {
     .unwrap_err();
     assert_eq!(
         diagnostic.fault,
-        Fault::SharedRace {
-            offset: 0,
-            earlier: Access {
-                thread: (0, 0, 0),
-                kind: AccessKind::Write
-            },
-            later: Access {
-                thread: (1, 0, 0),
-                kind: AccessKind::Read
-            },
-        }
+        race(
+            0,
+            ((0, 0, 0), AccessKind::Write),
+            ((1, 0, 0), AccessKind::Read)
+        )
     );
     assert!(
         diagnostic.to_string().ends_with(
@@ -366,17 +371,11 @@ fn two_threads_writing_one_element_is_a_race() {
     .unwrap_err();
     assert_eq!(
         diagnostic.fault,
-        Fault::SharedRace {
-            offset: 0,
-            earlier: Access {
-                thread: (0, 0, 0),
-                kind: AccessKind::Write
-            },
-            later: Access {
-                thread: (1, 0, 0),
-                kind: AccessKind::Write
-            },
-        }
+        race(
+            0,
+            ((0, 0, 0), AccessKind::Write),
+            ((1, 0, 0), AccessKind::Write)
+        )
     );
 }
 
