@@ -15,6 +15,7 @@ use crate::emulator::Emulator;
 use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
 use crate::family::{Family, Sizes, Target};
+use crate::picture;
 use crate::report;
 use crate::suite::{self, Plan, WorkLimit};
 use crate::timing::Runs;
@@ -71,6 +72,69 @@ pub enum Command {
     /// Exit status: 0 when the sweep ran, 2 when it could not or standard
     /// output could not be written (the reports are written first).
     Bench(BenchArgs),
+    /// Blurs a PNG or JPEG picture on the GPU (on the emulator without
+    /// one), checks every sample against the CPU reference, prints the
+    /// kernel's time and writes the result in the picture's format. Without
+    /// a picture, blurs a built-in test chart.
+    ///
+    /// Exit status: 0 when the blurred picture was written, 2 when it could
+    /// not be (nothing is then written, and an existing OUTPUT is as it was).
+    Blur(BlurArgs),
+}
+
+/// The options of `locality blur`.
+#[derive(Args, Debug)]
+pub struct BlurArgs {
+    /// The picture to blur, PNG or JPEG; without it, a built-in test chart.
+    #[arg(value_name = "INPUT")]
+    pub input: Option<PathBuf>,
+    /// Where to write the result [default: INPUT's name with -blurred, or
+    /// blurred.png for the chart]; never INPUT itself.
+    #[arg(short, long, value_name = "OUTPUT")]
+    pub output: Option<PathBuf>,
+    /// The blur radius: the window is (2r+1)×(2r+1).
+    #[arg(long, default_value_t = 3)]
+    pub radius: u32,
+    /// The blur kernel.
+    #[arg(long, default_value = "blur_tiled", value_parser = blur_kernels())]
+    pub kernel: String,
+    /// The built-in chart's size, WxH or one number for a square.
+    #[arg(long, value_name = "WxH", conflicts_with = "input", default_value = "1024x768", value_parser = parse_chart)]
+    pub size: (u32, u32),
+    /// Blur on the CPU emulator, even with a GPU.
+    #[arg(long)]
+    pub emulate: bool,
+    /// The CUDA device to use [default: 0].
+    #[arg(long, conflicts_with = "emulate")]
+    pub device: Option<usize>,
+}
+
+impl BlurArgs {
+    pub fn request(&self) -> picture::Request {
+        picture::Request {
+            input: self.input.clone(),
+            output: self.output.clone(),
+            chart: self.size,
+            radius: self.radius,
+            kernel: self.kernel.clone(),
+            emulate: self.emulate,
+            device: self.device.unwrap_or(0),
+        }
+    }
+}
+
+/// A chart's `WxH`, each side from 1 to 65535.
+fn parse_chart(text: &str) -> Result<(u32, u32), String> {
+    let side = |size: usize| match u16::try_from(size) {
+        Ok(0) | Err(_) => Err(format!("{size} is not a side from 1 to 65535")),
+        Ok(side) => Ok(u32::from(side)),
+    };
+    let dims = parse_dims(text, 2)?;
+    Ok((side(dims[0])?, side(dims[1])?))
+}
+
+fn blur_kernels() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(picture::kernels())
 }
 
 /// The options of `locality bench`.
@@ -334,6 +398,8 @@ pub enum Verdict {
     Listed,
     /// The benchmark ran to the end.
     Benchmarked,
+    /// The blurred picture was written.
+    Blurred,
     /// Some kernel was wrong.
     Wrong,
     /// There was no GPU to run on; every kernel was correct on the emulator.
@@ -344,7 +410,7 @@ impl Verdict {
     /// The process exit status this verdict stands for.
     pub fn exit_code(self) -> u8 {
         match self {
-            Self::Correct | Self::Benchmarked | Self::Listed => 0,
+            Self::Correct | Self::Benchmarked | Self::Listed | Self::Blurred => 0,
             Self::Wrong => 1,
             Self::EmulatedOnly => 3,
         }
@@ -357,6 +423,7 @@ pub fn run(cli: &Cli) -> Result<Verdict> {
         Some(Command::Bench(args)) => {
             bench::run(&args.plan(), &args.outputs(), args.device).map(|()| Verdict::Benchmarked)
         }
+        Some(Command::Blur(args)) => picture::run(&args.request()).map(|()| Verdict::Blurred),
         None if cli.list => list(cli.device.unwrap_or(0)).map(|()| Verdict::Listed),
         None if cli.emulate => verify(&Emulator, None, &cli.plan(Target::Emulator)?, cli.seed),
         None => verify_on_gpu(cli),

@@ -56,6 +56,8 @@ pub enum Error {
         bytes: u32,
         limit: u64,
     },
+    #[error("{0} is not a blur kernel")]
+    NotABlurKernel(String),
     #[error("the PTX has no kernel {0}: the build is out of date")]
     MissingKernel(&'static str),
     #[error("no CUDA C++ twins: {0}")]
@@ -115,6 +117,21 @@ pub enum Error {
         action: &'static str,
         #[source]
         source: CublasError,
+    },
+    #[error("cannot read {}: {source}", path.display())]
+    Picture {
+        path: PathBuf,
+        #[source]
+        source: image::ImageError,
+    },
+    #[error("{} is not a PNG or JPEG picture", .0.display())]
+    NotAPicture(PathBuf),
+    #[error("the output {} is the input: give another with -o", .0.display())]
+    OutputIsInput(PathBuf),
+    #[error("{kernel} blurred the picture WRONG ({comparison}); nothing was written")]
+    WrongPicture {
+        kernel: &'static str,
+        comparison: String,
     },
     #[error("interrupted: no report was written, and any earlier one is as it was")]
     Interrupted,

@@ -1,0 +1,310 @@
+//! `locality blur`: a picture, PNG or JPEG, blurred by one of the blur
+//! kernels, checked sample by sample against the CPU reference, timed, and
+//! written in the picture's own format; without a picture, a test chart
+//! drawn here, whose edges and rings make the blur easy to see.
+
+use std::fs;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+use gpu::runtime::Kernel;
+use image::{
+    ColorType, DynamicImage, ImageBuffer, ImageDecoder, ImageFormat, ImageReader, Luma, LumaA, Rgb,
+    RgbImage, Rgba,
+};
+
+use crate::atomic::Pending;
+use crate::backend::Backend;
+use crate::console::say;
+use crate::device::Gpu;
+use crate::emulator::Emulator;
+use crate::error::{Error, Result};
+use crate::families::blur::{Blur, BlurShape};
+use crate::family::{Family, Target};
+use crate::suite::{WorkLimit, available_host_memory};
+use crate::timing::Runs;
+
+/// What to blur, with what, and where the result goes.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// The picture; `None` for the test chart.
+    pub input: Option<PathBuf>,
+    /// Where the result goes; `None` for beside the input (`NAME-blurred.EXT`),
+    /// or `blurred.png` for the chart.
+    pub output: Option<PathBuf>,
+    /// The test chart's width and height.
+    pub chart: (u32, u32),
+    pub radius: u32,
+    /// The blur kernel's entry point, one of [`kernels`].
+    pub kernel: String,
+    /// Whether to run on the emulator even with a GPU.
+    pub emulate: bool,
+    pub device: usize,
+}
+
+/// A picture as the kernels take it: interleaved 8-bit samples.
+struct Picture {
+    samples: Vec<u8>,
+    width: u32,
+    height: u32,
+    channels: u8,
+    format: ImageFormat,
+}
+
+/// The kernels that can blur a picture.
+pub fn kernels() -> Vec<&'static str> {
+    Blur::KERNELS.iter().map(|kernel| kernel.name).collect()
+}
+
+/// Blurs the picture `request` names and writes the result.
+pub fn run(request: &Request) -> Result<()> {
+    let kernel = Blur::KERNELS
+        .iter()
+        .find(|kernel| kernel.name == request.kernel)
+        .ok_or_else(|| Error::NotABlurKernel(request.kernel.clone()))?;
+    let picture = match &request.input {
+        Some(path) => read(path)?,
+        None => chart(request.chart)?,
+    };
+    let output = output_path(request)?;
+    let shape = BlurShape::new(
+        picture.width as usize,
+        picture.height as usize,
+        picture.channels.into(),
+        request.radius,
+    );
+    Blur::check(kernel, shape)?;
+    let pending = Pending::create(&output)?;
+    let samples = &picture.samples;
+    let blurred = if request.emulate {
+        blur_on(&Emulator, Target::Emulator, kernel, shape, samples)?
+    } else {
+        match Gpu::new(request.device) {
+            Ok(gpu) => blur_on(&gpu, Target::Gpu, kernel, shape, samples)?,
+            Err(missing @ (Error::NoDriver | Error::NoDevice)) => {
+                say!("{missing}: blurring on the CPU emulator instead.")?;
+                blur_on(&Emulator, Target::Emulator, kernel, shape, samples)?
+            }
+            Err(error) => return Err(error),
+        }
+    };
+    let image = to_image(&picture, blurred)?;
+    pending.finish(|writer| {
+        image
+            .write_to(writer, picture.format)
+            .map_err(std::io::Error::other)
+    })?;
+    say!("wrote {}", output.display())
+}
+
+/// Uploads `samples`, blurs them with `kernel`, checks the result against
+/// the reference twice (the output poisoned with 255, then with 0, so that
+/// a sample the kernel never wrote cannot pass where the answer is either)
+/// and times it; the blurred samples.
+fn blur_on<B: Backend>(
+    backend: &B,
+    target: Target,
+    kernel: &Kernel<<Blur as Family>::Args, <Blur as Family>::Problem>,
+    shape: BlurShape,
+    samples: &Vec<u8>,
+) -> Result<Vec<u8>> {
+    let (limit, runs) = match target {
+        Target::Emulator => (
+            WorkLimit::EMULATED,
+            Runs {
+                warmup: 0,
+                timed: 1,
+            },
+        ),
+        Target::Gpu => (
+            WorkLimit::VERIFIED,
+            Runs {
+                warmup: 3,
+                timed: 20,
+            },
+        ),
+    };
+    let work = Blur::work(shape);
+    if work.ops > limit.ops {
+        return Err(Error::TooMuchWork {
+            what: format!("the blur of a {shape} picture"),
+            ops: work.ops,
+            limit: limit.ops,
+            because: limit.because,
+        });
+    }
+    let expected = Blur::reference(shape, samples);
+    let mut buffers = Blur::upload(backend, shape, samples)?;
+    let mut check = |poison: Option<u8>| -> Result<crate::verify::Comparison> {
+        match poison {
+            Some(value) => backend.overwrite(&vec![value; samples.len()], &mut buffers.output)?,
+            None => Blur::prepare(backend, kernel, samples, &mut buffers)?,
+        }
+        Blur::launch(backend, kernel, shape, &mut buffers)?;
+        Blur::compare(backend, &buffers, &expected)
+    };
+    for comparison in [check(None)?, check(Some(0))?] {
+        if !comparison.passed() {
+            return Err(Error::WrongPicture {
+                kernel: kernel.name,
+                comparison: comparison.to_string(),
+            });
+        }
+    }
+    let median_ms =
+        backend.median_ms(runs, || Blur::launch(backend, kernel, shape, &mut buffers))?;
+    let speed = match target {
+        Target::Gpu => format!(
+            "{median_ms:.3} ms, median of {} runs, {:.1} GB/s",
+            runs.timed,
+            work.bytes / median_ms / 1e6
+        ),
+        Target::Emulator => format!("{median_ms:.0} ms emulated, which says nothing of a GPU"),
+    };
+    say!(
+        "{} · {} on {shape}: {speed}; every sample matches the CPU reference",
+        backend.description(),
+        kernel.name,
+    )?;
+    backend.download(&buffers.output)
+}
+
+/// The picture at `path`, checked before it is decoded: its size against
+/// the kernels' 32-bit indices and the free memory.
+fn read(path: &Path) -> Result<Picture> {
+    let unreadable = |source: image::ImageError| Error::Picture {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = fs::File::open(path).map_err(|source| unreadable(source.into()))?;
+    let mut reader = ImageReader::new(BufReader::new(file))
+        .with_guessed_format()
+        .map_err(|source| unreadable(source.into()))?;
+    let format = reader
+        .format()
+        .ok_or_else(|| Error::NotAPicture(path.to_path_buf()))?;
+    // Our own limits below, which know the free memory.
+    reader.no_limits();
+    let decoder = reader.into_decoder().map_err(unreadable)?;
+    let (width, height) = decoder.dimensions();
+    let color = decoder.color_type();
+    let channels = color.channel_count();
+    let shape = BlurShape::new(width as usize, height as usize, channels.into(), 0);
+    shape.checked_len()?;
+    let needed = Blur::host_bytes(shape);
+    let available = available_host_memory();
+    if needed > available as f64 {
+        return Err(Error::NotEnoughHostMemory {
+            what: format!("{} ({width}×{height}×{channels})", path.display()),
+            bytes: needed as u64,
+            available,
+        });
+    }
+    let image = DynamicImage::from_decoder(decoder).map_err(unreadable)?;
+    let image = eight_bits(image, color)?;
+    say!(
+        "{}: {width}×{height}, {} channel{}",
+        path.display(),
+        image.color().channel_count(),
+        if image.color().channel_count() == 1 {
+            ""
+        } else {
+            "s"
+        }
+    )?;
+    Ok(Picture {
+        width,
+        height,
+        channels: image.color().channel_count(),
+        samples: image.into_bytes(),
+        format,
+    })
+}
+
+/// `image` with 8 bits per sample, converted with a note when it had more.
+fn eight_bits(image: DynamicImage, color: ColorType) -> Result<DynamicImage> {
+    let converted = match color {
+        ColorType::L8 | ColorType::La8 | ColorType::Rgb8 | ColorType::Rgba8 => return Ok(image),
+        ColorType::L16 => DynamicImage::ImageLuma8(image.to_luma8()),
+        ColorType::La16 => DynamicImage::ImageLumaA8(image.to_luma_alpha8()),
+        _ if color.has_alpha() => DynamicImage::ImageRgba8(image.to_rgba8()),
+        _ => DynamicImage::ImageRgb8(image.to_rgb8()),
+    };
+    say!(
+        "note: the picture has {color:?} samples; blurring it as {:?}",
+        converted.color()
+    )?;
+    Ok(converted)
+}
+
+/// The test chart, `width × height`: squares, rings and thin lines, in
+/// colour, with sharp edges everywhere.
+fn chart((width, height): (u32, u32)) -> Result<Picture> {
+    BlurShape::new(width as usize, height as usize, 3, 0).checked_len()?;
+    let image = RgbImage::from_fn(width, height, |x, y| {
+        let (fx, fy) = (x as f32 / width as f32, y as f32 / height as f32);
+        let (dx, dy) = (fx - 0.5, (fy - 0.5) * height as f32 / width as f32);
+        let ring = (((dx * dx + dy * dy).sqrt() * 24.0) as u32).is_multiple_of(2);
+        let square = (x * 8 / width + y * 6 / height).is_multiple_of(2);
+        let line = x.is_multiple_of(64) || y.is_multiple_of(64);
+        if line {
+            Rgb([0, 0, 0])
+        } else if ring && (dx * dx + dy * dy) < 0.09 {
+            Rgb([230, 40, 40])
+        } else if square {
+            Rgb([250, 250, 250])
+        } else {
+            Rgb([(fx * 255.0) as u8, 90, (fy * 255.0) as u8])
+        }
+    });
+    say!("the built-in test chart: {width}×{height}, 3 channels")?;
+    Ok(Picture {
+        width,
+        height,
+        channels: 3,
+        samples: image.into_raw(),
+        format: ImageFormat::Png,
+    })
+}
+
+/// The blurred samples as an image of the picture's kind.
+fn to_image(picture: &Picture, samples: Vec<u8>) -> Result<DynamicImage> {
+    let (width, height) = (picture.width, picture.height);
+    let image = match picture.channels {
+        1 => ImageBuffer::<Luma<u8>, _>::from_raw(width, height, samples).map(DynamicImage::from),
+        2 => ImageBuffer::<LumaA<u8>, _>::from_raw(width, height, samples).map(DynamicImage::from),
+        3 => ImageBuffer::<Rgb<u8>, _>::from_raw(width, height, samples).map(DynamicImage::from),
+        _ => ImageBuffer::<Rgba<u8>, _>::from_raw(width, height, samples).map(DynamicImage::from),
+    };
+    image.ok_or(Error::ShapeMismatch {
+        what: "blurred picture",
+        expected: (width * height) as usize * usize::from(picture.channels),
+        actual: 0,
+    })
+}
+
+/// Where the result goes: never onto the input.
+fn output_path(request: &Request) -> Result<PathBuf> {
+    let output = match (&request.output, &request.input) {
+        (Some(output), _) => output.clone(),
+        (None, Some(input)) => {
+            let stem = input.file_stem().unwrap_or_default().to_string_lossy();
+            let name = match input.extension() {
+                Some(extension) => format!("{stem}-blurred.{}", extension.to_string_lossy()),
+                None => format!("{stem}-blurred"),
+            };
+            input.with_file_name(name)
+        }
+        (None, None) => PathBuf::from("blurred.png"),
+    };
+    if let Some(input) = &request.input {
+        let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => a == b,
+        };
+        if same(input, &output) {
+            return Err(Error::OutputIsInput(output));
+        }
+    }
+    Ok(output)
+}
