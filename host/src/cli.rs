@@ -5,6 +5,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::{Arg, ArgMatches, Args, Command as ClapCommand, FromArgMatches, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
 use rand::{SeedableRng, rngs::SmallRng};
 
 use crate::backend::Backend;
@@ -159,6 +160,9 @@ pub struct BenchArgs {
     /// creating it if needed.
     #[arg(long, value_name = "DIR")]
     pub plots: Option<PathBuf>,
+    /// Seed for the random inputs; drawn afresh when not given.
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// The CUDA device to use.
     #[arg(long, default_value_t = 0)]
     pub device: usize,
@@ -421,7 +425,9 @@ impl Verdict {
 pub fn run(cli: &Cli) -> Result<Verdict> {
     match &cli.command {
         Some(Command::Bench(args)) => {
-            bench::run(&args.plan(), &args.outputs(), args.device).map(|()| Verdict::Benchmarked)
+            let seed = args.seed.unwrap_or_else(rand::random);
+            bench::run(&args.plan(), &args.outputs(), args.device, seed)
+                .map(|()| Verdict::Benchmarked)
         }
         Some(Command::Blur(args)) => picture::run(&args.request()).map(|()| Verdict::Blurred),
         None if cli.list => list(cli.device.unwrap_or(0)).map(|()| Verdict::Listed),
@@ -502,15 +508,20 @@ fn verify<B: Backend>(
     let seed = seed.unwrap_or_else(rand::random);
     say!("{} · random inputs from seed {seed}", backend.description())?;
     let mut rng = SmallRng::seed_from_u64(seed);
-    let show_progress = std::io::stderr().is_terminal();
+    let bar = if std::io::stderr().is_terminal() {
+        ProgressBar::new(plan.rows() as u64).with_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}")
+                .expect("a valid template"),
+        )
+    } else {
+        ProgressBar::hidden()
+    };
     let rows = suite::run(backend, twin, plan, &mut rng, |kernel, size| {
-        if show_progress {
-            console::progress(format_args!("\rverifying {kernel} at {size}…\x1b[K"));
-        }
-    })?;
-    if show_progress {
-        console::progress(format_args!("\r\x1b[K"));
-    }
+        bar.set_message(format!("verifying {kernel} at {size}"));
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    let rows = rows?;
     console::print(format_args!("{}", report::table(&rows)))?;
     let failures: Vec<_> = rows.iter().filter(|row| !row.passed()).collect();
     for row in &failures {

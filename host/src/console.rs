@@ -15,13 +15,6 @@ pub fn print(text: std::fmt::Arguments<'_>) -> Result<()> {
         .map_err(Error::Stdout)
 }
 
-/// Shows progress on standard error, as far as it can: progress that
-/// cannot be shown is not worth stopping the work for.
-pub fn progress(text: std::fmt::Arguments<'_>) {
-    let mut stderr = std::io::stderr().lock();
-    let _ = stderr.write_fmt(text).and_then(|()| stderr.flush());
-}
-
 /// What `result` holds, or `None` after saying on standard output why the
 /// run goes on without it.
 pub fn or_say_why<T>(result: Result<T>, why: impl FnOnce(Error) -> String) -> Result<Option<T>> {

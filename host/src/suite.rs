@@ -120,6 +120,20 @@ impl Plan {
         families::visit(&mut Each { plan: self, check })
     }
 
+    /// How many kernels at how many sizes the plan runs: one row each.
+    pub fn rows(&self) -> usize {
+        struct Count<'a>(&'a Plan, usize);
+        impl Visitor for Count<'_> {
+            fn visit<F: Family>(&mut self) -> Result<()> {
+                self.1 += self.0.kernels::<F>().len() * self.0.sizes.shapes::<F>().len();
+                Ok(())
+            }
+        }
+        let mut count = Count(self, 0);
+        families::visit(&mut count).expect("counting cannot fail");
+        count.1
+    }
+
     /// The selected kernels of family `F`, in teaching order.
     pub fn kernels<F: Family>(&self) -> Vec<&'static Kernel<F::Args, F::Problem>> {
         F::KERNELS

@@ -138,6 +138,8 @@ pub struct Runs {
     /// this many bytes, so that each run reads inputs that are not in L2;
     /// null when the L2 size is unknown and nothing is rotated.
     pub rotation_bytes: Option<usize>,
+    /// The seed of every random input: `--seed` replays them.
+    pub seed: u64,
 }
 
 /// One kernel or baseline at one size.

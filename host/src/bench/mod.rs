@@ -138,9 +138,9 @@ impl OpenOutputs {
     }
 }
 
-/// Runs the sweep on GPU `device`, prints the table, writes the JSON and
-/// the plots.
-pub fn run(plan: &Plan, outputs: &Outputs, device: usize) -> Result<()> {
+/// Runs the sweep on GPU `device` with inputs from `seed`, prints the
+/// table, writes the JSON and the plots.
+pub fn run(plan: &Plan, outputs: &Outputs, device: usize, seed: u64) -> Result<()> {
     plan.validate()?;
     let gpu = Gpu::new(device)?;
     let outputs = OpenOutputs::open(outputs)?;
@@ -170,7 +170,8 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize) -> Result<()> {
         None => say!("L2 size unknown: inputs not rotated, small sizes may run from L2")?,
     }
 
-    let mut rng = SmallRng::seed_from_u64(rand::random());
+    say!("random inputs from seed {seed} (--seed {seed} replays them)")?;
+    let mut rng = SmallRng::seed_from_u64(seed);
     say!("measuring the ceilings…")?;
     let ceilings = ceilings::measure(&gpu, &hardware, blas.as_ref(), plan.runs, &mut rng)?;
     let roofline = json::Roofline::from_ceilings(&ceilings);
@@ -211,6 +212,7 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize) -> Result<()> {
             warmup: plan.runs.warmup,
             timed: plan.runs.timed,
             rotation_bytes,
+            seed,
         },
         families: sweep.families,
         kernels: sweep.kernels,
@@ -635,6 +637,7 @@ mod tests {
                 warmup: 3,
                 timed: 20,
                 rotation_bytes: Some(200 << 20),
+                seed: 21,
             },
             families: vec![
                 summary("matmul", Bound::Compute, "n (A, B and C are n×n)"),
