@@ -263,6 +263,8 @@ fn bench_trials() -> Vec<Trial> {
                     &json.to_string_lossy(),
                     "--plots",
                     &plots.to_string_lossy(),
+                    "--seed",
+                    "5",
                 ]
                 .map(String::from);
                 std::fs::create_dir_all(&dir).map_err(io)?;
@@ -274,6 +276,7 @@ fn bench_trials() -> Vec<Trial> {
                     "blur_tiled",
                     "\"registers\"",
                     "\"schema_version\": 2",
+                    "\"seed\": 5",
                 ] {
                     if !report.contains(field) {
                         return Err(format!("the JSON lacks {field}").into());
