@@ -160,6 +160,10 @@ pub struct BenchArgs {
     /// creating it if needed.
     #[arg(long, value_name = "DIR")]
     pub plots: Option<PathBuf>,
+    /// Write the README's results tables to FILE as Markdown: each kernel
+    /// at its family's largest size, then every row.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
     /// Seed for the random inputs; drawn afresh when not given.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -185,6 +189,7 @@ impl BenchArgs {
         bench::Outputs {
             json: self.json.clone(),
             plots: self.plots.clone(),
+            markdown: self.markdown.clone(),
         }
     }
 }

@@ -250,6 +250,7 @@ fn bench_trials() -> Vec<Trial> {
                     std::env::temp_dir().join(format!("locality-bench-{}", std::process::id()));
                 let json = dir.join("bench.json");
                 let plots = dir.join("plots");
+                let markdown = dir.join("results.md");
                 let args = [
                     "locality",
                     "bench",
@@ -265,6 +266,8 @@ fn bench_trials() -> Vec<Trial> {
                     &plots.to_string_lossy(),
                     "--seed",
                     "5",
+                    "--markdown",
+                    &markdown.to_string_lossy(),
                 ]
                 .map(String::from);
                 std::fs::create_dir_all(&dir).map_err(io)?;
@@ -288,6 +291,10 @@ fn bench_trials() -> Vec<Trial> {
                 };
                 if !report.match_indices(key).any(measured) {
                     return Err("the JSON has no kernel timed against its CUDA C++ twin".into());
+                }
+                let tables = std::fs::read_to_string(&markdown).map_err(io)?;
+                if !tables.contains("| `blur_tiled` | 64×64×3 r=3 |") {
+                    return Err(format!("the Markdown lacks blur_tiled at 64²:\n{tables}").into());
                 }
                 for plot in ["roofline.svg", "matmul.svg", "gemv.svg", "blur.svg"] {
                     let svg = std::fs::read_to_string(plots.join(plot)).map_err(io)?;

@@ -5,6 +5,7 @@
 mod ceilings;
 mod inputs;
 pub mod json;
+mod markdown;
 pub mod plot;
 pub mod roofline;
 mod table;
@@ -38,6 +39,8 @@ pub struct Outputs {
     pub json: Option<PathBuf>,
     /// The directory of the plots.
     pub plots: Option<PathBuf>,
+    /// The Markdown tables.
+    pub markdown: Option<PathBuf>,
 }
 
 /// How many medians the sweep takes, for the progress bar, and what it
@@ -95,11 +98,17 @@ fn describe(plan: &Plan, with_blas: bool, with_twins: bool) -> (usize, String) {
 struct OpenOutputs {
     json: Option<Pending>,
     plots: Option<PathBuf>,
+    markdown: Option<Pending>,
 }
 
 impl OpenOutputs {
     fn open(outputs: &Outputs) -> Result<Self> {
         let json = outputs.json.as_deref().map(Pending::create).transpose()?;
+        let markdown = outputs
+            .markdown
+            .as_deref()
+            .map(Pending::create)
+            .transpose()?;
         if let Some(dir) = &outputs.plots {
             fs::create_dir_all(dir).map_err(|source| Error::write(dir, source))?;
             // A plot's name is known only once the sweep has run; a probe
@@ -109,6 +118,7 @@ impl OpenOutputs {
         Ok(Self {
             json,
             plots: outputs.plots.clone(),
+            markdown,
         })
     }
 
@@ -122,6 +132,11 @@ impl OpenOutputs {
                 serde_json::to_writer_pretty(&mut *writer, report)?;
                 writeln!(writer)
             })?;
+            written.push(path);
+        }
+        if let Some(markdown) = self.markdown {
+            let path = markdown.path().to_path_buf();
+            markdown.finish(|writer| writer.write_all(markdown::render(report).as_bytes()))?;
             written.push(path);
         }
         if let Some(dir) = self.plots {
@@ -681,6 +696,25 @@ mod tests {
             (DEVICE_COPY, None, None)
         );
         assert!(table::results(&report.results).lines().count() > report.results.len());
+    }
+
+    #[test]
+    fn the_markdown_shows_each_family_at_its_largest_size_then_every_row() {
+        let report = sample_report();
+        let text = markdown::render(&report);
+        let (largest, every) = text.split_once("<details>").unwrap();
+        let rows = |text: &str| text.lines().filter(|line| line.starts_with("| `")).count();
+        // Four matmul rows at 8192³, six gemv kernels and four cuBLAS gemvs
+        // at 16384², two blurs and a copy at 8192².
+        assert_eq!(rows(largest), 4 + 10 + 3);
+        assert_eq!(rows(every), report.results.len());
+        assert!(
+            largest.contains("| `matmul_naive` | 8192×8192×8192 |"),
+            "{largest}"
+        );
+        assert!(largest.contains("× `cublas_sgemm` |"), "{largest}");
+        assert!(text.contains("random inputs from seed 21"));
+        assert!(text.contains("**2.95 TB/s** (theoretical 3.35)"), "{text}");
     }
 
     #[test]

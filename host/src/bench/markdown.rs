@@ -1,0 +1,106 @@
+//! `--markdown`: the bench's results as the README shows them, generated
+//! from the report so that no table is typed by hand: the device and the
+//! ceilings, each kernel and baseline at its family's largest size, and
+//! every row.
+
+use std::fmt::Write;
+
+use super::json::{Report, Row};
+
+/// The Markdown of `report`.
+pub fn render(report: &Report) -> String {
+    let mut text = String::new();
+    let device = &report.device;
+    let mut about = Vec::new();
+    if let Some(sms) = device.multiprocessors {
+        about.push(format!("{sms} SMs"));
+    }
+    if let Some(l2) = device.l2_bytes {
+        about.push(format!("{} MiB L2", l2 >> 20));
+    }
+    let ceilings = &report.ceilings;
+    let theoretical = |value: Option<f64>, scale: f64| {
+        value.map_or(String::new(), |value| {
+            format!(" (theoretical {:.2})", value / scale)
+        })
+    };
+    let sgemm = match (ceilings.sgemm_gflops, ceilings.sgemm_n) {
+        (Some(gflops), Some(n)) => format!(
+            " and cuBLAS SGEMM at {n}³ reached **{:.1} TFLOP/s**{}",
+            gflops / 1e3,
+            theoretical(ceilings.theoretical_fp32_gflops, 1e3)
+        ),
+        _ => " (no cuBLAS: no measured compute ceiling)".to_string(),
+    };
+    let _ = writeln!(
+        text,
+        "{} ({}), {} warm-up and {} timed runs per measurement, random inputs from seed {}. \
+         Ceilings measured in the same run: a {} MiB device copy moved **{:.2} TB/s**{}{sgemm}.\n",
+        device.name,
+        about.join(", "),
+        report.runs.warmup,
+        report.runs.timed,
+        report.runs.seed,
+        ceilings.copy_bytes >> 20,
+        ceilings.copy_gbytes_per_s / 1e3,
+        theoretical(ceilings.theoretical_gbytes_per_s, 1e3),
+    );
+    let largest: Vec<&Row> = report
+        .families
+        .iter()
+        .flat_map(|family| {
+            let rows = report
+                .results
+                .iter()
+                .filter(|row| row.family == family.name);
+            let side = rows.clone().map(|row| row.size.side()).fold(0.0, f64::max);
+            rows.filter(move |row| row.size.side() == side)
+        })
+        .collect();
+    text.push_str("Each kernel and baseline at its family's largest size:\n\n");
+    text.push_str(&table(&largest));
+    let every: Vec<&Row> = report.results.iter().collect();
+    text.push_str("\n<details><summary>Every size</summary>\n\n");
+    text.push_str(&table(&every));
+    text.push_str("\n</details>\n");
+    text
+}
+
+/// One table row per row of `rows`.
+fn table(rows: &[&Row]) -> String {
+    let mut text = String::from(
+        "| kernel | size | median ms | Gop/s | GB/s | op/B | of roofline | vs C++ | vs baseline |\n\
+         | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n",
+    );
+    for row in rows {
+        let vs_cpp = row
+            .vs_cuda_cpp
+            .map_or(String::new(), |ratio| format!("{ratio:.2}×"));
+        let vs_baseline = match (row.ratio_to_baseline, row.baseline) {
+            (Some(ratio), Some(baseline)) => format!("{ratio:.2}× `{baseline}`"),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            text,
+            "| `{}` | {} | {:.3} | {} | {:.0} | {} | {:.1}% | {vs_cpp} | {vs_baseline} |",
+            row.kernel,
+            row.size,
+            row.median_ms,
+            row.gops_per_s
+                .map_or(String::new(), |gops| format!("{gops:.0}")),
+            row.gbytes_per_s,
+            row.intensity.map_or(String::new(), significant),
+            100.0 * row.roofline_fraction,
+        );
+    }
+    text
+}
+
+/// Three significant figures, at most, for numbers from 0.01 up.
+fn significant(value: f64) -> String {
+    match value {
+        v if v >= 100.0 => format!("{v:.0}"),
+        v if v >= 10.0 => format!("{v:.1}"),
+        v => format!("{v:.2}"),
+    }
+}
