@@ -133,6 +133,8 @@ pub enum Error {
         kernel: &'static str,
         comparison: String,
     },
+    #[error("cannot draw a plot: {0}")]
+    Plot(String),
     #[error("interrupted: no report was written, and any earlier one is as it was")]
     Interrupted,
     #[error("cannot watch for Ctrl-C: {0}")]

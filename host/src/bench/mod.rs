@@ -140,7 +140,7 @@ impl OpenOutputs {
             written.push(path);
         }
         if let Some(dir) = self.plots {
-            for (name, svg) in plot::all(report) {
+            for (name, svg) in plot::all(report)? {
                 let path = dir.join(name);
                 atomic::write(&path, svg.as_bytes())?;
                 written.push(path);
@@ -732,7 +732,7 @@ mod tests {
         report.ceilings.theoretical_fp32_gflops = None;
         report.roofline.compute_gops_per_s = None;
         report.roofline.compute_source = None;
-        for (name, svg) in plot::all(&report) {
+        for (name, svg) in plot::all(&report).unwrap() {
             assert!(!svg.contains("NaN") && !svg.contains("inf"), "{name}");
         }
     }
@@ -742,7 +742,7 @@ mod tests {
     #[test]
     fn the_sample_report_renders_every_plot() {
         let report = sample_report();
-        let plots = plot::all(&report);
+        let plots = plot::all(&report).unwrap();
         let names: Vec<&str> = plots.iter().map(|(name, _)| name.as_str()).collect();
         assert_eq!(
             names,
