@@ -15,6 +15,7 @@
 use std::error::Error as StdError;
 
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
@@ -48,7 +49,8 @@ const SUBTITLE: RGBColor = RGBColor(0x55, 0x55, 0x55);
 
 type Drawing<T> = std::result::Result<T, Box<dyn StdError>>;
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
-type LogLog<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
+/// A chart whose y axis is logarithmic and whose x axis is `X`.
+type Chart<'a, 'b, X> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, LogCoord<f64>>>;
 
 /// Every plot of the report, by file name: the roofline, then one per
 /// family that was measured.
@@ -111,12 +113,9 @@ pub fn roofline(report: &Report) -> Result<String> {
     let subtitle =
         "each kernel at its largest size · op = FLOP (matmul, gemv) or integer add (blur)";
     draw(&title, subtitle, |area| {
-        let mut chart = log_log(area, x, y)?;
-        mesh(
-            &mut chart,
-            "intensity (ops per byte of the fewest bytes moved)",
-            "Gop/s",
-        )?;
+        let x_axis = (x.0..x.1).log_scale();
+        let x_label = "intensity (ops per byte of the fewest bytes moved)";
+        let mut chart = log_chart(area, x_axis, y, (x_label, &|v| tick_label(*v)), "Gop/s")?;
         let mut legend = Vec::new();
         for &(roof, stroke, bandwidth_name, compute_name) in &roofs {
             let line: Vec<(f64, f64)> = [x.0, roof.ridge().clamp(x.0, x.1), x.1]
@@ -247,31 +246,14 @@ pub fn throughput(report: &Report, family: &FamilySummary) -> Result<String> {
     );
     draw(&title, &subtitle, |area| {
         let sides: Vec<f64> = sizes.iter().map(|s| s.0).collect();
-        let mut chart = ChartBuilder::on(area)
-            .margin_right(16)
-            .x_label_area_size(48)
-            .y_label_area_size(70)
-            .build_cartesian_2d(
-                (x.0..x.1).log_scale().with_key_points(sides),
-                (y.0..y.1).log_scale(),
-            )?;
         let size_label = |side: &f64| {
             sizes
                 .iter()
                 .find(|(s, _)| (s / side - 1.0).abs() < 1e-9)
                 .map_or(String::new(), |(_, short)| short.clone())
         };
-        chart
-            .configure_mesh()
-            .x_desc(x_label)
-            .y_desc(unit)
-            .x_label_formatter(&size_label)
-            .y_label_formatter(&|v| tick_label(*v))
-            .label_style((FONT, 13))
-            .axis_desc_style((FONT, 14))
-            .bold_line_style(GRID)
-            .light_line_style(FAINT)
-            .draw()?;
+        let x_axis = (x.0..x.1).log_scale().with_key_points(sides);
+        let mut chart = log_chart(area, x_axis, y, (x_label, &size_label), unit)?;
         let mut legend = Vec::new();
         for (value, stroke, name) in [
             (
@@ -362,29 +344,36 @@ fn draw(
     Ok(svg)
 }
 
-/// A log-log chart over `x` and `y`.
-fn log_log<'a, 'b>(area: &'a Area<'b>, x: (f64, f64), y: (f64, f64)) -> Drawing<LogLog<'a, 'b>> {
-    Ok(ChartBuilder::on(area)
+/// A chart over `x` and a logarithmic `y`, with its grid, its ticks (x's
+/// named by `x_ticks`) and its axis titles.
+fn log_chart<'a, 'b, X>(
+    area: &'a Area<'b>,
+    x: X,
+    y: (f64, f64),
+    (x_label, x_ticks): (&str, &dyn Fn(&f64) -> String),
+    y_label: &str,
+) -> Drawing<Chart<'a, 'b, X::CoordDescType>>
+where
+    X: AsRangedCoord<Value = f64>,
+    X::CoordDescType: ValueFormatter<f64>,
+{
+    let mut chart = ChartBuilder::on(area)
         .margin_right(16)
         .x_label_area_size(48)
         .y_label_area_size(70)
-        .build_cartesian_2d((x.0..x.1).log_scale(), (y.0..y.1).log_scale())?)
-}
-
-/// Grid, ticks and axis titles.
-fn mesh(chart: &mut LogLog<'_, '_>, x_label: &str, y_label: &str) -> Drawing<()> {
+        .build_cartesian_2d(x, (y.0..y.1).log_scale())?;
     chart
         .configure_mesh()
         .x_desc(x_label)
         .y_desc(y_label)
-        .x_label_formatter(&|v| tick_label(*v))
+        .x_label_formatter(x_ticks)
         .y_label_formatter(&|v| tick_label(*v))
         .label_style((FONT, 13))
         .axis_desc_style((FONT, 14))
         .bold_line_style(GRID)
         .light_line_style(FAINT)
         .draw()?;
-    Ok(())
+    Ok(chart)
 }
 
 /// How a line is drawn.
