@@ -182,13 +182,17 @@ fn interrupted_bench_trial() -> Trial {
             let plots = dir.join("plots");
             std::fs::create_dir_all(&plots).map_err(io)?;
             let (json, roofline) = (dir.join("bench.json"), plots.join("roofline.svg"));
+            let markdown = dir.join("results.md");
             std::fs::write(&json, "an earlier report\n").map_err(io)?;
+            std::fs::write(&markdown, "earlier tables\n").map_err(io)?;
             std::fs::write(&roofline, "an earlier plot\n").map_err(io)?;
             let mut child = std::process::Command::new(locality_binary()?)
                 .args(["bench", "--kernel", "matmul", "--json"])
                 .arg(&json)
                 .arg("--plots")
                 .arg(&plots)
+                .arg("--markdown")
+                .arg(&markdown)
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
                 .spawn()
@@ -215,7 +219,10 @@ fn interrupted_bench_trial() -> Trial {
             let kept = |path: &std::path::Path, text: &str| {
                 std::fs::read_to_string(path).is_ok_and(|contents| contents == text)
             };
-            if !kept(&json, "an earlier report\n") || !kept(&roofline, "an earlier plot\n") {
+            if !kept(&json, "an earlier report\n")
+                || !kept(&roofline, "an earlier plot\n")
+                || !kept(&markdown, "earlier tables\n")
+            {
                 return Err("an earlier report was changed".into());
             }
             let mut left: Vec<String> = Vec::new();
@@ -231,7 +238,7 @@ fn interrupted_bench_trial() -> Trial {
                 }
             }
             left.sort();
-            if left != ["bench.json", "plots", "roofline.svg"] {
+            if left != ["bench.json", "plots", "results.md", "roofline.svg"] {
                 return Err(format!("left behind: {left:?}").into());
             }
             std::fs::remove_dir_all(&dir).map_err(io)
