@@ -36,6 +36,9 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 pub use crate::runtime::{Dim3, Launch};
 
 mod guard;
+pub mod traffic;
+
+use traffic::{Record, Space, Traffic};
 
 /// Stack of one emulated thread: room for the 512 KiB of local memory
 /// CUDA gives a thread at most, and the host's frames around it.
@@ -266,6 +269,27 @@ pub fn run_within(
     limits: Limits,
     body: &dyn Fn(),
 ) -> Result<(), Diagnostic> {
+    launch_blocks(kernel, launch, limits, false, body).map(drop)
+}
+
+/// [`run`], counting the launch's memory traffic as the hardware would
+/// (see [`traffic`]).
+pub fn run_counting(
+    kernel: &'static str,
+    launch: &Launch,
+    body: &dyn Fn(),
+) -> Result<Traffic, Diagnostic> {
+    launch_blocks(kernel, launch, Limits::default(), true, body)
+}
+
+/// Runs every block of `launch`; the traffic when `counting`.
+fn launch_blocks(
+    kernel: &'static str,
+    launch: &Launch,
+    limits: Limits,
+    counting: bool,
+    body: &dyn Fn(),
+) -> Result<Traffic, Diagnostic> {
     check_launch(launch).map_err(|fault| Diagnostic {
         kernel,
         block: (0, 0, 0),
@@ -282,19 +306,23 @@ pub fn run_within(
         block_start: 0,
     });
     let (gx, gy, gz) = launch.grid;
+    let mut traffic = Traffic::default();
     for z in 0..gz {
         for y in 0..gy {
             for x in 0..gx {
                 let block = (x, y, z);
-                run_block(launch, limits, block, &memory, body).map_err(|fault| Diagnostic {
-                    kernel,
-                    block,
-                    fault,
-                })?;
+                traffic +=
+                    run_block(launch, limits, counting, block, &memory, body).map_err(|fault| {
+                        Diagnostic {
+                            kernel,
+                            block,
+                            fault,
+                        }
+                    })?;
             }
         }
     }
-    Ok(())
+    Ok(traffic)
 }
 
 /// Refuses a launch that no GPU would run: an empty or oversized grid or
@@ -446,6 +474,51 @@ struct Current<'a> {
     memory: &'a RefCell<SharedMemory>,
     yielder: Cell<*const Yielder<(), &'static Location<'static>>>,
     fault: &'a RefCell<Option<Fault>>,
+    /// The thread's memory accesses since the last barrier, when the launch
+    /// counts its traffic.
+    accesses: Option<RefCell<Accesses>>,
+}
+
+/// One thread's memory accesses since the last barrier.
+#[derive(Default)]
+struct Accesses {
+    records: Vec<Record>,
+    /// How many accesses each call site has made.
+    per_site: Vec<(usize, u32)>,
+}
+
+impl Accesses {
+    /// Records an access from `site` of `size` bytes at `offset` in `space`.
+    fn record(
+        &mut self,
+        site: &'static Location<'static>,
+        kind: AccessKind,
+        space: Space,
+        offset: u64,
+        size: u32,
+        lane: u32,
+    ) {
+        let site = std::ptr::from_ref(site) as usize;
+        let nth = match self.per_site.iter_mut().find(|(known, _)| *known == site) {
+            Some((_, count)) => {
+                *count += 1;
+                *count - 1
+            }
+            None => {
+                self.per_site.push((site, 1));
+                0
+            }
+        };
+        self.records.push(Record {
+            site,
+            kind,
+            space,
+            nth,
+            offset,
+            size,
+            lane,
+        });
+    }
 }
 
 thread_local! {
@@ -494,10 +567,11 @@ fn coordinates(linear: u32, block: Dim3) -> Dim3 {
 fn run_block(
     launch: &Launch,
     limits: Limits,
+    counting: bool,
     block: Dim3,
     memory: &RefCell<SharedMemory>,
     kernel: &dyn Fn(),
-) -> Result<(), Fault> {
+) -> Result<Traffic, Fault> {
     {
         let mut memory = memory.borrow_mut();
         memory.epoch += 1;
@@ -515,6 +589,7 @@ fn run_block(
             memory,
             yielder: Cell::new(std::ptr::null()),
             fault: &fault,
+            accesses: counting.then(RefCell::default),
         })
         .collect();
     schedule(&threads, kernel, &fault)
@@ -522,12 +597,14 @@ fn run_block(
 
 type Thread = Coroutine<(), &'static Location<'static>, (), DefaultStack>;
 
-/// Runs the block's threads round by round, barrier to barrier.
+/// Runs the block's threads round by round, barrier to barrier; the traffic
+/// of their accesses when they are recorded.
 fn schedule(
     threads: &[Current<'_>],
     kernel: &dyn Fn(),
     fault: &RefCell<Option<Fault>>,
-) -> Result<(), Fault> {
+) -> Result<Traffic, Fault> {
+    let mut traffic = Traffic::default();
     let mut coroutines: Vec<Option<Thread>> = Vec::with_capacity(threads.len());
     let mut guards = Vec::with_capacity(threads.len());
     for current in threads {
@@ -579,8 +656,9 @@ fn schedule(
                 }
             }
         }
+        traffic += round_traffic(threads);
         let Some(&(first, first_barrier)) = waiting.first() else {
-            return Ok(());
+            return Ok(traffic);
         };
         let waiter = |index: usize, barrier| Waiter {
             thread: threads[index].thread,
@@ -601,6 +679,26 @@ fn schedule(
         }
         live = waiting.into_iter().map(|(index, _)| index).collect();
     }
+}
+
+/// The traffic of the round just run, warp by warp, and the accesses
+/// forgotten for the next.
+fn round_traffic(threads: &[Current<'_>]) -> Traffic {
+    let mut traffic = Traffic::default();
+    for warp in threads.chunks(32) {
+        let mut records = Vec::new();
+        for thread in warp {
+            if let Some(accesses) = &thread.accesses {
+                let mut accesses = accesses.borrow_mut();
+                records.append(&mut accesses.records);
+                accesses.per_site.clear();
+            }
+        }
+        if !records.is_empty() {
+            traffic += traffic::count(&records);
+        }
+    }
+    traffic
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -652,8 +750,14 @@ pub(crate) fn shared_base() -> *mut u8 {
     with_current(|current| current.memory.borrow().base)
 }
 
-/// Checks and records an access of `size` bytes at `address`.
-pub(crate) fn shared_access(address: *const u8, size: usize, kind: AccessKind) {
+/// Checks and records an access of `size` bytes at `address`, made at
+/// `site`.
+pub(crate) fn shared_access(
+    address: *const u8,
+    size: usize,
+    kind: AccessKind,
+    site: &'static Location<'static>,
+) {
     let checked = with_current(|current| {
         let mut memory = current.memory.borrow_mut();
         let offset = (address as i64).wrapping_sub(memory.base as i64);
@@ -663,23 +767,63 @@ pub(crate) fn shared_access(address: *const u8, size: usize, kind: AccessKind) {
             offset,
             size as u32,
             kind,
-        )
+        )?;
+        if let Some(accesses) = &current.accesses {
+            accesses.borrow_mut().record(
+                site,
+                kind,
+                Space::Shared,
+                offset as u64,
+                size as u32,
+                current.linear % 32,
+            );
+        }
+        Ok(())
     });
     if let Err(fault) = checked {
         stop(fault);
     }
 }
 
-/// Checks an access to element `index` of a global buffer of `len` elements.
-pub(crate) fn global_access(buffer: &'static str, len: usize, index: usize, kind: AccessKind) {
-    let thread = with_current(|current| current.thread);
-    if index >= len {
+/// One access to a global buffer, as the runtime's views report it.
+pub(crate) struct GlobalAccess {
+    pub buffer: &'static str,
+    /// The buffer's first byte, which tells buffers apart.
+    pub base: usize,
+    pub len: usize,
+    pub index: usize,
+    pub element_bytes: usize,
+    pub kind: AccessKind,
+}
+
+/// Checks and records an access to element `index` of a global buffer of
+/// `len` elements, made at `site`.
+pub(crate) fn global_access(access: GlobalAccess, site: &'static Location<'static>) {
+    let thread = with_current(|current| {
+        if let Some(accesses) = &current.accesses
+            && access.index < access.len
+        {
+            accesses.borrow_mut().record(
+                site,
+                access.kind,
+                Space::Global {
+                    base: access.base,
+                    buffer: access.buffer,
+                },
+                (access.index * access.element_bytes) as u64,
+                access.element_bytes as u32,
+                current.linear % 32,
+            );
+        }
+        current.thread
+    });
+    if access.index >= access.len {
         stop(Fault::GlobalOutOfBounds {
             thread,
-            kind,
-            buffer,
-            index,
-            len,
+            kind: access.kind,
+            buffer: access.buffer,
+            index: access.index,
+            len: access.len,
         });
     }
 }

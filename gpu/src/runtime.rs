@@ -201,7 +201,7 @@ pub mod thread {
 /// block, thread, buffer and index, never a read of someone else's memory.
 pub mod global {
     #[cfg(not(target_arch = "nvptx64"))]
-    use crate::emulator::{self, AccessKind};
+    use crate::emulator::{self, AccessKind, GlobalAccess};
 
     macro_rules! view {
         ($(#[$meta:meta])* $name:ident, $pointer:ty) => {
@@ -222,6 +222,24 @@ pub mod global {
                 buffer: &'static str,
             }
 
+            #[cfg(not(target_arch = "nvptx64"))]
+            impl<T> $name<T> {
+                /// Checks and records an access to element `index`, made
+                /// where the caller was called.
+                #[track_caller]
+                fn access(self, index: usize, kind: AccessKind) {
+                    let access = GlobalAccess {
+                        buffer: self.buffer,
+                        base: self.base as usize,
+                        len: self.len,
+                        index,
+                        element_bytes: size_of::<T>(),
+                        kind,
+                    };
+                    emulator::global_access(access, core::panic::Location::caller());
+                }
+            }
+
             impl<T: Copy> $name<T> {
                 /// Reads element `index`.
                 ///
@@ -229,9 +247,10 @@ pub mod global {
                 /// `index` lies inside the buffer, and no other thread
                 /// writes the element during the launch.
                 #[inline(always)]
+                #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
                 pub unsafe fn read(self, index: usize) -> T {
                     #[cfg(not(target_arch = "nvptx64"))]
-                    emulator::global_access(self.buffer, self.len, index, AccessKind::Read);
+                    self.access(index, AccessKind::Read);
                     // SAFETY: by this function's contract (which the
                     // emulator has just checked, on the host).
                     unsafe { *self.base.add(index) }
@@ -287,9 +306,10 @@ pub mod global {
         /// `index` lies inside the buffer, and no other thread touches the
         /// element during the launch.
         #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub unsafe fn write(self, index: usize, value: T) {
             #[cfg(not(target_arch = "nvptx64"))]
-            emulator::global_access(self.buffer, self.len, index, AccessKind::Write);
+            self.access(index, AccessKind::Write);
             // SAFETY: by this function's contract (which the emulator has
             // just checked, on the host).
             unsafe { *self.base.add(index) = value }
@@ -406,12 +426,14 @@ pub mod shared {
         /// been written by this block, with a barrier between a write by
         /// another thread and this read.
         #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub unsafe fn read(self, index: u32) -> T {
             #[cfg(not(target_arch = "nvptx64"))]
             emulator::shared_access(
                 self.base.wrapping_add(index as usize).cast(),
                 size_of::<T>(),
                 emulator::AccessKind::Read,
+                core::panic::Location::caller(),
             );
             // SAFETY: by this function's contract (which the emulator has
             // just checked, on the host).
@@ -424,12 +446,14 @@ pub mod shared {
         /// `index` must be inside the allocation, and no other thread may
         /// touch the element between the same two barriers.
         #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub unsafe fn write(self, index: u32, value: T) {
             #[cfg(not(target_arch = "nvptx64"))]
             emulator::shared_access(
                 self.base.wrapping_add(index as usize).cast(),
                 size_of::<T>(),
                 emulator::AccessKind::Write,
+                core::panic::Location::caller(),
             );
             // SAFETY: by this function's contract (which the emulator has
             // just checked, on the host).

@@ -4,6 +4,7 @@
 //! parameter list from the `gpu` crate.
 
 use cudarc::driver::{CudaSlice, DeviceRepr, LaunchArgs, PushKernelArg};
+use gpu::emulator::traffic::Traffic;
 use gpu::runtime::global::{Global, GlobalMut};
 use gpu::runtime::{Kernel, Launch, shared};
 
@@ -251,4 +252,9 @@ pub trait Backend {
 
     /// The median time of `launch`, in milliseconds.
     fn median_ms(&self, runs: Runs, launch: impl FnMut() -> Result<()>) -> Result<f64>;
+
+    /// What the last launch of `kernel` moved, where this backend counts it.
+    fn traffic(&self, _kernel: &str) -> Option<Traffic> {
+        None
+    }
 }

@@ -1,8 +1,12 @@
 //! The CPU emulator as a [`Backend`]: buffers are host vectors, and each
 //! launch runs the `gpu` crate's kernels, compiled for the host, under
 //! `gpu::emulator`, which checks every barrier and every shared- and
-//! global-memory access.
+//! global-memory access; [`CountingEmulator`] also counts each launch's
+//! memory traffic as the hardware would.
 
+use std::cell::RefCell;
+
+use gpu::emulator::traffic::Traffic;
 use gpu::runtime::Kernel;
 
 use crate::backend::{Backend, HostMemory, Params, Value, checked_launch};
@@ -74,5 +78,75 @@ impl Backend for Emulator {
     /// took, nothing about a GPU.
     fn median_ms(&self, runs: Runs, launch: impl FnMut() -> Result<()>) -> Result<f64> {
         timing::wall_median_ms(runs, launch)
+    }
+}
+
+/// The emulator, counting every launch's memory traffic: requests, sectors
+/// and bank conflicts per warp-level instruction (`gpu::emulator::traffic`).
+#[derive(Default)]
+pub struct CountingEmulator {
+    /// Each kernel's last launch.
+    counted: RefCell<Vec<(&'static str, Traffic)>>,
+}
+
+impl Backend for CountingEmulator {
+    type Memory = HostMemory;
+
+    fn description(&self) -> String {
+        "CPU emulator, counting memory traffic".to_string()
+    }
+
+    fn upload<T: Value>(&self, what: &'static str, data: &[T]) -> Result<Vec<T>> {
+        Emulator.upload(what, data)
+    }
+
+    fn len<T: Value>(&self, buffer: &Vec<T>) -> usize {
+        buffer.len()
+    }
+
+    fn alloc<T: Value>(&self, what: &'static str, len: usize) -> Result<Vec<T>> {
+        Emulator.alloc(what, len)
+    }
+
+    fn poison<T: Value>(&self, buffer: &mut Vec<T>) -> Result<()> {
+        Emulator.poison(buffer)
+    }
+
+    fn overwrite<T: Value>(&self, data: &[T], buffer: &mut Vec<T>) -> Result<()> {
+        Emulator.overwrite(data, buffer)
+    }
+
+    fn download<T: Value>(&self, buffer: &Vec<T>) -> Result<Vec<T>> {
+        Emulator.download(buffer)
+    }
+
+    unsafe fn launch<A: Params, P>(
+        &self,
+        kernel: &Kernel<A, P>,
+        problem: &P,
+        args: A::Host<'_, HostMemory>,
+    ) -> Result<()> {
+        let launch = checked_launch(kernel, problem)?;
+        let args = A::emulated(args, kernel.params);
+        // SAFETY: as for `Emulator::launch`.
+        let traffic =
+            gpu::emulator::run_counting(kernel.name, &launch, &|| unsafe { (kernel.run)(args) })
+                .map_err(Error::Emulator)?;
+        let mut counted = self.counted.borrow_mut();
+        counted.retain(|(name, _)| *name != kernel.name);
+        counted.push((kernel.name, traffic));
+        Ok(())
+    }
+
+    fn median_ms(&self, runs: Runs, launch: impl FnMut() -> Result<()>) -> Result<f64> {
+        timing::wall_median_ms(runs, launch)
+    }
+
+    fn traffic(&self, kernel: &str) -> Option<Traffic> {
+        let counted = self.counted.borrow();
+        counted
+            .iter()
+            .find(|(name, _)| *name == kernel)
+            .map(|(_, traffic)| traffic.clone())
     }
 }

@@ -31,5 +31,5 @@ pub mod verify;
 
 pub use backend::Backend;
 pub use device::Gpu;
-pub use emulator::Emulator;
+pub use emulator::{CountingEmulator, Emulator};
 pub use error::{Error, Result};

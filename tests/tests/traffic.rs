@@ -1,0 +1,94 @@
+//! The material's claims about memory traffic, asserted from the emulator's
+//! counts on the kernels themselves, without a GPU: a kernel change that
+//! breaks a claim fails here. Each kernel is also checked against the
+//! reference on the same run, so the counts are those of a correct kernel.
+
+use gpu::emulator::traffic::Traffic;
+use locality::Backend;
+use locality::CountingEmulator;
+use locality::case::Case;
+use locality::families::blur::{Blur, BlurShape};
+use locality::families::gemv::{Gemv, GemvShape};
+use locality::families::matmul::{Matmul, MatmulShape};
+use locality::family::Family;
+use locality_tests::{kernel, seed};
+use rand::{SeedableRng, rngs::SmallRng};
+
+/// The traffic of one correct launch of `F`'s kernel `name` at `shape`.
+fn traffic<F: Family>(name: &str, shape: F::Shape) -> Traffic {
+    let backend = CountingEmulator::default();
+    let kernel = kernel::<F>(name);
+    let mut rng = SmallRng::seed_from_u64(seed());
+    let mut case = Case::<_, F>::new(&backend, shape, &mut rng).unwrap();
+    let comparison = case.check(&backend, kernel).unwrap();
+    assert!(comparison.passed(), "{name}: {comparison}");
+    backend.traffic(name).unwrap()
+}
+
+#[test]
+fn tiling_divides_the_global_load_requests_by_the_tile_width() {
+    // Sides that are multiples of both tiles: every warp's lanes are all in
+    // bounds, so the naive kernel issues 2k load requests per warp and a
+    // tiled one 2 per phase, k/TILE phases: exactly TILE times fewer.
+    let shape = MatmulShape::new(64, 64, 64);
+    let naive = traffic::<Matmul>("matmul_naive", shape)
+        .global_load
+        .requests;
+    assert_eq!(naive, 64 * 64 / 32 * 2 * 64);
+    for (name, tile) in [("matmul_tiled_16", 16), ("matmul_tiled_32", 32)] {
+        let tiled = traffic::<Matmul>(name, shape);
+        assert_eq!(tiled.global_load.requests * tile, naive, "{name}");
+        assert_eq!(tiled.shared_load.bank_conflicts, 0, "{name}");
+        assert_eq!(tiled.shared_store.bank_conflicts, 0, "{name}");
+    }
+}
+
+#[test]
+fn a_warp_reads_column_major_a_in_4_sectors_and_row_major_a_in_32() {
+    let shape = GemvShape::new(256, 64);
+    let sectors_per_request = |name| {
+        let traffic = traffic::<Gemv<f32>>(name, shape);
+        let a = traffic.loads_by_buffer["a"];
+        a.sectors as f64 / a.requests as f64
+    };
+    assert_eq!(sectors_per_request("gemv_col_major_f32"), 4.0);
+    assert_eq!(sectors_per_request("gemv_row_major_f32"), 32.0);
+    // In f64 a coalesced warp reads 256 bytes: 8 sectors.
+    let f64_col = traffic::<Gemv<f64>>("gemv_col_major_f64", shape).loads_by_buffer["a"];
+    assert_eq!(f64_col.sectors, 8 * f64_col.requests);
+    // x is one element for the whole warp: one sector per request.
+    let x = traffic::<Gemv<f32>>("gemv_col_major_f32", shape).loads_by_buffer["x"];
+    assert_eq!(x.sectors, x.requests);
+}
+
+#[test]
+fn staging_x_in_shared_memory_moves_its_loads_out_of_the_loop() {
+    let shape = GemvShape::new(256, 256);
+    let plain = traffic::<Gemv<f32>>("gemv_col_major_f32", shape);
+    let staged = traffic::<Gemv<f32>>("gemv_col_major_shared_x_f32", shape);
+    // Every warp loads x[j] for each of the n columns; staged, each of the
+    // 4 warps of a block loads its part of each 128-wide window once.
+    assert_eq!(plain.loads_by_buffer["x"].requests, 256 / 32 * 256);
+    assert_eq!(staged.loads_by_buffer["x"].requests, 256 / 32 * 256 / 128);
+    // Every lane reads the same window element: a broadcast, no conflict.
+    assert_eq!(staged.shared_load.bank_conflicts, 0);
+}
+
+#[test]
+fn the_tiled_blur_issues_far_fewer_global_loads_than_the_naive_one() {
+    let shape = BlurShape::new(64, 64, 1, 3);
+    let naive = traffic::<Blur>("blur_naive", shape).global_load.requests;
+    let tiled = traffic::<Blur>("blur_tiled", shape);
+    // Naive: a warp's lanes read their 7×7 windows, one request per window
+    // element (fewer where the image's border clips every lane's window):
+    // at most 49 per warp. Tiled: a block's 256 threads load its 22×22
+    // tile in two passes, at most 2 requests per warp (fewer where a pass's
+    // pixels lie outside the image).
+    let warps = 64 * 64 / 32;
+    assert!(naive <= 49 * warps && naive > 40 * warps, "{naive}");
+    assert!(tiled.global_load.requests <= 2 * warps, "{tiled:?}");
+    assert!(
+        naive > 20 * tiled.global_load.requests,
+        "{naive} against {tiled:?}"
+    );
+}
