@@ -12,7 +12,7 @@ use crate::backend::Backend;
 use crate::bench;
 use crate::console::{self, say};
 use crate::device::Gpu;
-use crate::emulator::Emulator;
+use crate::emulator::{CountingEmulator, Emulator};
 use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
 use crate::family::{Family, Sizes, Target};
@@ -52,6 +52,10 @@ pub struct Cli {
     /// shared- and global-memory bugs, instead of on the GPU.
     #[arg(long)]
     pub emulate: bool,
+    /// With --emulate: count each kernel's memory traffic as the hardware
+    /// would (requests, sectors, bank conflicts) and print it.
+    #[arg(long, requires = "emulate")]
+    pub traffic: bool,
     /// List every kernel with its lesson and, on a GPU, the registers,
     /// local memory and shared memory the driver gave it; run nothing.
     #[arg(long)]
@@ -436,6 +440,11 @@ pub fn run(cli: &Cli) -> Result<Verdict> {
         }
         Some(Command::Blur(args)) => picture::run(&args.request()).map(|()| Verdict::Blurred),
         None if cli.list => list(cli.device.unwrap_or(0)).map(|()| Verdict::Listed),
+        None if cli.traffic => {
+            let counting = CountingEmulator::default();
+            let plan = cli.plan(Target::Emulator)?;
+            verify(&counting, None, &plan, cli.seed)
+        }
         None if cli.emulate => verify(&Emulator, None, &cli.plan(Target::Emulator)?, cli.seed),
         None => verify_on_gpu(cli),
     }
@@ -528,6 +537,9 @@ fn verify<B: Backend>(
     bar.finish_and_clear();
     let rows = rows?;
     console::print(format_args!("{}", report::table(&rows)))?;
+    if rows.iter().any(|row| row.traffic.is_some()) {
+        console::print(format_args!("\n{}", report::traffic(&rows)))?;
+    }
     let failures: Vec<_> = rows.iter().filter(|row| !row.passed()).collect();
     for row in &failures {
         if !row.comparison.passed() {

@@ -125,3 +125,70 @@ pub(crate) fn aligned(
     }
     out
 }
+
+/// One line per kernel that the backend counted: the memory traffic of one
+/// launch, per warp-level instruction, as `gpu::emulator::traffic` counts
+/// it.
+pub fn traffic(rows: &[Row]) -> String {
+    let header = [
+        "kernel",
+        "size",
+        "ld requests",
+        "sectors/req",
+        "st requests",
+        "sectors/req",
+        "efficiency",
+        "shared req",
+        "wavefronts/req",
+        "conflicts/req",
+        "global B/op",
+    ];
+    let per = |count: u64, requests: u64| {
+        if requests == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.2}", count as f64 / requests as f64)
+        }
+    };
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .filter_map(|row| {
+            let traffic = row.traffic.as_ref()?;
+            let (load, store) = (traffic.global_load, traffic.global_store);
+            let shared_requests = traffic.shared_load.requests + traffic.shared_store.requests;
+            let fetched = load.bytes_fetched() + store.bytes_fetched();
+            let used = load.bytes_used + store.bytes_used;
+            Some(vec![
+                row.kernel.to_string(),
+                row.size.clone(),
+                load.requests.to_string(),
+                per(load.sectors, load.requests),
+                store.requests.to_string(),
+                per(store.sectors, store.requests),
+                format!("{:.0}%", 100.0 * used as f64 / fetched.max(1) as f64),
+                shared_requests.to_string(),
+                per(
+                    traffic.shared_load.wavefronts + traffic.shared_store.wavefronts,
+                    shared_requests,
+                ),
+                per(
+                    traffic.shared_load.bank_conflicts + traffic.shared_store.bank_conflicts,
+                    shared_requests,
+                ),
+                if row.work.ops > 0.0 {
+                    format!("{:.3}", fetched as f64 / row.work.ops)
+                } else {
+                    "-".to_string()
+                },
+            ])
+        })
+        .collect();
+    let mut table = aligned(&header, &cells, |column| column < 2);
+    table.push_str(
+        "per warp-level instruction (a call site's k-th access between barriers) · sectors: \
+         32 bytes · efficiency: bytes the lanes used / bytes in the sectors fetched · \
+         wavefronts: passes through the 32 shared-memory banks; conflicts: those beyond the \
+         fewest · global B/op: bytes fetched per operation\n",
+    );
+    table
+}

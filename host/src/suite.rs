@@ -2,6 +2,7 @@
 //! `cargo run`: every selected kernel verified against the CPU reference and
 //! timed, one row each.
 
+use gpu::emulator::traffic::Traffic;
 use gpu::runtime::Kernel;
 use rand::rngs::SmallRng;
 
@@ -154,6 +155,8 @@ pub struct Row {
     /// The twin on the same inputs; `None` without twins, an error where
     /// this one could not run (a size beyond its `int` indices).
     pub twin: Option<Result<TwinRun, String>>,
+    /// What one launch moved, where the backend counts it.
+    pub traffic: Option<Traffic>,
 }
 
 /// A CUDA C++ twin, verified and timed like its kernel.
@@ -255,6 +258,7 @@ impl<B: Backend, P: FnMut(&str, &str)> Visitor for Suite<'_, B, P> {
                     work: F::work(shape),
                     comparison,
                     twin,
+                    traffic: backend.traffic(kernel.name),
                 });
             }
         }

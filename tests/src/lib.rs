@@ -11,6 +11,8 @@
 //!   property tests over random sizes; runs everywhere.
 //! - `diagnostics`: deliberately broken kernels, each caught by the emulator
 //!   with the right diagnostic.
+//! - `traffic`: the material's claims about memory traffic, from the
+//!   emulator's counts, and docs/traffic.md's table recounted.
 //!
 //! The helpers below are written once against `Family` and `Backend`, so
 //! that a new family or kernel is tested on both backends without a line

@@ -70,3 +70,22 @@ fn the_kernel_list_needs_no_gpu() {
         locality::cli::Verdict::Listed
     );
 }
+
+#[test]
+fn the_command_line_counts_traffic_on_the_emulator() {
+    use clap::Parser;
+    let cli = locality::cli::Cli::try_parse_from([
+        "locality",
+        "--emulate",
+        "--traffic",
+        "--kernel",
+        "gemv_col_major_f32",
+        "--gemv",
+        "64x32",
+    ])
+    .unwrap();
+    assert_eq!(
+        locality::cli::run(&cli).unwrap(),
+        locality::cli::Verdict::Correct
+    );
+}

@@ -178,6 +178,7 @@ fn the_command_line_rejects_malformed_arguments() {
         &["--seed", "1", "bench"],
         &["--emulate", "--device", "1"],
         &["--runs", "1001"],
+        &["--traffic"],
         &["--runs", "4294967295"],
         &["bench", "--runs", "1001"],
     ] {

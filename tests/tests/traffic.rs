@@ -92,3 +92,49 @@ fn the_tiled_blur_issues_far_fewer_global_loads_than_the_naive_one() {
         "{naive} against {tiled:?}"
     );
 }
+
+/// The emulated counts of docs/traffic.md's table, in its column order, for
+/// the kernel `name` of the row.
+fn documented_counts(name: &str) -> [u64; 7] {
+    let traffic = match name {
+        _ if name.starts_with("matmul") => traffic::<Matmul>(name, MatmulShape::new(64, 64, 64)),
+        _ if name.ends_with("f32") => traffic::<Gemv<f32>>(name, GemvShape::new(256, 64)),
+        _ if name.ends_with("f64") => traffic::<Gemv<f64>>(name, GemvShape::new(256, 64)),
+        _ => traffic::<Blur>(name, BlurShape::new(64, 64, 1, 3)),
+    };
+    [
+        traffic.global_load.requests,
+        traffic.global_load.sectors,
+        traffic.global_store.requests,
+        traffic.global_store.sectors,
+        traffic.shared_load.wavefronts,
+        traffic.shared_store.wavefronts,
+        traffic.shared_load.bank_conflicts + traffic.shared_store.bank_conflicts,
+    ]
+}
+
+#[test]
+fn the_documented_counts_are_the_emulators() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/traffic.md"))
+        .unwrap();
+    let mut kernels = Vec::new();
+    for line in doc.lines().filter(|line| line.starts_with("| `")) {
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        let name = cells[0].trim_matches('`');
+        // A cell is "n" (emulated and measured alike) or "emulated / measured".
+        let documented: Vec<u64> = cells[2..]
+            .iter()
+            .map(|cell| cell.split(" / ").next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(documented, documented_counts(name), "{name}");
+        kernels.push(name.to_string());
+    }
+    let every: Vec<String> = locality::families::kernels()
+        .iter()
+        .map(|kernel| kernel.name.to_string())
+        .collect();
+    assert_eq!(
+        kernels, every,
+        "docs/traffic.md lists every kernel, in order"
+    );
+}

@@ -42,7 +42,8 @@ pub struct Global {
     pub sectors: u64,
     /// Distinct 128-byte lines, summed over the instructions.
     pub lines: u64,
-    /// Bytes the lanes asked for.
+    /// Distinct bytes the lanes asked for: a byte read by several lanes of
+    /// one instruction counts once.
     pub bytes_used: u64,
 }
 
@@ -158,11 +159,24 @@ fn global(lanes: &[&Record]) -> Global {
         }
         touched.len() as u64
     };
+    let mut ranges: Vec<(u64, u64)> = lanes
+        .iter()
+        .map(|lane| (lane.offset, lane.offset + u64::from(lane.size)))
+        .collect();
+    ranges.sort_unstable();
+    let (mut bytes_used, mut covered) = (0, 0);
+    for (start, end) in ranges {
+        let start = start.max(covered);
+        if end > start {
+            bytes_used += end - start;
+            covered = end;
+        }
+    }
     Global {
         requests: 1,
         sectors: spans(32),
         lines: spans(128),
-        bytes_used: lanes.iter().map(|lane| u64::from(lane.size)).sum(),
+        bytes_used,
     }
 }
 
@@ -235,7 +249,7 @@ mod tests {
             (32, 32, 128)
         );
         let broadcast = count(&lanes((0..32).map(|_| 8), 8, BUFFER)).global_load;
-        assert_eq!(broadcast.sectors, 1);
+        assert_eq!((broadcast.sectors, broadcast.bytes_used), (1, 8));
     }
 
     #[test]
