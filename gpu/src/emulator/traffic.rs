@@ -18,7 +18,7 @@
 //! the fewest the access could take.
 
 use core::ops::AddAssign;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, HashMap};
 
 use super::AccessKind;
 
@@ -120,45 +120,72 @@ pub(super) struct Record {
     pub lane: u32,
 }
 
+/// One warp-level instruction's identity: its call site, which of the
+/// site's accesses it is, and the buffer's address (0 for shared memory).
+type Key = (usize, u32, usize);
+
+fn key(record: &Record) -> Key {
+    let buffer = match record.space {
+        Space::Global { base, .. } => base,
+        Space::Shared => 0,
+    };
+    (record.site, record.nth, buffer)
+}
+
 /// The traffic of one warp's accesses between two barriers: every lane's
-/// records, in any order.
+/// records, lane after lane, each lane's in the order it made them.
 pub(super) fn count(records: &[Record]) -> Traffic {
-    let mut instructions: BTreeMap<(usize, bool, Space, u32), Vec<&Record>> = BTreeMap::new();
+    // Instructions in the order they were first seen. A lane's next record
+    // is nearly always the next instruction's, as in converged code; the
+    // map finds the others.
+    let mut instructions: Vec<(Key, Vec<Record>)> = Vec::new();
+    let mut known: HashMap<Key, usize> = HashMap::new();
+    let (mut lane, mut next) = (u32::MAX, 0);
     for record in records {
-        let key = (
-            record.site,
-            record.kind == AccessKind::Write,
-            record.space,
-            record.nth,
-        );
-        instructions.entry(key).or_default().push(record);
+        if record.lane != lane {
+            (lane, next) = (record.lane, 0);
+        }
+        let key = key(record);
+        let slot = match instructions.get(next) {
+            Some((expected, _)) if *expected == key => next,
+            _ => *known.entry(key).or_insert_with(|| {
+                instructions.push((key, Vec::with_capacity(32)));
+                instructions.len() - 1
+            }),
+        };
+        instructions[slot].1.push(*record);
+        next = slot + 1;
     }
     let mut traffic = Traffic::default();
-    for ((_, write, space, _), lanes) in instructions {
-        match (space, write) {
-            (Space::Global { buffer, .. }, false) => {
-                let loads = global(&lanes);
+    for (_, lanes) in &instructions {
+        let first = &lanes[0];
+        match (first.space, first.kind) {
+            (Space::Global { buffer, .. }, AccessKind::Read) => {
+                let loads = global(lanes);
                 traffic.global_load += loads;
                 *traffic.loads_by_buffer.entry(buffer).or_default() += loads;
             }
-            (Space::Global { .. }, true) => traffic.global_store += global(&lanes),
-            (Space::Shared, false) => traffic.shared_load += shared(&lanes),
-            (Space::Shared, true) => traffic.shared_store += shared(&lanes),
+            (Space::Global { .. }, AccessKind::Write) => traffic.global_store += global(lanes),
+            (Space::Shared, AccessKind::Read) => traffic.shared_load += shared(lanes),
+            (Space::Shared, AccessKind::Write) => traffic.shared_store += shared(lanes),
         }
     }
     traffic
 }
 
+/// The distinct `unit`-byte blocks the lanes' accesses touch.
+fn distinct(lanes: &[Record], unit: u64) -> u64 {
+    let mut blocks: Vec<u64> = lanes
+        .iter()
+        .flat_map(|lane| lane.offset / unit..=(lane.offset + u64::from(lane.size) - 1) / unit)
+        .collect();
+    blocks.sort_unstable();
+    blocks.dedup();
+    blocks.len() as u64
+}
+
 /// One global instruction: its sectors and lines.
-fn global(lanes: &[&Record]) -> Global {
-    let spans = |unit: u64| -> u64 {
-        let mut touched = BTreeSet::new();
-        for lane in lanes {
-            let last = lane.offset + u64::from(lane.size) - 1;
-            touched.extend(lane.offset / unit..=last / unit);
-        }
-        touched.len() as u64
-    };
+fn global(lanes: &[Record]) -> Global {
     let mut ranges: Vec<(u64, u64)> = lanes
         .iter()
         .map(|lane| (lane.offset, lane.offset + u64::from(lane.size)))
@@ -174,41 +201,43 @@ fn global(lanes: &[&Record]) -> Global {
     }
     Global {
         requests: 1,
-        sectors: spans(32),
-        lines: spans(128),
+        sectors: distinct(lanes, 32),
+        lines: distinct(lanes, 128),
         bytes_used,
     }
 }
 
 /// One shared instruction: its wavefronts, by groups of lanes that fill the
 /// 128 bytes of the banks once at most.
-fn shared(lanes: &[&Record]) -> Shared {
+fn shared(lanes: &[Record]) -> Shared {
     let size = lanes.iter().map(|lane| lane.size).max().unwrap_or(4).max(4);
     let lanes_per_group = (128 / size).clamp(1, 32);
-    let mut groups: BTreeMap<u32, Vec<&Record>> = BTreeMap::new();
-    for &lane in lanes {
-        groups
-            .entry(lane.lane / lanes_per_group)
-            .or_default()
-            .push(lane);
-    }
-    let mut wavefronts = 0;
-    for group in groups.values() {
-        // Each bank's distinct 4-byte words.
-        let mut words: BTreeMap<u64, BTreeSet<u64>> = BTreeMap::new();
-        for lane in group {
-            let first = lane.offset / 4;
-            let last = (lane.offset + u64::from(lane.size) - 1) / 4;
-            for word in first..=last {
-                words.entry(word % 32).or_default().insert(word);
-            }
+    let (mut wavefronts, mut groups) = (0, 0);
+    for group in 0..32 / lanes_per_group {
+        // The distinct 4-byte words of the group, by bank.
+        let mut words: Vec<(u64, u64)> = lanes
+            .iter()
+            .filter(|lane| lane.lane / lanes_per_group == group)
+            .flat_map(|lane| lane.offset / 4..=(lane.offset + u64::from(lane.size) - 1) / 4)
+            .map(|word| (word % 32, word))
+            .collect();
+        if words.is_empty() {
+            continue;
         }
-        wavefronts += words.values().map(BTreeSet::len).max().unwrap_or(1).max(1) as u64;
+        words.sort_unstable();
+        words.dedup();
+        let deepest = words
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(<[(u64, u64)]>::len)
+            .max()
+            .unwrap_or(1);
+        wavefronts += deepest as u64;
+        groups += 1;
     }
     Shared {
         requests: 1,
         wavefronts,
-        bank_conflicts: wavefronts - groups.len() as u64,
+        bank_conflicts: wavefronts - groups,
     }
 }
 
