@@ -483,8 +483,6 @@ struct Current<'a> {
 #[derive(Default)]
 struct Accesses {
     records: Vec<Record>,
-    /// How many accesses each call site has made.
-    per_site: Vec<(usize, u32)>,
 }
 
 impl Accesses {
@@ -498,22 +496,10 @@ impl Accesses {
         size: u32,
         lane: u32,
     ) {
-        let site = std::ptr::from_ref(site) as usize;
-        let nth = match self.per_site.iter_mut().find(|(known, _)| *known == site) {
-            Some((_, count)) => {
-                *count += 1;
-                *count - 1
-            }
-            None => {
-                self.per_site.push((site, 1));
-                0
-            }
-        };
         self.records.push(Record {
-            site,
+            site: std::ptr::from_ref(site) as usize,
             kind,
             space,
-            nth,
             offset,
             size,
             lane,
@@ -691,7 +677,6 @@ fn round_traffic(threads: &[Current<'_>]) -> Traffic {
             if let Some(accesses) = &thread.accesses {
                 let mut accesses = accesses.borrow_mut();
                 records.append(&mut accesses.records);
-                accesses.per_site.clear();
             }
         }
         if !records.is_empty() {

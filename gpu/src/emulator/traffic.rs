@@ -2,11 +2,13 @@
 //!
 //! The lanes of a warp are the 32 threads of consecutive linear index in
 //! the block. One warp-level memory instruction is the lanes' k-th access
-//! from one call site, of one kind, between the same two barriers: exact for
-//! converged code, where every lane executes the same instructions; in
-//! divergent code the lanes that took a branch are grouped by how often each
-//! reached the site, which is what the hardware does when the branches
-//! reconverge before the next access and an approximation otherwise.
+//! from one call site between the same two barriers: exact for converged
+//! code, where every lane executes the same instructions. In divergent code
+//! a lane that made fewer accesses from a site than the others skipped some
+//! iterations or took a guard the others did not; the emulator cannot see
+//! which, so it pairs each of that lane's accesses, in order, with the
+//! instruction whose accesses lie nearest its address (see `count`, and
+//! docs/traffic.md for how near this comes to the hardware).
 //!
 //! For each instruction, global memory counts one request and the distinct
 //! 32-byte sectors and 128-byte lines its active lanes touch (buffers are
@@ -18,7 +20,7 @@
 //! the fewest the access could take.
 
 use core::ops::AddAssign;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use super::AccessKind;
 
@@ -102,17 +104,13 @@ pub(super) enum Space {
     Shared,
 }
 
-/// One emulated thread's access: where from, what, and which of that call
-/// site's accesses since the last barrier it was.
+/// One emulated thread's access: where from, what, and where to.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Record {
     /// The call site, by the address of its `Location`.
     pub site: usize,
     pub kind: AccessKind,
     pub space: Space,
-    /// The access's place among this thread's accesses from `site` since the
-    /// last barrier.
-    pub nth: u32,
     /// Byte offset in the buffer or in shared memory.
     pub offset: u64,
     pub size: u32,
@@ -120,57 +118,73 @@ pub(super) struct Record {
     pub lane: u32,
 }
 
-/// One warp-level instruction's identity: its call site, which of the
-/// site's accesses it is, and the buffer's address (0 for shared memory).
-type Key = (usize, u32, usize);
-
-fn key(record: &Record) -> Key {
-    let buffer = match record.space {
-        Space::Global { base, .. } => base,
-        Space::Shared => 0,
-    };
-    (record.site, record.nth, buffer)
-}
-
 /// The traffic of one warp's accesses between two barriers: every lane's
 /// records, lane after lane, each lane's in the order it made them.
+///
+/// The accesses of one call site (and buffer) are paired into instructions
+/// by their place in each lane's sequence: the k-th with the k-th, as in
+/// converged code. A lane that made fewer accesses from the site than
+/// others skipped some, under a guard or a shorter loop, and the hardware
+/// would have paired its accesses by loop iteration; here each is paired
+/// with the instruction, in order, whose accesses lie nearest its own
+/// address, which is what the iteration decides in the kernels' loops.
 pub(super) fn count(records: &[Record]) -> Traffic {
-    // Instructions in the order they were first seen. A lane's next record
-    // is nearly always the next instruction's, as in converged code; the
-    // map finds the others.
-    let mut instructions: Vec<(Key, Vec<Record>)> = Vec::new();
-    let mut known: HashMap<Key, usize> = HashMap::new();
-    let (mut lane, mut next) = (u32::MAX, 0);
+    // Each (site, buffer)'s accesses, lane by lane, in order.
+    let mut sites: BTreeMap<(usize, usize), Vec<Vec<Record>>> = BTreeMap::new();
     for record in records {
-        if record.lane != lane {
-            (lane, next) = (record.lane, 0);
-        }
-        let key = key(record);
-        let slot = match instructions.get(next) {
-            Some((expected, _)) if *expected == key => next,
-            _ => *known.entry(key).or_insert_with(|| {
-                instructions.push((key, Vec::with_capacity(32)));
-                instructions.len() - 1
-            }),
+        let buffer = match record.space {
+            Space::Global { base, .. } => base,
+            Space::Shared => 0,
         };
-        instructions[slot].1.push(*record);
-        next = slot + 1;
+        let lanes = sites.entry((record.site, buffer)).or_default();
+        match lanes.last_mut() {
+            Some(lane) if lane[0].lane == record.lane => lane.push(*record),
+            _ => lanes.push(vec![*record]),
+        }
     }
     let mut traffic = Traffic::default();
-    for (_, lanes) in &instructions {
-        let first = &lanes[0];
-        match (first.space, first.kind) {
-            (Space::Global { buffer, .. }, AccessKind::Read) => {
-                let loads = global(lanes);
-                traffic.global_load += loads;
-                *traffic.loads_by_buffer.entry(buffer).or_default() += loads;
+    for lanes in sites.values() {
+        for instruction in instructions(lanes) {
+            let first = &instruction[0];
+            match (first.space, first.kind) {
+                (Space::Global { buffer, .. }, AccessKind::Read) => {
+                    let loads = global(&instruction);
+                    traffic.global_load += loads;
+                    *traffic.loads_by_buffer.entry(buffer).or_default() += loads;
+                }
+                (Space::Global { .. }, AccessKind::Write) => {
+                    traffic.global_store += global(&instruction);
+                }
+                (Space::Shared, AccessKind::Read) => traffic.shared_load += shared(&instruction),
+                (Space::Shared, AccessKind::Write) => traffic.shared_store += shared(&instruction),
             }
-            (Space::Global { .. }, AccessKind::Write) => traffic.global_store += global(lanes),
-            (Space::Shared, AccessKind::Read) => traffic.shared_load += shared(lanes),
-            (Space::Shared, AccessKind::Write) => traffic.shared_store += shared(lanes),
         }
     }
     traffic
+}
+
+/// One site's accesses, lane by lane, paired into warp-level instructions.
+fn instructions(lanes: &[Vec<Record>]) -> Vec<Vec<Record>> {
+    let most = lanes.iter().map(Vec::len).max().unwrap_or(0);
+    let reference = lanes
+        .iter()
+        .find(|lane| lane.len() == most)
+        .expect("one lane made the most accesses");
+    let mut instructions: Vec<Vec<Record>> = vec![Vec::new(); most];
+    for lane in lanes {
+        let mut next = 0;
+        for (index, record) in lane.iter().enumerate() {
+            // The slots this access can take, leaving room for the rest.
+            let last = most - (lane.len() - index);
+            let slot = (next..=last)
+                .min_by_key(|&slot| reference[slot].offset.abs_diff(record.offset))
+                .unwrap_or(next);
+            instructions[slot].push(*record);
+            next = slot + 1;
+        }
+    }
+    instructions.retain(|instruction| !instruction.is_empty());
+    instructions
 }
 
 /// The distinct `unit`-byte blocks the lanes' accesses touch.
@@ -252,7 +266,6 @@ mod tests {
                 site: 1,
                 kind: AccessKind::Read,
                 space,
-                nth: 0,
                 offset,
                 size,
                 lane: lane as u32,
