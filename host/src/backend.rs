@@ -211,6 +211,16 @@ pub fn checked_launch<A, P>(kernel: &Kernel<A, P>, problem: &P) -> Result<Launch
     Ok(launch)
 }
 
+/// A copy between the host and a GPU: which way, and from or into which
+/// kind of host memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transfer {
+    pub to_device: bool,
+    /// Page-locked host memory, which the GPU's copy engines reach directly;
+    /// otherwise ordinary (pageable) memory, which the driver stages.
+    pub pinned: bool,
+}
+
 /// A place to run the kernels, with buffers of its own.
 pub trait Backend {
     type Memory: Memory;
@@ -252,6 +262,13 @@ pub trait Backend {
 
     /// The median time of `launch`, in milliseconds.
     fn median_ms(&self, runs: Runs, launch: impl FnMut() -> Result<()>) -> Result<f64>;
+
+    /// The median time of copying `bytes` between the host and this
+    /// backend's memory, in milliseconds; `None` where nothing is copied
+    /// (the emulator's memory is the host's).
+    fn transfer_ms(&self, _bytes: usize, _transfer: Transfer, _runs: Runs) -> Result<Option<f64>> {
+        Ok(None)
+    }
 
     /// What the last launch of `kernel` moved, where this backend counts it.
     fn traffic(&self, _kernel: &str) -> Option<Traffic> {

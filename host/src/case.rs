@@ -8,7 +8,15 @@ use crate::backend::Backend;
 use crate::error::Result;
 use crate::family::Family;
 use crate::reference::Expected;
+use crate::timing::{self, Runs};
 use crate::verify::Comparison;
+
+/// The CPU baseline, checked and timed on a case's inputs.
+#[derive(Clone, Debug)]
+pub struct CpuRun {
+    pub median_ms: f64,
+    pub comparison: Comparison,
+}
 
 pub struct Case<B: Backend, F: Family> {
     pub shape: F::Shape,
@@ -35,6 +43,20 @@ impl<B: Backend, F: Family> Case<B, F> {
     /// Launches `kernel` on the case's buffers.
     pub fn launch(&mut self, backend: &B, kernel: &Kernel<F::Args, F::Problem>) -> Result<()> {
         F::launch(backend, kernel, self.shape, &mut self.buffers)
+    }
+
+    /// The family's CPU baseline on the case's inputs: every element
+    /// checked against the reference, then timed by the wall clock.
+    pub fn cpu(&self, runs: Runs) -> Result<CpuRun> {
+        let comparison = F::cpu(self.shape, &self.inputs).compare(&self.expected);
+        let median_ms = timing::wall_median_ms(runs, || {
+            std::hint::black_box(F::cpu(self.shape, &self.inputs));
+            Ok(())
+        })?;
+        Ok(CpuRun {
+            median_ms,
+            comparison,
+        })
     }
 
     /// Poisons the outputs, runs `kernel` and compares every output element

@@ -537,6 +537,7 @@ fn verify<B: Backend>(
     bar.finish_and_clear();
     let rows = rows?;
     console::print(format_args!("{}", report::table(&rows)))?;
+    console::print(format_args!("\n{}", report::whole(&rows)))?;
     if rows.iter().any(|row| row.traffic.is_some()) {
         console::print(format_args!("\n{}", report::traffic(&rows)))?;
     }
@@ -544,6 +545,14 @@ fn verify<B: Backend>(
     for row in &failures {
         if !row.comparison.passed() {
             say!("{} is WRONG: {}", row.kernel, row.comparison)?;
+        }
+        if !row.whole.cpu.comparison.passed() {
+            say!(
+                "{}'s CPU baseline ({}) is WRONG: {}",
+                row.kernel,
+                row.whole.cpu_name,
+                row.whole.cpu.comparison
+            )?;
         }
         if let Some(Ok(twin)) = &row.twin
             && !twin.comparison.passed()

@@ -15,7 +15,7 @@ use cudarc::nvrtc::{CompileOptions, Ptx, compile_ptx_with_opts};
 use gpu::runtime::Kernel;
 use serde::Serialize;
 
-use crate::backend::{Backend, DeviceMemory, Params, Value, checked_launch};
+use crate::backend::{Backend, DeviceMemory, Params, Transfer, Value, checked_launch};
 use crate::error::{During, Error, Result};
 use crate::timing::{self, Runs};
 
@@ -300,6 +300,28 @@ impl Backend for Gpu {
 
     fn median_ms(&self, runs: Runs, launch: impl FnMut() -> Result<()>) -> Result<f64> {
         timing::gpu_median_ms(&self.stream, runs, launch)
+    }
+
+    fn transfer_ms(&self, bytes: usize, transfer: Transfer, runs: Runs) -> Result<Option<f64>> {
+        let mut device = self.alloc::<u8>("a transfer's device buffer", bytes)?;
+        let copy = "copying between the host and the GPU";
+        let ms = if transfer.pinned {
+            // SAFETY: the pinned buffer is written below before it is read.
+            let mut host = unsafe { self.stream.context().alloc_pinned::<u8>(bytes) }
+                .map_err(|source| out_of_memory(source, "a pinned host buffer", bytes))?;
+            host.as_mut_slice().during(copy)?.fill(1);
+            timing::gpu_median_ms(&self.stream, runs, || match transfer.to_device {
+                true => self.stream.memcpy_htod(&host, &mut device).during(copy),
+                false => self.stream.memcpy_dtoh(&device, &mut host).during(copy),
+            })?
+        } else {
+            let mut host = vec![1u8; bytes];
+            timing::gpu_median_ms(&self.stream, runs, || match transfer.to_device {
+                true => self.stream.memcpy_htod(&host, &mut device).during(copy),
+                false => self.stream.memcpy_dtoh(&device, &mut host).during(copy),
+            })?
+        };
+        Ok(Some(ms))
     }
 }
 

@@ -74,7 +74,11 @@ pub enum Op {
 pub struct Work {
     pub op: Op,
     pub ops: f64,
+    /// Every input read once and every output written once.
     pub bytes: f64,
+    /// Of those, the outputs': what comes back from the GPU; the rest goes
+    /// to it.
+    pub output_bytes: f64,
 }
 
 /// Which ceiling of the roofline the family's kernels are meant to approach,
@@ -84,6 +88,24 @@ pub struct Work {
 pub enum Bound {
     Compute,
     Memory,
+}
+
+/// A CPU baseline's output, in the kernels' element type.
+pub enum CpuOutput {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    U8(Vec<u8>),
+}
+
+impl CpuOutput {
+    /// Every element against the reference.
+    pub fn compare(&self, expected: &Expected) -> Comparison {
+        match self {
+            Self::F32(values) => crate::verify::compare(values, expected),
+            Self::F64(values) => crate::verify::compare(values, expected),
+            Self::U8(values) => crate::verify::compare(values, expected),
+        }
+    }
 }
 
 /// What the bench's baselines may use.
@@ -194,6 +216,12 @@ pub trait Family: Sized + 'static {
         buffers: &Self::Buffers<B>,
         expected: &Expected,
     ) -> Result<Comparison>;
+
+    /// What a user would run on this machine's CPU instead, by name.
+    const CPU: &'static str;
+
+    /// The CPU baseline's output for `inputs`, on every core.
+    fn cpu(shape: Self::Shape, inputs: &Self::Inputs) -> CpuOutput;
 
     /// The baselines the bench times beside `kernels`.
     fn baselines(kernels: &[&Kernel<Self::Args, Self::Problem>]) -> Vec<Baseline<Self>>;

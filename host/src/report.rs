@@ -5,7 +5,7 @@ use std::fmt::Write;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::families::KernelInfo;
-use crate::suite::Row;
+use crate::suite::{Copies, Row};
 
 /// One line per kernel: its family, what the driver gave it on `gpu` (when
 /// there is one), and its lesson.
@@ -189,6 +189,79 @@ pub fn traffic(rows: &[Row]) -> String {
          32 bytes · efficiency: bytes the lanes used / bytes in the sectors fetched · \
          wavefronts: passes through the 32 shared-memory banks; conflicts: those beyond the \
          fewest · global B/op: bytes fetched per operation\n",
+    );
+    table
+}
+
+/// One line per kernel: the trip to the GPU and back against the CPU
+/// baseline on the same inputs, answering "how much faster than the CPU,
+/// counting the copies?"; without a GPU, the CPU baseline alone.
+pub fn whole(rows: &[Row]) -> String {
+    let mut cpus: Vec<&str> = rows.iter().map(|row| row.whole.cpu_name).collect();
+    cpus.dedup();
+    let cpu_note = format!(
+        "CPU: {} on {} threads, median of the run's timed runs, checked against the reference",
+        cpus.join("; "),
+        rayon::current_num_threads()
+    );
+    if rows.iter().all(|row| row.end_to_end_ms().is_none()) {
+        let cells: Vec<Vec<String>> = rows
+            .iter()
+            .map(|row| {
+                vec![
+                    row.kernel.to_string(),
+                    row.size.clone(),
+                    format!("{:.3}", row.whole.cpu.median_ms),
+                ]
+            })
+            .collect();
+        let mut table = aligned(&["kernel", "size", "CPU ms"], &cells, |column| column < 2);
+        let _ = writeln!(
+            table,
+            "{cpu_note} · no GPU: nothing was copied and no kernel ran on one, so there is no \
+             GPU time to set against the CPU's"
+        );
+        return table;
+    }
+    let header = [
+        "kernel",
+        "size",
+        "to GPU ms",
+        "kernel ms",
+        "from GPU ms",
+        "end to end ms",
+        "CPU ms",
+        "vs CPU: kernel",
+        "end to end",
+    ];
+    let copies = |copies: Option<Copies>| {
+        copies.map_or("-".to_string(), |copies| {
+            format!("{:.3} ({:.3})", copies.pinned_ms, copies.pageable_ms)
+        })
+    };
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            let cpu = row.whole.cpu.median_ms;
+            let end_to_end = row.end_to_end_ms();
+            vec![
+                row.kernel.to_string(),
+                row.size.clone(),
+                copies(row.whole.to_gpu),
+                format!("{:.3}", row.median_ms),
+                copies(row.whole.from_gpu),
+                end_to_end.map_or("-".to_string(), |ms| format!("{ms:.3}")),
+                format!("{cpu:.3}"),
+                format!("{:.1}×", cpu / row.median_ms),
+                end_to_end.map_or("-".to_string(), |ms| format!("{:.1}×", cpu / ms)),
+            ]
+        })
+        .collect();
+    let mut table = aligned(&header, &cells, |column| column < 2);
+    let _ = writeln!(
+        table,
+        "copies from pinned host memory (pageable in brackets), timed with CUDA events · end to \
+         end: copy in + kernel + copy out, pinned · {cpu_note} · vs CPU: CPU time / GPU time"
     );
     table
 }

@@ -6,8 +6,8 @@ use gpu::emulator::traffic::Traffic;
 use gpu::runtime::Kernel;
 use rand::rngs::SmallRng;
 
-use crate::backend::Backend;
-use crate::case::Case;
+use crate::backend::{Backend, Transfer};
+use crate::case::{Case, CpuRun};
 use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
 use crate::family::{Family, Op, Sizes, Work};
@@ -157,6 +157,36 @@ pub struct Row {
     pub twin: Option<Result<TwinRun, String>>,
     /// What one launch moved, where the backend counts it.
     pub traffic: Option<Traffic>,
+    /// The trip to the GPU and back, and the CPU beside it.
+    pub whole: Whole,
+}
+
+/// The whole picture of one kernel at one size: the copies to the GPU and
+/// back (pinned and pageable host memory, where there is a GPU) and the CPU
+/// baseline on the same inputs.
+#[derive(Clone, Debug)]
+pub struct Whole {
+    pub to_gpu: Option<Copies>,
+    pub from_gpu: Option<Copies>,
+    pub cpu: CpuRun,
+    pub cpu_name: &'static str,
+}
+
+/// One direction's copy, from or into each kind of host memory.
+#[derive(Clone, Copy, Debug)]
+pub struct Copies {
+    pub bytes: f64,
+    pub pinned_ms: f64,
+    pub pageable_ms: f64,
+}
+
+impl Row {
+    /// Copy in, kernel, copy out, from pinned memory: what a user waits
+    /// for; `None` without a GPU.
+    pub fn end_to_end_ms(&self) -> Option<f64> {
+        let (to, from) = (self.whole.to_gpu?, self.whole.from_gpu?);
+        Some(to.pinned_ms + self.median_ms + from.pinned_ms)
+    }
 }
 
 /// A CUDA C++ twin, verified and timed like its kernel.
@@ -183,7 +213,7 @@ impl Row {
             Some(Ok(twin)) => twin.comparison.passed(),
             _ => true,
         };
-        self.comparison.passed() && twin_passed
+        self.comparison.passed() && twin_passed && self.whole.cpu.comparison.passed()
     }
 }
 
@@ -237,6 +267,27 @@ impl<B: Backend, P: FnMut(&str, &str)> Visitor for Suite<'_, B, P> {
         }
         for shape in self.plan.sizes.shapes::<F>() {
             let mut case = Case::<B, F>::new(backend, shape, self.rng)?;
+            let work = F::work(shape);
+            let copies = |bytes: f64, to_device: bool| -> Result<Option<Copies>> {
+                let time = |pinned| {
+                    let transfer = Transfer { to_device, pinned };
+                    backend.transfer_ms(bytes as usize, transfer, self.plan.runs)
+                };
+                Ok(match (time(true)?, time(false)?) {
+                    (Some(pinned_ms), Some(pageable_ms)) => Some(Copies {
+                        bytes,
+                        pinned_ms,
+                        pageable_ms,
+                    }),
+                    _ => None,
+                })
+            };
+            let whole = Whole {
+                to_gpu: copies(work.bytes - work.output_bytes, true)?,
+                from_gpu: copies(work.output_bytes, false)?,
+                cpu: case.cpu(self.plan.runs)?,
+                cpu_name: F::CPU,
+            };
             for &kernel in &kernels {
                 interrupt::check()?;
                 (self.progress)(kernel.name, &shape.to_string());
@@ -259,6 +310,7 @@ impl<B: Backend, P: FnMut(&str, &str)> Visitor for Suite<'_, B, P> {
                     comparison,
                     twin,
                     traffic: backend.traffic(kernel.name),
+                    whole: whole.clone(),
                 });
             }
         }

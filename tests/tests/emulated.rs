@@ -89,3 +89,32 @@ fn the_command_line_counts_traffic_on_the_emulator() {
         locality::cli::Verdict::Correct
     );
 }
+
+#[test]
+fn every_cpu_baseline_agrees_with_the_reference() {
+    use locality::case::Case;
+    use locality::families::{self, Visitor};
+    use locality::family::Family;
+    use locality::timing::Runs;
+    use rand::{SeedableRng, rngs::SmallRng};
+    struct Check(SmallRng);
+    impl Visitor for Check {
+        fn visit<F: Family>(&mut self) -> locality::Result<()> {
+            for shape in F::test_shapes() {
+                let case = Case::<Emulator, F>::new(&Emulator, shape, &mut self.0)?;
+                let cpu = case.cpu(Runs {
+                    warmup: 0,
+                    timed: 1,
+                })?;
+                assert!(
+                    cpu.comparison.passed(),
+                    "{} at {shape:?}: {}",
+                    F::CPU,
+                    cpu.comparison
+                );
+            }
+            Ok(())
+        }
+    }
+    families::visit(&mut Check(SmallRng::seed_from_u64(seed()))).unwrap();
+}

@@ -130,6 +130,26 @@ fn error_trials() -> Vec<Trial> {
                 other => Err(format!("expected OutOfMemory, got {:?}", other.map(|_| ())).into()),
             },
         ),
+        Trial::test(
+            "copies to and from the GPU are timed from pinned and pageable memory",
+            || {
+                let gpu = gpu()?;
+                let runs = locality::timing::Runs {
+                    warmup: 1,
+                    timed: 3,
+                };
+                for to_device in [true, false] {
+                    for pinned in [true, false] {
+                        let transfer = locality::backend::Transfer { to_device, pinned };
+                        match gpu.transfer_ms(1 << 24, transfer, runs).map_err(failed)? {
+                            Some(ms) if ms > 0.0 && ms.is_finite() => {}
+                            other => return Err(format!("{transfer:?}: {other:?}").into()),
+                        }
+                    }
+                }
+                Ok(())
+            },
+        ),
         Trial::test("the kernel list shows each kernel's resources", || {
             let cli = Cli::try_parse_from(["locality", "--list"])
                 .map_err(|e| Failed::from(e.to_string()))?;

@@ -278,7 +278,7 @@ fn rows(measured: &[Measurement], roof: Roof) -> Vec<Row> {
                     .find(|b| b.kernel == baseline && b.size == m.size)
                     .map(|b| b.median_ms)
             });
-            let Work { op, ops, bytes } = m.work;
+            let Work { op, ops, bytes, .. } = m.work;
             let intensity = intensity(ops, bytes);
             Row {
                 family: m.family,
@@ -473,7 +473,12 @@ mod tests {
                 median_ms: per_ms / rate / 1e6,
                 // Twins 5% slower than their kernels, made up like the rest.
                 twin_ms: (role == Role::Kernel).then(|| 1.05 * per_ms / rate / 1e6),
-                work: Work { op, ops, bytes },
+                work: Work {
+                    op,
+                    ops,
+                    bytes,
+                    output_bytes: 0.0,
+                },
                 baseline,
             });
         };

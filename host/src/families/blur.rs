@@ -14,8 +14,8 @@ use serde::Serialize;
 use crate::backend::{Backend, Buffer, checked_launch};
 use crate::error::{Error, Result};
 use crate::family::{
-    Baseline, Bound, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work, dims, expect_len,
-    indexable, nonzero,
+    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work, dims,
+    expect_len, indexable, nonzero,
 };
 use crate::reference::{self, Expected};
 use crate::verify::{Comparison, compare, random_vec};
@@ -205,6 +205,7 @@ impl Family for Blur {
             op: Op::IntAdd,
             ops: f64::from(2 * shape.radius + 1).powi(2) * samples,
             bytes: 2.0 * samples,
+            output_bytes: samples,
         }
     }
 
@@ -291,6 +292,15 @@ impl Family for Blur {
         expected: &Expected,
     ) -> Result<Comparison> {
         Ok(compare(&backend.download(&buffers.output)?, expected))
+    }
+
+    const CPU: &'static str = "the reference, on every core (rayon)";
+
+    /// No crate does a clipped box blur: the reference, which sums each
+    /// window directly on every core, is the baseline.
+    fn cpu(shape: BlurShape, input: &Vec<u8>) -> CpuOutput {
+        let image = [shape.width, shape.height, shape.channels];
+        CpuOutput::U8(reference::blur(input, image, shape.radius as usize))
     }
 
     fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {

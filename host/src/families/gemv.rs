@@ -16,8 +16,8 @@ use crate::backend::{Backend, Buffer, Memory, Param};
 use crate::blas::Layout;
 use crate::error::{Error, Result};
 use crate::family::{
-    Baseline, Bound, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work, dims, expect_len,
-    indexable, nonzero,
+    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work, dims,
+    expect_len, indexable, nonzero,
 };
 use crate::reference::{self, Expected, Float};
 use crate::verify::{Comparison, compare, uniform_floats};
@@ -97,16 +97,23 @@ pub trait Element: Float + Param {
 
     /// The value as the host passes it to a kernel: itself.
     fn argument<'a, M: Memory>(self) -> <Self as Param>::Host<'a, M>;
+
+    /// A CPU output of this type.
+    fn cpu_output(values: Vec<Self>) -> CpuOutput;
 }
 
 macro_rules! element {
-    ($type:ty, $kernels:ident, $row_major:literal, $col_major:literal) => {
+    ($type:ty, $kernels:ident, $row_major:literal, $col_major:literal, $output:ident) => {
         impl Element for $type {
             const KERNELS: &'static [Kernel<Args<Self>, Problem>] = $kernels;
             const BASELINES: [&'static str; 2] = [$row_major, $col_major];
 
             fn argument<'a, M: Memory>(self) -> <Self as Param>::Host<'a, M> {
                 self
+            }
+
+            fn cpu_output(values: Vec<Self>) -> CpuOutput {
+                CpuOutput::$output(values)
             }
         }
     };
@@ -116,13 +123,15 @@ element!(
     f32,
     KERNELS_F32,
     "cublas_sgemv_row_major",
-    "cublas_sgemv_col_major"
+    "cublas_sgemv_col_major",
+    F32
 );
 element!(
     f64,
     KERNELS_F64,
     "cublas_dgemv_row_major",
-    "cublas_dgemv_col_major"
+    "cublas_dgemv_col_major",
+    F64
 );
 
 /// The storage order of A a kernel reads, which its name states
@@ -222,6 +231,7 @@ where
             op: Op::Flop,
             ops: 2.0 * m * n + 3.0 * m,
             bytes: size_of::<T>() as f64 * (m * n + n + 2.0 * m),
+            output_bytes: size_of::<T>() as f64 * m,
         }
     }
 
@@ -337,6 +347,41 @@ where
             .filter(|&wanted| kernels.iter().any(|&kernel| layout(kernel) == wanted))
             .map(blas_in)
             .collect()
+    }
+
+    const CPU: &'static str = "gemm (crate), every core";
+
+    fn cpu(shape: GemvShape, inputs: &Inputs<T>) -> CpuOutput {
+        let (m, n) = (shape.m, shape.n);
+        let (alpha, beta) = (T::from_f64(shape.alpha), T::from_f64(shape.beta));
+        let mut y = inputs.y.clone();
+        // SAFETY: A is m×n row-major, x n×1 and y m×1; y is read only when
+        // β ≠ 0, as the kernels read it. The crate computes
+        // dst = α'·dst + β'·lhs·rhs: our β is its α', our α its β'.
+        unsafe {
+            gemm::gemm(
+                m,
+                1,
+                n,
+                y.as_mut_ptr(),
+                1,
+                1,
+                shape.beta != 0.0,
+                inputs.a.as_ptr(),
+                1,
+                n as isize,
+                inputs.x.as_ptr(),
+                1,
+                1,
+                beta,
+                alpha,
+                false,
+                false,
+                false,
+                gemm::Parallelism::Rayon(0),
+            );
+        }
+        T::cpu_output(y)
     }
 
     fn baseline_of(kernel: &Kernel<Args<T>, Problem>) -> &'static str {

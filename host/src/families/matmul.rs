@@ -12,8 +12,8 @@ use serde::Serialize;
 use crate::backend::{Backend, Buffer};
 use crate::error::Result;
 use crate::family::{
-    Baseline, Bound, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work, dims, expect_len,
-    indexable, nonzero,
+    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work, dims,
+    expect_len, indexable, nonzero,
 };
 use crate::reference::{self, Expected};
 use crate::verify::{Comparison, compare, uniform_floats};
@@ -142,6 +142,7 @@ impl Family for Matmul {
             op: Op::Flop,
             ops: 2.0 * m as f64 * n as f64 * k as f64,
             bytes: 4.0 * (m * k + k * n + m * n) as f64,
+            output_bytes: 4.0 * (m * n) as f64,
         }
     }
 
@@ -232,6 +233,39 @@ impl Family for Matmul {
                 }
             },
         }]
+    }
+
+    const CPU: &'static str = "gemm (crate), every core";
+
+    fn cpu(shape: MatmulShape, inputs: &Inputs) -> CpuOutput {
+        let MatmulShape { m, n, k } = shape;
+        let mut c = vec![0.0f32; m * n];
+        // SAFETY: A is m×k, B k×n and C m×n, all row-major (column stride
+        // 1, row stride the width), and C is written, not read.
+        unsafe {
+            gemm::gemm(
+                m,
+                n,
+                k,
+                c.as_mut_ptr(),
+                1,
+                n as isize,
+                false,
+                inputs.a.as_ptr(),
+                1,
+                k as isize,
+                inputs.b.as_ptr(),
+                1,
+                n as isize,
+                0.0,
+                1.0,
+                false,
+                false,
+                false,
+                gemm::Parallelism::Rayon(0),
+            );
+        }
+        CpuOutput::F32(c)
     }
 
     fn baseline_of(_: &Kernel<Args, Problem>) -> &'static str {
