@@ -200,7 +200,7 @@ pub fn whole(rows: &[Row]) -> String {
     let mut cpus: Vec<&str> = rows.iter().map(|row| row.whole.cpu_name).collect();
     cpus.dedup();
     let cpu_note = format!(
-        "CPU: {} on {} threads, median of the run's timed runs, checked against the reference",
+        "CPU: {} on {} threads, median of up to 5 runs, checked against the reference",
         cpus.join("; "),
         rayon::current_num_threads()
     );

@@ -228,6 +228,15 @@ pub fn available_host_memory() -> u64 {
     }
 }
 
+/// The CPU baseline's runs: the plan's, but at most 5 timed after one
+/// untimed, since at the default sizes one run takes up to a second.
+fn cpu_runs(runs: Runs) -> Runs {
+    Runs {
+        warmup: runs.warmup.min(1),
+        timed: runs.timed.min(5),
+    }
+}
+
 /// Runs the plan on `backend`, and each kernel's twin on `twin` when given,
 /// reporting each kernel to `progress` as it starts.
 pub fn run<B: Backend>(
@@ -285,7 +294,7 @@ impl<B: Backend, P: FnMut(&str, &str)> Visitor for Suite<'_, B, P> {
             let whole = Whole {
                 to_gpu: copies(work.bytes - work.output_bytes, true)?,
                 from_gpu: copies(work.output_bytes, false)?,
-                cpu: case.cpu(self.plan.runs)?,
+                cpu: case.cpu(cpu_runs(self.plan.runs))?,
                 cpu_name: F::CPU,
             };
             for &kernel in &kernels {
