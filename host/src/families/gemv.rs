@@ -349,38 +349,47 @@ where
             .collect()
     }
 
-    const CPU: &'static str = "gemm (crate), every core";
+    const CPU: &'static str = "gemm (crate) on blocks of rows, every core";
 
+    /// The crate's gemv on blocks of rows, one block per task: the crate
+    /// runs a single column on one thread, and gemv wants every core's
+    /// share of the memory bandwidth.
     fn cpu(shape: GemvShape, inputs: &Inputs<T>) -> CpuOutput {
         let (m, n) = (shape.m, shape.n);
         let (alpha, beta) = (T::from_f64(shape.alpha), T::from_f64(shape.beta));
+        let rows = m.div_ceil(4 * rayon::current_num_threads()).max(1);
         let mut y = inputs.y.clone();
-        // SAFETY: A is m×n row-major, x n×1 and y m×1; y is read only when
-        // β ≠ 0, as the kernels read it. The crate computes
-        // dst = α'·dst + β'·lhs·rhs: our β is its α', our α its β'.
-        unsafe {
-            gemm::gemm(
-                m,
-                1,
-                n,
-                y.as_mut_ptr(),
-                1,
-                1,
-                shape.beta != 0.0,
-                inputs.a.as_ptr(),
-                1,
-                n as isize,
-                inputs.x.as_ptr(),
-                1,
-                1,
-                beta,
-                alpha,
-                false,
-                false,
-                false,
-                gemm::Parallelism::Rayon(0),
-            );
-        }
+        y.par_chunks_mut(rows)
+            .zip(inputs.a.par_chunks(rows * n))
+            .for_each(|(y, a)| {
+                // SAFETY: this block of A is y.len()×n row-major, x n×1 and
+                // y y.len()×1; y is read only when β ≠ 0, as the kernels
+                // read it. The crate computes dst = α'·dst + β'·lhs·rhs: our
+                // β is its α', our α its β'.
+                unsafe {
+                    gemm::gemm(
+                        y.len(),
+                        1,
+                        n,
+                        y.as_mut_ptr(),
+                        1,
+                        1,
+                        shape.beta != 0.0,
+                        a.as_ptr(),
+                        1,
+                        n as isize,
+                        inputs.x.as_ptr(),
+                        1,
+                        1,
+                        beta,
+                        alpha,
+                        false,
+                        false,
+                        false,
+                        gemm::Parallelism::None,
+                    );
+                }
+            });
         T::cpu_output(y)
     }
 
