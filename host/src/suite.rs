@@ -173,7 +173,7 @@ pub struct Whole {
 }
 
 /// One direction's copy, from or into each kind of host memory.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct Copies {
     pub bytes: f64,
     pub pinned_ms: f64,
@@ -230,7 +230,7 @@ pub fn available_host_memory() -> u64 {
 
 /// The CPU baseline's runs: the plan's, but at most 5 timed after one
 /// untimed, since at the default sizes one run takes up to a second.
-fn cpu_runs(runs: Runs) -> Runs {
+pub fn cpu_runs(runs: Runs) -> Runs {
     Runs {
         warmup: runs.warmup.min(1),
         timed: runs.timed.min(5),

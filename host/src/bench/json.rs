@@ -15,6 +15,7 @@ use super::roofline::Roof;
 use crate::device::Resources;
 use crate::family::Shape;
 pub use crate::family::{Bound, Op};
+pub use crate::suite::Copies;
 
 /// The whole report.
 #[derive(Clone, Debug, Serialize)]
@@ -32,6 +33,25 @@ pub struct Report {
     /// One entry per (kernel or baseline, size), grouped by family, then by
     /// kernel, then in the order of the sizes given.
     pub results: Vec<Row>,
+    /// Each family's problems copied to the GPU and back, and solved on the
+    /// CPU, size by size.
+    pub trips: Vec<Trip>,
+}
+
+/// One problem's copies to the GPU and back, and the CPU baseline on it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Trip {
+    pub family: &'static str,
+    pub size: Size,
+    /// The inputs, host to GPU.
+    pub to_gpu: Copies,
+    /// The outputs, GPU to host.
+    pub from_gpu: Copies,
+    /// What the CPU baseline is.
+    pub cpu: &'static str,
+    pub cpu_threads: usize,
+    /// Its median wall-clock time on the same inputs.
+    pub cpu_ms: f64,
 }
 
 /// A family, and how its plot shows it.
@@ -183,6 +203,12 @@ pub struct Row {
     /// Twin time / kernel time: above 1 the Rust kernel is faster than its
     /// CUDA C++ twin.
     pub vs_cuda_cpp: Option<f64>,
+    /// Copy in from pinned memory, kernel, copy out; null for a baseline.
+    pub end_to_end_ms: Option<f64>,
+    /// CPU baseline time / kernel time; null for a baseline.
+    pub vs_cpu: Option<f64>,
+    /// CPU baseline time / end-to-end time; null for a baseline.
+    pub vs_cpu_end_to_end: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]

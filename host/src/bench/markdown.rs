@@ -59,6 +59,7 @@ pub fn render(report: &Report) -> String {
         .collect();
     text.push_str("Each kernel and baseline at its family's largest size:\n\n");
     text.push_str(&table(&largest));
+    text.push_str(&whole_trip(report, &largest));
     let every: Vec<&Row> = report.results.iter().collect();
     text.push_str("\n<details><summary>Every size</summary>\n\n");
     text.push_str(&table(&every));
@@ -103,4 +104,65 @@ fn significant(value: f64) -> String {
         v if v >= 10.0 => format!("{v:.1}"),
         v => format!("{v:.2}"),
     }
+}
+
+/// The copies to the GPU and back and the CPU baseline beside each kernel
+/// of `rows`, and the size from which each pays off end to end.
+fn whole_trip(report: &Report, rows: &[&Row]) -> String {
+    let mut text = String::from(
+        "\nThe whole trip, at the same sizes: copies from pinned host memory (pageable in \
+         brackets), end to end = copy in + kernel + copy out, against the CPU baseline on the \
+         same inputs; *pays off from*: the smallest size of the sweep from which the GPU is \
+         faster end to end at every larger size too.\n\n\
+         | kernel | to GPU ms | kernel ms | from GPU ms | end to end ms | CPU ms | vs CPU | end to end | pays off from |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n",
+    );
+    for row in rows.iter().filter(|row| row.end_to_end_ms.is_some()) {
+        let Some(trip) = report
+            .trips
+            .iter()
+            .find(|trip| trip.family == row.family && trip.size == row.size)
+        else {
+            continue;
+        };
+        let _ = writeln!(
+            text,
+            "| `{}` | {:.3} ({:.3}) | {:.3} | {:.3} ({:.3}) | {:.3} | {:.3} | {:.1}× | {:.2}× | {} |",
+            row.kernel,
+            trip.to_gpu.pinned_ms,
+            trip.to_gpu.pageable_ms,
+            row.median_ms,
+            trip.from_gpu.pinned_ms,
+            trip.from_gpu.pageable_ms,
+            row.end_to_end_ms.unwrap_or(f64::NAN),
+            trip.cpu_ms,
+            row.vs_cpu.unwrap_or(f64::NAN),
+            row.vs_cpu_end_to_end.unwrap_or(f64::NAN),
+            pays_off_from(report, row.kernel).unwrap_or_else(|| "never, in this sweep".to_string()),
+        );
+    }
+    let mut cpus: Vec<String> = report
+        .trips
+        .iter()
+        .map(|trip| format!("{} ({} threads)", trip.cpu, trip.cpu_threads))
+        .collect();
+    cpus.dedup();
+    let _ = writeln!(text, "\nCPU baselines: {}.", cpus.join("; "));
+    text
+}
+
+/// The smallest size from which `kernel` is faster than the CPU end to end
+/// at every size of the sweep.
+pub fn pays_off_from(report: &Report, kernel: &str) -> Option<String> {
+    let mut rows: Vec<&Row> = report
+        .results
+        .iter()
+        .filter(|row| row.kernel == kernel && row.vs_cpu_end_to_end.is_some())
+        .collect();
+    rows.sort_by(|a, b| a.size.side().total_cmp(&b.size.side()));
+    let from = rows
+        .iter()
+        .rposition(|row| row.vs_cpu_end_to_end.is_some_and(|ratio| ratio < 1.0))
+        .map_or(0, |last_loss| last_loss + 1);
+    rows.get(from).map(|row| row.size.to_string())
 }

@@ -19,9 +19,10 @@ use rand::{SeedableRng, rngs::SmallRng};
 
 use self::ceilings::Hardware;
 use self::inputs::{Rotation, copies};
-use self::json::{FamilySummary, KernelSummary, Op, Report, Role, Row, Size};
+use self::json::{Copies, FamilySummary, KernelSummary, Op, Report, Role, Row, Size, Trip};
 use self::roofline::{Roof, intensity, per_second_g, ratio_to_baseline};
 use crate::atomic::{self, Pending};
+use crate::backend::{Backend, Transfer};
 use crate::blas::Blas;
 use crate::console::{self, say};
 use crate::device::Gpu;
@@ -30,7 +31,8 @@ use crate::families::{self, Visitor};
 use crate::family::{Family, Shape, Tools, Work};
 use crate::interrupt;
 use crate::suite::Plan;
-use crate::timing::gpu_median_ms;
+use crate::suite::cpu_runs;
+use crate::timing::{gpu_median_ms, wall_median_ms};
 
 /// Where the report goes.
 #[derive(Clone, Debug, Default)]
@@ -65,7 +67,8 @@ fn describe(plan: &Plan, with_blas: bool, with_twins: bool) -> (usize, String) {
                 .count();
             let shapes = self.plan.sizes.shapes::<F>();
             let twins = if self.with_twins { kernels.len() } else { 0 };
-            self.count += shapes.len() * (kernels.len() + twins + baselines);
+            // Per size: each kernel, twin and baseline, and the trip.
+            self.count += shapes.len() * (kernels.len() + twins + baselines + 1);
             let sizes: Vec<String> = shapes.iter().map(Shape::short).collect();
             let family = format!("{} {}", F::NAME, sizes.join(", "));
             if !self.families.contains(&family) {
@@ -211,6 +214,7 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize, seed: u64) -> Result<(
         bar: &bar,
         rng,
         measured: Vec::new(),
+        trips: Vec::new(),
         visited: 0,
         families: Vec::new(),
         kernels: Vec::new(),
@@ -231,10 +235,15 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize, seed: u64) -> Result<(
         },
         families: sweep.families,
         kernels: sweep.kernels,
-        results: rows(&sweep.measured, roofline.roof()),
+        results: rows(&sweep.measured, roofline.roof(), &sweep.trips),
+        trips: sweep.trips,
     };
     // The reports are written even when the table cannot be printed.
-    let printed = console::print(format_args!("{}", table::results(&report.results)));
+    let printed = console::print(format_args!(
+        "{}\n{}",
+        table::results(&report.results),
+        table::trips(&report)
+    ));
     outputs.write(&report)?;
     printed
 }
@@ -265,8 +274,9 @@ struct Measurement {
 }
 
 /// The report's rows: grouped by family, kernels before baselines, each in
-/// teaching order, sizes in the order given.
-fn rows(measured: &[Measurement], roof: Roof) -> Vec<Row> {
+/// teaching order, sizes in the order given; each kernel set against its
+/// problem's trip.
+fn rows(measured: &[Measurement], roof: Roof, trips: &[Trip]) -> Vec<Row> {
     let mut measured: Vec<&Measurement> = measured.iter().collect();
     measured.sort_by_key(|m| m.order);
     measured
@@ -280,6 +290,12 @@ fn rows(measured: &[Measurement], roof: Roof) -> Vec<Row> {
             });
             let Work { op, ops, bytes, .. } = m.work;
             let intensity = intensity(ops, bytes);
+            let trip = trips
+                .iter()
+                .find(|trip| trip.family == m.family && trip.size == m.size)
+                .filter(|_| m.order.1 == Role::Kernel);
+            let end_to_end_ms =
+                trip.map(|trip| trip.to_gpu.pinned_ms + m.median_ms + trip.from_gpu.pinned_ms);
             Row {
                 family: m.family,
                 kernel: m.kernel,
@@ -298,6 +314,9 @@ fn rows(measured: &[Measurement], roof: Roof) -> Vec<Row> {
                 ratio_to_baseline: baseline_ms.map(|b| ratio_to_baseline(b, m.median_ms)),
                 twin_median_ms: m.twin_ms,
                 vs_cuda_cpp: m.twin_ms.map(|twin| twin / m.median_ms),
+                end_to_end_ms,
+                vs_cpu: trip.map(|trip| trip.cpu_ms / m.median_ms),
+                vs_cpu_end_to_end: trip.zip(end_to_end_ms).map(|(trip, ms)| trip.cpu_ms / ms),
             }
         })
         .collect()
@@ -314,6 +333,7 @@ struct Sweep<'a> {
     bar: &'a ProgressBar,
     rng: SmallRng,
     measured: Vec<Measurement>,
+    trips: Vec<Trip>,
     /// Families visited so far, which orders the rows.
     visited: usize,
     families: Vec<FamilySummary>,
@@ -321,6 +341,43 @@ struct Sweep<'a> {
 }
 
 impl Sweep<'_> {
+    /// The copies of the problem `shape` to the GPU and back, and the CPU
+    /// baseline on its `inputs`, timed.
+    fn trip<F: Family>(&self, shape: F::Shape, inputs: &F::Inputs, work: Work) -> Result<Trip> {
+        interrupt::check()?;
+        self.bar.set_message(format!("copies and CPU at {shape}"));
+        let copies = |bytes: f64, to_device: bool| -> Result<Copies> {
+            let time = |pinned| -> Result<f64> {
+                let transfer = Transfer { to_device, pinned };
+                let ms = self
+                    .tools
+                    .gpu
+                    .transfer_ms(bytes as usize, transfer, self.plan.runs)?;
+                Ok(ms.expect("a GPU copies"))
+            };
+            Ok(Copies {
+                bytes,
+                pinned_ms: time(true)?,
+                pageable_ms: time(false)?,
+            })
+        };
+        let cpu_ms = wall_median_ms(cpu_runs(self.plan.runs), || {
+            std::hint::black_box(F::cpu(shape, inputs));
+            Ok(())
+        })?;
+        let trip = Trip {
+            family: F::NAME,
+            size: Size::of(&shape),
+            to_gpu: copies(work.bytes - work.output_bytes, true)?,
+            from_gpu: copies(work.output_bytes, false)?,
+            cpu: F::CPU,
+            cpu_threads: rayon::current_num_threads(),
+            cpu_ms,
+        };
+        self.bar.inc(1);
+        Ok(trip)
+    }
+
     /// The median time of `launch`, shown on the progress bar meanwhile.
     fn time(&self, name: &str, size: &Size, launch: impl FnMut() -> Result<()>) -> Result<f64> {
         interrupt::check()?;
@@ -368,6 +425,7 @@ impl Visitor for Sweep<'_> {
             let size = Size::of(&shape);
             let work = F::work(shape);
             let inputs = F::inputs(shape, &mut self.rng)?;
+            self.trips.push(self.trip::<F>(shape, &inputs, work)?);
             let count = copies(work.bytes as usize, self.l2_bytes);
             let mut sets = Rotation::build(count, || F::upload(gpu, shape, &inputs))?;
             for (index, &kernel) in kernels.iter().enumerate() {
@@ -642,6 +700,37 @@ mod tests {
             bound,
             square_axis,
         };
+        // Copies at 55 GB/s pinned and 8 pageable; a CPU that does 550
+        // GFLOP/s of matmul, moves 108 GB/s in gemv and 9 G window adds a
+        // second in the blur.
+        let mut trips: Vec<Trip> = Vec::new();
+        for m in measured.iter().filter(|m| m.order.1 == Role::Kernel) {
+            if trips
+                .iter()
+                .any(|t| t.family == m.family && t.size == m.size)
+            {
+                continue;
+            }
+            let copies = |bytes: f64| Copies {
+                bytes,
+                pinned_ms: bytes / 55e6,
+                pageable_ms: bytes / 8e6,
+            };
+            let cpu_ms = match m.family {
+                "matmul" => m.work.ops / 550e6,
+                "gemv" => m.work.bytes / 108e6,
+                _ => m.work.ops / 9e6,
+            };
+            trips.push(Trip {
+                family: m.family,
+                size: m.size.clone(),
+                to_gpu: copies(m.work.bytes - m.work.output_bytes),
+                from_gpu: copies(m.work.output_bytes),
+                cpu: "sample",
+                cpu_threads: 16,
+                cpu_ms,
+            });
+        }
         Report {
             schema_version: 2,
             device: Device {
@@ -665,7 +754,8 @@ mod tests {
                 summary("blur", Bound::Memory, "n (the image is n×n pixels)"),
             ],
             kernels: Vec::new(),
-            results: rows(&measured, roofline.roof()),
+            results: rows(&measured, roofline.roof(), &trips),
+            trips,
         }
     }
 
@@ -707,12 +797,16 @@ mod tests {
     fn the_markdown_shows_each_family_at_its_largest_size_then_every_row() {
         let report = sample_report();
         let text = markdown::render(&report);
-        let (largest, every) = text.split_once("<details>").unwrap();
+        let (largest, rest) = text.split_once("\nThe whole trip").unwrap();
+        let (trip, every) = rest.split_once("<details>").unwrap();
         let rows = |text: &str| text.lines().filter(|line| line.starts_with("| `")).count();
         // Four matmul rows at 8192³, six gemv kernels and four cuBLAS gemvs
         // at 16384², two blurs and a copy at 8192².
         assert_eq!(rows(largest), 4 + 10 + 3);
         assert_eq!(rows(every), report.results.len());
+        // The eleven kernels, each beside its trip; baselines have none.
+        assert_eq!(rows(trip), 3 + 6 + 2, "{trip}");
+        assert!(trip.contains("| never, in this sweep |"), "{trip}");
         assert!(
             largest.contains("| `matmul_naive` | 8192×8192×8192 |"),
             "{largest}"
@@ -720,6 +814,28 @@ mod tests {
         assert!(largest.contains("× `cublas_sgemm` |"), "{largest}");
         assert!(text.contains("random inputs from seed 21"));
         assert!(text.contains("**2.95 TB/s** (theoretical 3.35)"), "{text}");
+    }
+
+    #[test]
+    fn matmul_wins_back_its_copies_and_gemv_does_not() {
+        let report = sample_report();
+        // The sample's matmul beats the CPU end to end from the smallest
+        // size; its gemv never does, since copying A takes longer than the
+        // CPU takes to read it.
+        assert_eq!(
+            markdown::pays_off_from(&report, "matmul_tiled_32").as_deref(),
+            Some("512×512×512")
+        );
+        assert_eq!(markdown::pays_off_from(&report, "gemv_col_major_f32"), None);
+        let gemv = report
+            .results
+            .iter()
+            .find(|row| row.kernel == "gemv_col_major_f32")
+            .unwrap();
+        assert!(gemv.vs_cpu.unwrap() > 1.0 && gemv.vs_cpu_end_to_end.unwrap() < 1.0);
+        let printed = table::trips(&report);
+        assert!(printed.contains("gemv_col_major_f32 pays off from never, in this sweep"));
+        assert!(printed.contains("matmul_tiled_32 pays off from 512×512×512"));
     }
 
     #[test]
@@ -751,7 +867,13 @@ mod tests {
         let names: Vec<&str> = plots.iter().map(|(name, _)| name.as_str()).collect();
         assert_eq!(
             names,
-            ["roofline.svg", "matmul.svg", "gemv.svg", "blur.svg"]
+            [
+                "roofline.svg",
+                "matmul.svg",
+                "gemv.svg",
+                "blur.svg",
+                "vs-cpu.svg"
+            ]
         );
         for (name, svg) in plots {
             assert!(
@@ -764,7 +886,7 @@ mod tests {
                 "{name}"
             );
             assert!(!svg.contains("NaN") && !svg.contains("inf"), "{name}");
-            if name != "roofline.svg" {
+            if name != "roofline.svg" && name != "vs-cpu.svg" {
                 assert!(svg.contains("(CUDA C++)"), "{name} draws no twin");
             }
         }

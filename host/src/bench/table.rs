@@ -1,7 +1,8 @@
 //! What `locality bench` prints: the ceilings, then one row per kernel and
 //! size.
 
-use super::json::{Ceilings, ComputeSource, Roofline, Row};
+use super::json::{Ceilings, ComputeSource, Report, Roofline, Row};
+use super::markdown::pays_off_from;
 use crate::report::aligned;
 
 /// A rate given in G/s, shown in G or T.
@@ -100,6 +101,68 @@ pub fn results(rows: &[Row]) -> String {
          (for a copy: of the copy bandwidth) · C++ ms: the kernel's CUDA C++ twin, same \
          inputs, same run · vs C++: twin time / kernel time, above 1 the Rust kernel is \
          faster · vs baseline: baseline time / kernel time, above 1 the kernel is faster\n",
+    );
+    table
+}
+
+/// One line per kernel and size: the trip to the GPU and back against the
+/// CPU baseline, and the size from which the GPU pays off end to end.
+pub fn trips(report: &Report) -> String {
+    let header = [
+        "kernel",
+        "size",
+        "to GPU ms",
+        "kernel ms",
+        "from GPU ms",
+        "end to end ms",
+        "CPU ms",
+        "vs CPU",
+        "end to end",
+    ];
+    let cells: Vec<Vec<String>> = report
+        .results
+        .iter()
+        .filter_map(|row| {
+            let trip = report
+                .trips
+                .iter()
+                .find(|trip| trip.family == row.family && trip.size == row.size)?;
+            Some(vec![
+                row.kernel.to_string(),
+                row.size.to_string(),
+                format!(
+                    "{:.3} ({:.3})",
+                    trip.to_gpu.pinned_ms, trip.to_gpu.pageable_ms
+                ),
+                format!("{:.4}", row.median_ms),
+                format!(
+                    "{:.3} ({:.3})",
+                    trip.from_gpu.pinned_ms, trip.from_gpu.pageable_ms
+                ),
+                format!("{:.3}", row.end_to_end_ms?),
+                format!("{:.3}", trip.cpu_ms),
+                format!("{:.1}×", row.vs_cpu?),
+                format!("{:.2}×", row.vs_cpu_end_to_end?),
+            ])
+        })
+        .collect();
+    let mut table = aligned(&header, &cells, |column| column < 2);
+    let mut kernels: Vec<&str> = report.results.iter().map(|row| row.kernel).collect();
+    kernels.dedup();
+    for kernel in kernels {
+        if report
+            .results
+            .iter()
+            .any(|row| row.kernel == kernel && row.vs_cpu.is_some())
+        {
+            let from =
+                pays_off_from(report, kernel).unwrap_or_else(|| "never, in this sweep".into());
+            table.push_str(&format!("{kernel} pays off from {from}\n"));
+        }
+    }
+    table.push_str(
+        "copies from pinned host memory (pageable in brackets) · end to end: copy in + kernel + \
+         copy out, pinned · vs CPU: CPU baseline time / GPU time\n",
     );
     table
 }
