@@ -117,4 +117,18 @@ fn every_cpu_baseline_agrees_with_the_reference() {
         }
     }
     families::visit(&mut Check(SmallRng::seed_from_u64(seed()))).unwrap();
+    // The blur's running sums at the largest radius, where a window holds
+    // 4095² samples.
+    let shape = BlurShape::new(5, 3, 2, gpu::blur::MAX_RADIUS);
+    let case = Case::<Emulator, Blur>::new(&Emulator, shape, &mut SmallRng::seed_from_u64(seed()))
+        .unwrap();
+    assert!(
+        case.cpu(Runs {
+            warmup: 0,
+            timed: 1
+        })
+        .unwrap()
+        .comparison
+        .passed()
+    );
 }

@@ -42,6 +42,9 @@ pub struct Report {
 #[derive(Clone, Debug, Serialize)]
 pub struct Trip {
     pub family: &'static str,
+    /// The kernels this problem is theirs (gemv's f32 and f64 kernels share
+    /// a family but not their problems).
+    pub kernels: Vec<&'static str>,
     pub size: Size,
     /// The inputs, host to GPU.
     pub to_gpu: Copies,

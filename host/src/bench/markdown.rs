@@ -121,7 +121,7 @@ fn whole_trip(report: &Report, rows: &[&Row]) -> String {
         let Some(trip) = report
             .trips
             .iter()
-            .find(|trip| trip.family == row.family && trip.size == row.size)
+            .find(|trip| trip.kernels.contains(&row.kernel) && trip.size == row.size)
         else {
             continue;
         };

@@ -14,6 +14,7 @@ use std::fs;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
+use gpu::runtime::Kernel;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::{SeedableRng, rngs::SmallRng};
 
@@ -292,8 +293,7 @@ fn rows(measured: &[Measurement], roof: Roof, trips: &[Trip]) -> Vec<Row> {
             let intensity = intensity(ops, bytes);
             let trip = trips
                 .iter()
-                .find(|trip| trip.family == m.family && trip.size == m.size)
-                .filter(|_| m.order.1 == Role::Kernel);
+                .find(|trip| trip.kernels.contains(&m.kernel) && trip.size == m.size);
             let end_to_end_ms =
                 trip.map(|trip| trip.to_gpu.pinned_ms + m.median_ms + trip.from_gpu.pinned_ms);
             Row {
@@ -343,7 +343,13 @@ struct Sweep<'a> {
 impl Sweep<'_> {
     /// The copies of the problem `shape` to the GPU and back, and the CPU
     /// baseline on its `inputs`, timed.
-    fn trip<F: Family>(&self, shape: F::Shape, inputs: &F::Inputs, work: Work) -> Result<Trip> {
+    fn trip<F: Family>(
+        &self,
+        shape: F::Shape,
+        inputs: &F::Inputs,
+        work: Work,
+        kernels: &[&Kernel<F::Args, F::Problem>],
+    ) -> Result<Trip> {
         interrupt::check()?;
         self.bar.set_message(format!("copies and CPU at {shape}"));
         let copies = |bytes: f64, to_device: bool| -> Result<Copies> {
@@ -367,6 +373,7 @@ impl Sweep<'_> {
         })?;
         let trip = Trip {
             family: F::NAME,
+            kernels: kernels.iter().map(|kernel| kernel.name).collect(),
             size: Size::of(&shape),
             to_gpu: copies(work.bytes - work.output_bytes, true)?,
             from_gpu: copies(work.output_bytes, false)?,
@@ -425,7 +432,8 @@ impl Visitor for Sweep<'_> {
             let size = Size::of(&shape);
             let work = F::work(shape);
             let inputs = F::inputs(shape, &mut self.rng)?;
-            self.trips.push(self.trip::<F>(shape, &inputs, work)?);
+            self.trips
+                .push(self.trip::<F>(shape, &inputs, work, &kernels)?);
             let count = copies(work.bytes as usize, self.l2_bytes);
             let mut sets = Rotation::build(count, || F::upload(gpu, shape, &inputs))?;
             for (index, &kernel) in kernels.iter().enumerate() {
@@ -705,10 +713,13 @@ mod tests {
         // second in the blur.
         let mut trips: Vec<Trip> = Vec::new();
         for m in measured.iter().filter(|m| m.order.1 == Role::Kernel) {
-            if trips
-                .iter()
-                .any(|t| t.family == m.family && t.size == m.size)
+            // One problem per family, size and bytes: gemv's f32 and f64.
+            let bytes = m.work.bytes - m.work.output_bytes;
+            if let Some(trip) = trips
+                .iter_mut()
+                .find(|t| t.family == m.family && t.size == m.size && t.to_gpu.bytes == bytes)
             {
+                trip.kernels.push(m.kernel);
                 continue;
             }
             let copies = |bytes: f64| Copies {
@@ -723,8 +734,9 @@ mod tests {
             };
             trips.push(Trip {
                 family: m.family,
+                kernels: vec![m.kernel],
                 size: m.size.clone(),
-                to_gpu: copies(m.work.bytes - m.work.output_bytes),
+                to_gpu: copies(bytes),
                 from_gpu: copies(m.work.output_bytes),
                 cpu: "sample",
                 cpu_threads: 16,
@@ -833,6 +845,18 @@ mod tests {
             .find(|row| row.kernel == "gemv_col_major_f32")
             .unwrap();
         assert!(gemv.vs_cpu.unwrap() > 1.0 && gemv.vs_cpu_end_to_end.unwrap() < 1.0);
+        let row = |kernel| {
+            report
+                .results
+                .iter()
+                .rfind(|row| row.kernel == kernel)
+                .unwrap()
+        };
+        // f64 moves twice the bytes of f32: their trips are their own.
+        assert!(
+            row("gemv_col_major_f64").end_to_end_ms.unwrap()
+                > 1.5 * row("gemv_col_major_f32").end_to_end_ms.unwrap()
+        );
         let printed = table::trips(&report);
         assert!(printed.contains("gemv_col_major_f32 pays off from never, in this sweep"));
         assert!(printed.contains("matmul_tiled_32 pays off from 512×512×512"));

@@ -126,7 +126,7 @@ pub fn trips(report: &Report) -> String {
             let trip = report
                 .trips
                 .iter()
-                .find(|trip| trip.family == row.family && trip.size == row.size)?;
+                .find(|trip| trip.kernels.contains(&row.kernel) && trip.size == row.size)?;
             Some(vec![
                 row.kernel.to_string(),
                 row.size.to_string(),
