@@ -193,6 +193,19 @@ pub fn traffic(rows: &[Row]) -> String {
     table
 }
 
+/// The columns of a table of whole trips, here and in the bench.
+pub const WHOLE_TRIP: [&str; 9] = [
+    "kernel",
+    "size",
+    "to GPU ms",
+    "kernel ms",
+    "from GPU ms",
+    "end to end ms",
+    "CPU ms",
+    "vs CPU: kernel",
+    "end to end",
+];
+
 /// One line per kernel: the trip to the GPU and back against the CPU
 /// baseline on the same inputs, answering "how much faster than the CPU,
 /// counting the copies?"; without a GPU, the CPU baseline alone.
@@ -223,17 +236,7 @@ pub fn whole(rows: &[Row]) -> String {
         );
         return table;
     }
-    let header = [
-        "kernel",
-        "size",
-        "to GPU ms",
-        "kernel ms",
-        "from GPU ms",
-        "end to end ms",
-        "CPU ms",
-        "vs CPU: kernel",
-        "end to end",
-    ];
+    let header = WHOLE_TRIP;
     let copies = |copies: Option<Copies>| {
         copies.map_or("-".to_string(), |copies| {
             format!("{:.3} ({:.3})", copies.pinned_ms, copies.pageable_ms)

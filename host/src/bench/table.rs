@@ -3,7 +3,7 @@
 
 use super::json::{Ceilings, ComputeSource, Report, Roofline, Row};
 use super::markdown::pays_off_from;
-use crate::report::aligned;
+use crate::report::{WHOLE_TRIP, aligned};
 
 /// A rate given in G/s, shown in G or T.
 fn rate(giga: f64, unit: &str) -> String {
@@ -108,17 +108,7 @@ pub fn results(rows: &[Row]) -> String {
 /// One line per kernel and size: the trip to the GPU and back against the
 /// CPU baseline, and the size from which the GPU pays off end to end.
 pub fn trips(report: &Report) -> String {
-    let header = [
-        "kernel",
-        "size",
-        "to GPU ms",
-        "kernel ms",
-        "from GPU ms",
-        "end to end ms",
-        "CPU ms",
-        "vs CPU",
-        "end to end",
-    ];
+    let header = WHOLE_TRIP;
     let cells: Vec<Vec<String>> = report
         .results
         .iter()
