@@ -21,7 +21,7 @@ use crate::emulator::Emulator;
 use crate::error::{Error, Result};
 use crate::families::blur::{Blur, BlurShape};
 use crate::family::{Family, Target};
-use crate::suite::{WorkLimit, available_host_memory};
+use crate::suite::{WorkLimit, available_host_memory, check_host_memory};
 use crate::timing::Runs;
 
 /// What to blur, with what, and where the result goes.
@@ -125,14 +125,7 @@ fn blur_on<B: Backend>(
         ),
     };
     let work = Blur::work(shape);
-    if work.ops > limit.ops {
-        return Err(Error::TooMuchWork {
-            what: format!("the blur of a {shape} picture"),
-            ops: work.ops,
-            limit: limit.ops,
-            because: limit.because,
-        });
-    }
+    limit.check(|| format!("the blur of a {shape} picture"), work)?;
     let expected = Blur::reference(shape, samples);
     let mut buffers = Blur::upload(backend, shape, samples)?;
     let mut check = |poison: Option<u8>| -> Result<crate::verify::Comparison> {
@@ -191,15 +184,11 @@ fn read(path: &Path) -> Result<Picture> {
     let channels = color.channel_count();
     let shape = BlurShape::new(width as usize, height as usize, channels.into(), 0);
     shape.checked_len()?;
-    let needed = Blur::host_bytes(shape);
-    let available = available_host_memory();
-    if needed > available as f64 {
-        return Err(Error::NotEnoughHostMemory {
-            what: format!("{} ({width}×{height}×{channels})", path.display()),
-            bytes: needed as u64,
-            available,
-        });
-    }
+    check_host_memory(
+        || format!("{} ({width}×{height}×{channels})", path.display()),
+        Blur::host_bytes(shape),
+        available_host_memory(),
+    )?;
     let image = DynamicImage::from_decoder(decoder).map_err(unreadable)?;
     let image = eight_bits(image, color)?;
     say!(

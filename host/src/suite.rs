@@ -49,6 +49,33 @@ impl WorkLimit {
         ops: (1u64 << 46) as f64,
         because: "every kernel and baseline runs 23 times or more at each size",
     };
+
+    /// Rejects `work`, called `what` in the error, when it is more than
+    /// this limit.
+    pub fn check(&self, what: impl FnOnce() -> String, work: Work) -> Result<()> {
+        if work.ops > self.ops {
+            return Err(Error::TooMuchWork {
+                what: what(),
+                ops: work.ops,
+                limit: self.ops,
+                because: self.because,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Rejects `bytes` of host memory, needed by `what`, when more than
+/// `available` are.
+pub fn check_host_memory(what: impl FnOnce() -> String, bytes: f64, available: u64) -> Result<()> {
+    if bytes > available as f64 {
+        return Err(Error::NotEnoughHostMemory {
+            what: what(),
+            bytes: bytes as u64,
+            available,
+        });
+    }
+    Ok(())
 }
 
 impl Plan {
@@ -65,15 +92,7 @@ impl Plan {
     /// Rejects a size whose run is more work than the plan's limit.
     fn check_work(&self) -> Result<()> {
         self.each_shape(&mut |family, shape, work, _| {
-            if work.ops > self.limit.ops {
-                return Err(Error::TooMuchWork {
-                    what: format!("{family} at {shape}"),
-                    ops: work.ops,
-                    limit: self.limit.ops,
-                    because: self.limit.because,
-                });
-            }
-            Ok(())
+            self.limit.check(|| format!("{family} at {shape}"), work)
         })
     }
 
@@ -81,14 +100,7 @@ impl Plan {
     /// `available` bytes.
     pub fn check_host_memory(&self, available: u64) -> Result<()> {
         self.each_shape(&mut |family, shape, _, bytes| {
-            if bytes > available as f64 {
-                return Err(Error::NotEnoughHostMemory {
-                    what: format!("{family} at {shape}"),
-                    bytes: bytes as u64,
-                    available,
-                });
-            }
-            Ok(())
+            check_host_memory(|| format!("{family} at {shape}"), bytes, available)
         })
     }
 
