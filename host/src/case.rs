@@ -18,6 +18,14 @@ pub struct CpuRun {
     pub comparison: Comparison,
 }
 
+/// The median wall-clock time of family `F`'s CPU baseline on `inputs`.
+pub fn cpu_ms<F: Family>(shape: F::Shape, inputs: &F::Inputs, runs: Runs) -> Result<f64> {
+    timing::wall_median_ms(runs, || {
+        std::hint::black_box(F::cpu(shape, inputs));
+        Ok(())
+    })
+}
+
 pub struct Case<B: Backend, F: Family> {
     pub shape: F::Shape,
     inputs: F::Inputs,
@@ -48,14 +56,9 @@ impl<B: Backend, F: Family> Case<B, F> {
     /// The family's CPU baseline on the case's inputs: every element
     /// checked against the reference, then timed by the wall clock.
     pub fn cpu(&self, runs: Runs) -> Result<CpuRun> {
-        let comparison = F::cpu(self.shape, &self.inputs).compare(&self.expected);
-        let median_ms = timing::wall_median_ms(runs, || {
-            std::hint::black_box(F::cpu(self.shape, &self.inputs));
-            Ok(())
-        })?;
         Ok(CpuRun {
-            median_ms,
-            comparison,
+            comparison: F::cpu(self.shape, &self.inputs).compare(&self.expected),
+            median_ms: cpu_ms::<F>(self.shape, &self.inputs, runs)?,
         })
     }
 

@@ -240,6 +240,25 @@ pub fn available_host_memory() -> u64 {
     }
 }
 
+/// The copies of `work`'s inputs to `backend` and of its outputs back, each
+/// timed from pinned and from pageable host memory; `None` where nothing is
+/// copied.
+pub fn copies<B: Backend>(backend: &B, work: Work, runs: Runs) -> Result<Option<(Copies, Copies)>> {
+    let time = |bytes: f64, to_device| -> Result<Option<Copies>> {
+        let ms = |pinned| backend.transfer_ms(bytes as usize, Transfer { to_device, pinned }, runs);
+        Ok(ms(true)?
+            .zip(ms(false)?)
+            .map(|(pinned_ms, pageable_ms)| Copies {
+                bytes,
+                pinned_ms,
+                pageable_ms,
+            }))
+    };
+    let to_gpu = time(work.bytes - work.output_bytes, true)?;
+    let from_gpu = time(work.output_bytes, false)?;
+    Ok(to_gpu.zip(from_gpu))
+}
+
 /// The CPU baseline's runs: the plan's, but at most 5 timed after one
 /// untimed, since at the default sizes one run takes up to a second.
 pub fn cpu_runs(runs: Runs) -> Runs {
@@ -289,23 +308,10 @@ impl<B: Backend, P: FnMut(&str, &str)> Visitor for Suite<'_, B, P> {
         for shape in self.plan.sizes.shapes::<F>() {
             let mut case = Case::<B, F>::new(backend, shape, self.rng)?;
             let work = F::work(shape);
-            let copies = |bytes: f64, to_device: bool| -> Result<Option<Copies>> {
-                let time = |pinned| {
-                    let transfer = Transfer { to_device, pinned };
-                    backend.transfer_ms(bytes as usize, transfer, self.plan.runs)
-                };
-                Ok(match (time(true)?, time(false)?) {
-                    (Some(pinned_ms), Some(pageable_ms)) => Some(Copies {
-                        bytes,
-                        pinned_ms,
-                        pageable_ms,
-                    }),
-                    _ => None,
-                })
-            };
+            let (to_gpu, from_gpu) = copies(backend, work, self.plan.runs)?.unzip();
             let whole = Whole {
-                to_gpu: copies(work.bytes - work.output_bytes, true)?,
-                from_gpu: copies(work.output_bytes, false)?,
+                to_gpu,
+                from_gpu,
                 cpu: case.cpu(cpu_runs(self.plan.runs))?,
                 cpu_name: F::CPU,
             };

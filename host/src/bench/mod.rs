@@ -20,20 +20,19 @@ use rand::{SeedableRng, rngs::SmallRng};
 
 use self::ceilings::Hardware;
 use self::inputs::{Rotation, copies};
-use self::json::{Copies, FamilySummary, KernelSummary, Op, Report, Role, Row, Size, Trip};
+use self::json::{FamilySummary, KernelSummary, Op, Report, Role, Row, Size, Trip};
 use self::roofline::{Roof, intensity, per_second_g, ratio_to_baseline};
 use crate::atomic::{self, Pending};
-use crate::backend::{Backend, Transfer};
 use crate::blas::Blas;
+use crate::case::cpu_ms;
 use crate::console::{self, say};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
 use crate::family::{Family, Shape, Tools, Work};
 use crate::interrupt;
-use crate::suite::Plan;
-use crate::suite::cpu_runs;
-use crate::timing::{gpu_median_ms, wall_median_ms};
+use crate::suite::{self, Plan, cpu_runs};
+use crate::timing::gpu_median_ms;
 
 /// Where the report goes.
 #[derive(Clone, Debug, Default)]
@@ -352,34 +351,17 @@ impl Sweep<'_> {
     ) -> Result<Trip> {
         interrupt::check()?;
         self.bar.set_message(format!("copies and CPU at {shape}"));
-        let copies = |bytes: f64, to_device: bool| -> Result<Copies> {
-            let time = |pinned| -> Result<f64> {
-                let transfer = Transfer { to_device, pinned };
-                let ms = self
-                    .tools
-                    .gpu
-                    .transfer_ms(bytes as usize, transfer, self.plan.runs)?;
-                Ok(ms.expect("a GPU copies"))
-            };
-            Ok(Copies {
-                bytes,
-                pinned_ms: time(true)?,
-                pageable_ms: time(false)?,
-            })
-        };
-        let cpu_ms = wall_median_ms(cpu_runs(self.plan.runs), || {
-            std::hint::black_box(F::cpu(shape, inputs));
-            Ok(())
-        })?;
+        let (to_gpu, from_gpu) =
+            suite::copies(self.tools.gpu, work, self.plan.runs)?.expect("a GPU copies");
         let trip = Trip {
             family: F::NAME,
             kernels: kernels.iter().map(|kernel| kernel.name).collect(),
             size: Size::of(&shape),
-            to_gpu: copies(work.bytes - work.output_bytes, true)?,
-            from_gpu: copies(work.output_bytes, false)?,
+            to_gpu,
+            from_gpu,
             cpu: F::CPU,
             cpu_threads: rayon::current_num_threads(),
-            cpu_ms,
+            cpu_ms: cpu_ms::<F>(shape, inputs, cpu_runs(self.plan.runs))?,
         };
         self.bar.inc(1);
         Ok(trip)
@@ -502,7 +484,7 @@ impl Visitor for Sweep<'_> {
 mod tests {
     use approx::assert_relative_eq;
 
-    use super::json::{Bound, Ceilings, ComputeSource, Device, Roofline, Runs};
+    use super::json::{Bound, Ceilings, ComputeSource, Copies, Device, Roofline, Runs};
     use super::*;
     use crate::families::blur::{BlurShape, DEVICE_COPY};
     use crate::families::gemv::GemvShape;
