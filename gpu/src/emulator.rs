@@ -476,34 +476,30 @@ struct Current<'a> {
     fault: &'a RefCell<Option<Fault>>,
     /// The thread's memory accesses since the last barrier, when the launch
     /// counts its traffic.
-    accesses: Option<RefCell<Accesses>>,
+    accesses: Option<RefCell<Vec<Record>>>,
 }
 
-/// One thread's memory accesses since the last barrier.
-#[derive(Default)]
-struct Accesses {
-    records: Vec<Record>,
-}
-
-impl Accesses {
-    /// Records an access from `site` of `size` bytes at `offset` in `space`.
+impl Current<'_> {
+    /// Records an access from `site` of `size` bytes at `offset` in `space`,
+    /// when the launch counts its traffic.
     fn record(
-        &mut self,
+        &self,
         site: &'static Location<'static>,
         kind: AccessKind,
         space: Space,
         offset: u64,
         size: u32,
-        lane: u32,
     ) {
-        self.records.push(Record {
-            site: std::ptr::from_ref(site) as usize,
-            kind,
-            space,
-            offset,
-            size,
-            lane,
-        });
+        if let Some(accesses) = &self.accesses {
+            accesses.borrow_mut().push(Record {
+                site: std::ptr::from_ref(site) as usize,
+                kind,
+                space,
+                offset,
+                size,
+                lane: self.linear % 32,
+            });
+        }
     }
 }
 
@@ -675,8 +671,7 @@ fn round_traffic(threads: &[Current<'_>]) -> Traffic {
         let mut records = Vec::new();
         for thread in warp {
             if let Some(accesses) = &thread.accesses {
-                let mut accesses = accesses.borrow_mut();
-                records.append(&mut accesses.records);
+                records.append(&mut accesses.borrow_mut());
             }
         }
         if !records.is_empty() {
@@ -753,16 +748,7 @@ pub(crate) fn shared_access(
             size as u32,
             kind,
         )?;
-        if let Some(accesses) = &current.accesses {
-            accesses.borrow_mut().record(
-                site,
-                kind,
-                Space::Shared,
-                offset as u64,
-                size as u32,
-                current.linear % 32,
-            );
-        }
+        current.record(site, kind, Space::Shared, offset as u64, size as u32);
         Ok(())
     });
     if let Err(fault) = checked {
@@ -785,19 +771,18 @@ pub(crate) struct GlobalAccess {
 /// `len` elements, made at `site`.
 pub(crate) fn global_access(access: GlobalAccess, site: &'static Location<'static>) {
     let thread = with_current(|current| {
-        if let Some(accesses) = &current.accesses
-            && access.index < access.len
-        {
-            accesses.borrow_mut().record(
+        if access.index < access.len {
+            let space = Space::Global {
+                base: access.base,
+                buffer: access.buffer,
+            };
+            let offset = (access.index * access.element_bytes) as u64;
+            current.record(
                 site,
                 access.kind,
-                Space::Global {
-                    base: access.base,
-                    buffer: access.buffer,
-                },
-                (access.index * access.element_bytes) as u64,
+                space,
+                offset,
                 access.element_bytes as u32,
-                current.linear % 32,
             );
         }
         current.thread

@@ -98,7 +98,7 @@ impl AddAssign for Traffic {
 
 /// Which memory an access went to: a global buffer (by its base address) or
 /// the block's shared memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Space {
     Global { base: usize, buffer: &'static str },
     Shared,
