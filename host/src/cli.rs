@@ -223,7 +223,7 @@ impl<const SWEEP: bool> FamilySizes<SWEEP> {
 
     /// Whether any family's size was given.
     fn any_given(&self) -> bool {
-        !self.sizes(Target::Gpu).given_families().is_empty()
+        self.sizes(Target::Gpu).any_given()
     }
 
     fn sizes(&self, target: Target) -> Sizes {

@@ -260,9 +260,9 @@ impl Sizes {
         }
     }
 
-    /// The families whose sizes were given.
-    pub fn given_families(&self) -> Vec<&str> {
-        self.given.keys().map(String::as_str).collect()
+    /// Whether any family's sizes were given.
+    pub fn any_given(&self) -> bool {
+        !self.given.is_empty()
     }
 
     /// The shapes family `F` runs at.
