@@ -14,9 +14,19 @@
 //! in which barrier interval ("epoch"), so a race is found whatever order
 //! the emulator happens to run the threads in.
 //!
+//! A warp's shuffle is a rendezvous too, of the lanes its mask names: a lane
+//! that reaches one waits, like at a barrier, until every live thread of the
+//! block waits somewhere; then each shuffle whose lanes all wait at it with
+//! the same mask exchanges their values, and they go on. A mask that names a
+//! lane that is not there, has returned or waits elsewhere, or a lane that
+//! reads one outside the mask, would leave the value undefined on the GPU:
+//! here it is a diagnostic. (CUDA lets a mask name a returned lane as long as
+//! no lane reads it; the emulator holds kernels to the stricter rule.)
+//!
 //! Global memory is the host's own, seen through the runtime's views: every
-//! access is checked against its buffer's length, so that an index past the
-//! end is reported, never read or written.
+//! access is checked against its buffer's length, and a vector access
+//! against its alignment too, so that an index past the end is reported,
+//! never read or written.
 //!
 //! Nothing a kernel does stops the process: a launch beyond CUDA's limits is
 //! refused before any thread runs, a thread that calls into the runtime more
@@ -90,6 +100,29 @@ pub struct Access {
     pub kind: AccessKind,
 }
 
+/// Where a lane named in a shuffle's mask is instead, or what else is wrong
+/// with the shuffle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneProblem {
+    /// The block has no thread in that lane: its last warp is partial.
+    NotInBlock,
+    /// The lane's thread has returned.
+    Returned,
+    /// The lane waits at a barrier.
+    AtBarrier(&'static Location<'static>),
+    /// The lane waits at another shuffle, or at the same one with another
+    /// mask, or on another pass (`passed` shuffles before it).
+    AtShuffle {
+        site: &'static Location<'static>,
+        mask: u32,
+        passed: u32,
+    },
+    /// The shuffling lane is not in its own mask.
+    CallerNotInMask,
+    /// The lane the shuffle reads from is not in the mask.
+    SourceNotInMask,
+}
+
 /// A thread waiting at a barrier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Waiter {
@@ -128,6 +161,22 @@ pub enum Fault {
         buffer: &'static str,
         index: usize,
         len: usize,
+    },
+    /// A vector access of `bytes` at an element index that is not a
+    /// multiple of its width: on the GPU, a misaligned address.
+    GlobalMisaligned {
+        thread: Dim3,
+        buffer: &'static str,
+        index: usize,
+        bytes: usize,
+    },
+    /// A shuffle whose mask names `lane` wrongly (see [`LaneProblem`]).
+    BadShuffle {
+        thread: Dim3,
+        site: &'static Location<'static>,
+        mask: u32,
+        lane: u32,
+        problem: LaneProblem,
     },
     /// The kernel panicked (an overflow, a division by zero, ...).
     Panic { thread: Dim3, message: String },
@@ -224,6 +273,62 @@ impl fmt::Display for Fault {
                 thread(*t),
                 verb(*kind)
             ),
+            Self::GlobalMisaligned {
+                thread: t,
+                buffer,
+                index,
+                bytes,
+            } => write!(
+                f,
+                "{} read {bytes} bytes of {buffer} at element {index}, not a multiple of \
+                 {bytes} bytes from the buffer's start: a misaligned address on the GPU",
+                thread(*t)
+            ),
+            Self::BadShuffle {
+                thread: t,
+                site,
+                mask,
+                lane,
+                problem,
+            } => {
+                write!(
+                    f,
+                    "{} shuffles at {site} with mask {mask:#010x}, ",
+                    thread(*t)
+                )?;
+                match problem {
+                    LaneProblem::NotInBlock => write!(
+                        f,
+                        "which names lane {lane}, but its warp has no thread there"
+                    ),
+                    LaneProblem::Returned => {
+                        write!(f, "which names lane {lane}, whose thread has returned")
+                    }
+                    LaneProblem::AtBarrier(barrier) => write!(
+                        f,
+                        "which names lane {lane}, but that lane waits at the sync_threads at \
+                         {barrier}: every lane of the mask must reach the same shuffle"
+                    ),
+                    LaneProblem::AtShuffle {
+                        site: other,
+                        mask: other_mask,
+                        passed,
+                    } => write!(
+                        f,
+                        "which names lane {lane}, but that lane waits at the shuffle at \
+                         {other} with mask {other_mask:#010x} (its shuffle #{}): every lane \
+                         of the mask must reach the same shuffle with the same mask",
+                        passed + 1
+                    ),
+                    LaneProblem::CallerNotInMask => {
+                        write!(f, "which leaves out its own lane {lane}")
+                    }
+                    LaneProblem::SourceNotInMask => write!(
+                        f,
+                        "and reads lane {lane}, which the mask leaves out: an undefined value"
+                    ),
+                }
+            }
             Self::Panic { thread: t, message } => write!(f, "{} panicked: {message}", thread(*t)),
             Self::DidNotFinish { thread: t, steps } => write!(
                 f,
@@ -472,7 +577,9 @@ struct Current<'a> {
     thread: Dim3,
     linear: u32,
     memory: &'a RefCell<SharedMemory>,
-    yielder: Cell<*const Yielder<(), &'static Location<'static>>>,
+    yielder: Cell<*const Yielder<(), Wait>>,
+    /// The value the thread's last shuffle returned.
+    shuffled: Cell<u64>,
     fault: &'a RefCell<Option<Fault>>,
     /// The thread's memory accesses since the last barrier, when the launch
     /// counts its traffic.
@@ -570,6 +677,7 @@ fn run_block(
             linear,
             memory,
             yielder: Cell::new(std::ptr::null()),
+            shuffled: Cell::new(0),
             fault: &fault,
             accesses: counting.then(RefCell::default),
         })
@@ -577,7 +685,44 @@ fn run_block(
     schedule(&threads, kernel, &fault)
 }
 
-type Thread = Coroutine<(), &'static Location<'static>, (), DefaultStack>;
+/// What a thread waits at when it gives the OS thread back.
+#[derive(Clone, Copy)]
+enum Wait {
+    Barrier(&'static Location<'static>),
+    Shuffle(ShuffleCall),
+}
+
+/// A lane waiting at a shuffle, with its value.
+#[derive(Clone, Copy)]
+struct ShuffleCall {
+    site: &'static Location<'static>,
+    kind: ShuffleKind,
+    mask: u32,
+    bits: u64,
+}
+
+/// Which lane a shuffle reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ShuffleKind {
+    /// `lane ^ lane_mask`.
+    Xor(u32),
+    /// `lane + delta`.
+    Down(u32),
+}
+
+impl ShuffleKind {
+    /// The lane that `lane` reads: its own where the source is past the
+    /// warp's last lane.
+    fn source(self, lane: u32) -> u32 {
+        let source = match self {
+            Self::Xor(lane_mask) => lane ^ lane_mask,
+            Self::Down(delta) => lane.saturating_add(delta),
+        };
+        if source < 32 { source } else { lane }
+    }
+}
+
+type Thread = Coroutine<(), Wait, (), DefaultStack>;
 
 /// Runs the block's threads round by round, barrier to barrier; the traffic
 /// of their accesses when they are recorded.
@@ -609,33 +754,54 @@ fn schedule(
         }));
     }
     let mut barriers_passed = vec![0u32; threads.len()];
+    let mut shuffles_passed = vec![0u32; threads.len()];
     let mut live: Vec<usize> = (0..threads.len()).collect();
     loop {
+        // Run every live thread until it waits at a barrier or returns,
+        // exchanging the values of shuffles whenever all wait somewhere.
         let mut waiting = Vec::with_capacity(live.len());
-        for &index in &live {
-            CURRENT.set((&raw const threads[index]).cast());
-            let coroutine = coroutines[index]
-                .as_mut()
-                .expect("a live thread has a coroutine");
-            let outcome = guard::watch(coroutine, guards[index].clone(), overflowed, |thread| {
-                panic::catch_unwind(AssertUnwindSafe(|| thread.resume(())))
-            });
-            CURRENT.set(std::ptr::null());
-            match outcome {
-                Ok(CoroutineResult::Yield(barrier)) => waiting.push((index, barrier)),
-                Ok(CoroutineResult::Return(())) => {
-                    let finished = coroutines[index]
-                        .take()
-                        .expect("a live thread has a coroutine");
-                    STACKS.with_borrow_mut(|stacks| stacks.push(finished.into_stack()));
+        let mut runnable = live;
+        loop {
+            let mut shuffling = Vec::new();
+            for index in runnable {
+                CURRENT.set((&raw const threads[index]).cast());
+                let coroutine = coroutines[index]
+                    .as_mut()
+                    .expect("a live thread has a coroutine");
+                let outcome =
+                    guard::watch(coroutine, guards[index].clone(), overflowed, |thread| {
+                        panic::catch_unwind(AssertUnwindSafe(|| thread.resume(())))
+                    });
+                CURRENT.set(std::ptr::null());
+                match outcome {
+                    Ok(CoroutineResult::Yield(Wait::Barrier(barrier))) => {
+                        waiting.push((index, barrier));
+                    }
+                    Ok(CoroutineResult::Yield(Wait::Shuffle(call))) => {
+                        shuffling.push((index, call));
+                    }
+                    Ok(CoroutineResult::Return(())) => {
+                        let finished = coroutines[index]
+                            .take()
+                            .expect("a live thread has a coroutine");
+                        STACKS.with_borrow_mut(|stacks| stacks.push(finished.into_stack()));
+                    }
+                    Err(payload) => {
+                        let thread = threads[index].thread;
+                        return Err(fault.take().unwrap_or_else(|| Fault::Panic {
+                            thread,
+                            message: panic_message(&*payload),
+                        }));
+                    }
                 }
-                Err(payload) => {
-                    let thread = threads[index].thread;
-                    return Err(fault.take().unwrap_or_else(|| Fault::Panic {
-                        thread,
-                        message: panic_message(&*payload),
-                    }));
-                }
+            }
+            if shuffling.is_empty() {
+                break;
+            }
+            exchange(threads, &waiting, &shuffling, &shuffles_passed)?;
+            runnable = shuffling.into_iter().map(|(index, _)| index).collect();
+            for &index in &runnable {
+                shuffles_passed[index] += 1;
             }
         }
         traffic += round_traffic(threads);
@@ -661,6 +827,71 @@ fn schedule(
         }
         live = waiting.into_iter().map(|(index, _)| index).collect();
     }
+}
+
+/// Gives every thread in `shuffling` its shuffle's result, once every
+/// live thread of the block waits: at a barrier (`waiting`) or at a
+/// shuffle. Each lane a mask names must wait at the same shuffle, with
+/// the same mask, on the same pass, or it never will.
+fn exchange(
+    threads: &[Current<'_>],
+    waiting: &[(usize, &'static Location<'static>)],
+    shuffling: &[(usize, ShuffleCall)],
+    shuffles_passed: &[u32],
+) -> Result<(), Fault> {
+    let mut waits = vec![None; threads.len()];
+    for &(index, barrier) in waiting {
+        waits[index] = Some(Wait::Barrier(barrier));
+    }
+    for &(index, call) in shuffling {
+        waits[index] = Some(Wait::Shuffle(call));
+    }
+    for &(index, call) in shuffling {
+        let lane = index as u32 % 32;
+        let warp = index - lane as usize;
+        let bad = |lane, problem| Fault::BadShuffle {
+            thread: threads[index].thread,
+            site: call.site,
+            mask: call.mask,
+            lane,
+            problem,
+        };
+        let named = |lane: u32| call.mask & (1 << lane) != 0;
+        if !named(lane) {
+            return Err(bad(lane, LaneProblem::CallerNotInMask));
+        }
+        for other in (0..32).filter(|&other| named(other)) {
+            let problem = match waits.get(warp + other as usize) {
+                None => LaneProblem::NotInBlock,
+                Some(None) => LaneProblem::Returned,
+                Some(Some(Wait::Barrier(barrier))) => LaneProblem::AtBarrier(barrier),
+                Some(Some(Wait::Shuffle(theirs))) => {
+                    let passed = shuffles_passed[warp + other as usize];
+                    if theirs.site == call.site
+                        && theirs.mask == call.mask
+                        && passed == shuffles_passed[index]
+                    {
+                        continue;
+                    }
+                    LaneProblem::AtShuffle {
+                        site: theirs.site,
+                        mask: theirs.mask,
+                        passed,
+                    }
+                }
+            };
+            return Err(bad(other, problem));
+        }
+        let source = call.kind.source(lane);
+        if !named(source) {
+            return Err(bad(source, LaneProblem::SourceNotInMask));
+        }
+        let Some(Wait::Shuffle(theirs)) = waits[warp + source as usize] else {
+            unreachable!("every lane of the mask waits at this shuffle");
+        };
+        threads[index].shuffled.set(theirs.bits);
+    }
+    Ok(())
 }
 
 /// The traffic of the round just run, warp by warp, and the accesses
@@ -723,7 +954,27 @@ pub(crate) fn block_dim() -> Dim3 {
 pub(crate) fn sync_threads(barrier: &'static Location<'static>) {
     let yielder = with_current(|current| current.yielder.get());
     // SAFETY: the yielder belongs to the coroutine that is running this code.
-    unsafe { (*yielder).suspend(barrier) };
+    unsafe { (*yielder).suspend(Wait::Barrier(barrier)) };
+}
+
+/// This lane's result of a shuffle of `kind` over the lanes of `mask`,
+/// `bits` its own value, made at `site`.
+pub(crate) fn shuffle(
+    kind: ShuffleKind,
+    mask: u32,
+    bits: u64,
+    site: &'static Location<'static>,
+) -> u64 {
+    let yielder = with_current(|current| current.yielder.get());
+    let call = ShuffleCall {
+        site,
+        kind,
+        mask,
+        bits,
+    };
+    // SAFETY: the yielder belongs to the coroutine that is running this code.
+    unsafe { (*yielder).suspend(Wait::Shuffle(call)) };
+    running().shuffled.get()
 }
 
 pub(crate) fn shared_base() -> *mut u8 {
@@ -763,37 +1014,47 @@ pub(crate) struct GlobalAccess {
     pub base: usize,
     pub len: usize,
     pub index: usize,
+    /// Elements the access moves at once: 1, or a vector's.
+    pub elements: usize,
     pub element_bytes: usize,
     pub kind: AccessKind,
 }
 
-/// Checks and records an access to element `index` of a global buffer of
-/// `len` elements, made at `site`.
+/// Checks and records an access to elements `index..index + elements` of a
+/// global buffer of `len` elements, made at `site`.
 pub(crate) fn global_access(access: GlobalAccess, site: &'static Location<'static>) {
+    let in_bounds = access
+        .index
+        .checked_add(access.elements)
+        .is_some_and(|end| end <= access.len);
+    let aligned = access.index.is_multiple_of(access.elements);
     let thread = with_current(|current| {
-        if access.index < access.len {
+        if in_bounds && aligned {
             let space = Space::Global {
                 base: access.base,
                 buffer: access.buffer,
             };
             let offset = (access.index * access.element_bytes) as u64;
-            current.record(
-                site,
-                access.kind,
-                space,
-                offset,
-                access.element_bytes as u32,
-            );
+            let size = (access.elements * access.element_bytes) as u32;
+            current.record(site, access.kind, space, offset, size);
         }
         current.thread
     });
-    if access.index >= access.len {
+    if !in_bounds {
         stop(Fault::GlobalOutOfBounds {
             thread,
             kind: access.kind,
             buffer: access.buffer,
-            index: access.index,
+            index: access.index.max(access.len),
             len: access.len,
+        });
+    }
+    if !aligned {
+        stop(Fault::GlobalMisaligned {
+            thread,
+            buffer: access.buffer,
+            index: access.index,
+            bytes: access.elements * access.element_bytes,
         });
     }
 }

@@ -13,7 +13,9 @@
         abi_gpu_kernel,
         stdarch_nvptx,
         gpu_intrinsics,
-        gpu_launch_sized_workgroup_mem
+        gpu_launch_sized_workgroup_mem,
+        link_llvm_intrinsics,
+        asm_experimental_arch
     )
 )]
 #![feature(core_intrinsics)]

@@ -200,6 +200,7 @@ pub mod thread {
 /// against them: an index past the end is a diagnostic naming the kernel,
 /// block, thread, buffer and index, never a read of someone else's memory.
 pub mod global {
+    use super::Real;
     #[cfg(not(target_arch = "nvptx64"))]
     use crate::emulator::{self, AccessKind, GlobalAccess};
 
@@ -227,12 +228,13 @@ pub mod global {
                 /// Checks and records an access to element `index`, made
                 /// where the caller was called.
                 #[track_caller]
-                fn access(self, index: usize, kind: AccessKind) {
+                fn access(self, index: usize, elements: usize, kind: AccessKind) {
                     let access = GlobalAccess {
                         buffer: self.buffer,
                         base: self.base as usize,
                         len: self.len,
                         index,
+                        elements,
                         element_bytes: size_of::<T>(),
                         kind,
                     };
@@ -250,10 +252,40 @@ pub mod global {
                 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
                 pub unsafe fn read(self, index: usize) -> T {
                     #[cfg(not(target_arch = "nvptx64"))]
-                    self.access(index, AccessKind::Read);
+                    self.access(index, 1, AccessKind::Read);
                     // SAFETY: by this function's contract (which the
                     // emulator has just checked, on the host).
                     unsafe { *self.base.add(index) }
+                }
+            }
+
+            impl<T: Real> $name<T> {
+                /// Reads the [`Real::VECTOR_LEN`] elements from `index` on
+                /// with one 16-byte load (`LDG.E.128`), through the
+                /// read-only data cache (`ld.global.nc`, CUDA's `__ldg`).
+                ///
+                /// # Safety
+                /// The elements lie inside the buffer, no thread writes them
+                /// during the launch, and `index` is a multiple of
+                /// [`Real::VECTOR_LEN`]: the buffer starts on a 256-byte
+                /// boundary, as `cudaMalloc`'s do, so the load is 16-byte
+                /// aligned, which the hardware requires (a misaligned one
+                /// stops the kernel). The emulator checks all three.
+                #[inline(always)]
+                #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+                pub unsafe fn read_vector(self, index: usize) -> T::Vector {
+                    #[cfg(target_arch = "nvptx64")]
+                    // SAFETY: by this function's contract.
+                    unsafe {
+                        T::load_vector(self.base.add(index))
+                    }
+                    #[cfg(not(target_arch = "nvptx64"))]
+                    {
+                        self.access(index, T::VECTOR_LEN as usize, AccessKind::Read);
+                        // SAFETY: checked in bounds just now; the host's
+                        // buffer need not be 16-byte aligned, hence unaligned.
+                        unsafe { self.base.add(index).cast::<T::Vector>().read_unaligned() }
+                    }
                 }
             }
         };
@@ -309,7 +341,7 @@ pub mod global {
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub unsafe fn write(self, index: usize, value: T) {
             #[cfg(not(target_arch = "nvptx64"))]
-            self.access(index, AccessKind::Write);
+            self.access(index, 1, AccessKind::Write);
             // SAFETY: by this function's contract (which the emulator has
             // just checked, on the host).
             unsafe { *self.base.add(index) = value }
@@ -462,29 +494,221 @@ pub mod shared {
     }
 }
 
+/// Warp-level operations: the 32 lanes of a warp exchanging registers
+/// directly, without going through memory.
+///
+/// A lane is a thread's index in its warp, the 32 threads of consecutive
+/// linear index in the block (`thread_idx_x() % SIZE` in a 1-D block).
+pub mod warp {
+    #[cfg(not(target_arch = "nvptx64"))]
+    use crate::emulator::{self, ShuffleKind};
+
+    /// Threads per warp.
+    pub const SIZE: u32 = 32;
+
+    /// The mask that names all 32 lanes.
+    pub const ALL_LANES: u32 = u32::MAX;
+
+    /// A value a shuffle moves: one 32-bit register, or two for 64 bits
+    /// (which the hardware shuffles one half at a time, as CUDA does).
+    pub trait Shuffle: Copy {
+        /// 32-bit registers in the value: 1 or 2.
+        const WORDS: u32;
+        fn to_bits(self) -> u64;
+        fn from_bits(bits: u64) -> Self;
+    }
+
+    impl Shuffle for u32 {
+        const WORDS: u32 = 1;
+        fn to_bits(self) -> u64 {
+            self.into()
+        }
+        fn from_bits(bits: u64) -> Self {
+            bits as u32
+        }
+    }
+
+    impl Shuffle for f32 {
+        const WORDS: u32 = 1;
+        fn to_bits(self) -> u64 {
+            self.to_bits().into()
+        }
+        fn from_bits(bits: u64) -> Self {
+            f32::from_bits(bits as u32)
+        }
+    }
+
+    impl Shuffle for f64 {
+        const WORDS: u32 = 2;
+        fn to_bits(self) -> u64 {
+            self.to_bits()
+        }
+        fn from_bits(bits: u64) -> Self {
+            f64::from_bits(bits)
+        }
+    }
+
+    /// The clamp operand of a shuffle across the whole warp: lanes 0 to 31
+    /// form one segment.
+    #[cfg(target_arch = "nvptx64")]
+    const WHOLE_WARP: u32 = 0x1f;
+
+    #[cfg(target_arch = "nvptx64")]
+    unsafe extern "C" {
+        #[link_name = "llvm.nvvm.shfl.sync.bfly.i32"]
+        fn shfl_sync_bfly(mask: u32, value: u32, lane_mask: u32, clamp: u32) -> u32;
+        #[link_name = "llvm.nvvm.shfl.sync.down.i32"]
+        fn shfl_sync_down(mask: u32, value: u32, delta: u32, clamp: u32) -> u32;
+    }
+
+    /// Applies a 32-bit shuffle to each register of `value`.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    fn each_word<T: Shuffle>(value: T, shuffle: impl Fn(u32) -> u32) -> T {
+        let bits = value.to_bits();
+        let low = u64::from(shuffle(bits as u32));
+        let high = if T::WORDS == 2 {
+            u64::from(shuffle((bits >> 32) as u32)) << 32
+        } else {
+            0
+        };
+        T::from_bits(high | low)
+    }
+
+    /// `__shfl_xor_sync(mask, value, lane_mask)`: the `value` of lane
+    /// `lane ^ lane_mask` (`SHFL.BFLY`), this lane's own where that is past
+    /// lane 31. Summing the results for lane masks 16, 8, 4, 2, 1 leaves
+    /// the warp's sum in every lane.
+    ///
+    /// Every lane named in `mask` must reach this same shuffle, this lane
+    /// among them, and read a lane named in it: otherwise the value is
+    /// undefined. The emulator checks that and reports a mask that names a
+    /// lane that is not there, has returned, or waits elsewhere.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub fn shfl_xor_sync<T: Shuffle>(mask: u32, value: T, lane_mask: u32) -> T {
+        // SAFETY: `shfl.sync` is defined for every operand; a mask broken
+        // as above gives an undefined value, not undefined behaviour.
+        each_word(value, |word| unsafe {
+            shfl_sync_bfly(mask, word, lane_mask, WHOLE_WARP)
+        })
+    }
+
+    /// `__shfl_xor_sync`, emulated with the lanes of the mask exchanging
+    /// their values.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[track_caller]
+    pub fn shfl_xor_sync<T: Shuffle>(mask: u32, value: T, lane_mask: u32) -> T {
+        let site = core::panic::Location::caller();
+        T::from_bits(emulator::shuffle(
+            ShuffleKind::Xor(lane_mask),
+            mask,
+            value.to_bits(),
+            site,
+        ))
+    }
+
+    /// `__shfl_down_sync(mask, value, delta)`: the `value` of lane
+    /// `lane + delta` (`SHFL.DOWN`), this lane's own where that is past
+    /// lane 31. Summing the results for deltas 16, 8, 4, 2, 1 leaves the
+    /// warp's sum in lane 0. The same rules as [`shfl_xor_sync`].
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub fn shfl_down_sync<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
+        // SAFETY: as in `shfl_xor_sync`.
+        each_word(value, |word| unsafe {
+            shfl_sync_down(mask, word, delta, WHOLE_WARP)
+        })
+    }
+
+    /// `__shfl_down_sync`, emulated.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[track_caller]
+    pub fn shfl_down_sync<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
+        let site = core::panic::Location::caller();
+        T::from_bits(emulator::shuffle(
+            ShuffleKind::Down(delta),
+            mask,
+            value.to_bits(),
+            site,
+        ))
+    }
+}
+
 /// Floating-point element types the kernels are generic over.
-pub trait Real: Copy + core::ops::Mul<Output = Self> + PartialEq {
+pub trait Real:
+    Copy + core::ops::Add<Output = Self> + core::ops::Mul<Output = Self> + PartialEq + warp::Shuffle
+{
     const ZERO: Self;
+
+    /// The elements of one 16-byte vector load: `[f32; 4]` or `[f64; 2]`.
+    type Vector: Copy + Default + AsRef<[Self]> + AsMut<[Self]> + IntoIterator<Item = Self>;
+
+    /// Elements in a [`Real::Vector`].
+    const VECTOR_LEN: u32;
 
     /// `self * a + b` with one rounding: CUDA C++ contracts `x * y + z` into
     /// an FMA by default, Rust never does, so the kernels ask for it.
     fn mul_add(self, a: Self, b: Self) -> Self;
+
+    /// One 16-byte load through the read-only data cache.
+    ///
+    /// # Safety
+    /// As [`global::Global::read_vector`].
+    #[cfg(target_arch = "nvptx64")]
+    unsafe fn load_vector(address: *const Self) -> Self::Vector;
 }
 
 impl Real for f32 {
     const ZERO: Self = 0.0;
+    type Vector = [f32; 4];
+    const VECTOR_LEN: u32 = 4;
 
     #[inline(always)]
     fn mul_add(self, a: Self, b: Self) -> Self {
         core::intrinsics::fmaf32(self, a, b)
     }
+
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    unsafe fn load_vector(address: *const Self) -> [f32; 4] {
+        let (a, b, c, d): (u32, u32, u32, u32);
+        // SAFETY: by the caller's contract; the load only reads.
+        unsafe {
+            core::arch::asm!(
+                "ld.global.nc.v4.b32 {{{}, {}, {}, {}}}, [{}];",
+                out(reg32) a, out(reg32) b, out(reg32) c, out(reg32) d,
+                in(reg64) address,
+                options(pure, readonly, nostack),
+            );
+        }
+        [a, b, c, d].map(f32::from_bits)
+    }
 }
 
 impl Real for f64 {
     const ZERO: Self = 0.0;
+    type Vector = [f64; 2];
+    const VECTOR_LEN: u32 = 2;
 
     #[inline(always)]
     fn mul_add(self, a: Self, b: Self) -> Self {
         core::intrinsics::fmaf64(self, a, b)
+    }
+
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    unsafe fn load_vector(address: *const Self) -> [f64; 2] {
+        let (a, b): (u64, u64);
+        // SAFETY: by the caller's contract; the load only reads.
+        unsafe {
+            core::arch::asm!(
+                "ld.global.nc.v2.b64 {{{}, {}}}, [{}];",
+                out(reg64) a, out(reg64) b,
+                in(reg64) address,
+                options(pure, readonly, nostack),
+            );
+        }
+        [a, b].map(f64::from_bits)
     }
 }
