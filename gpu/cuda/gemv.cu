@@ -1,5 +1,6 @@
 // CUDA C++ twins of the kernels in gpu/src/gemv.rs: y = αAx + βy, A m×n,
-// one thread per row in blocks of 128, y not read when β = 0.
+// y not read when β = 0. The seeds' kernels take one thread per row in
+// blocks of 128; the ladder's geometry is stated above each.
 
 template <typename T>
 __device__ void update(T* y, int row, T alpha, T dot, T beta) {
@@ -58,6 +59,179 @@ __device__ void gemv_col_major_shared_x(T alpha, const T* a, const T* x, T beta,
     }
 }
 
+// The sum of value over the lanes that differ from this one in bits lowest and up.
+template <typename T>
+__device__ T butterfly_sum(T value, int lowest) {
+    for (int lane_mask = 16; lane_mask >= lowest; lane_mask /= 2) {
+        value += __shfl_xor_sync(0xffffffffu, value, lane_mask);
+    }
+    return value;
+}
+
+// 16 bytes of T: what one read-only vector load (__ldg) moves.
+template <typename T>
+struct Vector;
+template <>
+struct Vector<float> {
+    static constexpr int len = 4;
+    float v[4];
+    __device__ static Vector load(const float* p) {
+        float4 q = __ldg(reinterpret_cast<const float4*>(p));
+        return {{q.x, q.y, q.z, q.w}};
+    }
+};
+template <>
+struct Vector<double> {
+    static constexpr int len = 2;
+    double v[2];
+    __device__ static Vector load(const double* p) {
+        double2 q = __ldg(reinterpret_cast<const double2*>(p));
+        return {{q.x, q.y}};
+    }
+};
+
+// Elements p[0..count) one load each, zeros for the rest of a vector.
+template <typename T>
+__device__ Vector<T> read_each(const T* p, int count) {
+    Vector<T> values;
+#pragma unroll
+    for (int k = 0; k < Vector<T>::len; ++k) {
+        values.v[k] = k < count ? p[k] : T(0);
+    }
+    return values;
+}
+
+// A warp per row, blocks of 128 threads (4 rows).
+template <typename T>
+__device__ void gemv_row_major_warp(T alpha, const T* a, const T* x, T beta, T* y, int m, int n) {
+    int lane = threadIdx.x % 32;
+    int row = blockIdx.x * 4 + threadIdx.x / 32;
+    if (row < m) {
+        T partial = 0;
+        for (int j = lane; j < n; j += 32) {
+            partial += a[row * n + j] * x[j];
+        }
+        T dot = butterfly_sum(partial, 1);
+        if (lane == 0) {
+            update(y, row, alpha, dot, beta);
+        }
+    }
+}
+
+// A warp per row with 16-byte loads; blocks of 128 threads (4 rows).
+template <typename T>
+__device__ void gemv_row_major_vector(T alpha, const T* a, const T* x, T beta, T* y, int m,
+                                      int n) {
+    const int width = Vector<T>::len;
+    int lane = threadIdx.x % 32;
+    int row = blockIdx.x * 4 + threadIdx.x / 32;
+    if (row < m) {
+        unsigned start = unsigned(row) * unsigned(n);
+        int head = min(int((width - start % width) % width), n);
+        int vectors = (n - head) / width;
+        int tail = head + vectors * width;
+        bool x_aligned = head == 0;
+        const T* a_row = a + start;
+        T partial = 0;
+        if (lane < head) {
+            partial += a_row[lane] * x[lane];
+        }
+        for (int vector = lane; vector < vectors; vector += 32) {
+            int j = head + vector * width;
+            Vector<T> x_values = x_aligned ? Vector<T>::load(x + j) : read_each(x + j, width);
+            Vector<T> a_values = Vector<T>::load(a_row + j);
+#pragma unroll
+            for (int k = 0; k < width; ++k) {
+                partial += a_values.v[k] * x_values.v[k];
+            }
+        }
+        int j = tail + lane;
+        if (j < n) {
+            partial += a_row[j] * x[j];
+        }
+        T dot = butterfly_sum(partial, 1);
+        if (lane == 0) {
+            update(y, row, alpha, dot, beta);
+        }
+    }
+}
+
+// Warps per block of the split kernels, which share the columns.
+const int split_warps = 32;
+
+// Adds the warps' partial sums of each of rows rows (warp-major in partials).
+template <typename T>
+__device__ void sum_partials(const T* partials, int rows, int first_row, T* y, int m, T alpha,
+                             T beta) {
+    __syncthreads();
+    int tid = threadIdx.x;
+    int row = first_row + tid;
+    if (tid < rows && row < m) {
+        T dot = 0;
+        for (int warp = 0; warp < split_warps; ++warp) {
+            dot += partials[warp * rows + tid];
+        }
+        update(y, row, alpha, dot, beta);
+    }
+}
+
+// The columns split among the warps; blocks of 1024 threads (32 rows), 32×32 elements
+// of launch-sized shared memory.
+template <typename T>
+__device__ void gemv_col_major_split(T alpha, const T* a, const T* x, T beta, T* y, int m,
+                                     int n) {
+    extern __shared__ __align__(8) unsigned char shared[];
+    T* partials = reinterpret_cast<T*>(shared);
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    int first_row = blockIdx.x * 32;
+    int row = first_row + lane;
+    T partial = 0;
+    if (row < m) {
+        for (int j = warp; j < n; j += split_warps) {
+            partial += a[j * m + row] * x[j];
+        }
+    }
+    partials[warp * 32 + lane] = partial;
+    sum_partials(partials, 32, first_row, y, m, alpha, beta);
+}
+
+// Split columns and 16-byte loads: 8 lanes per 128-byte line of a column, 4 columns per
+// warp; blocks of 1024 threads (one line of rows), 32 × rows elements of shared memory.
+template <typename T>
+__device__ void gemv_col_major_vector(T alpha, const T* a, const T* x, T beta, T* y, int m,
+                                      int n) {
+    extern __shared__ __align__(8) unsigned char shared[];
+    T* partials = reinterpret_cast<T*>(shared);
+    const int width = Vector<T>::len, rows = 8 * width;
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    int first_row = blockIdx.x * rows;
+    int row = first_row + lane % 8 * width;
+    T sums[width] = {};
+    if (row < m) {
+        bool whole = m % width == 0;
+        for (int j = warp * 4 + lane / 8; j < n; j += 4 * split_warps) {
+            const T* column = a + j * m + row;
+            Vector<T> a_values = whole ? Vector<T>::load(column) : read_each(column, m - row);
+            T x_value = x[j];
+#pragma unroll
+            for (int k = 0; k < width; ++k) {
+                sums[k] += a_values.v[k] * x_value;
+            }
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < width; ++k) {
+        sums[k] = butterfly_sum(sums[k], 8);
+    }
+    if (lane < 8) {
+#pragma unroll
+        for (int k = 0; k < width; ++k) {
+            partials[warp * rows + lane * width + k] = sums[k];
+        }
+    }
+    sum_partials(partials, rows, first_row, y, m, alpha, beta);
+}
+
 #define GEMV_ENTRY_POINTS(kernel)                                                              \
     extern "C" __global__ void kernel##_f32(float alpha, const float* a, const float* x,      \
                                             float beta, float* y, int m, int n) {             \
@@ -71,3 +245,7 @@ __device__ void gemv_col_major_shared_x(T alpha, const T* a, const T* x, T beta,
 GEMV_ENTRY_POINTS(gemv_row_major)
 GEMV_ENTRY_POINTS(gemv_col_major)
 GEMV_ENTRY_POINTS(gemv_col_major_shared_x)
+GEMV_ENTRY_POINTS(gemv_row_major_warp)
+GEMV_ENTRY_POINTS(gemv_row_major_vector)
+GEMV_ENTRY_POINTS(gemv_col_major_split)
+GEMV_ENTRY_POINTS(gemv_col_major_vector)

@@ -192,3 +192,25 @@ fn every_kernel_has_a_cuda_cpp_twin_and_no_twin_lacks_a_kernel() {
     kernels.sort_unstable();
     assert_eq!(twins, kernels);
 }
+
+#[test]
+fn the_gemv_ladder_uses_the_instructions_its_lessons_name() {
+    let mut checked = 0;
+    for kernel in families::kernels() {
+        let (name, body) = (kernel.name, body(kernel.name));
+        let vector = name.contains("_vector_");
+        if name.contains("_warp_") || vector {
+            assert!(body.contains("shfl.sync.bfly.b32"), "{name} sums without shuffles");
+            checked += 1;
+        }
+        if vector {
+            let load = if name.ends_with("f32") {
+                "ld.global.nc.v4.b32"
+            } else {
+                "ld.global.nc.v2.b64"
+            };
+            assert!(body.contains(load), "{name} has no 16-byte load");
+        }
+    }
+    assert_eq!(checked, 6, "the warp and vector kernels, in f32 and f64");
+}

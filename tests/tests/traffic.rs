@@ -75,6 +75,45 @@ fn staging_x_in_shared_memory_moves_its_loads_out_of_the_loop() {
 }
 
 #[test]
+fn the_ladder_reads_a_in_whole_sectors_and_16_byte_loads_move_four_times_the_bytes() {
+    // 128 columns: every lane of a row's warp has a whole vector of A.
+    let shape = GemvShape::new(256, 128);
+    let a_loads = |name: &str| {
+        let traffic = if name.ends_with("f32") {
+            traffic::<Gemv<f32>>(name, shape)
+        } else {
+            traffic::<Gemv<f64>>(name, shape)
+        };
+        assert_eq!(traffic.shared_load.bank_conflicts, 0, "{name}");
+        assert_eq!(traffic.shared_store.bank_conflicts, 0, "{name}");
+        traffic.loads_by_buffer["a"]
+    };
+    for (name, sectors_per_request) in [
+        ("gemv_row_major_warp_f32", 4),
+        ("gemv_row_major_vector_f32", 16),
+        ("gemv_col_major_split_f32", 4),
+        ("gemv_col_major_vector_f32", 16),
+        ("gemv_row_major_warp_f64", 8),
+        ("gemv_row_major_vector_f64", 16),
+        ("gemv_col_major_split_f64", 8),
+        ("gemv_col_major_vector_f64", 16),
+    ] {
+        let a = a_loads(name);
+        // Every byte fetched is used, and A is read once.
+        assert_eq!(a.sectors, sectors_per_request * a.requests, "{name}");
+        assert_eq!(a.bytes_used, a.bytes_fetched(), "{name}");
+        let element = if name.ends_with("f32") { 4 } else { 8 };
+        assert_eq!(a.bytes_used, 256 * 128 * element, "{name}");
+    }
+    for (scalar, vector) in [
+        ("gemv_row_major_warp_f32", "gemv_row_major_vector_f32"),
+        ("gemv_col_major_split_f32", "gemv_col_major_vector_f32"),
+    ] {
+        assert_eq!(a_loads(scalar).requests, 4 * a_loads(vector).requests);
+    }
+}
+
+#[test]
 fn the_tiled_blur_issues_far_fewer_global_loads_than_the_naive_one() {
     let shape = BlurShape::new(64, 64, 1, 3);
     let naive = traffic::<Blur>("blur_naive", shape).global_load.requests;
