@@ -261,7 +261,7 @@ pub mod global {
 
             impl<T: Real> $name<T> {
                 /// Reads the [`Real::VECTOR_LEN`] elements from `index` on
-                /// with one 16-byte load (`LDG.E.128`), through the
+                /// with one 16-byte load (`LDG.E.128.CONSTANT`), through the
                 /// read-only data cache (`ld.global.nc`, CUDA's `__ldg`).
                 ///
                 /// # Safety

@@ -200,7 +200,10 @@ fn the_gemv_ladder_uses_the_instructions_its_lessons_name() {
         let (name, body) = (kernel.name, body(kernel.name));
         let vector = name.contains("_vector_");
         if name.contains("_warp_") || vector {
-            assert!(body.contains("shfl.sync.bfly.b32"), "{name} sums without shuffles");
+            assert!(
+                body.contains("shfl.sync.bfly.b32"),
+                "{name} sums without shuffles"
+            );
             checked += 1;
         }
         if vector {

@@ -175,7 +175,7 @@ where
         help: "Gemv size M×N (A is M×N), or one number for a square; f32 and f64",
         on_gpu: &[16384],
         emulated: &[300, 200],
-        sweep: "1024,2048,4096,8192,16384",
+        sweep: "1024,2048,4096,8192,16384,32768",
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (A is n×n)";
