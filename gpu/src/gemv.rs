@@ -443,7 +443,7 @@ unsafe fn sum_partials<T: Real>(
 
 /// Column-major A with the columns split among the [`SPLIT_WARPS`] warps
 /// of a block: lane `l` of every warp works on row `32·block + l`, warp
-/// `w` on columns w, w + 8, …; the warps' partial sums meet in shared
+/// `w` on columns w, w + 32, …; the warps' partial sums meet in shared
 /// memory.
 ///
 /// [`gemv_col_major`] has one warp per 32 rows, so at 16384 rows a GPU of
