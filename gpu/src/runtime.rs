@@ -512,14 +512,11 @@ pub mod warp {
     /// A value a shuffle moves: one 32-bit register, or two for 64 bits
     /// (which the hardware shuffles one half at a time, as CUDA does).
     pub trait Shuffle: Copy {
-        /// 32-bit registers in the value: 1 or 2.
-        const WORDS: u32;
         fn to_bits(self) -> u64;
         fn from_bits(bits: u64) -> Self;
     }
 
     impl Shuffle for u32 {
-        const WORDS: u32 = 1;
         fn to_bits(self) -> u64 {
             self.into()
         }
@@ -529,7 +526,6 @@ pub mod warp {
     }
 
     impl Shuffle for f32 {
-        const WORDS: u32 = 1;
         fn to_bits(self) -> u64 {
             self.to_bits().into()
         }
@@ -539,7 +535,6 @@ pub mod warp {
     }
 
     impl Shuffle for f64 {
-        const WORDS: u32 = 2;
         fn to_bits(self) -> u64 {
             self.to_bits()
         }
@@ -567,7 +562,7 @@ pub mod warp {
     fn each_word<T: Shuffle>(value: T, shuffle: impl Fn(u32) -> u32) -> T {
         let bits = value.to_bits();
         let low = u64::from(shuffle(bits as u32));
-        let high = if T::WORDS == 2 {
+        let high = if size_of::<T>() == 8 {
             u64::from(shuffle((bits >> 32) as u32)) << 32
         } else {
             0
@@ -642,7 +637,7 @@ pub trait Real:
     const ZERO: Self;
 
     /// The elements of one 16-byte vector load: `[f32; 4]` or `[f64; 2]`.
-    type Vector: Copy + Default + AsRef<[Self]> + AsMut<[Self]> + IntoIterator<Item = Self>;
+    type Vector: Copy + Default + AsRef<[Self]> + AsMut<[Self]>;
 
     /// Elements in a [`Real::Vector`].
     const VECTOR_LEN: u32;
