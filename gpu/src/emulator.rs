@@ -162,8 +162,8 @@ pub enum Fault {
         index: usize,
         len: usize,
     },
-    /// A vector access of `bytes` at an element index that is not a
-    /// multiple of its width: on the GPU, a misaligned address.
+    /// A vector or word access of `bytes` at an element index that is not
+    /// a multiple of its width: on the GPU, a misaligned address.
     GlobalMisaligned {
         thread: Dim3,
         buffer: &'static str,
@@ -280,7 +280,7 @@ impl fmt::Display for Fault {
                 bytes,
             } => write!(
                 f,
-                "{} read {bytes} bytes of {buffer} at element {index}, not a multiple of \
+                "{} accessed {bytes} bytes of {buffer} at element {index}, not a multiple of \
                  {bytes} bytes from the buffer's start: a misaligned address on the GPU",
                 thread(*t)
             ),
@@ -708,6 +708,8 @@ pub(crate) enum ShuffleKind {
     Xor(u32),
     /// `lane + delta`.
     Down(u32),
+    /// `lane - delta`.
+    Up(u32),
 }
 
 impl ShuffleKind {
@@ -717,6 +719,7 @@ impl ShuffleKind {
         let source = match self {
             Self::Xor(lane_mask) => lane ^ lane_mask,
             Self::Down(delta) => lane.saturating_add(delta),
+            Self::Up(delta) => lane.checked_sub(delta).unwrap_or(lane),
         };
         if source < 32 { source } else { lane }
     }

@@ -348,6 +348,61 @@ pub mod global {
         }
     }
 
+    /// A word: four bytes moved by one 4-byte load or store.
+    pub type Word = [u8; 4];
+
+    impl Global<u8> {
+        /// Reads the four bytes from `index` on with one 4-byte load
+        /// (`LDG.E`), a quarter of the instructions of four byte loads.
+        ///
+        /// # Safety
+        /// The bytes lie inside the buffer, no thread writes them during the
+        /// launch, and `index` is a multiple of 4: the buffer starts on a
+        /// 256-byte boundary, as `cudaMalloc`'s do, so the load is aligned,
+        /// which the hardware requires. The emulator checks all three.
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub unsafe fn read_word(self, index: usize) -> Word {
+            let address = self.base.wrapping_add(index).cast::<u32>();
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: by this function's contract.
+            let word = unsafe { address.read() };
+            #[cfg(not(target_arch = "nvptx64"))]
+            // SAFETY: checked just now; the host's buffer need not be
+            // 4-byte aligned, hence unaligned.
+            let word = {
+                self.access(index, 4, AccessKind::Read);
+                unsafe { address.read_unaligned() }
+            };
+            word.to_le_bytes()
+        }
+    }
+
+    impl GlobalMut<u8> {
+        /// Writes the four bytes from `index` on with one 4-byte store
+        /// (`STG.E`).
+        ///
+        /// # Safety
+        /// As [`Global::read_word`], with no other thread touching the bytes.
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub unsafe fn write_word(self, index: usize, word: Word) {
+            let address = self.base.wrapping_add(index).cast::<u32>();
+            let word = u32::from_le_bytes(word);
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: by this function's contract.
+            unsafe {
+                address.write(word)
+            };
+            #[cfg(not(target_arch = "nvptx64"))]
+            // SAFETY: checked just now; unaligned as in `read_word`.
+            {
+                self.access(index, 4, AccessKind::Write);
+                unsafe { address.write_unaligned(word) }
+            }
+        }
+    }
+
     #[cfg(not(target_arch = "nvptx64"))]
     impl<T> Global<T> {
         /// A view of `data`, called `buffer` in diagnostics.
@@ -554,6 +609,8 @@ pub mod warp {
         fn shfl_sync_bfly(mask: u32, value: u32, lane_mask: u32, clamp: u32) -> u32;
         #[link_name = "llvm.nvvm.shfl.sync.down.i32"]
         fn shfl_sync_down(mask: u32, value: u32, delta: u32, clamp: u32) -> u32;
+        #[link_name = "llvm.nvvm.shfl.sync.up.i32"]
+        fn shfl_sync_up(mask: u32, value: u32, delta: u32, clamp: u32) -> u32;
     }
 
     /// Applies a 32-bit shuffle to each register of `value`.
@@ -623,6 +680,32 @@ pub mod warp {
         let site = core::panic::Location::caller();
         T::from_bits(emulator::shuffle(
             ShuffleKind::Down(delta),
+            mask,
+            value.to_bits(),
+            site,
+        ))
+    }
+
+    /// `__shfl_up_sync(mask, value, delta)`: the `value` of lane
+    /// `lane - delta` (`SHFL.UP`), this lane's own where that is before
+    /// lane 0. Adding the result for deltas 1, 2, 4, 8, 16, each in the
+    /// lanes at or past the delta, leaves in every lane the sum of its own
+    /// and all earlier lanes' values: a prefix sum. The same rules as
+    /// [`shfl_xor_sync`].
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub fn shfl_up_sync<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
+        // SAFETY: as in `shfl_xor_sync`.
+        each_word(value, |word| unsafe { shfl_sync_up(mask, word, delta, 0) })
+    }
+
+    /// `__shfl_up_sync`, emulated.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[track_caller]
+    pub fn shfl_up_sync<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
+        let site = core::panic::Location::caller();
+        T::from_bits(emulator::shuffle(
+            ShuffleKind::Up(delta),
             mask,
             value.to_bits(),
             site,
