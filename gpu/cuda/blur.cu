@@ -55,3 +55,188 @@ extern "C" __global__ void blur_tiled(const unsigned char* input, unsigned char*
         output[(row * width + col) * channels + channel] = (sum + count / 2) / count;
     }
 }
+
+// The separable kernels: blocks of 256 threads, each owning one word (four
+// samples) of the block's stretch of a row, walking down a band of 64 rows.
+#define STRETCH_THREADS 256
+#define BAND_ROWS 64
+
+struct Stretch {
+    int pixels, halo, output;
+};
+
+__device__ Stretch stretch_of(int channels, int radius) {
+    Stretch s;
+    s.pixels = STRETCH_THREADS / channels * 4;
+    s.halo = (radius + 3) / 4 * 4;
+    s.output = s.pixels - 2 * s.halo;
+    return s;
+}
+
+__device__ int clipped_count(int center, int radius, int len) {
+    return min(center + radius, len - 1) - max(center - radius, 0) + 1;
+}
+
+// What a thread knows of its place in the stretch, worked out once.
+struct Place {
+    int input_start;  // row-relative, negative left of the image
+    bool input_inside[4], input_whole;
+    int plane_index[4];  // -1 past the stretch
+    int output_start;
+    bool output_inside[4], output_whole;
+    int window_first[4], window_columns[4];
+};
+
+__device__ Place place_of(Stretch s, int width, int channels, int radius) {
+    Place p;
+    int stride = width * channels;
+    bool rows_on_words = stride % 4 == 0;
+    int column = 4 * threadIdx.x;
+    int first_pixel = blockIdx.x * s.output;
+    p.input_start = (first_pixel - s.halo) * channels + column;
+    p.output_start = first_pixel * channels + column;
+    int samples = s.pixels * channels, output_samples = s.output * channels;
+    p.input_whole = p.output_whole = rows_on_words;
+    for (int i = 0; i < 4; ++i) {
+        int sample = column + i;
+        p.input_inside[i] = p.input_start + i >= 0 && p.input_start + i < stride;
+        p.input_whole &= p.input_inside[i];
+        p.plane_index[i] = sample < samples ? sample % channels * s.pixels + sample / channels : -1;
+        p.output_inside[i] = sample < output_samples && p.output_start + i < stride;
+        p.output_whole &= p.output_inside[i];
+        int stretch_sample = s.halo * channels + sample;
+        p.window_first[i] = stretch_sample % channels * s.pixels + stretch_sample / channels - radius;
+        p.window_columns[i] = clipped_count(first_pixel + sample / channels, radius, width);
+    }
+    return p;
+}
+
+// n / divisor by a 64-bit multiply-high where count is the full window's.
+__device__ unsigned char rounded_mean(unsigned sum, unsigned count, unsigned full,
+                                      unsigned long long multiplier) {
+    unsigned rounded = sum + count / 2;
+    unsigned mean = count == full && count > 1 ? (unsigned)__umul64hi(multiplier, rounded)
+                                               : rounded / count;
+    return mean;
+}
+
+__device__ void direct_window_sums(const unsigned* columns, const Place& p, int radius,
+                                   unsigned windows[4]) {
+    for (int i = 0; i < 4; ++i) {
+        windows[i] = 0;
+        if (p.output_inside[i]) {
+            for (int column = 0; column < 2 * radius + 1; ++column) {
+                windows[i] += columns[p.window_first[i] + column];
+            }
+        }
+    }
+    __syncthreads();
+}
+
+__device__ void prefix_window_sums(unsigned* columns, int samples, const Place& p, int radius,
+                                   unsigned windows[4]) {
+    unsigned* prefix = columns + samples;
+    unsigned* partials = prefix + samples + 1;
+    int first = 4 * threadIdx.x;
+    unsigned run[4];
+    for (int i = 0; i < 4; ++i) {
+        run[i] = first + i < samples ? columns[first + i] : 0;
+    }
+    for (int i = 1; i < 4; ++i) {
+        run[i] += run[i - 1];
+    }
+    int lane = threadIdx.x % 32;
+    unsigned inclusive = run[3];
+    for (int delta = 1; delta < 32; delta *= 2) {
+        unsigned earlier = __shfl_up_sync(0xffffffff, inclusive, delta);
+        if (lane >= delta) inclusive += earlier;
+    }
+    int warp = threadIdx.x / 32;
+    if (lane == 31) partials[warp] = inclusive;
+    __syncthreads();
+    unsigned before = inclusive - run[3];
+    for (int earlier_warp = 0; earlier_warp < warp; ++earlier_warp) {
+        before += partials[earlier_warp];
+    }
+    if (first == 0) prefix[0] = 0;
+    for (int i = 0; i < 4; ++i) {
+        if (first + i < samples) prefix[first + i + 1] = before + run[i];
+    }
+    __syncthreads();
+    for (int i = 0; i < 4; ++i) {
+        windows[i] = p.output_inside[i]
+                         ? prefix[p.window_first[i] + 2 * radius + 1] - prefix[p.window_first[i]]
+                         : 0;
+    }
+}
+
+template <bool running>
+__device__ void walk_band(const unsigned char* input, unsigned char* output, int width,
+                          int height, int channels, int radius) {
+    extern __shared__ unsigned columns[];
+    Stretch s = stretch_of(channels, radius);
+    Place p = place_of(s, width, channels, radius);
+    int stride = width * channels;
+    auto read_row = [&](int row, unsigned samples[4]) {
+        int start = row * stride + p.input_start;
+        if (p.input_whole) {
+            unsigned word = *reinterpret_cast<const unsigned*>(input + start);
+            for (int i = 0; i < 4; ++i) samples[i] = word >> 8 * i & 0xff;
+        } else {
+            for (int i = 0; i < 4; ++i) samples[i] = p.input_inside[i] ? input[start + i] : 0;
+        }
+    };
+    int first_row = blockIdx.y * BAND_ROWS;
+    int end_row = min(first_row + BAND_ROWS, height);
+    unsigned sums[4] = {0, 0, 0, 0}, row_samples[4];
+    for (int row = max(first_row - radius, 0); row < min(first_row + radius + 1, height); ++row) {
+        read_row(row, row_samples);
+        for (int i = 0; i < 4; ++i) sums[i] += row_samples[i];
+    }
+    unsigned full = (2 * radius + 1) * (2 * radius + 1);
+    unsigned long long multiplier = ~0ull / max(full, 2u) + 1;
+    for (int row = first_row; row < end_row; ++row) {
+        unsigned leaving[4] = {0, 0, 0, 0}, entering[4] = {0, 0, 0, 0};
+        if (row >= radius) read_row(row - radius, leaving);
+        if (row + radius + 1 < height) read_row(row + radius + 1, entering);
+        for (int i = 0; i < 4; ++i) {
+            if (p.plane_index[i] >= 0) columns[p.plane_index[i]] = sums[i];
+        }
+        __syncthreads();
+        unsigned windows[4];
+        if (running) {
+            prefix_window_sums(columns, s.pixels * channels, p, radius, windows);
+        } else {
+            direct_window_sums(columns, p, radius, windows);
+        }
+        int rows = clipped_count(row, radius, height);
+        unsigned means = 0;
+        for (int i = 0; i < 4; ++i) {
+            if (p.output_inside[i]) {
+                unsigned mean = rounded_mean(windows[i], rows * p.window_columns[i], full, multiplier);
+                means |= mean << 8 * i;
+            }
+        }
+        int start = row * stride + p.output_start;
+        if (p.output_whole) {
+            *reinterpret_cast<unsigned*>(output + start) = means;
+        } else {
+            for (int i = 0; i < 4; ++i) {
+                if (p.output_inside[i]) output[start + i] = means >> 8 * i;
+            }
+        }
+        for (int i = 0; i < 4; ++i) sums[i] += entering[i] - leaving[i];
+    }
+}
+
+// 4 × pixels × channels bytes of launch-sized shared memory.
+extern "C" __global__ void blur_separable(const unsigned char* input, unsigned char* output,
+                                          int width, int height, int channels, int radius) {
+    walk_band<false>(input, output, width, height, channels, radius);
+}
+
+// 4 × (2 × pixels × channels + 1 + 8) bytes of launch-sized shared memory.
+extern "C" __global__ void blur_running(const unsigned char* input, unsigned char* output,
+                                        int width, int height, int channels, int radius) {
+    walk_band<true>(input, output, width, height, channels, radius);
+}

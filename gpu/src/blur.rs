@@ -8,9 +8,21 @@
 //! The lesson of this family: neighbouring outputs share almost all of their
 //! windows, so the naive kernel reads each input pixel (2r+1)² times from
 //! global memory. The tiled kernel loads a block's tile plus its halo of r
-//! pixels into shared memory once and reads the windows from there.
+//! pixels into shared memory once and reads the windows from there. The box
+//! is separable: a window's sum is the sum of its columns' sums, which a
+//! thread walking down a column keeps up to date with one add and one
+//! subtract per row (the separable kernel), and a run of column sums can be
+//! summed in two lookups of their prefix sums (the running kernel), so that
+//! the work per pixel no longer grows with the radius at all.
 
-use crate::runtime::global::{Global, GlobalMut, row_major};
+// The separable kernels handle a word's four samples in loops over an
+// index: LLVM unrolls them and keeps the arrays in registers, where
+// iterator adaptors over arrays left stack frames in the gemv kernels
+// (docs/rust-as-fast-as-cuda.md §6).
+#![allow(clippy::needless_range_loop)]
+
+use crate::runtime::global::{Global, GlobalMut, Word, row_major};
+use crate::runtime::warp::{self, ALL_LANES, shfl_up_sync};
 use crate::runtime::{Launch, shared::SharedArray, thread::*};
 
 /// What every blur kernel's launch contract is a function of.
@@ -108,6 +120,396 @@ fn clipped_window(center: u32, radius: u32, len: u32) -> core::ops::Range<u32> {
     first..end
 }
 
+/// Threads per block of the separable kernels, each owning one word (four
+/// samples) of the block's stretch of the row.
+pub const STRETCH_THREADS: u32 = 256;
+
+/// Rows each block of the separable kernels walks down.
+pub const BAND_ROWS: u32 = 64;
+
+/// The stretch of every row a block of the separable kernels works on, in
+/// pixels: `output` pixels it writes and, on each side, a `halo` of pixels
+/// whose column sums its windows need.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stretch {
+    pub pixels: u32,
+    pub halo: u32,
+    pub output: u32,
+}
+
+impl Stretch {
+    /// As many whole words of pixels as the block's threads cover, with a
+    /// halo of at least `radius` rounded up to whole words, so that every
+    /// stretch starts on a word; `None` where the halos leave no output.
+    pub const fn new(channels: u32, radius: u32) -> Option<Self> {
+        if channels == 0 {
+            return None;
+        }
+        let pixels = STRETCH_THREADS / channels * 4;
+        let halo = radius.div_ceil(4) * 4;
+        if halo >= pixels / 2 {
+            return None;
+        }
+        Some(Self {
+            pixels,
+            halo,
+            output: pixels - 2 * halo,
+        })
+    }
+}
+
+/// Bytes of launch-sized shared memory a separable kernel needs for a
+/// stretch: `arrays` arrays of one `u32` per sample of the stretch, plus
+/// `extra` words. A radius whose halos leave no output asks for more than
+/// any GPU has, which the host refuses.
+const fn stretch_shared_bytes(problem: &Problem, arrays: u32, extra: u32) -> u32 {
+    match Stretch::new(problem.channels, problem.radius) {
+        Some(stretch) => (arrays * stretch.pixels * problem.channels + extra) * 4,
+        None => u32::MAX,
+    }
+}
+
+/// One block per stretch of a band of rows.
+fn stretch_per_block(problem: &Problem, shared_bytes: u32) -> Launch {
+    let output = match Stretch::new(problem.channels, problem.radius) {
+        Some(stretch) => stretch.output,
+        None => 1,
+    };
+    Launch {
+        grid: (
+            problem.width.div_ceil(output),
+            problem.height.div_ceil(BAND_ROWS),
+            1,
+        ),
+        block: (STRETCH_THREADS, 1, 1),
+        shared_bytes,
+    }
+}
+
+/// Shared memory of [`blur_separable`]: the stretch's column sums.
+pub const fn separable_shared_bytes(problem: &Problem) -> u32 {
+    stretch_shared_bytes(problem, 1, 0)
+}
+
+/// Shared memory of [`blur_running`]: the stretch's column sums, their
+/// prefix sums (one more) and one partial sum per warp.
+pub const fn running_shared_bytes(problem: &Problem) -> u32 {
+    stretch_shared_bytes(problem, 2, 1 + STRETCH_THREADS / warp::SIZE)
+}
+
+/// `n / divisor` by one 64-bit multiply-high instead of a division, which
+/// the GPU has no instruction for: exact for every `u32` `n` and every
+/// divisor from 2 up (Lemire, Kaser and Kurz, "Faster remainder by direct
+/// computation", 2019).
+#[derive(Clone, Copy)]
+struct Reciprocal {
+    divisor: u32,
+    multiplier: u64,
+}
+
+impl Reciprocal {
+    /// ⌈2⁶⁴ / divisor⌉; for divisor 1, which does not fit, a multiplier
+    /// that is never used.
+    #[inline(always)]
+    fn new(divisor: u32) -> Self {
+        Self {
+            divisor,
+            multiplier: (u64::MAX / u64::from(divisor.max(2))).wrapping_add(1),
+        }
+    }
+
+    /// The mean of `sum` over `count` samples, rounded half up: by the
+    /// multiply where `count` is this divisor, by a division elsewhere (at
+    /// the image's borders, where windows are clipped).
+    #[inline(always)]
+    fn rounded_mean(self, sum: u32, count: u32) -> u8 {
+        let rounded = sum + count / 2;
+        let mean = if count == self.divisor && count > 1 {
+            ((u128::from(self.multiplier) * u128::from(rounded)) >> 64) as u32
+        } else {
+            rounded / count
+        };
+        mean as u8
+    }
+}
+
+/// What a thread of a separable kernel knows about its place in the block's
+/// stretch, worked out once before it walks down the band.
+#[derive(Clone, Copy)]
+struct Place {
+    /// Row-relative sample index of the first sample of this thread's
+    /// input word (wrapping "negative" left of the image).
+    input_start: u32,
+    /// Which of the word's four samples lie inside the row.
+    input_inside: [bool; 4],
+    /// Whether the word lies wholly inside the row and rows start on words,
+    /// so that one 4-byte load reads it.
+    input_whole: bool,
+    /// Each input sample's index in the channel-planar arrays (a plane of
+    /// `stretch.pixels` per channel); `None` past the stretch.
+    plane_index: [Option<u32>; 4],
+    /// Row-relative index of the first sample of the output word, and how
+    /// many of its samples this thread writes (0 past the output).
+    output_start: u32,
+    output_inside: [bool; 4],
+    output_whole: bool,
+    /// Each output sample's window: the planar index of its leftmost column
+    /// sum, and how many columns the image clips it to.
+    window_first: [u32; 4],
+    window_columns: [u32; 4],
+}
+
+impl Place {
+    #[inline(always)]
+    fn new(stretch: Stretch, width: u32, channels: u32, radius: u32) -> Self {
+        let stride = width * channels;
+        let rows_on_words = stride.is_multiple_of(4);
+        let column = 4 * thread_idx_x();
+        let first_pixel = block_idx_x() * stretch.output;
+        let stretch_start = i64::from(first_pixel) - i64::from(stretch.halo);
+        let input_start = stretch_start * i64::from(channels) + i64::from(column);
+        let samples = stretch.pixels * channels;
+        let mut place = Self {
+            input_start: input_start as u32,
+            input_inside: [false; 4],
+            input_whole: false,
+            plane_index: [None; 4],
+            output_start: first_pixel * channels + column,
+            output_inside: [false; 4],
+            output_whole: false,
+            window_first: [0; 4],
+            window_columns: [0; 4],
+        };
+        let output_samples = stretch.output * channels;
+        for i in 0..4 {
+            let sample = column + i;
+            place.input_inside[i as usize] =
+                (0..i64::from(stride)).contains(&(input_start + i64::from(i)));
+            if sample < samples {
+                let plane = sample % channels;
+                place.plane_index[i as usize] = Some(plane * stretch.pixels + sample / channels);
+            }
+            if sample < output_samples && place.output_start + i < stride {
+                let stretch_sample = stretch.halo * channels + sample;
+                let plane = stretch_sample % channels;
+                let pixel = stretch_sample / channels;
+                place.output_inside[i as usize] = true;
+                place.window_first[i as usize] = plane * stretch.pixels + pixel - radius;
+                place.window_columns[i as usize] =
+                    clipped_window(first_pixel + sample / channels, radius, width).len() as u32;
+            }
+        }
+        place.input_whole = rows_on_words && place.input_inside == [true; 4];
+        place.output_whole = rows_on_words && place.output_inside == [true; 4];
+        place
+    }
+}
+/// Walks this thread down its block's band of rows with the sums of its
+/// input word's four columns over the window's rows, kept up to date by
+/// adding the row that enters the window and subtracting the one that
+/// leaves it, both loaded a row ahead. For each row it publishes the column sums to `columns` (one
+/// plane per channel, so that a channel's columns are neighbours), asks
+/// `window_sums` for its output word's window sums, and writes their
+/// rounded means.
+///
+/// # Safety
+/// As for [`blur_separable`]; `window_sums` ends with a barrier after its
+/// last read of `columns`, so that the next row's column sums may
+/// overwrite them.
+#[inline(always)]
+unsafe fn walk_band(
+    input: Global<u8>,
+    output: GlobalMut<u8>,
+    (width, height, channels, radius): (u32, u32, u32, u32),
+    mut window_sums: impl FnMut(SharedArray<u32>, Stretch, &Place) -> [u32; 4],
+) {
+    let Some(stretch) = Stretch::new(channels, radius) else {
+        return;
+    };
+    let place = Place::new(stretch, width, channels, radius);
+    let stride = width * channels;
+    // SAFETY: the launch provides the stretch's arrays (see the kernels).
+    let columns = unsafe { SharedArray::<u32>::launch_sized() };
+    let read_row = |row: u32| -> [u32; 4] {
+        // Wraps where the word starts left of the image; only the samples
+        // inside the row are read.
+        let start = row.wrapping_mul(stride).wrapping_add(place.input_start);
+        let mut samples = [0; 4];
+        if place.input_whole {
+            // SAFETY: the word lies inside the row, on a word boundary.
+            let word: Word = unsafe { input.read_word(start as usize) };
+            for i in 0..4 {
+                samples[i] = u32::from(word[i]);
+            }
+        } else {
+            for i in 0..4 {
+                if place.input_inside[i] {
+                    // SAFETY: the sample lies inside the row.
+                    samples[i] =
+                        u32::from(unsafe { input.read(start.wrapping_add(i as u32) as usize) });
+                }
+            }
+        }
+        samples
+    };
+
+    let first_row = block_idx_y() * BAND_ROWS;
+    let end_row = first_row.saturating_add(BAND_ROWS).min(height);
+    let mut sums = [0u32; 4];
+    // The window of the first row.
+    for row in first_row.saturating_sub(radius)..first_row.saturating_add(radius + 1).min(height) {
+        let entering = read_row(row);
+        for i in 0..4 {
+            sums[i] += entering[i];
+        }
+    }
+    let full = Reciprocal::new((2 * radius + 1) * (2 * radius + 1));
+    for row in first_row..end_row {
+        // The rows that move the window down to the next row, loaded first
+        // so that they arrive while this row's windows are summed.
+        let leaving = if row >= radius {
+            read_row(row - radius)
+        } else {
+            [0; 4]
+        };
+        let entering = if height - row > radius + 1 {
+            read_row(row + radius + 1)
+        } else {
+            [0; 4]
+        };
+        for i in 0..4 {
+            if let Some(index) = place.plane_index[i] {
+                // SAFETY: each sample of the stretch has its own index.
+                unsafe { columns.write(index, sums[i]) };
+            }
+        }
+        sync_threads();
+        let windows = window_sums(columns, stretch, &place);
+        let rows = clipped_window(row, radius, height).len() as u32;
+        let mut means: Word = [0; 4];
+        for i in 0..4 {
+            if place.output_inside[i] {
+                means[i] = full.rounded_mean(windows[i], rows * place.window_columns[i]);
+            }
+        }
+        if place.output_whole {
+            // SAFETY: the word lies inside the row, on a word boundary.
+            unsafe { output.write_word(row_major(row, place.output_start, stride), means) };
+        } else {
+            for i in 0..4 {
+                if place.output_inside[i] {
+                    // SAFETY: the sample lies inside the row.
+                    unsafe {
+                        output.write(
+                            row_major(row, place.output_start + i as u32, stride),
+                            means[i],
+                        )
+                    };
+                }
+            }
+        }
+        for i in 0..4 {
+            sums[i] = sums[i] + entering[i] - leaving[i];
+        }
+    }
+}
+
+/// The window sums of this thread's output word, each the sum of its 2r+1
+/// columns' sums.
+///
+/// # Safety
+/// Called by every thread of the block once [`walk_band`] has published
+/// the row's column sums to `columns`.
+#[inline(always)]
+unsafe fn direct_window_sums(columns: SharedArray<u32>, place: &Place, radius: u32) -> [u32; 4] {
+    let mut windows = [0u32; 4];
+    for i in 0..4 {
+        if place.output_inside[i] {
+            for column in 0..2 * radius + 1 {
+                // SAFETY: the window's columns lie in its plane, published.
+                windows[i] += unsafe { columns.read(place.window_first[i] + column) };
+            }
+        }
+    }
+    sync_threads();
+    windows
+}
+
+/// The window sums of this thread's output word, each the difference of two
+/// prefix sums of the row's column sums, which the block works out first:
+/// each thread over its own four, each warp over its threads' totals by
+/// shuffles, and each thread adds the totals of the warps before its own.
+///
+/// # Safety
+/// As [`direct_window_sums`], with two more arrays after `columns`: the
+/// prefix sums (one more than the stretch's samples) and one partial sum
+/// per warp.
+#[inline(always)]
+unsafe fn prefix_window_sums(
+    columns: SharedArray<u32>,
+    samples: u32,
+    place: &Place,
+    radius: u32,
+) -> [u32; 4] {
+    // SAFETY: by this function's contract.
+    let prefix = unsafe { columns.after(samples) };
+    // SAFETY: by this function's contract.
+    let partials = unsafe { prefix.after(samples + 1) };
+    let first = 4 * thread_idx_x();
+    let mut run = [0u32; 4];
+    for i in 0..4 {
+        if first + (i as u32) < samples {
+            // SAFETY: published by its owner before the barrier.
+            run[i] = unsafe { columns.read(first + i as u32) };
+        }
+    }
+    for i in 1..4 {
+        run[i] += run[i - 1];
+    }
+    let lane = thread_idx_x() % warp::SIZE;
+    let mut inclusive = run[3];
+    let mut delta = 1;
+    while delta < warp::SIZE {
+        let earlier = shfl_up_sync(ALL_LANES, inclusive, delta);
+        if lane >= delta {
+            inclusive += earlier;
+        }
+        delta *= 2;
+    }
+    let warp_index = thread_idx_x() / warp::SIZE;
+    if lane == warp::SIZE - 1 {
+        // SAFETY: one partial per warp, written by its last lane.
+        unsafe { partials.write(warp_index, inclusive) };
+    }
+    sync_threads();
+    let mut before = inclusive - run[3];
+    for earlier_warp in 0..warp_index {
+        // SAFETY: written before the barrier.
+        before += unsafe { partials.read(earlier_warp) };
+    }
+    if first == 0 {
+        // SAFETY: the empty prefix, written by thread 0 alone.
+        unsafe { prefix.write(0, 0) };
+    }
+    for i in 0..4 {
+        if first + (i as u32) < samples {
+            // SAFETY: each thread writes its own four.
+            unsafe { prefix.write(first + i as u32 + 1, before + run[i]) };
+        }
+    }
+    sync_threads();
+    let mut windows = [0u32; 4];
+    for i in 0..4 {
+        if place.output_inside[i] {
+            let first_column = place.window_first[i];
+            // SAFETY: the window's columns lie in its plane, summed above.
+            windows[i] =
+                unsafe { prefix.read(first_column + 2 * radius + 1) - prefix.read(first_column) };
+        }
+    }
+    windows
+}
+
 kernels! {
     /// The blur kernels, in teaching order.
     pub const KERNELS: [Kernel<Args, Problem>];
@@ -189,5 +591,62 @@ kernels! {
             // SAFETY: col < width, row < height, channel < channels.
             unsafe { output.write(sample_index(col, row, width, channels, channel), mean) };
         }
+    }
+
+    /// Separable: each thread keeps its columns' sums as it walks down, the window sums a row of them.
+    ///
+    /// A block of [`STRETCH_THREADS`] threads works on a stretch of a band of
+    /// [`BAND_ROWS`] rows; each thread owns one word of the stretch, read
+    /// with one 4-byte load. The window's sum is the sum of its 2r+1
+    /// columns' sums, and each column's sum changes by one row entering and
+    /// one leaving as the window moves down: so the thread keeps its four
+    /// columns' sums in registers, and each row they go through shared
+    /// memory, deinterleaved into a plane per channel, for the threads whose
+    /// windows need them. Outputs are written a word at a time.
+    ///
+    /// Compute-to-global-memory-access ratio: 2r+3 adds per output over
+    /// about 3 bytes moved (one read entering, one leaving, from the cache,
+    /// one written): 3 OP/B for r = 3. Bound by the shared-memory reads of
+    /// the 2r+1 column sums, which still grow with the radius.
+    ///
+    /// # Safety
+    /// As for [`blur_naive`], with blocks of [`STRETCH_THREADS`] threads,
+    /// one per stretch of a band of rows, and
+    /// [`separable_shared_bytes`] bytes of launch-sized shared memory.
+    #[launch(|problem| stretch_per_block(problem, separable_shared_bytes(problem)))]
+    pub unsafe fn blur_separable(input: Global<u8>, output: GlobalMut<u8>, width: u32, height: u32, channels: u32, radius: u32) {
+        let window_sums = |columns, _, place: &Place| {
+            // SAFETY: walk_band calls it once the column sums are published.
+            unsafe { direct_window_sums(columns, place, radius) }
+        };
+        // SAFETY: by this kernel's contract.
+        unsafe { walk_band(input, output, (width, height, channels, radius), window_sums) }
+    }
+
+    /// Running: a row's prefix sums make every window sum one subtraction, whatever the radius.
+    ///
+    /// As [`blur_separable`], but once a row's column sums are in shared
+    /// memory the block turns them into their prefix sums — each thread its
+    /// four, each warp its threads' with five `SHFL.UP`, the block its
+    /// warps' through shared memory — and a window's sum is the difference
+    /// of two of them. The work per output no longer depends on r.
+    ///
+    /// Compute-to-global-memory-access ratio: about 12 adds per output over
+    /// about 3 bytes moved: 4 OP/B at every radius. Bound by the
+    /// instructions per sample, few enough for the memory to keep up only
+    /// because each load and store moves four samples.
+    ///
+    /// # Safety
+    /// As for [`blur_separable`], with [`running_shared_bytes`] bytes of
+    /// launch-sized shared memory.
+    #[launch(|problem| stretch_per_block(problem, running_shared_bytes(problem)))]
+    pub unsafe fn blur_running(input: Global<u8>, output: GlobalMut<u8>, width: u32, height: u32, channels: u32, radius: u32) {
+        let window_sums = |columns, stretch: Stretch, place: &Place| {
+            // SAFETY: walk_band calls it once the column sums are published;
+            // the launch provides the other two arrays.
+            unsafe { prefix_window_sums(columns, stretch.pixels * channels, place, radius) }
+        };
+        // SAFETY: by this kernel's contract.
+        unsafe { walk_band(input, output, (width, height, channels, radius), window_sums) }
     }
 }

@@ -69,9 +69,12 @@ pub enum Error {
         kernel: &'static str,
         elements: usize,
     },
-    #[error("blur radius {radius} is too large for {kernel}: at most {max}")]
+    #[error(
+        "blur radius {radius} is too large for {kernel} on {channels}-channel images: at most {max}"
+    )]
     RadiusTooLarge {
         kernel: &'static str,
+        channels: usize,
         radius: u32,
         max: u32,
     },

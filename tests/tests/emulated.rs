@@ -5,10 +5,11 @@
 //! diagnostic.
 
 use locality::Emulator;
-use locality::families::blur::{Blur, BlurShape};
+use locality::families::blur::{Blur, BlurShape, max_radius};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::matmul::{Matmul, MatmulShape};
-use locality_tests::{check_every_family, check_family, proptest_config, seed};
+use locality::family::Family;
+use locality_tests::{check_every_family, check_family, check_kernel, proptest_config, seed};
 use proptest::prelude::*;
 
 #[test]
@@ -47,6 +48,23 @@ proptest! {
     ) {
         let shape = BlurShape::new(width, height, channels, radius);
         check_family::<_, Blur>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
+    }
+}
+
+/// Every blur kernel at every radius it accepts, from 0 to its maximum, for
+/// every channel count, on an image wider than the separable kernels'
+/// output at their largest radius, so that blocks meet between the halos.
+#[test]
+fn blur_kernels_agree_at_every_radius_they_accept() {
+    let seed = seed();
+    for kernel in Blur::KERNELS {
+        for channels in 1..=4 {
+            for radius in 0..=max_radius(kernel, channels) {
+                let shape = BlurShape::new(23, 11, channels as usize, radius);
+                let seed = seed ^ u64::from(radius << 3 | channels);
+                check_kernel::<_, Blur>(&Emulator, kernel, shape, seed).unwrap();
+            }
+        }
     }
 }
 

@@ -15,8 +15,8 @@ use serde::Serialize;
 use crate::backend::{Backend, Buffer, checked_launch};
 use crate::error::{Error, Result};
 use crate::family::{
-    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work, dims,
-    expect_len, indexable, nonzero,
+    Baseline, Bound, CpuOutput, Family, Kernels, Op, Parameter, Shape, SizeSyntax, Tools, Work,
+    dims, expect_len, indexable, nonzero,
 };
 use crate::reference::{self, Expected};
 use crate::verify::{Comparison, compare, random_vec};
@@ -75,21 +75,32 @@ impl Shape for BlurShape {
             format!("{}×{}", self.width, self.height)
         }
     }
+
+    fn parameter(&self) -> Option<Parameter> {
+        let plural = if self.channels == 1 { "" } else { "s" };
+        Some(Parameter {
+            name: "radius r (the window is (2r+1)×(2r+1))",
+            value: f64::from(self.radius),
+            series: format!("{} channel{plural}", self.channels),
+        })
+    }
 }
 
-/// The largest radius `kernel` accepts: the window sum's limit, or less
-/// where its shared memory grows with the radius past what a block gets.
-pub fn max_radius(kernel: &Kernel<Args, Problem>) -> u32 {
+/// The largest radius `kernel` accepts for images of `channels` channels:
+/// the window sum's limit, or less where its shared memory grows with the
+/// radius past what a block gets, or where its halos would leave a block
+/// nothing to write.
+pub fn max_radius(kernel: &Kernel<Args, Problem>, channels: u32) -> u32 {
     let fits = |radius| {
         let problem = Problem {
             width: 1,
             height: 1,
-            channels: 1,
+            channels,
             radius,
         };
         checked_launch(kernel, &problem).is_ok()
     };
-    // Shared memory only grows with the radius: search for the last fit.
+    // What a kernel needs only grows with the radius: search for the last fit.
     let (mut fits_up_to, mut fails_from) = (0, MAX_RADIUS + 1);
     if !fits(0) {
         return 0;
@@ -136,31 +147,55 @@ impl Family for Blur {
     type Inputs = Vec<u8>;
     type Buffers<B: Backend> = Buffers<B>;
 
-    fn options() -> Vec<Arg> {
+    /// Lists, so that one run or bench covers several; the bench's defaults
+    /// sweep the radius at 1 and 3 channels.
+    fn options(sweep: bool) -> Vec<Arg> {
+        let (channels, radii) = if sweep {
+            ("3,1", "3,1,8,32")
+        } else {
+            ("3", "3")
+        };
         vec![
             Arg::new("channels")
                 .long("channels")
-                .help("Blur channels: 1 for grayscale, 3 for RGB")
+                .help("Blur channels: 1 for grayscale, 3 for RGB; comma-separated for several")
                 .value_parser(value_parser!(usize))
-                .default_value("3"),
+                .value_delimiter(',')
+                .default_value(channels),
             Arg::new("radius")
                 .long("radius")
-                .help("Blur radius: the window is (2r+1)×(2r+1)")
+                .help(
+                    "Blur radius: the window is (2r+1)×(2r+1); comma-separated for several \
+                     (a bench plots its throughput against size at the first radius and \
+                     channel count, and its time against every radius at its largest size)",
+                )
                 .value_parser(value_parser!(u32))
-                .default_value("3"),
+                .value_delimiter(',')
+                .default_value(radii),
         ]
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> BlurShape {
+        Self::shapes(sizes, options)[0]
+    }
+
+    /// Every channel count at every radius, channels outermost.
+    fn shapes(sizes: &[usize], options: &ArgMatches) -> Vec<BlurShape> {
         let [width, height] = dims(sizes);
-        BlurShape {
-            width,
-            height,
-            channels: *options
-                .get_one("channels")
-                .expect("the option has a default"),
-            radius: *options.get_one("radius").expect("the option has a default"),
-        }
+        let radii: Vec<u32> = options
+            .get_many("radius")
+            .expect("the option has a default")
+            .copied()
+            .collect();
+        options
+            .get_many::<usize>("channels")
+            .expect("the option has a default")
+            .flat_map(|&channels| {
+                radii
+                    .iter()
+                    .map(move |&radius| BlurShape::new(width, height, channels, radius))
+            })
+            .collect()
     }
 
     fn problem(shape: BlurShape) -> Result<Problem> {
@@ -175,12 +210,16 @@ impl Family for Blur {
 
     /// The radius first, for a message that names it.
     fn check(kernel: &Kernel<Args, Problem>, shape: BlurShape) -> Result<()> {
-        check_radius(kernel, shape.radius)?;
+        check_radius(kernel, shape)?;
         checked_launch(kernel, &Self::problem(shape)?).map(drop)
     }
 
     fn test_shapes() -> Vec<BlurShape> {
-        let largest_tiled = KERNELS.iter().map(max_radius).min().unwrap_or(0);
+        let largest_everywhere = KERNELS
+            .iter()
+            .map(|kernel| max_radius(kernel, 1))
+            .min()
+            .unwrap_or(0);
         [
             (1, 1, 1, 0),
             (1, 1, 1, 1),
@@ -189,7 +228,7 @@ impl Family for Blur {
             (33, 16, 3, 3),
             (100, 37, 3, 7),
             (15, 250, 1, 20),
-            (40, 41, 1, largest_tiled),
+            (40, 41, 1, largest_everywhere),
             (300, 200, 3, 1),
             (1001, 3, 4, 5),
         ]
@@ -224,6 +263,7 @@ impl Family for Blur {
         if shape.radius > MAX_RADIUS {
             return Err(Error::RadiusTooLarge {
                 kernel: "any blur kernel",
+                channels: shape.channels,
                 radius: shape.radius,
                 max: MAX_RADIUS,
             });
@@ -266,7 +306,7 @@ impl Family for Blur {
         shape: BlurShape,
         buffers: &mut Buffers<B>,
     ) -> Result<()> {
-        check_radius(kernel, shape.radius)?;
+        check_radius(kernel, shape)?;
         let len = shape.checked_len()?;
         expect_len("input image", len, backend.len(&buffers.input))?;
         expect_len("output image", len, backend.len(&buffers.output))?;
@@ -370,12 +410,14 @@ impl Family for Blur {
     }
 }
 
-/// Rejects a radius `kernel` cannot take.
-pub fn check_radius(kernel: &Kernel<Args, Problem>, radius: u32) -> Result<()> {
-    let max = max_radius(kernel);
+/// Rejects a radius `kernel` cannot take for `shape`'s channels.
+pub fn check_radius(kernel: &Kernel<Args, Problem>, shape: BlurShape) -> Result<()> {
+    let radius = shape.radius;
+    let max = max_radius(kernel, u32::try_from(shape.channels).unwrap_or(u32::MAX));
     if radius > max {
         return Err(Error::RadiusTooLarge {
             kernel: kernel.name,
+            channels: shape.channels,
             radius,
             max,
         });
