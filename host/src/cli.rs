@@ -303,7 +303,7 @@ impl<const SWEEP: bool> Args for FamilySizes<SWEEP> {
                     ))
                 };
                 self.args.push(size);
-                for option in F::options() {
+                for option in F::options(self.sweep) {
                     if !known(&self.args, option.get_id().as_str()) {
                         self.args.push(option);
                     }

@@ -30,6 +30,21 @@ pub trait Shape: Copy + fmt::Display + fmt::Debug + Serialize + Send + Sync + 's
     /// The shortest label: `n` for a square or cube, the dimensions
     /// otherwise.
     fn short(&self) -> String;
+
+    /// A parameter besides the size that the bench sweeps (the blur's
+    /// radius), where the family has one.
+    fn parameter(&self) -> Option<Parameter> {
+        None
+    }
+}
+
+/// A shape's parameter besides its size: its name on a plot's axis, its
+/// value, and what else tells its series apart (the blur's channels).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parameter {
+    pub name: &'static str,
+    pub value: f64,
+    pub series: String,
 }
 
 /// How the command line gives one of the family's sizes.
@@ -154,13 +169,22 @@ pub trait Family: Sized + 'static {
     /// The inputs and outputs on a backend.
     type Buffers<B: Backend>;
 
-    /// Options of the family's own beyond its size (the blur's radius, say).
-    fn options() -> Vec<Arg> {
+    /// Options of the family's own beyond its size (the blur's radius,
+    /// say), with the bench's defaults where `sweep`.
+    fn options(sweep: bool) -> Vec<Arg> {
+        let _ = sweep;
         Vec::new()
     }
 
-    /// The shape of `dims` (as many as `SIZE.names`) and the options.
+    /// The shape of `dims` (as many as `SIZE.names`) and the options: the
+    /// first of [`Family::shapes`].
     fn shape(dims: &[usize], options: &ArgMatches) -> Self::Shape;
+
+    /// Every shape of `dims` the options ask for, where an option takes a
+    /// list (the blur's radii, say).
+    fn shapes(dims: &[usize], options: &ArgMatches) -> Vec<Self::Shape> {
+        vec![Self::shape(dims, options)]
+    }
 
     /// The problem the kernels get, once the shape is valid: no dimension
     /// zero, every index within the kernels' 32-bit arithmetic.
@@ -265,12 +289,17 @@ impl Sizes {
         !self.given.is_empty()
     }
 
-    /// The shapes family `F` runs at.
+    /// The shapes family `F` runs at: each size's, in order.
     pub fn shapes<F: Family>(&self) -> Vec<F::Shape> {
         self.dims::<F>()
             .iter()
-            .map(|dims| self.shape::<F>(dims))
+            .flat_map(|dims| self.shapes_of::<F>(dims))
             .collect()
+    }
+
+    /// Family `F`'s shapes of `dims`, with the options given.
+    pub fn shapes_of<F: Family>(&self, dims: &[usize]) -> Vec<F::Shape> {
+        F::shapes(dims, &self.options)
     }
 
     /// The dimensions of each size family `F` runs at.

@@ -13,8 +13,8 @@ use serde::{Serialize, Serializer};
 
 use super::roofline::Roof;
 use crate::device::Resources;
-use crate::family::Shape;
 pub use crate::family::{Bound, Op};
+use crate::family::{Parameter, Shape};
 pub use crate::suite::Copies;
 
 /// The whole report.
@@ -232,6 +232,7 @@ pub struct Size {
     label: String,
     short: String,
     side: f64,
+    parameter: Option<Parameter>,
 }
 
 impl Size {
@@ -241,7 +242,13 @@ impl Size {
             label: shape.to_string(),
             short: shape.short(),
             side: shape.side(),
+            parameter: shape.parameter(),
         }
+    }
+
+    /// The shape's parameter besides its size, if its family has one.
+    pub fn parameter(&self) -> Option<&Parameter> {
+        self.parameter.as_ref()
     }
 
     /// One number for the x axis of a plot: the side of the square or cube

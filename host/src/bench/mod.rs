@@ -648,10 +648,17 @@ mod tests {
                 );
             }
         }
-        for n in [1024, 2048, 4096, 8192] {
-            let image = BlurShape::new(n, n, 3, 3);
+        // The size sweep at 3 channels and r = 3, then the radius sweep at
+        // the largest size, at 3 channels and at 1.
+        let images = [1024, 2048, 4096, 8192]
+            .map(|n| (n, 3, 3))
+            .into_iter()
+            .chain([(8192, 3, 1), (8192, 3, 8), (8192, 3, 32)])
+            .chain([1, 3, 8, 32].map(|radius| (8192, 1, radius)));
+        for (n, channels, radius) in images {
+            let image = BlurShape::new(n, n, channels, radius);
             let size = Size::of(&image);
-            let ops = 49.0 * (3 * n * n) as f64;
+            let ops = f64::from((2 * radius + 1).pow(2)) * (channels * n * n) as f64;
             for (kernel, role, op, ops, peak, baseline) in [
                 (
                     "blur_naive",
@@ -679,7 +686,7 @@ mod tests {
                     size.clone(),
                     op,
                     ops,
-                    2.0 * (3 * n * n) as f64,
+                    2.0 * (channels * n * n) as f64,
                     rate,
                     baseline,
                 );
@@ -795,11 +802,13 @@ mod tests {
         let (trip, every) = rest.split_once("<details>").unwrap();
         let rows = |text: &str| text.lines().filter(|line| line.starts_with("| `")).count();
         // Four matmul rows at 8192³, six gemv kernels and four cuBLAS gemvs
-        // at 16384², two blurs and a copy at 8192².
-        assert_eq!(rows(largest), 4 + 10 + 3);
+        // at 16384², two blurs and a copy at 8192² at each of the radius
+        // sweep's eight radii and channel counts.
+        assert_eq!(rows(largest), 4 + 10 + 3 * 8);
         assert_eq!(rows(every), report.results.len());
-        // The eleven kernels, each beside its trip; baselines have none.
-        assert_eq!(rows(trip), 3 + 6 + 2, "{trip}");
+        // The kernels, each beside its trip, the blurs at each radius and
+        // channel count; baselines have none.
+        assert_eq!(rows(trip), 3 + 6 + 2 * 8, "{trip}");
         assert!(trip.contains("| never, in this sweep |"), "{trip}");
         assert!(
             largest.contains("| `matmul_naive` | 8192×8192×8192 |"),
@@ -878,10 +887,11 @@ mod tests {
                 "matmul.svg",
                 "gemv.svg",
                 "blur.svg",
+                "blur-radius.svg",
                 "vs-cpu.svg"
             ]
         );
-        for (name, svg) in plots {
+        for (name, svg) in &plots {
             assert!(
                 svg.starts_with("<svg") && svg.ends_with("</svg>\n"),
                 "{name}"
@@ -892,8 +902,15 @@ mod tests {
                 "{name}"
             );
             assert!(!svg.contains("NaN") && !svg.contains("inf"), "{name}");
-            if name != "roofline.svg" && name != "vs-cpu.svg" {
+            if !["roofline.svg", "vs-cpu.svg", "blur-radius.svg"].contains(&name.as_str()) {
                 assert!(svg.contains("(CUDA C++)"), "{name} draws no twin");
+            }
+        }
+        let (_, radius) = &plots[4];
+        for kernel in ["blur_naive", "blur_tiled", "device_copy"] {
+            for channels in ["3 channels", "1 channel"] {
+                let entry = format!("{kernel} · {channels}");
+                assert!(radius.contains(&entry), "the radius plot lacks {entry}");
             }
         }
     }

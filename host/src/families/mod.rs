@@ -72,11 +72,13 @@ pub fn check(kernels: &[&'static str], sizes: &Sizes) -> Result<()> {
         fn visit<F: Family>(&mut self) -> Result<()> {
             for kernel in F::KERNELS.iter().filter(|k| self.0.contains(&k.name)) {
                 for dims in self.1.dims::<F>() {
-                    match F::check(kernel, self.1.shape::<F>(&dims)) {
-                        Err(error @ Error::GridTooLarge { .. }) => {
-                            return Err(largest_dimension::<F>(kernel, self.1, &dims, error));
+                    for shape in self.1.shapes_of::<F>(&dims) {
+                        match F::check(kernel, shape) {
+                            Err(error @ Error::GridTooLarge { .. }) => {
+                                return Err(largest_dimension::<F>(kernel, self.1, &dims, error));
+                            }
+                            checked => checked?,
                         }
-                        checked => checked?,
                     }
                 }
             }
