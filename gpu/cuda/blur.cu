@@ -111,12 +111,13 @@ __device__ Place place_of(Stretch s, int width, int channels, int radius) {
     return p;
 }
 
-// n / divisor by a 64-bit multiply-high where count is the full window's.
+// n / full by a multiply and a shift where count is the full window's:
+// multiplier ⌈2^shift / full⌉, shift 31 + ⌊log2 full⌋.
 __device__ unsigned char rounded_mean(unsigned sum, unsigned count, unsigned full,
-                                      unsigned long long multiplier) {
+                                      unsigned multiplier, unsigned shift) {
     unsigned rounded = sum + count / 2;
-    unsigned mean = count == full && count > 1 ? (unsigned)__umul64hi(multiplier, rounded)
-                                               : rounded / count;
+    unsigned mean = count == full ? (unsigned)((unsigned long long)rounded * multiplier >> shift)
+                                  : rounded / count;
     return mean;
 }
 
@@ -194,7 +195,8 @@ __device__ void walk_band(const unsigned char* input, unsigned char* output, int
         for (int i = 0; i < 4; ++i) sums[i] += row_samples[i];
     }
     unsigned full = (2 * radius + 1) * (2 * radius + 1);
-    unsigned long long multiplier = ~0ull / max(full, 2u) + 1;
+    unsigned shift = 31 + (31 - __clz(full));
+    unsigned multiplier = ((1ull << shift) + full - 1) / full;
     for (int row = first_row; row < end_row; ++row) {
         unsigned leaving[4] = {0, 0, 0, 0}, entering[4] = {0, 0, 0, 0};
         if (row >= radius) read_row(row - radius, leaving);
@@ -213,7 +215,7 @@ __device__ void walk_band(const unsigned char* input, unsigned char* output, int
         unsigned means = 0;
         for (int i = 0; i < 4; ++i) {
             if (p.output_inside[i]) {
-                unsigned mean = rounded_mean(windows[i], rows * p.window_columns[i], full, multiplier);
+                unsigned mean = rounded_mean(windows[i], rows * p.window_columns[i], full, multiplier, shift);
                 means |= mean << 8 * i;
             }
         }

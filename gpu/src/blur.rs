@@ -197,35 +197,43 @@ pub const fn running_shared_bytes(problem: &Problem) -> u32 {
     stretch_shared_bytes(problem, 2, 1 + STRETCH_THREADS / warp::SIZE)
 }
 
-/// `n / divisor` by one 64-bit multiply-high instead of a division, which
-/// the GPU has no instruction for: exact for every `u32` `n` and every
-/// divisor from 2 up (Lemire, Kaser and Kurz, "Faster remainder by direct
-/// computation", 2019).
-#[derive(Clone, Copy)]
-struct Reciprocal {
+/// The rounded mean of a sum over `divisor` samples by a multiply and a
+/// shift instead of a division, which the GPU has no instruction for (a
+/// `u32` division is about twenty instructions). With `k` = ⌊log₂ d⌋ and
+/// `m` = ⌈2³¹⁺ᵏ / d⌉ < 2³², `(n · m) >> (31 + k)` is ⌊n / d⌋ for every
+/// `n` < 256·d — the largest a rounded sum of bytes reaches — as long as
+/// `d` < 2²², which every window of at most 2047 × 2047 samples is: the
+/// error `m·d − 2³¹⁺ᵏ` < d times n stays below 2³¹⁺ᵏ (Granlund and
+/// Montgomery, "Division by invariant integers using multiplication", 1994).
+#[derive(Clone, Copy, Debug)]
+pub struct Reciprocal {
     divisor: u32,
-    multiplier: u64,
+    multiplier: u32,
+    shift: u32,
 }
 
 impl Reciprocal {
-    /// ⌈2⁶⁴ / divisor⌉; for divisor 1, which does not fit, a multiplier
-    /// that is never used.
+    /// The reciprocal of `divisor`, from 1 to 2²² − 1.
     #[inline(always)]
-    fn new(divisor: u32) -> Self {
+    pub fn new(divisor: u32) -> Self {
+        let shift = 31 + (31 - divisor.leading_zeros());
+        let multiplier = (1u64 << shift).div_ceil(u64::from(divisor)) as u32;
         Self {
             divisor,
-            multiplier: (u64::MAX / u64::from(divisor.max(2))).wrapping_add(1),
+            multiplier,
+            shift,
         }
     }
 
-    /// The mean of `sum` over `count` samples, rounded half up: by the
-    /// multiply where `count` is this divisor, by a division elsewhere (at
-    /// the image's borders, where windows are clipped).
+    /// The mean of `sum` over `count` samples, rounded half up, `sum` at
+    /// most 255 per sample: by the multiply where `count` is this divisor
+    /// (everywhere but near the image's borders, where windows are
+    /// clipped), by a division elsewhere.
     #[inline(always)]
-    fn rounded_mean(self, sum: u32, count: u32) -> u8 {
+    pub fn rounded_mean(self, sum: u32, count: u32) -> u8 {
         let rounded = sum + count / 2;
-        let mean = if count == self.divisor && count > 1 {
-            ((u128::from(self.multiplier) * u128::from(rounded)) >> 64) as u32
+        let mean = if count == self.divisor {
+            ((u64::from(rounded) * u64::from(self.multiplier)) >> self.shift) as u32
         } else {
             rounded / count
         };

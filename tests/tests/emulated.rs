@@ -68,6 +68,27 @@ fn blur_kernels_agree_at_every_radius_they_accept() {
     }
 }
 
+/// The separable kernels' division by the full window's count, by a
+/// multiply and a shift, against a division: for every count of a window
+/// up to their largest radius (and the largest count it allows), at every
+/// rounded sum either side of each multiple of the count.
+#[test]
+fn the_reciprocal_rounds_as_a_division_does() {
+    let mut counts: Vec<u32> = (1..=1017).map(|span| span * span).collect();
+    counts.extend([2, 3, 5, 1 << 21, (1 << 22) - 1]);
+    for count in counts {
+        let reciprocal = gpu::blur::Reciprocal::new(count);
+        for quotient in 0..=255u32 {
+            for sum in [quotient * count, (quotient * count).saturating_sub(count / 2 + 1)] {
+                for sum in [sum, sum + 1, sum + count / 2, (sum + count).min(255 * count)] {
+                    let expected = ((sum + count / 2) / count) as u8;
+                    assert_eq!(reciprocal.rounded_mean(sum, count), expected, "{sum} / {count}");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn the_command_line_verifies_every_kernel_on_the_emulator() {
     use clap::Parser;

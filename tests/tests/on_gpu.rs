@@ -14,6 +14,7 @@ use std::sync::OnceLock;
 use clap::Parser;
 use libtest_mimic::{Arguments, Failed, Trial};
 use locality::cli::{Cli, Verdict};
+use locality::families::blur::{Blur, BlurShape, max_radius};
 use locality::families::matmul::{Buffers, Matmul, MatmulShape};
 use locality::families::{self, Visitor};
 use locality::family::Family;
@@ -72,6 +73,31 @@ fn kernel_trials() -> Vec<Trial> {
     let mut trials = Trials(Vec::new());
     families::visit(&mut trials).expect("listing trials cannot fail");
     trials.0
+}
+
+/// Every blur kernel and twin at every radius it accepts, from 0 to its
+/// maximum, for 1 to 4 channels, as the emulated test does.
+fn radius_trials() -> Vec<Trial> {
+    Blur::KERNELS
+        .iter()
+        .flat_map(|kernel| {
+            [false, true].map(|on_twin| {
+                let label = if on_twin { " (CUDA C++ twin)" } else { "" };
+                let name = format!("{}{label} at every radius it accepts", kernel.name);
+                Trial::test(name, move || {
+                    let gpu = if on_twin { twin()? } else { gpu()? };
+                    for channels in 1..=4 {
+                        for radius in 0..=max_radius(kernel, channels) {
+                            let shape = BlurShape::new(23, 11, channels as usize, radius);
+                            let seed = quiet_seed() ^ u64::from(radius << 3 | channels);
+                            check_kernel::<Gpu, Blur>(gpu, kernel, shape, seed)?;
+                        }
+                    }
+                    Ok(())
+                })
+            })
+        })
+        .collect()
 }
 
 /// What the driver made of each kernel: the PTX test cannot see spills
@@ -393,6 +419,7 @@ fn main() {
         }
     }
     let mut trials = kernel_trials();
+    trials.extend(radius_trials());
     trials.extend(resource_trials());
     trials.extend(error_trials());
     trials.extend(bench_trials());

@@ -231,6 +231,10 @@ impl Family for Blur {
             (40, 41, 1, largest_everywhere),
             (300, 200, 3, 1),
             (1001, 3, 4, 5),
+            // Several stretches and bands of the separable kernels, rows on
+            // words and not.
+            (600, 130, 4, 5),
+            (1001, 70, 3, 2),
         ]
         .map(|(width, height, channels, radius)| BlurShape::new(width, height, channels, radius))
         .to_vec()
