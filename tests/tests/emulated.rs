@@ -79,10 +79,22 @@ fn the_reciprocal_rounds_as_a_division_does() {
     for count in counts {
         let reciprocal = gpu::blur::Reciprocal::new(count);
         for quotient in 0..=255u32 {
-            for sum in [quotient * count, (quotient * count).saturating_sub(count / 2 + 1)] {
-                for sum in [sum, sum + 1, sum + count / 2, (sum + count).min(255 * count)] {
+            for sum in [
+                quotient * count,
+                (quotient * count).saturating_sub(count / 2 + 1),
+            ] {
+                for sum in [
+                    sum,
+                    sum + 1,
+                    sum + count / 2,
+                    (sum + count).min(255 * count),
+                ] {
                     let expected = ((sum + count / 2) / count) as u8;
-                    assert_eq!(reciprocal.rounded_mean(sum, count), expected, "{sum} / {count}");
+                    assert_eq!(
+                        reciprocal.rounded_mean(sum, count),
+                        expected,
+                        "{sum} / {count}"
+                    );
                 }
             }
         }

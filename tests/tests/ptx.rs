@@ -217,3 +217,14 @@ fn the_gemv_ladder_uses_the_instructions_its_lessons_name() {
     }
     assert_eq!(checked, 6, "the warp and vector kernels, in f32 and f64");
 }
+
+#[test]
+fn the_separable_blurs_move_words_and_the_running_one_scans_by_shuffles() {
+    for name in ["blur_separable", "blur_running"] {
+        let body = body(name);
+        assert!(body.contains("ld.global.b32"), "{name} has no 4-byte load");
+        assert!(body.contains("st.global.b32"), "{name} has no 4-byte store");
+    }
+    assert_eq!(body("blur_running").matches("shfl.sync.up.b32").count(), 5);
+    assert!(!body("blur_separable").contains("shfl.sync"));
+}
