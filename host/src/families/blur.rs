@@ -208,8 +208,10 @@ impl Family for Blur {
         })
     }
 
-    /// The radius first, for a message that names it.
+    /// The image at radius 0 first, then the radius, for a message that
+    /// names what is wrong.
     fn check(kernel: &Kernel<Args, Problem>, shape: BlurShape) -> Result<()> {
+        checked_launch(kernel, &Self::problem(BlurShape { radius: 0, ..shape })?)?;
         check_radius(kernel, shape)?;
         checked_launch(kernel, &Self::problem(shape)?).map(drop)
     }
