@@ -613,6 +613,15 @@ pub mod warp {
         fn shfl_sync_up(mask: u32, value: u32, delta: u32, clamp: u32) -> u32;
     }
 
+    /// A shuffle of `kind` on the emulator: the lanes of `mask` exchange
+    /// their values where the caller's caller stands.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[track_caller]
+    fn emulated<T: Shuffle>(kind: ShuffleKind, mask: u32, value: T) -> T {
+        let site = core::panic::Location::caller();
+        T::from_bits(emulator::shuffle(kind, mask, value.to_bits(), site))
+    }
+
     /// Applies a 32-bit shuffle to each register of `value`.
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
@@ -651,13 +660,7 @@ pub mod warp {
     #[cfg(not(target_arch = "nvptx64"))]
     #[track_caller]
     pub fn shfl_xor_sync<T: Shuffle>(mask: u32, value: T, lane_mask: u32) -> T {
-        let site = core::panic::Location::caller();
-        T::from_bits(emulator::shuffle(
-            ShuffleKind::Xor(lane_mask),
-            mask,
-            value.to_bits(),
-            site,
-        ))
+        emulated(ShuffleKind::Xor(lane_mask), mask, value)
     }
 
     /// `__shfl_down_sync(mask, value, delta)`: the `value` of lane
@@ -677,13 +680,7 @@ pub mod warp {
     #[cfg(not(target_arch = "nvptx64"))]
     #[track_caller]
     pub fn shfl_down_sync<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
-        let site = core::panic::Location::caller();
-        T::from_bits(emulator::shuffle(
-            ShuffleKind::Down(delta),
-            mask,
-            value.to_bits(),
-            site,
-        ))
+        emulated(ShuffleKind::Down(delta), mask, value)
     }
 
     /// `__shfl_up_sync(mask, value, delta)`: the `value` of lane
@@ -703,13 +700,7 @@ pub mod warp {
     #[cfg(not(target_arch = "nvptx64"))]
     #[track_caller]
     pub fn shfl_up_sync<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
-        let site = core::panic::Location::caller();
-        T::from_bits(emulator::shuffle(
-            ShuffleKind::Up(delta),
-            mask,
-            value.to_bits(),
-            site,
-        ))
+        emulated(ShuffleKind::Up(delta), mask, value)
     }
 }
 
