@@ -256,8 +256,9 @@ struct Place {
     /// Each input sample's index in the channel-planar arrays (a plane of
     /// `stretch.pixels` per channel); `None` past the stretch.
     plane_index: [Option<u32>; 4],
-    /// Row-relative index of the first sample of the output word, and how
-    /// many of its samples this thread writes (0 past the output).
+    /// Row-relative index of the first sample of the output word, which
+    /// of its samples this thread writes, and whether one 4-byte store
+    /// writes them all.
     output_start: u32,
     output_inside: [bool; 4],
     output_whole: bool,
@@ -312,13 +313,14 @@ impl Place {
         place
     }
 }
+
 /// Walks this thread down its block's band of rows with the sums of its
 /// input word's four columns over the window's rows, kept up to date by
 /// adding the row that enters the window and subtracting the one that
-/// leaves it, both loaded a row ahead. For each row it publishes the column sums to `columns` (one
-/// plane per channel, so that a channel's columns are neighbours), asks
-/// `window_sums` for its output word's window sums, and writes their
-/// rounded means.
+/// leaves it, both loaded a row ahead. For each row it publishes the column
+/// sums to `columns` (one plane per channel, so that a channel's columns
+/// are neighbours), asks `window_sums` for its output word's window sums,
+/// and writes their rounded means.
 ///
 /// # Safety
 /// As for [`blur_separable`]; `window_sums` ends with a barrier after its
@@ -614,8 +616,9 @@ kernels! {
     ///
     /// Compute-to-global-memory-access ratio: 2r+3 adds per output over
     /// about 3 bytes moved (one read entering, one leaving, from the cache,
-    /// one written): 3 OP/B for r = 3. Bound by the shared-memory reads of
-    /// the 2r+1 column sums, which still grow with the radius.
+    /// one written): 3 OP/B for r = 3. Bound by instruction issue: about 75
+    /// instructions per sample at r = 1 on an H100 (Nsight Compute), and
+    /// more as the 2r+1 shared-memory reads grow with the radius.
     ///
     /// # Safety
     /// As for [`blur_naive`], with blocks of [`STRETCH_THREADS`] threads,
@@ -640,9 +643,9 @@ kernels! {
     /// of two of them. The work per output no longer depends on r.
     ///
     /// Compute-to-global-memory-access ratio: about 12 adds per output over
-    /// about 3 bytes moved: 4 OP/B at every radius. Bound by the
-    /// instructions per sample, few enough for the memory to keep up only
-    /// because each load and store moves four samples.
+    /// about 3 bytes moved: 4 OP/B at every radius. Bound by instruction
+    /// issue: about 70 instructions per sample on an H100 (Nsight Compute),
+    /// far more than the memory needs to keep up.
     ///
     /// # Safety
     /// As for [`blur_separable`], with [`running_shared_bytes`] bytes of
