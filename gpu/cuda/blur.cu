@@ -242,3 +242,130 @@ extern "C" __global__ void blur_running(const unsigned char* input, unsigned cha
                                         int width, int height, int channels, int radius) {
     walk_band<true>(input, output, width, height, channels, radius);
 }
+
+// The specialised kernel: compiled once per channel count, blocks of 128
+// threads, each owning four whole pixels of the block's stretch.
+#define SPECIALISED_THREADS 256
+#define THREAD_PIXELS 4
+
+template <int C>
+__device__ void walk_band_specialised(const unsigned char* input, unsigned char* output,
+                                      int width, int height, int radius) {
+    extern __shared__ unsigned prefixes[];
+    constexpr int samples = THREAD_PIXELS * C, words = samples / 4;
+    int pixels = SPECIALISED_THREADS * THREAD_PIXELS;
+    int halo = (radius + THREAD_PIXELS) / THREAD_PIXELS * THREAD_PIXELS;
+    if (halo >= pixels / 2) return;
+    int stretch_output = pixels - 2 * halo;
+    int stride = width * C;
+    int thread = threadIdx.x;
+    int pixel = blockIdx.x * stretch_output - halo + thread * THREAD_PIXELS;
+    int start = pixel * C;
+    int inside_from = min(max(-start, 0), samples);
+    int inside_to = min(max(stride - start, 0), samples);
+    bool rows_on_words = stride % 4 == 0;
+    bool whole = rows_on_words && inside_from == 0 && inside_to == samples;
+    auto read_row = [&](int row, unsigned row_words[words]) {
+        int first = row * stride + start;
+        for (int w = 0; w < words; ++w) {
+            if (whole) {
+                row_words[w] = *reinterpret_cast<const unsigned*>(input + first + 4 * w);
+            } else {
+                unsigned word = 0;
+                for (int b = 0; b < 4; ++b) {
+                    int i = 4 * w + b;
+                    if (i >= inside_from && i < inside_to) word |= input[first + i] << 8 * b;
+                }
+                row_words[w] = word;
+            }
+        }
+    };
+    auto sample_of = [](const unsigned row_words[words], int i) {
+        return row_words[i / 4] >> 8 * (i % 4) & 0xff;
+    };
+    unsigned* warp_totals = prefixes + pixels * C;
+    int lane = thread % 32, warp = thread / 32;
+    int first_sample = thread * samples;
+    bool writes_output = thread * THREAD_PIXELS >= halo &&
+                         thread * THREAD_PIXELS < halo + stretch_output && pixel < width;
+    bool whole_output = rows_on_words && inside_to == samples;
+    bool interior = pixel >= radius && pixel + THREAD_PIXELS + radius <= width;
+    unsigned full = (2 * radius + 1) * (2 * radius + 1);
+    unsigned shift = 31 + (31 - __clz(full));
+    unsigned multiplier = ((1ull << shift) + full - 1) / full;
+
+    int first_row = blockIdx.y * BAND_ROWS;
+    int end_row = min(first_row + BAND_ROWS, height);
+    unsigned sums[samples] = {}, row_words[words];
+    for (int row = max(first_row - radius, 0); row < min(first_row + radius + 1, height); ++row) {
+        read_row(row, row_words);
+        for (int i = 0; i < samples; ++i) sums[i] += sample_of(row_words, i);
+    }
+    for (int row = first_row; row < end_row; ++row) {
+        unsigned leaving[words] = {}, entering[words] = {};
+        if (row >= radius) read_row(row - radius, leaving);
+        if (row + radius + 1 < height) read_row(row + radius + 1, entering);
+        unsigned prefix[samples];
+        for (int i = 0; i < samples; ++i) prefix[i] = sums[i] + (i >= C ? prefix[i - C] : 0);
+        unsigned totals[C], inclusive[C];
+        for (int k = 0; k < C; ++k) totals[k] = inclusive[k] = prefix[samples - C + k];
+        for (int delta = 1; delta < 32; delta *= 2) {
+            for (int k = 0; k < C; ++k) {
+                unsigned earlier = __shfl_up_sync(0xffffffff, inclusive[k], delta);
+                if (lane >= delta) inclusive[k] += earlier;
+            }
+        }
+        if (lane == 31) {
+            for (int k = 0; k < C; ++k) warp_totals[warp * C + k] = inclusive[k];
+        }
+        __syncthreads();
+        unsigned before[C];
+        for (int k = 0; k < C; ++k) before[k] = inclusive[k] - totals[k];
+        for (int earlier_warp = 0; earlier_warp < warp; ++earlier_warp) {
+            for (int k = 0; k < C; ++k) before[k] += warp_totals[earlier_warp * C + k];
+        }
+        for (int i = 0; i < samples; ++i) prefixes[first_sample + i] = prefix[i] + before[i % C];
+        __syncthreads();
+        if (writes_output) {
+            auto window = [&](int i) {
+                int at = first_sample + i;
+                return prefixes[at + radius * C] - prefixes[at - (radius + 1) * C];
+            };
+            int rows = clipped_count(row, radius, height);
+            int first = row * stride + start;
+            if (interior && rows == 2 * radius + 1 && whole_output) {
+                for (int w = 0; w < words; ++w) {
+                    unsigned means = 0;
+                    for (int b = 0; b < 4; ++b) {
+                        unsigned rounded = window(4 * w + b) + full / 2;
+                        unsigned mean = (unsigned long long)rounded * multiplier >> shift;
+                        means |= (mean & 0xff) << 8 * b;
+                    }
+                    *reinterpret_cast<unsigned*>(output + first + 4 * w) = means;
+                }
+            } else {
+                for (int i = 0; i < samples; ++i) {
+                    if (i < inside_to) {
+                        unsigned count = rows * clipped_count(pixel + i / C, radius, width);
+                        output[first + i] = rounded_mean(window(i), count, full, multiplier, shift);
+                    }
+                }
+            }
+        }
+        for (int i = 0; i < samples; ++i) {
+            sums[i] += sample_of(entering, i) - sample_of(leaving, i);
+        }
+    }
+}
+
+// 4 × (1024 + 8) × channels bytes of launch-sized shared memory; 1 to 4
+// channels.
+extern "C" __global__ void blur_specialised(const unsigned char* input, unsigned char* output,
+                                            int width, int height, int channels, int radius) {
+    switch (channels) {
+        case 1: walk_band_specialised<1>(input, output, width, height, radius); break;
+        case 2: walk_band_specialised<2>(input, output, width, height, radius); break;
+        case 3: walk_band_specialised<3>(input, output, width, height, radius); break;
+        default: walk_band_specialised<4>(input, output, width, height, radius); break;
+    }
+}

@@ -78,6 +78,12 @@ pub enum Error {
         radius: u32,
         max: u32,
     },
+    #[error("{kernel} blurs images of at most {max} channels, not {channels}")]
+    TooManyChannels {
+        kernel: &'static str,
+        channels: usize,
+        max: u32,
+    },
     #[error("out of GPU memory while allocating {bytes} bytes for {what}")]
     OutOfMemory { what: &'static str, bytes: usize },
     #[error("out of host memory while allocating {bytes} bytes for {what}")]

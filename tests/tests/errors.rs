@@ -5,7 +5,7 @@ use clap::Parser;
 use gpu::blur::MAX_RADIUS;
 use locality::backend::checked_launch;
 use locality::cli::Cli;
-use locality::families::blur::{Blur, BlurShape, max_radius};
+use locality::families::blur::{Blur, BlurShape, max_channels, max_radius};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::family::{Family, Target};
@@ -89,11 +89,6 @@ fn grids_beyond_the_hardware_limits_are_rejected() {
         matches!(error, Error::GridTooLarge { axis: 'y', .. }),
         "{error:?}"
     );
-    let error = Blur::check(blur, BlurShape::new(1, 1, 70_000, 1)).unwrap_err();
-    assert!(
-        matches!(error, Error::GridTooLarge { axis: 'z', .. }),
-        "{error:?}"
-    );
 }
 
 #[test]
@@ -118,6 +113,30 @@ fn a_radius_the_kernel_cannot_hold_is_rejected() {
     let problem = Blur::problem(image(tiled_max)).unwrap();
     let launch = checked_launch(tiled, &problem).unwrap();
     assert!(launch.shared_bytes <= 48 * 1024);
+}
+
+#[test]
+fn more_channels_than_a_kernel_blurs_are_rejected_by_name() {
+    // The specialised kernel is compiled for 1 to 4, a separable stretch
+    // holds at most 256, the naive kernel's grid 65535 layers.
+    let cases = [
+        ("blur_specialised", 4),
+        ("blur_separable", 256),
+        ("blur_naive", 65535),
+    ];
+    for (name, most) in cases {
+        let kernel = kernel::<Blur>(name);
+        assert_eq!(max_channels(kernel), most, "{name}");
+        assert!(Blur::check(kernel, BlurShape::new(8, 8, most as usize, 0)).is_ok());
+        let error = Blur::check(kernel, BlurShape::new(8, 8, most as usize + 1, 0)).unwrap_err();
+        assert!(
+            matches!(error, Error::TooManyChannels { max, .. } if max == most),
+            "{error:?}"
+        );
+        assert!(
+            message(error).contains(&format!("{name} blurs images of at most {most} channels"))
+        );
+    }
 }
 
 #[test]

@@ -220,11 +220,16 @@ fn the_gemv_ladder_uses_the_instructions_its_lessons_name() {
 
 #[test]
 fn the_separable_blurs_move_words_and_the_running_one_scans_by_shuffles() {
-    for name in ["blur_separable", "blur_running"] {
+    for name in ["blur_separable", "blur_running", "blur_specialised"] {
         let body = body(name);
         assert!(body.contains("ld.global.b32"), "{name} has no 4-byte load");
         assert!(body.contains("st.global.b32"), "{name} has no 4-byte store");
     }
     assert_eq!(body("blur_running").matches("shfl.sync.up.b32").count(), 5);
+    // Five per channel, in each of the four channel counts it is compiled for.
+    assert_eq!(
+        body("blur_specialised").matches("shfl.sync.up.b32").count(),
+        5 * (1 + 2 + 3 + 4)
+    );
     assert!(!body("blur_separable").contains("shfl.sync"));
 }

@@ -3,6 +3,7 @@
 //! same bytes and does no arithmetic, as its baseline.
 
 use std::fmt;
+use std::ops::RangeInclusive;
 
 use clap::{Arg, ArgMatches, value_parser};
 use gpu::blur::{Args, KERNELS, MAX_RADIUS, Problem};
@@ -91,19 +92,35 @@ impl Shape for BlurShape {
 /// radius past what a block gets, or where its halos would leave a block
 /// nothing to write.
 pub fn max_radius(kernel: &Kernel<Args, Problem>, channels: u32) -> u32 {
-    let fits = |radius| {
-        let problem = Problem {
-            width: 1,
-            height: 1,
-            channels,
-            radius,
-        };
-        checked_launch(kernel, &problem).is_ok()
+    last_fit(0..=MAX_RADIUS, |radius| fits(kernel, channels, radius))
+}
+
+/// The most channels `kernel` blurs: where a grid layer per channel runs
+/// out, or past the channel counts a kernel is compiled for.
+pub fn max_channels(kernel: &Kernel<Args, Problem>) -> u32 {
+    last_fit(1..=u32::MAX - 1, |channels| fits(kernel, channels, 0))
+}
+
+/// Whether `kernel` can be launched on a 1×1 image of `channels` channels
+/// at `radius`: the limits that do not depend on the image's size.
+fn fits(kernel: &Kernel<Args, Problem>, channels: u32, radius: u32) -> bool {
+    let problem = Problem {
+        width: 1,
+        height: 1,
+        channels,
+        radius,
     };
-    // What a kernel needs only grows with the radius: search for the last fit.
-    let (mut fits_up_to, mut fails_from) = (0, MAX_RADIUS + 1);
-    if !fits(0) {
-        return 0;
+    checked_launch(kernel, &problem).is_ok()
+}
+
+/// The last value of `range` for which `fits` holds, where it holds up to
+/// some value and fails after it (what a kernel needs only grows with the
+/// radius and the channels); where it fails at once, the one before the
+/// range, or 0.
+fn last_fit(range: RangeInclusive<u32>, fits: impl Fn(u32) -> bool) -> u32 {
+    let (mut fits_up_to, mut fails_from) = (*range.start(), *range.end() + 1);
+    if !fits(fits_up_to) {
+        return fits_up_to.saturating_sub(1);
     }
     while fails_from - fits_up_to > 1 {
         let middle = fits_up_to + (fails_from - fits_up_to) / 2;
@@ -211,6 +228,7 @@ impl Family for Blur {
     /// The image at radius 0 first, then the radius, for a message that
     /// names what is wrong.
     fn check(kernel: &Kernel<Args, Problem>, shape: BlurShape) -> Result<()> {
+        check_channels(kernel, shape)?;
         checked_launch(kernel, &Self::problem(BlurShape { radius: 0, ..shape })?)?;
         check_radius(kernel, shape)?;
         checked_launch(kernel, &Self::problem(shape)?).map(drop)
@@ -237,6 +255,8 @@ impl Family for Blur {
             // words and not.
             (600, 130, 4, 5),
             (1001, 70, 3, 2),
+            // Several stretches of the specialised kernel.
+            (2100, 66, 2, 3),
         ]
         .map(|(width, height, channels, radius)| BlurShape::new(width, height, channels, radius))
         .to_vec()
@@ -312,6 +332,7 @@ impl Family for Blur {
         shape: BlurShape,
         buffers: &mut Buffers<B>,
     ) -> Result<()> {
+        check_channels(kernel, shape)?;
         check_radius(kernel, shape)?;
         let len = shape.checked_len()?;
         expect_len("input image", len, backend.len(&buffers.input))?;
@@ -425,6 +446,19 @@ pub fn check_radius(kernel: &Kernel<Args, Problem>, shape: BlurShape) -> Result<
             kernel: kernel.name,
             channels: shape.channels,
             radius,
+            max,
+        });
+    }
+    Ok(())
+}
+
+/// Rejects more channels than `kernel` blurs.
+pub fn check_channels(kernel: &Kernel<Args, Problem>, shape: BlurShape) -> Result<()> {
+    let max = max_channels(kernel);
+    if shape.channels > max as usize {
+        return Err(Error::TooManyChannels {
+            kernel: kernel.name,
+            channels: shape.channels,
             max,
         });
     }
