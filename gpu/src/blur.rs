@@ -191,9 +191,21 @@ const fn stretch_shared_bytes(problem: &Problem, arrays: u32, extra: u32) -> u32
     }
 }
 
-/// One block per stretch of a band of rows.
+/// One block of [`STRETCH_THREADS`] per stretch of a band of rows.
 fn stretch_per_block(problem: &Problem, shared_bytes: u32) -> Launch {
-    let output = match Stretch::new(problem.channels, problem.radius) {
+    let stretch = Stretch::new(problem.channels, problem.radius);
+    band_blocks(problem, stretch, STRETCH_THREADS, shared_bytes)
+}
+
+/// One block of `threads` per `stretch` of a band of [`BAND_ROWS`] rows;
+/// without a stretch, the `shared_bytes` the host refuses decide.
+fn band_blocks(
+    problem: &Problem,
+    stretch: Option<Stretch>,
+    threads: u32,
+    shared_bytes: u32,
+) -> Launch {
+    let output = match stretch {
         Some(stretch) => stretch.output,
         None => 1,
     };
@@ -203,7 +215,7 @@ fn stretch_per_block(problem: &Problem, shared_bytes: u32) -> Launch {
             problem.height.div_ceil(BAND_ROWS),
             1,
         ),
-        block: (STRETCH_THREADS, 1, 1),
+        block: (threads, 1, 1),
         shared_bytes,
     }
 }
@@ -579,19 +591,13 @@ pub const fn specialised_shared_bytes(problem: &Problem) -> u32 {
 
 /// One block of [`SPECIALISED_THREADS`] per stretch of a band of rows.
 fn specialised_launch(problem: &Problem) -> Launch {
-    let output = match Stretch::specialised(problem.radius) {
-        Some(stretch) => stretch.output,
-        None => 1,
-    };
-    Launch {
-        grid: (
-            problem.width.div_ceil(output),
-            problem.height.div_ceil(BAND_ROWS),
-            1,
-        ),
-        block: (SPECIALISED_THREADS, 1, 1),
-        shared_bytes: specialised_shared_bytes(problem),
-    }
+    let stretch = Stretch::specialised(problem.radius);
+    band_blocks(
+        problem,
+        stretch,
+        SPECIALISED_THREADS,
+        specialised_shared_bytes(problem),
+    )
 }
 
 /// The body of [`blur_specialised`] for images of `C` channels: with `C` a
@@ -666,8 +672,9 @@ unsafe fn walk_band_specialised<const C: usize>(
     let writes_output = (stretch.halo..stretch.halo + stretch.output)
         .contains(&(thread * THREAD_PIXELS))
         && pixel < i64::from(width);
-    let output_to = inside_to;
-    let whole_output = rows_on_words && output_to == samples;
+    // An output thread's samples start inside the row: those inside it are
+    // the ones it writes.
+    let whole_output = rows_on_words && inside_to == samples;
     let interior =
         pixel >= i64::from(radius) && pixel + i64::from(THREAD_PIXELS + radius) <= i64::from(width);
     let full = Reciprocal::new((2 * radius + 1) * (2 * radius + 1));
@@ -764,7 +771,7 @@ unsafe fn walk_band_specialised<const C: usize>(
                 // Near the image's edges, where windows are clipped, or
                 // where rows do not start on words: a sample at a time.
                 for i in 0..samples {
-                    if i < output_to {
+                    if i < inside_to {
                         let x = pixel as u32 + (i / C) as u32;
                         let columns = clipped_window(x, radius, width).len() as u32;
                         let mean = full.rounded_mean(window(i), rows * columns);
