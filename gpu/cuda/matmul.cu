@@ -51,3 +51,162 @@ extern "C" __global__ void matmul_tiled_32(const float* a, const float* b, float
                                            int m, int n, int k) {
     matmul_tiled<32>(a, b, c, m, n, k);
 }
+
+// Stages element (row, col) of a rows×cols matrix, or zero outside it.
+__device__ __forceinline__ float element_or_zero(const float* matrix, int row, int col,
+                                                 int rows, int cols) {
+    return row < rows && col < cols ? matrix[row * cols + col] : 0.0f;
+}
+
+// 64×64 tile of C per block of 512 threads, 8×1 per thread, slices of 8.
+extern "C" __global__ void matmul_coarse_1d(const float* a, const float* b, float* c,
+                                            int m, int n, int k) {
+    constexpr int ROWS = 64, COLS = 64, SLICE = 8, THREAD_ROWS = 8;
+    extern __shared__ float tiles[];
+    float* a_tile = tiles;
+    float* b_tile = tiles + ROWS * SLICE;
+    int t = threadIdx.x;
+    int first_row = blockIdx.y * ROWS, first_col = blockIdx.x * COLS;
+    int col = t % COLS, row = t / COLS * THREAD_ROWS;
+    float sums[THREAD_ROWS] = {};
+    for (int k0 = 0; k0 < k; k0 += SLICE) {
+        a_tile[t] = element_or_zero(a, first_row + t / SLICE, k0 + t % SLICE, m, k);
+        b_tile[t] = element_or_zero(b, k0 + t / COLS, first_col + t % COLS, k, n);
+        __syncthreads();
+        for (int i = 0; i < SLICE; ++i) {
+            float b_value = b_tile[i * COLS + col];
+            for (int r = 0; r < THREAD_ROWS; ++r) {
+                sums[r] += a_tile[(row + r) * SLICE + i] * b_value;
+            }
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < THREAD_ROWS; ++r) {
+        int out_row = first_row + row + r, out_col = first_col + col;
+        if (out_row < m && out_col < n) {
+            c[out_row * n + out_col] = sums[r];
+        }
+    }
+}
+
+// The kernels below: a 128×128 tile of C per block of 256 threads, 8×8 per
+// thread, slices of 8 of k, four elements of each tile staged per thread.
+constexpr int BLOCK = 128, SLICE = 8, THREADS = 256, LOADS = BLOCK * SLICE / THREADS;
+
+// Stores sums[r][j] at (row_of(r), col_of(j)) where it lies inside m×n.
+template <typename RowOf, typename ColOf>
+__device__ __forceinline__ void store_block(float* c, const float (&sums)[8][8], RowOf row_of,
+                                            ColOf col_of, int m, int n) {
+    for (int r = 0; r < 8; ++r) {
+        for (int j = 0; j < 8; ++j) {
+            int row = row_of(r), col = col_of(j);
+            if (row < m && col < n) {
+                c[row * n + col] = sums[r][j];
+            }
+        }
+    }
+}
+
+extern "C" __global__ void matmul_blocked_2d(const float* a, const float* b, float* c,
+                                             int m, int n, int k) {
+    extern __shared__ float tiles[];
+    float* a_tile = tiles;
+    float* b_tile = tiles + BLOCK * SLICE;
+    int t = threadIdx.x;
+    int first_row = blockIdx.y * BLOCK, first_col = blockIdx.x * BLOCK;
+    int row = t / 16 * 8, col = t % 16 * 8;
+    float sums[8][8] = {};
+    for (int k0 = 0; k0 < k; k0 += SLICE) {
+        for (int load = 0; load < LOADS; ++load) {
+            int e = t + load * THREADS;
+            a_tile[e] = element_or_zero(a, first_row + e / SLICE, k0 + e % SLICE, m, k);
+            b_tile[e] = element_or_zero(b, k0 + e / BLOCK, first_col + e % BLOCK, k, n);
+        }
+        __syncthreads();
+        for (int i = 0; i < SLICE; ++i) {
+            float a_column[8], b_row[8];
+            for (int r = 0; r < 8; ++r) a_column[r] = a_tile[(row + r) * SLICE + i];
+            for (int j = 0; j < 8; ++j) b_row[j] = b_tile[i * BLOCK + col + j];
+            for (int r = 0; r < 8; ++r)
+                for (int j = 0; j < 8; ++j) sums[r][j] += a_column[r] * b_row[j];
+        }
+        __syncthreads();
+    }
+    store_block(c, sums, [&](int r) { return first_row + row + r; },
+                [&](int j) { return first_col + col + j; }, m, n);
+}
+
+// A's tile transposed (element (row, i) at i * a_rows + row), B's as it is.
+__device__ __forceinline__ void stage_slice(const float* a, const float* b, float* a_tile,
+                                            float* b_tile, int a_rows, int first_row,
+                                            int first_col, int k0, int m, int n, int k) {
+    int t = threadIdx.x;
+    for (int load = 0; load < LOADS; ++load) {
+        int e = t + load * THREADS;
+        int row = e / SLICE, i = e % SLICE;
+        a_tile[i * a_rows + row] = element_or_zero(a, first_row + row, k0 + i, m, k);
+        b_tile[e] = element_or_zero(b, k0 + e / BLOCK, first_col + e % BLOCK, k, n);
+    }
+}
+
+// Eight elements in two 16-byte loads, `apart` elements apart.
+__device__ __forceinline__ void fragment(float (&elements)[8], const float* tile, int start,
+                                         int apart) {
+    float4 low = *reinterpret_cast<const float4*>(tile + start);
+    float4 high = *reinterpret_cast<const float4*>(tile + start + apart);
+    elements[0] = low.x, elements[1] = low.y, elements[2] = low.z, elements[3] = low.w;
+    elements[4] = high.x, elements[5] = high.y, elements[6] = high.z, elements[7] = high.w;
+}
+
+extern "C" __global__ void matmul_vectorised(const float* a, const float* b, float* c,
+                                             int m, int n, int k) {
+    extern __shared__ float4 aligned_tiles[];
+    float* a_tile = reinterpret_cast<float*>(aligned_tiles);
+    float* b_tile = a_tile + BLOCK * SLICE;
+    int t = threadIdx.x;
+    int first_row = blockIdx.y * BLOCK, first_col = blockIdx.x * BLOCK;
+    int row = t / 16 * 8, col = t % 16 * 8;
+    float sums[8][8] = {};
+    for (int k0 = 0; k0 < k; k0 += SLICE) {
+        stage_slice(a, b, a_tile, b_tile, BLOCK, first_row, first_col, k0, m, n, k);
+        __syncthreads();
+        for (int i = 0; i < SLICE; ++i) {
+            float a_column[8], b_row[8];
+            fragment(a_column, a_tile, i * BLOCK + row, 4);
+            fragment(b_row, b_tile, i * BLOCK + col, 4);
+            for (int r = 0; r < 8; ++r)
+                for (int j = 0; j < 8; ++j) sums[r][j] += a_column[r] * b_row[j];
+        }
+        __syncthreads();
+    }
+    store_block(c, sums, [&](int r) { return first_row + row + r; },
+                [&](int j) { return first_col + col + j; }, m, n);
+}
+
+extern "C" __global__ void matmul_warptiled(const float* a, const float* b, float* c,
+                                            int m, int n, int k) {
+    constexpr int A_ROWS = BLOCK + 4;
+    extern __shared__ float4 aligned_tiles[];
+    float* a_tile = reinterpret_cast<float*>(aligned_tiles);
+    float* b_tile = a_tile + A_ROWS * SLICE;
+    int t = threadIdx.x;
+    int first_row = blockIdx.y * BLOCK, first_col = blockIdx.x * BLOCK;
+    int warp = t / 32, lane = t % 32;
+    int row = warp / 4 * 64 + lane / 4 * 4;
+    int col = warp % 4 * 32 + lane % 4 * 4;
+    float sums[8][8] = {};
+    for (int k0 = 0; k0 < k; k0 += SLICE) {
+        stage_slice(a, b, a_tile, b_tile, A_ROWS, first_row, first_col, k0, m, n, k);
+        __syncthreads();
+        for (int i = 0; i < SLICE; ++i) {
+            float a_column[8], b_row[8];
+            fragment(a_column, a_tile, i * A_ROWS + row, 32);
+            fragment(b_row, b_tile, i * BLOCK + col, 16);
+            for (int r = 0; r < 8; ++r)
+                for (int j = 0; j < 8; ++j) sums[r][j] += a_column[r] * b_row[j];
+        }
+        __syncthreads();
+    }
+    store_block(c, sums, [&](int r) { return first_row + row + r / 4 * 32 + r % 4; },
+                [&](int j) { return first_col + col + j / 4 * 16 + j % 4; }, m, n);
+}

@@ -152,6 +152,14 @@ pub enum Fault {
         size: u32,
         limit: u32,
     },
+    /// An access of `size` bytes at an offset that is not a multiple of
+    /// `size`: on the GPU, a misaligned address.
+    SharedMisaligned {
+        thread: Dim3,
+        kind: AccessKind,
+        offset: u32,
+        size: u32,
+    },
     /// A read of a shared byte that no thread of this block has written.
     SharedUninitialized { thread: Dim3, offset: u32 },
     /// An access past the end of a buffer in global memory.
@@ -251,6 +259,18 @@ impl fmt::Display for Fault {
             } => write!(
                 f,
                 "{} {} {size} bytes of shared memory at offset {offset}, outside the launch's {limit} bytes",
+                thread(*t),
+                verb(*kind)
+            ),
+            Self::SharedMisaligned {
+                thread: t,
+                kind,
+                offset,
+                size,
+            } => write!(
+                f,
+                "{} {} {size} bytes of shared memory at offset {offset}, not a multiple of \
+                 {size}: a misaligned address on the GPU",
                 thread(*t),
                 verb(*kind)
             ),
@@ -512,6 +532,14 @@ impl SharedMemory {
             });
         }
         let offset = offset as u32;
+        if !offset.is_multiple_of(size) {
+            return Err(Fault::SharedMisaligned {
+                thread,
+                kind,
+                offset,
+                size,
+            });
+        }
         let race = |offset, earlier: u32, earlier_kind| Fault::SharedRace {
             offset,
             earlier: Access {

@@ -5,9 +5,16 @@
 //! from global memory once per output that uses it. Tiling stages a TILE×TILE
 //! block of A and of B in shared memory, where TILE×TILE threads reuse each
 //! staged element TILE times, cutting global traffic by the tile width.
+//!
+//! The ladder past the seeds carries the same lesson one level further in:
+//! each thread keeps a block of C in registers, so that each element it
+//! loads from shared memory feeds many FMAs too (register blocking, 1-D then
+//! 2-D); then it loads those elements 16 bytes at a time, from a tile of A
+//! stored transposed; then the warp's threads are arranged so that no two
+//! of them wait on the same shared-memory bank.
 
 use crate::runtime::global::{Global, GlobalMut, row_major};
-use crate::runtime::{Launch, Real, shared::SharedArray, thread::*};
+use crate::runtime::{Launch, Real, shared::SharedArray, thread::*, warp};
 
 /// What every matmul kernel's launch contract is a function of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +34,76 @@ pub const NAIVE_BLOCK: u32 = 16;
 /// needs: one tile of A followed by one tile of B.
 pub const fn tiled_shared_elements(tile: u32) -> u32 {
     2 * tile * tile
+}
+
+/// How a register-blocked kernel divides C: a block computes a `rows`×`cols`
+/// tile of C, staging a `slice` of k at a time; each thread computes a
+/// `thread_rows`×`thread_cols` block of it in registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Blocking {
+    pub rows: u32,
+    pub cols: u32,
+    pub slice: u32,
+    pub thread_rows: u32,
+    pub thread_cols: u32,
+}
+
+impl Blocking {
+    /// Threads per block: one per register block of the block's tile.
+    pub const fn threads(&self) -> u32 {
+        (self.rows / self.thread_rows) * (self.cols / self.thread_cols)
+    }
+
+    /// Elements of the A tile and of the B tile each thread stages per
+    /// slice.
+    pub const fn loads_per_thread(&self) -> u32 {
+        self.rows * self.slice / self.threads()
+    }
+
+    /// One block per tile of C: n columns along x, m rows along y.
+    fn launch(&self, problem: &Problem, shared_elements: u32) -> Launch {
+        Launch {
+            grid: (
+                problem.n.div_ceil(self.cols),
+                problem.m.div_ceil(self.rows),
+                1,
+            ),
+            block: (self.threads(), 1, 1),
+            shared_bytes: shared_elements * size_of::<f32>() as u32,
+        }
+    }
+}
+
+/// [`matmul_coarse_1d`]: a 64×64 tile of C per block, eight rows of one
+/// column per thread.
+pub const COARSE_1D: Blocking = Blocking {
+    rows: 64,
+    cols: 64,
+    slice: 8,
+    thread_rows: 8,
+    thread_cols: 1,
+};
+
+/// [`matmul_blocked_2d`] and the kernels after it: a 128×128 tile of C per
+/// block, 8×8 of it per thread.
+pub const BLOCKED_2D: Blocking = Blocking {
+    rows: 128,
+    cols: 128,
+    slice: 8,
+    thread_rows: 8,
+    thread_cols: 8,
+};
+
+/// Padding after each k-row of [`matmul_warptiled`]'s transposed A tile:
+/// four words shift each row by four banks, so that the eight rows a warp
+/// writes at once land in different banks.
+pub const A_TILE_PADDING: u32 = 4;
+
+/// Elements of launch-sized shared memory of a kernel blocked as `blocking`:
+/// an A tile (each of its `slice` k-rows or rows padded by `padding`) and a
+/// B tile.
+pub const fn blocked_shared_elements(blocking: Blocking, padding: u32) -> u32 {
+    (blocking.rows + padding) * blocking.slice + blocking.slice * blocking.cols
 }
 
 /// One thread per element of C: n columns along x, m rows along y.
@@ -98,6 +175,336 @@ kernels! {
     pub unsafe fn matmul_tiled_32(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         // SAFETY: forwarded contract.
         unsafe { matmul_tiled::<32>(a, b, c, m, n, k) }
+    }
+
+    /// 1-D register blocking: each thread computes eight elements of a column of C, reusing each element of B it loads eight times.
+    ///
+    /// A block of 512 threads computes a 64×64 tile of C, staging a 64×8
+    /// slice of A and an 8×64 slice of B per phase, one element of each per
+    /// thread. Each thread keeps eight sums in registers; per step along k it
+    /// loads one element of B, and the eight elements of A it multiplies by
+    /// it are one broadcast address for the whole warp.
+    ///
+    /// Compute-to-memory-access ratios: from global memory 16 FLOP/B (each
+    /// staged element feeds 64 FMAs), from shared memory 16 FLOP per 36 B
+    /// loaded, 0.44 FLOP/B (0.25 in the tiled kernels). Bound by shared-
+    /// memory instruction issue: still nine loads per eight FMAs.
+    ///
+    /// # Safety
+    /// `a`, `b` and `c` are m×k, k×n and m×n f32 arrays, `c` not overlapping
+    /// the others; every index `row * cols + col` fits in `u32`; blocks are
+    /// [`COARSE_1D`]`.threads()` threads with
+    /// [`blocked_shared_elements`]`(COARSE_1D, 0)` f32 of launch-sized
+    /// shared memory; the grid covers n columns and m rows in 64×64 tiles.
+    #[launch(|problem| COARSE_1D.launch(problem, blocked_shared_elements(COARSE_1D, 0)))]
+    pub unsafe fn matmul_coarse_1d(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
+        const B: Blocking = COARSE_1D;
+        const ROWS: usize = B.thread_rows as usize;
+        let t = thread_idx_x();
+        let (first_row, first_col) = (block_idx_y() * B.rows, block_idx_x() * B.cols);
+        // SAFETY: the launch provides both tiles.
+        let a_tile = unsafe { SharedArray::<f32>::launch_sized() };
+        let b_tile = unsafe { a_tile.after(B.rows * B.slice) };
+        let (col, row) = (t % B.cols, t / B.cols * B.thread_rows);
+        let mut sums = [0.0f32; ROWS];
+        for phase in 0..k.div_ceil(B.slice) {
+            let k0 = phase * B.slice;
+            // SAFETY: guarded loads; thread t writes element t of each tile.
+            unsafe {
+                let a_value = element_or_zero(a, first_row + t / B.slice, k0 + t % B.slice, m, k);
+                let b_value = element_or_zero(b, k0 + t / B.cols, first_col + t % B.cols, k, n);
+                a_tile.write(t, a_value);
+                b_tile.write(t, b_value);
+            }
+            sync_threads();
+            for i in 0..B.slice {
+                // SAFETY: both tiles were completely written before the barrier.
+                let b_value = unsafe { b_tile.read(i * B.cols + col) };
+                for (r, sum) in sums.iter_mut().enumerate() {
+                    let a_value = unsafe { a_tile.read((row + r as u32) * B.slice + i) };
+                    *sum = Real::mul_add(a_value, b_value, *sum);
+                }
+            }
+            sync_threads();
+        }
+        // SAFETY: each thread stores its own elements of C.
+        unsafe { store_block(c, &sums.map(|sum| [sum]), |r| first_row + row + r, |_| first_col + col, m, n) };
+    }
+
+    /// 2-D register blocking: each thread computes an 8×8 block of C from eight elements of A and eight of B per step.
+    ///
+    /// A block of 256 threads computes a 128×128 tile of C, staging a 128×8
+    /// slice of A and an 8×128 slice of B per phase, four elements of each
+    /// per thread. Per step along k each thread loads a column of eight
+    /// elements of A and a row of eight of B into registers and adds their
+    /// outer product to its 64 sums: 16 loads for 64 FMAs.
+    ///
+    /// Compute-to-memory-access ratios: from global memory 32 FLOP/B, from
+    /// shared memory 128 FLOP per 64 B, 2 FLOP/B. Bound by shared-memory
+    /// instruction issue and bank conflicts: a warp's loads of B are 32
+    /// bytes apart, four threads to a bank.
+    ///
+    /// # Safety
+    /// As [`matmul_coarse_1d`], with [`BLOCKED_2D`] and
+    /// [`blocked_shared_elements`]`(BLOCKED_2D, 0)`, 128×128 tiles.
+    #[launch(|problem| BLOCKED_2D.launch(problem, blocked_shared_elements(BLOCKED_2D, 0)))]
+    pub unsafe fn matmul_blocked_2d(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
+        const B: Blocking = BLOCKED_2D;
+        const ROWS: usize = B.thread_rows as usize;
+        const COLS: usize = B.thread_cols as usize;
+        let t = thread_idx_x();
+        let (first_row, first_col) = (block_idx_y() * B.rows, block_idx_x() * B.cols);
+        // SAFETY: the launch provides both tiles.
+        let a_tile = unsafe { SharedArray::<f32>::launch_sized() };
+        let b_tile = unsafe { a_tile.after(B.rows * B.slice) };
+        let threads_per_row = B.cols / B.thread_cols;
+        let row = t / threads_per_row * B.thread_rows;
+        let col = t % threads_per_row * B.thread_cols;
+        let mut sums = [[0.0f32; COLS]; ROWS];
+        for phase in 0..k.div_ceil(B.slice) {
+            let k0 = phase * B.slice;
+            for load in 0..B.loads_per_thread() {
+                let e = t + load * B.threads();
+                // SAFETY: guarded loads; element e of each tile is this thread's.
+                unsafe {
+                    a_tile.write(e, element_or_zero(a, first_row + e / B.slice, k0 + e % B.slice, m, k));
+                    b_tile.write(e, element_or_zero(b, k0 + e / B.cols, first_col + e % B.cols, k, n));
+                }
+            }
+            sync_threads();
+            for i in 0..B.slice {
+                // SAFETY: both tiles were completely written before the barrier.
+                let a_column: [f32; ROWS] =
+                    core::array::from_fn(|r| unsafe { a_tile.read((row + r as u32) * B.slice + i) });
+                let b_row: [f32; COLS] =
+                    core::array::from_fn(|j| unsafe { b_tile.read(i * B.cols + col + j as u32) });
+                add_outer_product(&mut sums, &a_column, &b_row);
+            }
+            sync_threads();
+        }
+        // SAFETY: each thread stores its own elements of C.
+        unsafe { store_block(c, &sums, |r| first_row + row + r, |j| first_col + col + j, m, n) };
+    }
+
+    /// Vector loads: A's tile stored transposed, so that a thread's eight elements of A are adjacent, and every fragment moves in 16-byte loads.
+    ///
+    /// [`matmul_blocked_2d`] with the A tile stored k-row by k-row (element
+    /// (row, i) at `i × 128 + row`): a thread's column of eight elements of
+    /// A is then eight adjacent words, like its row of B, and each is two
+    /// `LDS.128` instead of eight `LDS`: 4 shared-memory loads per 64 FMAs
+    /// instead of 16. Global loads stay one element each, guarded: they are
+    /// a sixty-fourth of the instructions, and any m, n and k works.
+    ///
+    /// Compute-to-memory-access ratios: as [`matmul_blocked_2d`] (32 FLOP/B
+    /// from global, 2 FLOP/B from shared memory), in a quarter of the
+    /// shared-memory instructions. Bound by bank conflicts: the transposed
+    /// stores put eight threads of a warp on one bank, and a quarter-warp's
+    /// 16-byte loads of B are still 32 bytes apart.
+    ///
+    /// # Safety
+    /// As [`matmul_blocked_2d`].
+    #[launch(|problem| BLOCKED_2D.launch(problem, blocked_shared_elements(BLOCKED_2D, 0)))]
+    pub unsafe fn matmul_vectorised(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
+        const B: Blocking = BLOCKED_2D;
+        const ROWS: usize = B.thread_rows as usize;
+        const COLS: usize = B.thread_cols as usize;
+        let t = thread_idx_x();
+        let (first_row, first_col) = (block_idx_y() * B.rows, block_idx_x() * B.cols);
+        // SAFETY: the launch provides both tiles.
+        let a_tile = unsafe { SharedArray::<f32>::launch_sized() };
+        let b_tile = unsafe { a_tile.after(B.rows * B.slice) };
+        let threads_per_row = B.cols / B.thread_cols;
+        let row = t / threads_per_row * B.thread_rows;
+        let col = t % threads_per_row * B.thread_cols;
+        let mut sums = [[0.0f32; COLS]; ROWS];
+        for phase in 0..k.div_ceil(B.slice) {
+            let k0 = phase * B.slice;
+            // SAFETY: guarded loads; the elements this thread writes are its own.
+            unsafe { stage_slice(a, b, a_tile, b_tile, B.rows, (first_row, first_col, k0), (m, n, k)) };
+            sync_threads();
+            for i in 0..B.slice {
+                // SAFETY: both tiles were completely written before the
+                // barrier; row and col are multiples of 8, so 16-byte aligned.
+                let (a_column, b_row) = unsafe {
+                    (
+                        fragment::<ROWS>(a_tile, i * B.rows + row, 4),
+                        fragment::<COLS>(b_tile, i * B.cols + col, 4),
+                    )
+                };
+                add_outer_product(&mut sums, &a_column, &b_row);
+            }
+            sync_threads();
+        }
+        // SAFETY: each thread stores its own elements of C.
+        unsafe { store_block(c, &sums, |r| first_row + row + r, |j| first_col + col + j, m, n) };
+    }
+
+    /// Warp tiling: a warp computes a 64×32 tile of C from 16-byte loads that no two of its threads make from one bank.
+    ///
+    /// [`matmul_vectorised`] with the threads arranged for the banks. The
+    /// eight warps of a block each compute a 64×32 tile of C; in it each
+    /// thread computes four 4×4 blocks, 32 rows and 16 columns apart, so
+    /// that a quarter-warp's 16-byte loads of a fragment are adjacent (or
+    /// the same) and each takes one pass through the banks. The transposed
+    /// A tile is padded by [`A_TILE_PADDING`] words a k-row, so that the
+    /// stores of a warp's eight rows fall in eight different banks.
+    ///
+    /// Compute-to-memory-access ratios: as [`matmul_blocked_2d`]. Bound by
+    /// FMA issue, and by the barriers twice per slice of k.
+    ///
+    /// # Safety
+    /// As [`matmul_blocked_2d`], with
+    /// [`blocked_shared_elements`]`(BLOCKED_2D, A_TILE_PADDING)` f32 of
+    /// launch-sized shared memory.
+    #[launch(|problem| BLOCKED_2D.launch(problem, blocked_shared_elements(BLOCKED_2D, A_TILE_PADDING)))]
+    pub unsafe fn matmul_warptiled(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
+        const B: Blocking = BLOCKED_2D;
+        const A_ROWS: u32 = B.rows + A_TILE_PADDING;
+        let t = thread_idx_x();
+        let (first_row, first_col) = (block_idx_y() * B.rows, block_idx_x() * B.cols);
+        // SAFETY: the launch provides both tiles.
+        let a_tile = unsafe { SharedArray::<f32>::launch_sized() };
+        let b_tile = unsafe { a_tile.after(A_ROWS * B.slice) };
+        // Warps 2 (down) × 4 (across), each 64×32; lanes 8 × 4 in a warp,
+        // each with 4×4 blocks at rows +0 and +32, columns +0 and +16.
+        let (warp, lane) = (t / warp::SIZE, t % warp::SIZE);
+        let row = warp / 4 * 64 + lane / 4 * 4;
+        let col = warp % 4 * 32 + lane % 4 * 4;
+        let mut sums = [[0.0f32; 8]; 8];
+        for phase in 0..k.div_ceil(B.slice) {
+            let k0 = phase * B.slice;
+            // SAFETY: guarded loads; the elements this thread writes are its own.
+            unsafe { stage_slice(a, b, a_tile, b_tile, A_ROWS, (first_row, first_col, k0), (m, n, k)) };
+            sync_threads();
+            for i in 0..B.slice {
+                // SAFETY: both tiles were completely written before the
+                // barrier; every start is a multiple of 4 from a 16-byte
+                // boundary (A_ROWS is a multiple of 4).
+                let (a_column, b_row) = unsafe {
+                    (
+                        fragment::<8>(a_tile, i * A_ROWS + row, 32),
+                        fragment::<8>(b_tile, i * B.cols + col, 16),
+                    )
+                };
+                add_outer_product(&mut sums, &a_column, &b_row);
+            }
+            sync_threads();
+        }
+        let spread = |start: u32, apart: u32| move |index: u32| start + index / 4 * apart + index % 4;
+        // SAFETY: each thread stores its own elements of C.
+        unsafe { store_block(c, &sums, spread(first_row + row, 32), spread(first_col + col, 16), m, n) };
+    }
+}
+
+/// Element (`row`, `col`) of a `rows`×`cols` row-major matrix, or zero
+/// outside it: a tile hanging over the matrix's edge is staged with zeros,
+/// which add nothing, so that every size works.
+///
+/// # Safety
+/// `rows × cols` elements fit in `matrix` and their indices in `u32`.
+#[inline(always)]
+unsafe fn element_or_zero(matrix: Global<f32>, row: u32, col: u32, rows: u32, cols: u32) -> f32 {
+    if row < rows && col < cols {
+        // SAFETY: inside the matrix.
+        unsafe { matrix.read(row_major(row, col, cols)) }
+    } else {
+        0.0
+    }
+}
+
+/// Stages one slice of k for the [`BLOCKED_2D`] kernels: the A tile
+/// transposed (element (row, i) at `i × a_rows + row`, `a_rows` being 128
+/// plus any padding) and the B tile as it is. Each thread loads four
+/// elements of each, a warp's loads of A covering four rows of 32 bytes
+/// and of B one row of 128 bytes.
+///
+/// # Safety
+/// As [`element_or_zero`] for A (m×k) and B (k×n); the tiles lie in the
+/// launch-sized shared memory; called by every thread of the block.
+#[inline(always)]
+unsafe fn stage_slice(
+    a: Global<f32>,
+    b: Global<f32>,
+    a_tile: SharedArray<f32>,
+    b_tile: SharedArray<f32>,
+    a_rows: u32,
+    (first_row, first_col, k0): (u32, u32, u32),
+    (m, n, k): (u32, u32, u32),
+) {
+    const B: Blocking = BLOCKED_2D;
+    let t = thread_idx_x();
+    for load in 0..B.loads_per_thread() {
+        let e = t + load * B.threads();
+        let (row, i) = (e / B.slice, e % B.slice);
+        // SAFETY: guarded loads into this thread's own elements of the tiles.
+        unsafe {
+            a_tile.write(
+                i * a_rows + row,
+                element_or_zero(a, first_row + row, k0 + i, m, k),
+            );
+            b_tile.write(
+                e,
+                element_or_zero(b, k0 + e / B.cols, first_col + e % B.cols, k, n),
+            );
+        }
+    }
+}
+
+/// `N` elements of `tile` in 16-byte loads: four adjacent elements from
+/// `start`, four from `start + apart`, and so on.
+///
+/// # Safety
+/// As [`SharedArray::read_vector`] for each load.
+#[inline(always)]
+unsafe fn fragment<const N: usize>(tile: SharedArray<f32>, start: u32, apart: u32) -> [f32; N] {
+    let mut elements = [0.0; N];
+    for quad in 0..N / 4 {
+        // SAFETY: by this function's contract.
+        let loaded = unsafe { tile.read_vector(start + quad as u32 * apart) };
+        elements[4 * quad..4 * quad + 4].copy_from_slice(&loaded);
+    }
+    elements
+}
+
+/// `sums += a_column · b_row`, the outer product: every element of A meets
+/// every element of B, `R × C` FMAs from `R + C` loaded values.
+#[inline(always)]
+fn add_outer_product<const R: usize, const C: usize>(
+    sums: &mut [[f32; C]; R],
+    a_column: &[f32; R],
+    b_row: &[f32; C],
+) {
+    for (row, &a_value) in sums.iter_mut().zip(a_column) {
+        for (sum, &b_value) in row.iter_mut().zip(b_row) {
+            *sum = Real::mul_add(a_value, b_value, *sum);
+        }
+    }
+}
+
+/// Stores a thread's register block of C: `sums[r][j]` is element
+/// (`row_of(r)`, `col_of(j)`), stored where it lies inside m×n.
+///
+/// # Safety
+/// `c` is m×n, indices fit in `u32`, and no other thread stores these
+/// elements.
+#[inline(always)]
+unsafe fn store_block<const R: usize, const C: usize>(
+    c: GlobalMut<f32>,
+    sums: &[[f32; C]; R],
+    row_of: impl Fn(u32) -> u32,
+    col_of: impl Fn(u32) -> u32,
+    m: u32,
+    n: u32,
+) {
+    for (r, row_sums) in sums.iter().enumerate() {
+        let row = row_of(r as u32);
+        for (j, &sum) in row_sums.iter().enumerate() {
+            let col = col_of(j as u32);
+            if row < m && col < n {
+                // SAFETY: inside C, and this thread's own element.
+                unsafe { c.write(row_major(row, col, n), sum) };
+            }
+        }
     }
 }
 

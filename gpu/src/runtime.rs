@@ -433,6 +433,8 @@ pub mod global {
 pub mod shared {
     use core::marker::PhantomData;
 
+    use super::Real;
+
     #[cfg(not(target_arch = "nvptx64"))]
     use crate::emulator;
 
@@ -462,7 +464,9 @@ pub mod shared {
         #[inline(always)]
         pub unsafe fn launch_sized() -> Self {
             Self {
-                base: core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<T>(),
+                // Declared 16-byte aligned, whatever `T`, for `read_vector`.
+                base: core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Aligned<[u32; 4]>>()
+                    .cast(),
                 element: PhantomData,
             }
         }
@@ -545,6 +549,46 @@ pub mod shared {
             // SAFETY: by this function's contract (which the emulator has
             // just checked, on the host).
             unsafe { *self.base.add(index as usize) = value }
+        }
+    }
+
+    /// A value stored on a 16-byte boundary.
+    #[cfg(target_arch = "nvptx64")]
+    #[repr(C, align(16))]
+    #[derive(Clone, Copy)]
+    struct Aligned<V>(V);
+
+    impl<T: Real> SharedArray<T> {
+        /// Reads the [`Real::VECTOR_LEN`] elements from `index` on with one
+        /// 16-byte load (`LDS.128`): a quarter of the instructions of four
+        /// loads of one f32 each.
+        ///
+        /// # Safety
+        /// As [`SharedArray::read`] for each element, and `index` is a
+        /// multiple of [`Real::VECTOR_LEN`] from a 16-byte boundary: the
+        /// launch-sized memory starts on one, and the hardware requires
+        /// the alignment. The emulator checks it.
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub unsafe fn read_vector(self, index: u32) -> T::Vector {
+            let address = self.base.wrapping_add(index as usize);
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: by this function's contract.
+            unsafe {
+                address.cast::<Aligned<T::Vector>>().read().0
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            {
+                emulator::shared_access(
+                    address.cast(),
+                    size_of::<T::Vector>(),
+                    emulator::AccessKind::Read,
+                    core::panic::Location::caller(),
+                );
+                // SAFETY: checked just now; the host's memory is only 8-byte
+                // aligned, hence unaligned.
+                unsafe { address.cast::<T::Vector>().read_unaligned() }
+            }
         }
     }
 }

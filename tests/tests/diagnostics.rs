@@ -457,6 +457,40 @@ fn an_access_past_the_launch_sized_shared_memory_is_reported() {
 }
 
 #[test]
+fn a_vector_read_of_shared_memory_off_its_16_byte_boundary_is_reported() {
+    // Each thread reads the four floats from 4·thread on, plus `shift`:
+    // aligned for shift 0, one float past the boundary for shift 1.
+    unsafe fn quads(shift: u32) {
+        unsafe {
+            let tile = SharedArray::<f32>::launch_sized();
+            for i in 0..4 {
+                tile.write(4 * thread_idx_x() + i, 1.0);
+            }
+            sync_threads();
+            let quad = tile.read_vector(4 * (thread_idx_x() / 2) + shift);
+            std::hint::black_box(quad);
+        }
+    }
+    let launch = one_block(4, 4 * 4 * 4);
+    // SAFETY: only shared memory is touched, and the emulator checks it.
+    emulator::run("quads", &launch, &|| unsafe { quads(0) }).unwrap();
+    let diagnostic = emulator::run("quads", &launch, &|| unsafe { quads(1) }).unwrap_err();
+    assert_eq!(
+        diagnostic.fault,
+        Fault::SharedMisaligned {
+            thread: (0, 0, 0),
+            kind: AccessKind::Read,
+            offset: 4,
+            size: 16
+        }
+    );
+    assert!(
+        diagnostic.to_string().contains("misaligned address"),
+        "{diagnostic}"
+    );
+}
+
+#[test]
 fn a_panicking_kernel_is_reported_with_its_thread_and_message() {
     fn divide(divisor: u32) {
         std::hint::black_box(100 / (thread_idx_x() * divisor));

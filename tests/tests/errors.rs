@@ -3,6 +3,7 @@
 
 use clap::Parser;
 use gpu::blur::MAX_RADIUS;
+use gpu::matmul::{BLOCKED_2D, COARSE_1D};
 use locality::backend::checked_launch;
 use locality::cli::Cli;
 use locality::families::blur::{Blur, BlurShape, max_channels, max_radius};
@@ -141,10 +142,21 @@ fn more_channels_than_a_kernel_blurs_are_rejected_by_name() {
 
 #[test]
 fn launch_contracts_cover_every_output() {
-    let problem = Matmul::problem(MatmulShape::new(33, 17, 5)).unwrap();
+    let problem = Matmul::problem(MatmulShape::new(333, 170, 5)).unwrap();
     for kernel in Matmul::KERNELS {
         let launch = (kernel.launch)(&problem);
-        assert!(launch.grid.0 * launch.block.0 >= 17 && launch.grid.1 * launch.block.1 >= 33);
+        // Blocks of a register-blocked kernel each cover a tile of C; the
+        // others, one element a thread.
+        let covered = match kernel.name {
+            "matmul_coarse_1d" => (COARSE_1D.cols, COARSE_1D.rows),
+            "matmul_naive" | "matmul_tiled_16" | "matmul_tiled_32" => {
+                (launch.block.0, launch.block.1)
+            }
+            _ => (BLOCKED_2D.cols, BLOCKED_2D.rows),
+        };
+        let (cols, rows) = (launch.grid.0 * covered.0, launch.grid.1 * covered.1);
+        assert!(cols >= 170 && cols < 170 + covered.0, "{}", kernel.name);
+        assert!(rows >= 333 && rows < 333 + covered.1, "{}", kernel.name);
     }
     assert_eq!(
         (kernel::<Matmul>("matmul_tiled_32").launch)(&problem).shared_bytes,

@@ -233,3 +233,24 @@ fn the_separable_blurs_move_words_and_the_running_one_scans_by_shuffles() {
     );
     assert!(!body("blur_separable").contains("shfl.sync"));
 }
+
+#[test]
+fn the_matmul_ladder_uses_the_instructions_its_lessons_name() {
+    // Per staged slice of eight: eight FMAs a thread in the 1-D kernel, an
+    // 8×8 outer product eight times in the 2-D ones, and from the
+    // vectorised step on four 16-byte shared loads per outer product.
+    for (name, fmas, vector_loads) in [
+        ("matmul_coarse_1d", 64, 0),
+        ("matmul_blocked_2d", 512, 0),
+        ("matmul_vectorised", 512, 32),
+        ("matmul_warptiled", 512, 32),
+    ] {
+        let body = body(name);
+        assert_eq!(body.matches("fma.rn.f32").count(), fmas, "{name}");
+        assert_eq!(
+            body.matches("ld.shared.v4.b32").count(),
+            vector_loads,
+            "{name}"
+        );
+    }
+}

@@ -88,7 +88,7 @@ impl Family for Matmul {
         help: "Matmul size M×N×K (A is M×K, B is K×N), or one number for a cube",
         on_gpu: &[4096],
         emulated: &[100, 75, 50],
-        sweep: "512,1024,2048,4096,8192",
+        sweep: "512,1024,1000x3000x2000,2048,4095,4096,8192x8192x2048,8192",
     };
     const BOUND: Bound = Bound::Compute;
     const SQUARE_AXIS: &'static str = "n (A, B and C are n×n)";
