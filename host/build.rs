@@ -8,9 +8,12 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The oldest GPU architecture the PTX targets; the driver compiles it for
-/// newer ones when the module loads.
-const TARGET_CPU: &str = "sm_75";
+/// The GPU architectures the kernels are compiled for, each to a PTX file
+/// of its own: the oldest the project runs on, and the first with
+/// asynchronous copies (`cp.async`), which the runtime uses from there on
+/// and replaces with plain loads and stores below. The host loads the
+/// newest one the GPU can run; the driver compiles it for the GPU.
+const TARGETS: [(&str, &str); 2] = [("sm_75", "kernels.ptx"), ("sm_80", "kernels_sm80.ptx")];
 
 /// LLVM unrolls a loop of a constant trip count completely only while the
 /// unrolled body stays under this many instructions' cost. Its default (300
@@ -38,7 +41,6 @@ fn main() {
     let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let gpu_dir = manifest_dir.join("../gpu");
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("set by cargo"));
-    let target_dir = out_dir.join("gpu-target");
 
     println!("cargo::rerun-if-changed={}", gpu_dir.join("src").display());
     println!(
@@ -49,6 +51,27 @@ fn main() {
     let target_spec = out_dir.join(format!("{TARGET}.json"));
     write_target_spec(&target_spec);
 
+    // Both builds at once: each is one rustc process for most of its time.
+    let builds: Vec<_> = TARGETS
+        .iter()
+        .map(|&(cpu, file)| {
+            let target_dir = out_dir.join(format!("gpu-target-{cpu}"));
+            let child = gpu_build(&gpu_dir, &target_spec, &target_dir, cpu)
+                .spawn()
+                .expect("could not run cargo for the gpu crate");
+            (child, target_dir, file)
+        })
+        .collect();
+    for (mut child, target_dir, file) in builds {
+        let status = child.wait().expect("could not wait for cargo");
+        assert!(status.success(), "compiling the gpu crate to PTX failed");
+        let ptx = target_dir.join(TARGET).join("release/deps/gpu.s");
+        copy_ptx(&ptx, &out_dir.join(file));
+    }
+}
+
+/// The nested cargo that compiles the gpu crate to PTX for `cpu`.
+fn gpu_build(gpu_dir: &Path, target_spec: &Path, target_dir: &Path, cpu: &str) -> Command {
     let cargo = env::var_os("CARGO").expect("set by cargo");
     let mut command = Command::new(cargo);
     command.env_clear();
@@ -65,8 +88,8 @@ fn main() {
         }
     }
     command
-        .current_dir(&gpu_dir)
-        .env("CARGO_TARGET_DIR", &target_dir)
+        .current_dir(gpu_dir)
+        .env("CARGO_TARGET_DIR", target_dir)
         .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
         .env("CARGO_PROFILE_RELEASE_LTO", "fat")
         .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
@@ -83,22 +106,15 @@ fn main() {
             "-Zjson-target-spec",
         ])
         .arg("--target")
-        .arg(&target_spec)
+        .arg(target_spec)
         .args(["--crate-type", "cdylib", "--"])
-        .args(["--emit=asm", &format!("-Ctarget-cpu={TARGET_CPU}")])
+        .args(["--emit=asm", &format!("-Ctarget-cpu={cpu}")])
         .arg(format!("-Cllvm-args=-unroll-threshold={UNROLL_THRESHOLD}"))
         // Fat LTO writes the whole program's PTX as the `.s` file; the link
         // step after it would want `llvm-bitcode-linker`, which rustup does
         // not ship for this target, so it is replaced by a no-op.
         .arg("-Clinker=true");
-
-    let status = command
-        .status()
-        .expect("could not run cargo for the gpu crate");
-    assert!(status.success(), "compiling the gpu crate to PTX failed");
-
-    let ptx = target_dir.join(TARGET).join("release/deps/gpu.s");
-    copy_ptx(&ptx, &out_dir.join("kernels.ptx"));
+    command
 }
 
 /// Writes the spec of [`TARGET`]: rustc's own spec of `nvptx64-nvidia-cuda`

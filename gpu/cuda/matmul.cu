@@ -210,3 +210,80 @@ extern "C" __global__ void matmul_warptiled(const float* a, const float* b, floa
     store_block(c, sums, [&](int r) { return first_row + row + r / 4 * 32 + r % 4; },
                 [&](int j) { return first_col + col + j / 4 * 16 + j % 4; }, m, n);
 }
+
+// Starts copying *from (or zero, when !in_bounds) to *to: cp.async from
+// compute capability 8.0 on, a load and a store below.
+__device__ __forceinline__ void copy_async(float* to, const float* from, bool in_bounds) {
+#if __CUDA_ARCH__ >= 800
+    unsigned shared = static_cast<unsigned>(__cvta_generic_to_shared(to));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(shared), "l"(from),
+                 "r"(in_bounds ? 4 : 0));
+#else
+    *to = in_bounds ? *from : 0.0f;
+#endif
+}
+
+__device__ __forceinline__ void commit_copies() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;");
+#endif
+}
+
+__device__ __forceinline__ void wait_for_copies() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+#endif
+}
+
+// stage_slice with copies instead of loads and stores.
+__device__ __forceinline__ void copy_slice(const float* a, const float* b, float* a_tile,
+                                           float* b_tile, int a_rows, int first_row,
+                                           int first_col, int k0, int m, int n, int k) {
+    int t = threadIdx.x;
+    for (int load = 0; load < LOADS; ++load) {
+        int e = t + load * THREADS;
+        int row = e / SLICE, i = e % SLICE;
+        int a_row = first_row + row, a_col = k0 + i;
+        bool a_in = a_row < m && a_col < k;
+        copy_async(a_tile + i * a_rows + row, a_in ? a + a_row * k + a_col : a, a_in);
+        int b_row = k0 + e / BLOCK, b_col = first_col + e % BLOCK;
+        bool b_in = b_row < k && b_col < n;
+        copy_async(b_tile + e, b_in ? b + b_row * n + b_col : b, b_in);
+    }
+    commit_copies();
+}
+
+extern "C" __global__ void matmul_pipelined(const float* a, const float* b, float* c,
+                                            int m, int n, int k) {
+    constexpr int A_ROWS = BLOCK + 4, STAGE = A_ROWS * SLICE + SLICE * BLOCK;
+    extern __shared__ float4 aligned_tiles[];
+    float* tiles = reinterpret_cast<float*>(aligned_tiles);
+    int t = threadIdx.x;
+    int first_row = blockIdx.y * BLOCK, first_col = blockIdx.x * BLOCK;
+    int warp = t / 32, lane = t % 32;
+    int row = warp / 4 * 64 + lane / 4 * 4;
+    int col = warp % 4 * 32 + lane % 4 * 4;
+    int slices = (k + SLICE - 1) / SLICE;
+    copy_slice(a, b, tiles, tiles + A_ROWS * SLICE, A_ROWS, first_row, first_col, 0, m, n, k);
+    float sums[8][8] = {};
+    for (int slice = 0; slice < slices; ++slice) {
+        wait_for_copies();
+        __syncthreads();
+        if (slice + 1 < slices) {
+            float* next = tiles + (slice + 1) % 2 * STAGE;
+            copy_slice(a, b, next, next + A_ROWS * SLICE, A_ROWS, first_row, first_col,
+                       (slice + 1) * SLICE, m, n, k);
+        }
+        float* a_tile = tiles + slice % 2 * STAGE;
+        float* b_tile = a_tile + A_ROWS * SLICE;
+        for (int i = 0; i < SLICE; ++i) {
+            float a_column[8], b_row[8];
+            fragment(a_column, a_tile, i * A_ROWS + row, 32);
+            fragment(b_row, b_tile, i * BLOCK + col, 16);
+            for (int r = 0; r < 8; ++r)
+                for (int j = 0; j < 8; ++j) sums[r][j] += a_column[r] * b_row[j];
+        }
+    }
+    store_block(c, sums, [&](int r) { return first_row + row + r / 4 * 32 + r % 4; },
+                [&](int j) { return first_col + col + j / 4 * 16 + j % 4; }, m, n);
+}

@@ -160,6 +160,13 @@ pub enum Fault {
         offset: u32,
         size: u32,
     },
+    /// An access to a shared byte that an asynchronous copy by `copier`
+    /// has yet to land in: the copier has not waited for it.
+    CopyInFlight {
+        offset: u32,
+        copier: Dim3,
+        access: Access,
+    },
     /// A read of a shared byte that no thread of this block has written.
     SharedUninitialized { thread: Dim3, offset: u32 },
     /// An access past the end of a buffer in global memory.
@@ -273,6 +280,19 @@ impl fmt::Display for Fault {
                  {size}: a misaligned address on the GPU",
                 thread(*t),
                 verb(*kind)
+            ),
+            Self::CopyInFlight {
+                offset,
+                copier,
+                access,
+            } => write!(
+                f,
+                "{} {} shared byte {offset}, the destination of a memcpy_async by {} that is \
+                 still in flight: the copier must wait for it (pipeline::wait_prior), and \
+                 other threads pass a sync_threads after that wait",
+                thread(access.thread),
+                verb(access.kind),
+                thread(*copier)
             ),
             Self::SharedUninitialized { thread: t, offset } => {
                 write!(
@@ -507,6 +527,8 @@ struct Shadow {
     /// there is none. Two readers are enough to tell whether a writer races
     /// with a reader other than itself.
     other_reader: u32,
+    /// The thread whose asynchronous copy to this byte is in flight.
+    copier: Option<u32>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -551,6 +573,13 @@ impl SharedMemory {
         for byte in offset..offset + size {
             let epoch = self.epoch;
             let shadow = &mut self.shadow[byte as usize];
+            if let Some(copier) = shadow.copier {
+                return Err(Fault::CopyInFlight {
+                    offset: byte,
+                    copier: coordinates(copier, block),
+                    access: Access { thread, kind },
+                });
+            }
             let written_now = shadow.write_epoch == epoch && shadow.writer != me;
             match kind {
                 AccessKind::Read => {
@@ -595,6 +624,49 @@ impl SharedMemory {
     }
 }
 
+impl SharedMemory {
+    /// Checks an asynchronous copy of `size` bytes to `offset` by thread
+    /// `me` as a write made now, and marks its bytes in flight.
+    fn start_copy(&mut self, me: u32, block: Dim3, offset: i64, size: u32) -> Result<(), Fault> {
+        self.access(me, block, offset, size, AccessKind::Write)?;
+        for byte in offset as u32..offset as u32 + size {
+            self.shadow[byte as usize].copier = Some(me);
+        }
+        Ok(())
+    }
+
+    /// Lands a copy started by thread `me`: its bytes are written now, in
+    /// the current epoch, as a write of `me`'s.
+    fn land_copy(&mut self, me: u32, block: Dim3, copy: &Copy) -> Result<(), Fault> {
+        for byte in copy.offset..copy.offset + copy.bytes.len() as u32 {
+            self.shadow[byte as usize].copier = None;
+        }
+        let size = copy.bytes.len() as u32;
+        self.access(me, block, copy.offset.into(), size, AccessKind::Write)?;
+        // SAFETY: `access` checked that the bytes lie inside the allocation.
+        unsafe {
+            let to = self.base.add(copy.offset as usize);
+            std::ptr::copy_nonoverlapping(copy.bytes.as_ptr(), to, copy.bytes.len());
+        }
+        Ok(())
+    }
+}
+
+/// An asynchronous copy in flight: the bytes read from global memory when
+/// it started, and where in shared memory they land.
+struct Copy {
+    offset: u32,
+    bytes: Vec<u8>,
+}
+
+/// A thread's asynchronous copies: the groups it has committed, oldest
+/// first, and the copies it has started since its last commit.
+#[derive(Default)]
+struct Pipeline {
+    committed: std::collections::VecDeque<Vec<Copy>>,
+    open: Vec<Copy>,
+}
+
 /// The emulated thread now running, as the runtime's functions see it.
 struct Current<'a> {
     launch: &'a Launch,
@@ -608,6 +680,8 @@ struct Current<'a> {
     yielder: Cell<*const Yielder<(), Wait>>,
     /// The value the thread's last shuffle returned.
     shuffled: Cell<u64>,
+    /// Its asynchronous copies in flight.
+    pipeline: RefCell<Pipeline>,
     fault: &'a RefCell<Option<Fault>>,
     /// The thread's memory accesses since the last barrier, when the launch
     /// counts its traffic.
@@ -635,6 +709,34 @@ impl Current<'_> {
                 lane: self.linear % 32,
             });
         }
+    }
+}
+
+impl Current<'_> {
+    /// Lands every committed group of this thread's copies but the newest
+    /// `keep`.
+    fn land_copies(&self, keep: u32) -> Result<(), Fault> {
+        loop {
+            let group = {
+                let mut pipeline = self.pipeline.borrow_mut();
+                if pipeline.committed.len() <= keep as usize {
+                    return Ok(());
+                }
+                pipeline
+                    .committed
+                    .pop_front()
+                    .expect("more than `keep` groups")
+            };
+            self.land(&group)?;
+        }
+    }
+
+    fn land(&self, copies: &[Copy]) -> Result<(), Fault> {
+        let mut memory = self.memory.borrow_mut();
+        for copy in copies {
+            memory.land_copy(self.linear, self.launch.block, copy)?;
+        }
+        Ok(())
     }
 }
 
@@ -706,6 +808,7 @@ fn run_block(
             memory,
             yielder: Cell::new(std::ptr::null()),
             shuffled: Cell::new(0),
+            pipeline: RefCell::default(),
             fault: &fault,
             accesses: counting.then(RefCell::default),
         })
@@ -816,6 +919,10 @@ fn schedule(
                             .take()
                             .expect("a live thread has a coroutine");
                         STACKS.with_borrow_mut(|stacks| stacks.push(finished.into_stack()));
+                        // Copies nobody waited for still land.
+                        threads[index].land_copies(0)?;
+                        let open = std::mem::take(&mut threads[index].pipeline.borrow_mut().open);
+                        threads[index].land(&open)?;
                     }
                     Err(payload) => {
                         let thread = threads[index].thread;
@@ -1034,6 +1141,51 @@ pub(crate) fn shared_access(
         Ok(())
     });
     if let Err(fault) = checked {
+        stop(fault);
+    }
+}
+
+/// Starts an asynchronous copy of `bytes` to shared `address`, made at
+/// `site`: checked and recorded as a shared store now, landed at the
+/// thread's wait.
+pub(crate) fn memcpy_async(address: *const u8, bytes: &[u8], site: &'static Location<'static>) {
+    let started = with_current(|current| {
+        let offset = {
+            let mut memory = current.memory.borrow_mut();
+            let offset = (address as i64).wrapping_sub(memory.base as i64);
+            memory.start_copy(
+                current.linear,
+                current.launch.block,
+                offset,
+                bytes.len() as u32,
+            )?;
+            offset
+        };
+        let size = bytes.len() as u32;
+        current.record(site, AccessKind::Write, Space::Shared, offset as u64, size);
+        current.pipeline.borrow_mut().open.push(Copy {
+            offset: offset as u32,
+            bytes: bytes.to_vec(),
+        });
+        Ok(())
+    });
+    if let Err(fault) = started {
+        stop(fault);
+    }
+}
+
+/// Closes the running thread's open group of copies.
+pub(crate) fn pipeline_commit() {
+    with_current(|current| {
+        let mut pipeline = current.pipeline.borrow_mut();
+        let group = std::mem::take(&mut pipeline.open);
+        pipeline.committed.push_back(group);
+    });
+}
+
+/// Lands all but the newest `keep` of the running thread's committed groups.
+pub(crate) fn pipeline_wait(keep: u32) {
+    if let Err(fault) = with_current(|current| current.land_copies(keep)) {
         stop(fault);
     }
 }

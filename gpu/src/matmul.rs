@@ -14,7 +14,7 @@
 //! of them wait on the same shared-memory bank.
 
 use crate::runtime::global::{Global, GlobalMut, row_major};
-use crate::runtime::{Launch, Real, shared::SharedArray, thread::*, warp};
+use crate::runtime::{Launch, Real, pipeline, shared::SharedArray, thread::*, warp};
 
 /// What every matmul kernel's launch contract is a function of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,6 +98,10 @@ pub const BLOCKED_2D: Blocking = Blocking {
 /// four words shift each row by four banks, so that the eight rows a warp
 /// writes at once land in different banks.
 pub const A_TILE_PADDING: u32 = 4;
+
+/// Buffers of [`matmul_pipelined`]: one slice is computed on while the
+/// next is copied into the other.
+pub const PIPELINE_STAGES: u32 = 2;
 
 /// Elements of launch-sized shared memory of a kernel blocked as `blocking`:
 /// an A tile (each of its `slice` k-rows or rows padded by `padding`) and a
@@ -320,7 +324,7 @@ kernels! {
         for phase in 0..k.div_ceil(B.slice) {
             let k0 = phase * B.slice;
             // SAFETY: guarded loads; the elements this thread writes are its own.
-            unsafe { stage_slice(a, b, a_tile, b_tile, B.rows, (first_row, first_col, k0), (m, n, k)) };
+            unsafe { stage_slice(load_and_store, (a, b), (a_tile, b_tile), B.rows, (first_row, first_col, k0), (m, n, k)) };
             sync_threads();
             for i in 0..B.slice {
                 // SAFETY: both tiles were completely written before the
@@ -374,7 +378,7 @@ kernels! {
         for phase in 0..k.div_ceil(B.slice) {
             let k0 = phase * B.slice;
             // SAFETY: guarded loads; the elements this thread writes are its own.
-            unsafe { stage_slice(a, b, a_tile, b_tile, A_ROWS, (first_row, first_col, k0), (m, n, k)) };
+            unsafe { stage_slice(load_and_store, (a, b), (a_tile, b_tile), A_ROWS, (first_row, first_col, k0), (m, n, k)) };
             sync_threads();
             for i in 0..B.slice {
                 // SAFETY: both tiles were completely written before the
@@ -394,6 +398,85 @@ kernels! {
         // SAFETY: each thread stores its own elements of C.
         unsafe { store_block(c, &sums, spread(first_row + row, 32), spread(first_col + col, 16), m, n) };
     }
+
+    /// Software pipelining: the next slice of A and B copied asynchronously into a second buffer while the warps compute on the first.
+    ///
+    /// [`matmul_warptiled`] with two stages of shared memory. Before it
+    /// computes on one slice of k, each thread starts copying its elements
+    /// of the next slice into the other stage with `memcpy_async` (on
+    /// compute capability 8.0 and newer one `cp.async`, `LDGSTS`, straight
+    /// from global to shared memory without a register); they land while it
+    /// computes. One barrier per slice instead of two: it both publishes the
+    /// slice that has landed and frees the stage it overwrites next.
+    ///
+    /// Compute-to-memory-access ratios: as [`matmul_blocked_2d`]. Bound by
+    /// FMA issue, with the copies' latency hidden behind a slice of FMAs.
+    ///
+    /// # Safety
+    /// As [`matmul_blocked_2d`], with [`PIPELINE_STAGES`] ×
+    /// [`blocked_shared_elements`]`(BLOCKED_2D, A_TILE_PADDING)` f32 of
+    /// launch-sized shared memory.
+    #[launch(|problem| BLOCKED_2D.launch(problem, PIPELINE_STAGES * blocked_shared_elements(BLOCKED_2D, A_TILE_PADDING)))]
+    pub unsafe fn matmul_pipelined(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
+        const B: Blocking = BLOCKED_2D;
+        const A_ROWS: u32 = B.rows + A_TILE_PADDING;
+        const STAGE: u32 = blocked_shared_elements(B, A_TILE_PADDING);
+        let t = thread_idx_x();
+        let (first_row, first_col) = (block_idx_y() * B.rows, block_idx_x() * B.cols);
+        // SAFETY: the launch provides both stages, each an A and a B tile.
+        let stage = |slice: u32| unsafe {
+            let a_tile = SharedArray::<f32>::launch_sized().after(slice % PIPELINE_STAGES * STAGE);
+            (a_tile, a_tile.after(A_ROWS * B.slice))
+        };
+        let (warp, lane) = (t / warp::SIZE, t % warp::SIZE);
+        let row = warp / 4 * 64 + lane / 4 * 4;
+        let col = warp % 4 * 32 + lane % 4 * 4;
+        let slices = k.div_ceil(B.slice);
+        let copy = |slice: u32| {
+            let origin = (first_row, first_col, slice * B.slice);
+            // SAFETY: guarded copies into this thread's own elements of a
+            // stage that no thread reads until the barrier after their wait.
+            unsafe { stage_slice(copy_async, (a, b), stage(slice), A_ROWS, origin, (m, n, k)) };
+            pipeline::commit();
+        };
+        copy(0);
+        let mut sums = [[0.0f32; 8]; 8];
+        for slice in 0..slices {
+            pipeline::wait_prior::<0>();
+            // Every thread's copies of this slice have landed, and every
+            // thread is done with the stage the next slice goes to.
+            sync_threads();
+            if slice + 1 < slices {
+                copy(slice + 1);
+            }
+            let (a_tile, b_tile) = stage(slice);
+            for i in 0..B.slice {
+                // SAFETY: the stage landed before the barrier; every start
+                // is a multiple of 4 from a 16-byte boundary.
+                let (a_column, b_row) = unsafe {
+                    (
+                        fragment::<8>(a_tile, i * A_ROWS + row, 32),
+                        fragment::<8>(b_tile, i * B.cols + col, 16),
+                    )
+                };
+                add_outer_product(&mut sums, &a_column, &b_row);
+            }
+        }
+        let spread = |start: u32, apart: u32| move |index: u32| start + index / 4 * apart + index % 4;
+        // SAFETY: each thread stores its own elements of C.
+        unsafe { store_block(c, &sums, spread(first_row + row, 32), spread(first_col + col, 16), m, n) };
+    }
+}
+
+/// The index of element (`row`, `col`) of a `rows`×`cols` row-major
+/// matrix, or `None` outside it.
+///
+/// # Safety
+/// `rows × cols` fits in `u32`.
+#[inline(always)]
+unsafe fn element_index(row: u32, col: u32, rows: u32, cols: u32) -> Option<usize> {
+    // SAFETY: inside the matrix, the index fits in u32.
+    (row < rows && col < cols).then(|| unsafe { row_major(row, col, cols) })
 }
 
 /// Element (`row`, `col`) of a `rows`×`cols` row-major matrix, or zero
@@ -404,29 +487,73 @@ kernels! {
 /// `rows × cols` elements fit in `matrix` and their indices in `u32`.
 #[inline(always)]
 unsafe fn element_or_zero(matrix: Global<f32>, row: u32, col: u32, rows: u32, cols: u32) -> f32 {
-    if row < rows && col < cols {
+    // SAFETY: by this function's contract.
+    match unsafe { element_index(row, col, rows, cols) } {
         // SAFETY: inside the matrix.
-        unsafe { matrix.read(row_major(row, col, cols)) }
-    } else {
-        0.0
+        Some(index) => unsafe { matrix.read(index) },
+        None => 0.0,
     }
 }
 
-/// Stages one slice of k for the [`BLOCKED_2D`] kernels: the A tile
-/// transposed (element (row, i) at `i × a_rows + row`, `a_rows` being 128
-/// plus any padding) and the B tile as it is. Each thread loads four
-/// elements of each, a warp's loads of A covering four rows of 32 bytes
-/// and of B one row of 128 bytes.
+/// How an element reaches a tile: `tile[index] = matrix[element]`, or zero
+/// for `None`.
 ///
 /// # Safety
-/// As [`element_or_zero`] for A (m×k) and B (k×n); the tiles lie in the
-/// launch-sized shared memory; called by every thread of the block.
+/// As [`stage_slice`]'s, for each element it stages.
+type Stage = unsafe fn(SharedArray<f32>, u32, Global<f32>, Option<usize>);
+
+/// Through a register: a load, then a store.
+///
+/// # Safety
+/// As [`stage_slice`]'s.
+#[inline(always)]
+unsafe fn load_and_store(
+    tile: SharedArray<f32>,
+    index: u32,
+    matrix: Global<f32>,
+    element: Option<usize>,
+) {
+    let value = match element {
+        // SAFETY: by this function's contract.
+        Some(element) => unsafe { matrix.read(element) },
+        None => 0.0,
+    };
+    // SAFETY: by this function's contract.
+    unsafe { tile.write(index, value) };
+}
+
+/// Straight from global to shared memory, asynchronously.
+///
+/// # Safety
+/// As [`stage_slice`]'s; the destination is read only after this thread's
+/// wait and, by other threads, a barrier after it.
+#[inline(always)]
+unsafe fn copy_async(
+    tile: SharedArray<f32>,
+    index: u32,
+    matrix: Global<f32>,
+    element: Option<usize>,
+) {
+    // SAFETY: by this function's contract.
+    unsafe { pipeline::memcpy_async(tile, index, matrix, element) };
+}
+
+/// Stages one slice of k for the [`BLOCKED_2D`] kernels with `stage`: the
+/// A tile transposed (element (row, i) at `i × a_rows + row`, `a_rows`
+/// being 128 plus any padding) and the B tile as it is. Each thread stages
+/// four elements of each, a warp's loads of A covering four rows of 32
+/// bytes and of B one row of 128 bytes; elements outside A or B are zeros.
+///
+/// # Safety
+/// A and B are m×k and k×n, their indices fit in `u32`; the tiles lie in
+/// the launch-sized shared memory, and no other thread touches this
+/// thread's elements of them until the next barrier; called by every
+/// thread of the block.
 #[inline(always)]
 unsafe fn stage_slice(
-    a: Global<f32>,
-    b: Global<f32>,
-    a_tile: SharedArray<f32>,
-    b_tile: SharedArray<f32>,
+    stage: Stage,
+    (a, b): (Global<f32>, Global<f32>),
+    (a_tile, b_tile): (SharedArray<f32>, SharedArray<f32>),
     a_rows: u32,
     (first_row, first_col, k0): (u32, u32, u32),
     (m, n, k): (u32, u32, u32),
@@ -436,16 +563,13 @@ unsafe fn stage_slice(
     for load in 0..B.loads_per_thread() {
         let e = t + load * B.threads();
         let (row, i) = (e / B.slice, e % B.slice);
-        // SAFETY: guarded loads into this thread's own elements of the tiles.
+        // SAFETY: by this function's contract; every index is checked
+        // against its matrix.
         unsafe {
-            a_tile.write(
-                i * a_rows + row,
-                element_or_zero(a, first_row + row, k0 + i, m, k),
-            );
-            b_tile.write(
-                e,
-                element_or_zero(b, k0 + e / B.cols, first_col + e % B.cols, k, n),
-            );
+            let a_element = element_index(first_row + row, k0 + i, m, k);
+            let b_element = element_index(k0 + e / B.cols, first_col + e % B.cols, k, n);
+            stage(a_tile, i * a_rows + row, a, a_element);
+            stage(b_tile, e, b, b_element);
         }
     }
 }

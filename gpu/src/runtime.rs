@@ -348,6 +348,16 @@ pub mod global {
         }
     }
 
+    #[cfg(target_arch = "nvptx64")]
+    impl<T> Global<T> {
+        /// The address of element `index`, which need not lie inside the
+        /// buffer: for the runtime's own instructions.
+        #[inline(always)]
+        pub(crate) fn address(self, index: usize) -> *const T {
+            self.base.wrapping_add(index)
+        }
+    }
+
     /// A word: four bytes moved by one 4-byte load or store.
     pub type Word = [u8; 4];
 
@@ -510,6 +520,13 @@ pub mod shared {
             }
         }
 
+        /// The address of element `index`, for the runtime's own
+        /// instructions.
+        #[inline(always)]
+        pub(crate) fn address(self, index: u32) -> *mut T {
+            self.base.wrapping_add(index as usize)
+        }
+
         /// Reads element `index`.
         ///
         /// # Safety
@@ -590,6 +607,136 @@ pub mod shared {
                 unsafe { address.cast::<T::Vector>().read_unaligned() }
             }
         }
+    }
+}
+
+/// Asynchronous copies from global to shared memory, under the names of
+/// CUDA's pipeline primitives (`__pipeline_memcpy_async`,
+/// `__pipeline_commit`, `__pipeline_wait_prior`).
+///
+/// A thread starts copies, commits them as a group, and goes on computing
+/// while they are in flight; before it reads their destinations it waits
+/// until all but its newest `N` groups have landed, and before any other
+/// thread reads them the block passes a barrier. On compute capability 8.0
+/// and newer each copy is one `cp.async` (`LDGSTS`), which moves the
+/// element from global to shared memory without passing through a
+/// register; below that, where there is no such instruction, it is a load
+/// and a store, complete before the call returns. The emulator keeps each
+/// copy in flight until its wait: a read or write of its destination before
+/// then is a diagnostic, and so is a read by another thread without a
+/// barrier after the wait.
+pub mod pipeline {
+    use super::global::Global;
+    use super::shared::SharedArray;
+    #[cfg(not(target_arch = "nvptx64"))]
+    use crate::emulator;
+
+    /// `__pipeline_memcpy_async(&tile[index], &source[element], 4, 0)`:
+    /// starts copying `source[element]` to `tile[index]`; or, when
+    /// `element` is `None`, writing zero there without reading `source`
+    /// (`cp.async` with a source size of 0 bytes).
+    ///
+    /// # Safety
+    /// `tile[index]` lies inside the launch-sized shared memory and no other
+    /// thread touches it until a barrier after this thread's wait;
+    /// `source[element]` lies inside the buffer and no thread writes it
+    /// during the launch.
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+    #[inline(always)]
+    pub unsafe fn memcpy_async(
+        tile: SharedArray<f32>,
+        index: u32,
+        source: Global<f32>,
+        element: Option<usize>,
+    ) {
+        let (from, bytes) = match element {
+            Some(element) => (source.address(element), 4u32),
+            None => (source.address(0), 0),
+        };
+        // SAFETY: by this function's contract; `cvta.to.shared` turns the
+        // generic address of the tile into the shared-window address that
+        // `cp.async` takes.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .u64 to; cvta.to.shared.u64 to, {tile}; \
+                 cp.async.ca.shared.global [to], [{from}], 4, {bytes}; }}",
+                tile = in(reg64) tile.address(index),
+                from = in(reg64) from,
+                bytes = in(reg32) bytes,
+                options(nostack),
+            );
+        }
+    }
+
+    /// `__pipeline_memcpy_async` below compute capability 8.0: a load and
+    /// a store, landed when the call returns.
+    ///
+    /// # Safety
+    /// As the `cp.async` version.
+    #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
+    #[inline(always)]
+    pub unsafe fn memcpy_async(
+        tile: SharedArray<f32>,
+        index: u32,
+        source: Global<f32>,
+        element: Option<usize>,
+    ) {
+        // SAFETY: by this function's contract.
+        unsafe { tile.write(index, element.map_or(0.0, |element| source.read(element))) }
+    }
+
+    /// `__pipeline_memcpy_async`, emulated: `source[element]` is read now
+    /// and lands in `tile[index]` at this thread's wait.
+    ///
+    /// # Safety
+    /// None on the host beyond the GPU's contract, which the emulator
+    /// checks.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[track_caller]
+    pub unsafe fn memcpy_async(
+        tile: SharedArray<f32>,
+        index: u32,
+        source: Global<f32>,
+        element: Option<usize>,
+    ) {
+        let value = match element {
+            // SAFETY: the emulator checks the bounds before reading.
+            Some(element) => unsafe { source.read(element) },
+            None => 0.0,
+        };
+        emulator::memcpy_async(
+            tile.address(index).cast(),
+            &value.to_le_bytes(),
+            core::panic::Location::caller(),
+        );
+    }
+
+    /// `__pipeline_commit()`: closes the group of copies started since the
+    /// last commit.
+    #[inline(always)]
+    pub fn commit() {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        // SAFETY: `cp.async.commit_group` only groups this thread's copies.
+        unsafe {
+            core::arch::asm!("cp.async.commit_group;", options(nostack))
+        };
+        #[cfg(not(target_arch = "nvptx64"))]
+        emulator::pipeline_commit();
+    }
+
+    /// `__pipeline_wait_prior(N)`: waits until at most this thread's `N`
+    /// newest committed groups are still in flight. Their destinations are
+    /// then this thread's to read; other threads' after a barrier.
+    #[inline(always)]
+    pub fn wait_prior<const N: u32>() {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        // SAFETY: waiting has no other effect; the asm is a compiler barrier
+        // too, so no read of shared memory moves above it.
+        unsafe {
+            core::arch::asm!("cp.async.wait_group {n};", n = const N, options(nostack))
+        };
+        #[cfg(not(target_arch = "nvptx64"))]
+        emulator::pipeline_wait(N);
     }
 }
 

@@ -19,8 +19,24 @@ use crate::backend::{Backend, DeviceMemory, Params, Transfer, Value, checked_lau
 use crate::error::{During, Error, Result};
 use crate::timing::{self, Runs};
 
-/// The PTX of every kernel, compiled from the `gpu` crate at build time.
+/// The PTX of every kernel, compiled from the `gpu` crate at build time for
+/// compute capability 7.5, the oldest the project runs on.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
+
+/// The same kernels compiled for compute capability 8.0, where the
+/// runtime's asynchronous copies are `cp.async` instead of a load and a
+/// store.
+pub const PTX_SM80: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels_sm80.ptx"));
+
+/// The PTX for a GPU of compute capability `major`.`minor`: the newest
+/// it can run.
+pub fn ptx_for((major, minor): (i32, i32)) -> &'static str {
+    if (major, minor) >= (8, 0) {
+        PTX_SM80
+    } else {
+        PTX
+    }
+}
 
 /// Every entry point the PTX defines, in the order it defines them.
 pub fn ptx_entry_points() -> impl Iterator<Item = &'static str> {
@@ -117,8 +133,13 @@ impl Gpu {
         // SAFETY: called before any buffer or stream is created.
         unsafe { context.disable_event_tracking() };
         let stream = context.default_stream();
-        let kernels = load(&context, Ptx::from_src(PTX), ptx_entry_points())?;
-        let twins = compile_twins(&context);
+        let capability = compute_capability(&context).during("reading the compute capability")?;
+        let kernels = load(
+            &context,
+            Ptx::from_src(ptx_for(capability)),
+            ptx_entry_points(),
+        )?;
+        let twins = compile_twins(&context, capability);
         let name = context.name().during("reading the GPU's name")?;
         Ok(Self {
             context,
@@ -347,18 +368,14 @@ fn load(
 
 /// The CUDA C++ twins, compiled with NVRTC for this GPU's architecture
 /// and loaded; or why they cannot be.
-fn compile_twins(context: &Arc<CudaContext>) -> Result<Functions, String> {
+fn compile_twins(
+    context: &Arc<CudaContext>,
+    (major, minor): (i32, i32),
+) -> Result<Functions, String> {
     // SAFETY: only tries to open the library; no NVRTC function is called.
     if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
         return Err("NVRTC not found: libnvrtc could not be loaded".to_string());
     }
-    let attribute = |attribute| {
-        context
-            .attribute(attribute)
-            .map_err(|error| format!("reading the compute capability: {error}"))
-    };
-    let major = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
-    let minor = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
     let options = CompileOptions {
         options: vec![format!("--gpu-architecture=compute_{major}{minor}")],
         name: Some("twins.cu".to_string()),
@@ -367,6 +384,15 @@ fn compile_twins(context: &Arc<CudaContext>) -> Result<Functions, String> {
     let ptx = compile_ptx_with_opts(gpu::CUDA_TWINS, options)
         .map_err(|error| format!("NVRTC could not compile them: {error}"))?;
     load(context, ptx, ptx_entry_points()).map_err(|error| error.to_string())
+}
+
+/// The GPU's compute capability, major and minor.
+fn compute_capability(context: &Arc<CudaContext>) -> Result<(i32, i32), DriverError> {
+    use sys::CUdevice_attribute::{
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR as MAJOR,
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR as MINOR,
+    };
+    Ok((context.attribute(MAJOR)?, context.attribute(MINOR)?))
 }
 
 fn out_of_memory(error: DriverError, what: &'static str, bytes: usize) -> Error {

@@ -5,10 +5,10 @@
 //! rule that a returned thread no longer counts at a barrier must pass.
 
 use gpu::emulator::{self, Access, AccessKind, Diagnostic, Dim3, Fault, Launch, Limits};
-use gpu::runtime::Real;
 use gpu::runtime::global::{Global, GlobalMut, row_major};
 use gpu::runtime::shared::SharedArray;
 use gpu::runtime::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y};
+use gpu::runtime::{Real, pipeline};
 use locality_tests::seed;
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
@@ -487,6 +487,124 @@ fn a_vector_read_of_shared_memory_off_its_16_byte_boundary_is_reported() {
     assert!(
         diagnostic.to_string().contains("misaligned address"),
         "{diagnostic}"
+    );
+}
+
+/// What is broken in the asynchronous rotation below.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CopyBug {
+    None,
+    /// The copier reads its own copy's destination before its wait.
+    ReadBeforeWait,
+    /// No thread waits: its copy is still in flight at the barrier.
+    NoWait,
+    /// Every thread waits for its own copy, but no barrier follows.
+    NoBarrier,
+}
+
+/// Each thread copies `source[t]` (or zero, past `len`) into shared
+/// memory asynchronously, over what the block wrote there before, and,
+/// once every copy has landed, stores its right neighbour's in `out[t]`.
+unsafe fn rotate_by_copies(source: Global<f32>, out: GlobalMut<f32>, len: u32, bug: CopyBug) {
+    let t = thread_idx_x();
+    unsafe {
+        let tile = SharedArray::<f32>::launch_sized();
+        tile.write(t, -1.0);
+        sync_threads();
+        pipeline::memcpy_async(tile, t, source, (t < len).then_some(t as usize));
+        pipeline::commit();
+        if bug == CopyBug::ReadBeforeWait {
+            std::hint::black_box(tile.read(t));
+        }
+        if bug != CopyBug::NoWait {
+            pipeline::wait_prior::<0>();
+        }
+        if bug != CopyBug::NoBarrier {
+            sync_threads();
+        }
+        out.write(t as usize, tile.read((t + 1) % 32));
+    }
+}
+
+fn rotate(bug: CopyBug) -> (Result<(), Diagnostic>, Vec<f32>) {
+    let source: Vec<f32> = (0..30).map(|i| i as f32 + 1.0).collect();
+    let mut out = vec![f32::NAN; 32];
+    let (source_view, out_view) = (
+        Global::new("source", &source),
+        GlobalMut::new("out", &mut out),
+    );
+    // SAFETY: 32 threads, 32 floats of shared memory and of `out`; the
+    // emulator checks the rest.
+    let result = emulator::run("rotate_by_copies", &one_block(32, 32 * 4), &|| unsafe {
+        rotate_by_copies(source_view, out_view, 30, bug)
+    });
+    (result, out)
+}
+
+#[test]
+fn asynchronous_copies_land_at_the_wait_and_zero_fill_past_the_end() {
+    let (result, out) = rotate(CopyBug::None);
+    result.unwrap();
+    let expected: Vec<f32> = (1..32)
+        .chain([0])
+        .map(|i| if i < 30 { i as f32 + 1.0 } else { 0.0 })
+        .collect();
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn reading_an_asynchronous_copy_before_its_wait_is_reported() {
+    let (result, _) = rotate(CopyBug::ReadBeforeWait);
+    let diagnostic = result.unwrap_err();
+    assert_eq!(
+        diagnostic.fault,
+        Fault::CopyInFlight {
+            offset: 0,
+            copier: (0, 0, 0),
+            access: Access {
+                thread: (0, 0, 0),
+                kind: AccessKind::Read
+            }
+        }
+    );
+    assert!(
+        diagnostic.to_string().contains("still in flight"),
+        "{diagnostic}"
+    );
+    // Without the wait, the barrier does not land the copies either: thread
+    // 0 reads thread 1's copy.
+    let (result, _) = rotate(CopyBug::NoWait);
+    assert!(matches!(
+        result.unwrap_err().fault,
+        Fault::CopyInFlight {
+            copier: (1, 0, 0),
+            access: Access {
+                thread: (0, 0, 0),
+                ..
+            },
+            ..
+        }
+    ));
+}
+
+#[test]
+fn reading_another_threads_copy_without_a_barrier_after_its_wait_is_a_race() {
+    // Thread 0 has read thread 1's element when thread 1's copy to it
+    // starts: on the GPU it may read either value.
+    let (result, _) = rotate(CopyBug::NoBarrier);
+    assert_eq!(
+        result.unwrap_err().fault,
+        Fault::SharedRace {
+            offset: 4,
+            earlier: Access {
+                thread: (0, 0, 0),
+                kind: AccessKind::Read
+            },
+            later: Access {
+                thread: (1, 0, 0),
+                kind: AccessKind::Write
+            }
+        }
     );
 }
 

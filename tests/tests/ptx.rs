@@ -1,19 +1,24 @@
 //! What the PTX the build produced must and must not contain, for every
 //! kernel of every family.
 
-use locality::device::{PTX, ptx_entry_points};
+use locality::device::{PTX, PTX_SM80, ptx_entry_points, ptx_for};
 use locality::families::{self, Visitor};
 use locality::family::Family;
 
-/// The body of one entry point: from its `.entry` line to the closing brace.
+/// The body of one entry point in the sm_75 PTX: from its `.entry` line to
+/// the closing brace.
 fn body(entry_point: &str) -> &'static str {
-    let start = PTX
+    body_in(PTX, entry_point)
+}
+
+fn body_in(ptx: &'static str, entry_point: &str) -> &'static str {
+    let start = ptx
         .find(&format!(".entry {entry_point}("))
         .unwrap_or_else(|| panic!("no entry point {entry_point}"));
-    let length = PTX[start..]
+    let length = ptx[start..]
         .find("\n}\n")
         .expect("every body ends with a closing brace");
-    &PTX[start..start + length]
+    &ptx[start..start + length]
 }
 
 /// Every kernel, and whether its launch contract asks for shared memory
@@ -146,6 +151,30 @@ fn targets_compute_capability_7_5() {
 }
 
 #[test]
+fn gpus_from_compute_capability_8_0_get_the_ptx_with_asynchronous_copies() {
+    assert!(PTX_SM80.contains("\n.target sm_80\n"));
+    assert_eq!(ptx_for((7, 5)), PTX);
+    for capability in [(8, 0), (8, 6), (9, 0), (12, 0)] {
+        assert_eq!(ptx_for(capability), PTX_SM80);
+    }
+    let entry_points = |ptx: &str| -> Vec<String> {
+        ptx.lines()
+            .filter(|line| line.starts_with(".visible .entry "))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(entry_points(PTX), entry_points(PTX_SM80));
+    // Eight copies a thread per slice, started before the loop and in it;
+    // below 8.0 the same copies are loads and stores.
+    let pipelined = body_in(PTX_SM80, "matmul_pipelined");
+    assert_eq!(pipelined.matches("cp.async.ca.shared.global").count(), 16);
+    assert_eq!(pipelined.matches("cp.async.commit_group").count(), 2);
+    assert_eq!(pipelined.matches("cp.async.wait_group 0").count(), 1);
+    assert!(!PTX.contains("cp.async"));
+    assert!(!body_in(PTX_SM80, "matmul_warptiled").contains("cp.async"));
+}
+
+#[test]
 fn global_memory_views_are_plain_pointers_in_the_ptx() {
     // A view is one 64-bit pointer parameter, as a raw pointer would be.
     let body = body("matmul_naive");
@@ -244,6 +273,7 @@ fn the_matmul_ladder_uses_the_instructions_its_lessons_name() {
         ("matmul_blocked_2d", 512, 0),
         ("matmul_vectorised", 512, 32),
         ("matmul_warptiled", 512, 32),
+        ("matmul_pipelined", 512, 32),
     ] {
         let body = body(name);
         assert_eq!(body.matches("fma.rn.f32").count(), fmas, "{name}");
