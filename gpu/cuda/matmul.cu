@@ -90,8 +90,11 @@ extern "C" __global__ void matmul_coarse_1d(const float* a, const float* b, floa
 }
 
 // The kernels below: a 128×128 tile of C per block of 256 threads, 8×8 per
-// thread, slices of 8 of k, four elements of each tile staged per thread.
-constexpr int BLOCK = 128, SLICE = 8, THREADS = 256, LOADS = BLOCK * SLICE / THREADS;
+// thread; slices of 8 of k in matmul_blocked_2d, of 16 after it, each
+// thread staging a sixteenth of each tile; a warp's loads of A take 8
+// elements (a sector) of each of four rows.
+constexpr int BLOCK = 128, BLOCKED_SLICE = 8, SLICE = 16, THREADS = 256;
+constexpr int LOADS = BLOCK * SLICE / THREADS, A_SECTOR = 8, A_GROUP = A_SECTOR * BLOCK;
 
 // Stores sums[r][j] at (row_of(r), col_of(j)) where it lies inside m×n.
 template <typename RowOf, typename ColOf>
@@ -111,21 +114,21 @@ extern "C" __global__ void matmul_blocked_2d(const float* a, const float* b, flo
                                              int m, int n, int k) {
     extern __shared__ float tiles[];
     float* a_tile = tiles;
-    float* b_tile = tiles + BLOCK * SLICE;
+    float* b_tile = tiles + BLOCK * BLOCKED_SLICE;
     int t = threadIdx.x;
     int first_row = blockIdx.y * BLOCK, first_col = blockIdx.x * BLOCK;
     int row = t / 16 * 8, col = t % 16 * 8;
     float sums[8][8] = {};
-    for (int k0 = 0; k0 < k; k0 += SLICE) {
-        for (int load = 0; load < LOADS; ++load) {
+    for (int k0 = 0; k0 < k; k0 += BLOCKED_SLICE) {
+        for (int load = 0; load < BLOCK * BLOCKED_SLICE / THREADS; ++load) {
             int e = t + load * THREADS;
-            a_tile[e] = element_or_zero(a, first_row + e / SLICE, k0 + e % SLICE, m, k);
+            a_tile[e] = element_or_zero(a, first_row + e / BLOCKED_SLICE, k0 + e % BLOCKED_SLICE, m, k);
             b_tile[e] = element_or_zero(b, k0 + e / BLOCK, first_col + e % BLOCK, k, n);
         }
         __syncthreads();
-        for (int i = 0; i < SLICE; ++i) {
+        for (int i = 0; i < BLOCKED_SLICE; ++i) {
             float a_column[8], b_row[8];
-            for (int r = 0; r < 8; ++r) a_column[r] = a_tile[(row + r) * SLICE + i];
+            for (int r = 0; r < 8; ++r) a_column[r] = a_tile[(row + r) * BLOCKED_SLICE + i];
             for (int j = 0; j < 8; ++j) b_row[j] = b_tile[i * BLOCK + col + j];
             for (int r = 0; r < 8; ++r)
                 for (int j = 0; j < 8; ++j) sums[r][j] += a_column[r] * b_row[j];
@@ -143,7 +146,7 @@ __device__ __forceinline__ void stage_slice(const float* a, const float* b, floa
     int t = threadIdx.x;
     for (int load = 0; load < LOADS; ++load) {
         int e = t + load * THREADS;
-        int row = e / SLICE, i = e % SLICE;
+        int row = e % A_GROUP / A_SECTOR, i = e / A_GROUP * A_SECTOR + e % A_SECTOR;
         a_tile[i * a_rows + row] = element_or_zero(a, first_row + row, k0 + i, m, k);
         b_tile[e] = element_or_zero(b, k0 + e / BLOCK, first_col + e % BLOCK, k, n);
     }
@@ -235,20 +238,47 @@ __device__ __forceinline__ void wait_for_copies() {
 #endif
 }
 
-// stage_slice with copies instead of loads and stores.
+// Starts copying the count (0 to 4) floats from `from` on into the four
+// from `to` on, zero-filling the rest: one 16-byte cp.async from compute
+// capability 8.0 on.
+__device__ __forceinline__ void copy_span_async(float* to, const float* from, int count) {
+#if __CUDA_ARCH__ >= 800
+    unsigned shared = static_cast<unsigned>(__cvta_generic_to_shared(to));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared), "l"(from),
+                 "r"(4 * count));
+#else
+    for (int i = 0; i < 4; ++i) to[i] = i < count ? from[i] : 0.0f;
+#endif
+}
+
+// stage_slice with copies instead of loads and stores; where n is a
+// multiple of 4, B's part in 16-byte spans, two per thread.
 __device__ __forceinline__ void copy_slice(const float* a, const float* b, float* a_tile,
                                            float* b_tile, int a_rows, int first_row,
                                            int first_col, int k0, int m, int n, int k) {
     int t = threadIdx.x;
     for (int load = 0; load < LOADS; ++load) {
         int e = t + load * THREADS;
-        int row = e / SLICE, i = e % SLICE;
+        int row = e % A_GROUP / A_SECTOR, i = e / A_GROUP * A_SECTOR + e % A_SECTOR;
         int a_row = first_row + row, a_col = k0 + i;
         bool a_in = a_row < m && a_col < k;
         copy_async(a_tile + i * a_rows + row, a_in ? a + a_row * k + a_col : a, a_in);
-        int b_row = k0 + e / BLOCK, b_col = first_col + e % BLOCK;
-        bool b_in = b_row < k && b_col < n;
-        copy_async(b_tile + e, b_in ? b + b_row * n + b_col : b, b_in);
+    }
+    if (n % 4 == 0) {
+        constexpr int SPANS_PER_ROW = BLOCK / 4;
+        for (int load = 0; load < SLICE * SPANS_PER_ROW / THREADS; ++load) {
+            int span = t + load * THREADS;
+            int b_row = k0 + span / SPANS_PER_ROW, b_col = first_col + span % SPANS_PER_ROW * 4;
+            int count = b_row < k && b_col < n ? min(n - b_col, 4) : 0;
+            copy_span_async(b_tile + span * 4, count > 0 ? b + b_row * n + b_col : b, count);
+        }
+    } else {
+        for (int load = 0; load < LOADS; ++load) {
+            int e = t + load * THREADS;
+            int b_row = k0 + e / BLOCK, b_col = first_col + e % BLOCK;
+            bool b_in = b_row < k && b_col < n;
+            copy_async(b_tile + e, b_in ? b + b_row * n + b_col : b, b_in);
+        }
     }
     commit_copies();
 }

@@ -1197,8 +1197,11 @@ pub(crate) struct GlobalAccess {
     pub base: usize,
     pub len: usize,
     pub index: usize,
-    /// Elements the access moves at once: 1, or a vector's.
+    /// Elements the access moves at once: 1, a vector's, or fewer at the
+    /// end of a buffer.
     pub elements: usize,
+    /// What `index` must be a multiple of: the access's width in elements.
+    pub alignment: usize,
     pub element_bytes: usize,
     pub kind: AccessKind,
 }
@@ -1210,7 +1213,7 @@ pub(crate) fn global_access(access: GlobalAccess, site: &'static Location<'stati
         .index
         .checked_add(access.elements)
         .is_some_and(|end| end <= access.len);
-    let aligned = access.index.is_multiple_of(access.elements);
+    let aligned = access.index.is_multiple_of(access.alignment);
     let thread = with_current(|current| {
         if in_bounds && aligned {
             let space = Space::Global {
@@ -1237,7 +1240,7 @@ pub(crate) fn global_access(access: GlobalAccess, site: &'static Location<'stati
             thread,
             buffer: access.buffer,
             index: access.index,
-            bytes: access.elements * access.element_bytes,
+            bytes: access.alignment * access.element_bytes,
         });
     }
 }

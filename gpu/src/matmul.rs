@@ -84,8 +84,8 @@ pub const COARSE_1D: Blocking = Blocking {
     thread_cols: 1,
 };
 
-/// [`matmul_blocked_2d`] and the kernels after it: a 128×128 tile of C per
-/// block, 8×8 of it per thread.
+/// [`matmul_blocked_2d`]: a 128×128 tile of C per block, 8×8 of it per
+/// thread, slices of 8 of k.
 pub const BLOCKED_2D: Blocking = Blocking {
     rows: 128,
     cols: 128,
@@ -94,9 +94,21 @@ pub const BLOCKED_2D: Blocking = Blocking {
     thread_cols: 8,
 };
 
+/// [`matmul_vectorised`] and the kernels after it: the same tiles, slices
+/// of 16 of k, half the barriers. LLVM leaves their step along a slice a
+/// loop (unrolled it would pass its size limit), which costs them nothing:
+/// each step's fragments are four 16-byte loads. Unrolled, the 2-D
+/// kernel's eight one-word loads of A from eight steps merge into 16-byte
+/// loads; rolled, they cannot, so it keeps slices of 8 (with 16 it is 1.6×
+/// slower, measured).
+pub const VECTOR_BLOCKING: Blocking = Blocking {
+    slice: 16,
+    ..BLOCKED_2D
+};
+
 /// Padding after each k-row of [`matmul_warptiled`]'s transposed A tile:
-/// four words shift each row by four banks, so that the eight rows a warp
-/// writes at once land in different banks.
+/// four words shift each k-row by four banks, so that the eight k-rows a
+/// warp writes at once, four words of each, land in different banks.
 pub const A_TILE_PADDING: u32 = 4;
 
 /// Buffers of [`matmul_pipelined`]: one slice is computed on while the
@@ -237,8 +249,8 @@ kernels! {
 
     /// 2-D register blocking: each thread computes an 8×8 block of C from eight elements of A and eight of B per step.
     ///
-    /// A block of 256 threads computes a 128×128 tile of C, staging a 128×8
-    /// slice of A and an 8×128 slice of B per phase, four elements of each
+    /// A block of 256 threads computes a 128×128 tile of C, staging a 128×16
+    /// slice of A and a 16×128 slice of B per phase, eight elements of each
     /// per thread. Per step along k each thread loads a column of eight
     /// elements of A and a row of eight of B into registers and adds their
     /// outer product to its 64 sums: 16 loads for 64 FMAs.
@@ -292,12 +304,13 @@ kernels! {
 
     /// Vector loads: A's tile stored transposed, so that a thread's eight elements of A are adjacent, and every fragment moves in 16-byte loads.
     ///
-    /// [`matmul_blocked_2d`] with the A tile stored k-row by k-row (element
-    /// (row, i) at `i × 128 + row`): a thread's column of eight elements of
-    /// A is then eight adjacent words, like its row of B, and each is two
-    /// `LDS.128` instead of eight `LDS`: 4 shared-memory loads per 64 FMAs
-    /// instead of 16. Global loads stay one element each, guarded: they are
-    /// a sixty-fourth of the instructions, and any m, n and k works.
+    /// [`matmul_blocked_2d`] with slices of 16 and the A tile stored k-row
+    /// by k-row (element (row, i) at `i × 128 + row`): a thread's column of
+    /// eight elements of A is then eight adjacent words, like its row of B,
+    /// and each is two `LDS.128` instead of eight `LDS`: 4 shared-memory
+    /// loads per 64 FMAs instead of 16, whether or not the compiler unrolls
+    /// the slice. Global loads stay one element each, guarded: they are a
+    /// sixty-fourth of the instructions, and any m, n and k works.
     ///
     /// Compute-to-memory-access ratios: as [`matmul_blocked_2d`] (32 FLOP/B
     /// from global, 2 FLOP/B from shared memory), in a quarter of the
@@ -306,10 +319,11 @@ kernels! {
     /// 16-byte loads of B are still 32 bytes apart.
     ///
     /// # Safety
-    /// As [`matmul_blocked_2d`].
-    #[launch(|problem| BLOCKED_2D.launch(problem, blocked_shared_elements(BLOCKED_2D, 0)))]
+    /// As [`matmul_blocked_2d`], with [`VECTOR_BLOCKING`] and
+    /// [`blocked_shared_elements`]`(VECTOR_BLOCKING, 0)`.
+    #[launch(|problem| VECTOR_BLOCKING.launch(problem, blocked_shared_elements(VECTOR_BLOCKING, 0)))]
     pub unsafe fn matmul_vectorised(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
-        const B: Blocking = BLOCKED_2D;
+        const B: Blocking = VECTOR_BLOCKING;
         const ROWS: usize = B.thread_rows as usize;
         const COLS: usize = B.thread_cols as usize;
         let t = thread_idx_x();
@@ -324,7 +338,10 @@ kernels! {
         for phase in 0..k.div_ceil(B.slice) {
             let k0 = phase * B.slice;
             // SAFETY: guarded loads; the elements this thread writes are its own.
-            unsafe { stage_slice(load_and_store, (a, b), (a_tile, b_tile), B.rows, (first_row, first_col, k0), (m, n, k)) };
+            unsafe {
+                stage_a(load_and_store, a, a_tile, B.rows, (first_row, k0), (m, k));
+                stage_b(load_and_store, b, b_tile, (first_col, k0), (n, k));
+            }
             sync_threads();
             for i in 0..B.slice {
                 // SAFETY: both tiles were completely written before the
@@ -350,19 +367,19 @@ kernels! {
     /// thread computes four 4×4 blocks, 32 rows and 16 columns apart, so
     /// that a quarter-warp's 16-byte loads of a fragment are adjacent (or
     /// the same) and each takes one pass through the banks. The transposed
-    /// A tile is padded by [`A_TILE_PADDING`] words a k-row, so that the
-    /// stores of a warp's eight rows fall in eight different banks.
+    /// A tile is padded by [`A_TILE_PADDING`] words a k-row, so that a
+    /// warp's stores into eight k-rows fall in different banks.
     ///
     /// Compute-to-memory-access ratios: as [`matmul_blocked_2d`]. Bound by
     /// FMA issue, and by the barriers twice per slice of k.
     ///
     /// # Safety
-    /// As [`matmul_blocked_2d`], with
-    /// [`blocked_shared_elements`]`(BLOCKED_2D, A_TILE_PADDING)` f32 of
+    /// As [`matmul_vectorised`], with
+    /// [`blocked_shared_elements`]`(VECTOR_BLOCKING, A_TILE_PADDING)` f32 of
     /// launch-sized shared memory.
-    #[launch(|problem| BLOCKED_2D.launch(problem, blocked_shared_elements(BLOCKED_2D, A_TILE_PADDING)))]
+    #[launch(|problem| VECTOR_BLOCKING.launch(problem, blocked_shared_elements(VECTOR_BLOCKING, A_TILE_PADDING)))]
     pub unsafe fn matmul_warptiled(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
-        const B: Blocking = BLOCKED_2D;
+        const B: Blocking = VECTOR_BLOCKING;
         const A_ROWS: u32 = B.rows + A_TILE_PADDING;
         let t = thread_idx_x();
         let (first_row, first_col) = (block_idx_y() * B.rows, block_idx_x() * B.cols);
@@ -378,7 +395,10 @@ kernels! {
         for phase in 0..k.div_ceil(B.slice) {
             let k0 = phase * B.slice;
             // SAFETY: guarded loads; the elements this thread writes are its own.
-            unsafe { stage_slice(load_and_store, (a, b), (a_tile, b_tile), A_ROWS, (first_row, first_col, k0), (m, n, k)) };
+            unsafe {
+                stage_a(load_and_store, a, a_tile, A_ROWS, (first_row, k0), (m, k));
+                stage_b(load_and_store, b, b_tile, (first_col, k0), (n, k));
+            }
             sync_threads();
             for i in 0..B.slice {
                 // SAFETY: both tiles were completely written before the
@@ -407,18 +427,20 @@ kernels! {
     /// compute capability 8.0 and newer one `cp.async`, `LDGSTS`, straight
     /// from global to shared memory without a register); they land while it
     /// computes. One barrier per slice instead of two: it both publishes the
-    /// slice that has landed and frees the stage it overwrites next.
+    /// slice that has landed and frees the stage it overwrites next. Where
+    /// B's rows start on 16-byte boundaries (n a multiple of 4), B's part
+    /// moves in 16-byte copies, two a thread instead of eight.
     ///
     /// Compute-to-memory-access ratios: as [`matmul_blocked_2d`]. Bound by
     /// FMA issue, with the copies' latency hidden behind a slice of FMAs.
     ///
     /// # Safety
-    /// As [`matmul_blocked_2d`], with [`PIPELINE_STAGES`] ×
-    /// [`blocked_shared_elements`]`(BLOCKED_2D, A_TILE_PADDING)` f32 of
+    /// As [`matmul_vectorised`], with [`PIPELINE_STAGES`] ×
+    /// [`blocked_shared_elements`]`(VECTOR_BLOCKING, A_TILE_PADDING)` f32 of
     /// launch-sized shared memory.
-    #[launch(|problem| BLOCKED_2D.launch(problem, PIPELINE_STAGES * blocked_shared_elements(BLOCKED_2D, A_TILE_PADDING)))]
+    #[launch(|problem| VECTOR_BLOCKING.launch(problem, PIPELINE_STAGES * blocked_shared_elements(VECTOR_BLOCKING, A_TILE_PADDING)))]
     pub unsafe fn matmul_pipelined(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
-        const B: Blocking = BLOCKED_2D;
+        const B: Blocking = VECTOR_BLOCKING;
         const A_ROWS: u32 = B.rows + A_TILE_PADDING;
         const STAGE: u32 = blocked_shared_elements(B, A_TILE_PADDING);
         let t = thread_idx_x();
@@ -432,11 +454,20 @@ kernels! {
         let row = warp / 4 * 64 + lane / 4 * 4;
         let col = warp % 4 * 32 + lane % 4 * 4;
         let slices = k.div_ceil(B.slice);
+        let b_in_spans = n.is_multiple_of(4);
         let copy = |slice: u32| {
-            let origin = (first_row, first_col, slice * B.slice);
+            let (a_tile, b_tile) = stage(slice);
+            let k0 = slice * B.slice;
             // SAFETY: guarded copies into this thread's own elements of a
             // stage that no thread reads until the barrier after their wait.
-            unsafe { stage_slice(copy_async, (a, b), stage(slice), A_ROWS, origin, (m, n, k)) };
+            unsafe {
+                stage_a(copy_async, a, a_tile, A_ROWS, (first_row, k0), (m, k));
+                if b_in_spans {
+                    copy_b_spans(b, b_tile, (first_col, k0), (n, k));
+                } else {
+                    stage_b(copy_async, b, b_tile, (first_col, k0), (n, k));
+                }
+            }
             pipeline::commit();
         };
         copy(0);
@@ -499,13 +530,13 @@ unsafe fn element_or_zero(matrix: Global<f32>, row: u32, col: u32, rows: u32, co
 /// for `None`.
 ///
 /// # Safety
-/// As [`stage_slice`]'s, for each element it stages.
+/// As [`stage_a`]'s, for each element it stages.
 type Stage = unsafe fn(SharedArray<f32>, u32, Global<f32>, Option<usize>);
 
 /// Through a register: a load, then a store.
 ///
 /// # Safety
-/// As [`stage_slice`]'s.
+/// As [`stage_a`]'s.
 #[inline(always)]
 unsafe fn load_and_store(
     tile: SharedArray<f32>,
@@ -525,7 +556,7 @@ unsafe fn load_and_store(
 /// Straight from global to shared memory, asynchronously.
 ///
 /// # Safety
-/// As [`stage_slice`]'s; the destination is read only after this thread's
+/// As [`stage_a`]'s; the destination is read only after this thread's
 /// wait and, by other threads, a barrier after it.
 #[inline(always)]
 unsafe fn copy_async(
@@ -538,38 +569,108 @@ unsafe fn copy_async(
     unsafe { pipeline::memcpy_async(tile, index, matrix, element) };
 }
 
-/// Stages one slice of k for the [`BLOCKED_2D`] kernels with `stage`: the
-/// A tile transposed (element (row, i) at `i × a_rows + row`, `a_rows`
-/// being 128 plus any padding) and the B tile as it is. Each thread stages
-/// four elements of each, a warp's loads of A covering four rows of 32
-/// bytes and of B one row of 128 bytes; elements outside A or B are zeros.
+/// Elements of a row of A that a warp's staging loads take at once: eight,
+/// one 32-byte sector, from each of four rows.
+const A_SECTOR: u32 = 8;
+
+/// Stages A's part of one slice of k for the [`VECTOR_BLOCKING`] kernels with
+/// `stage`: the tile transposed (element (row, i) at `i × a_rows + row`,
+/// `a_rows` being 128 plus any padding), eight elements per thread, a
+/// warp's loads covering [`A_SECTOR`] elements of four rows; elements
+/// outside A are zeros.
 ///
 /// # Safety
-/// A and B are m×k and k×n, their indices fit in `u32`; the tiles lie in
-/// the launch-sized shared memory, and no other thread touches this
-/// thread's elements of them until the next barrier; called by every
-/// thread of the block.
+/// A is m×k, its indices fit in `u32`; the tile lies in the launch-sized
+/// shared memory, and no other thread touches this thread's elements of it
+/// until the next barrier; called by every thread of the block.
 #[inline(always)]
-unsafe fn stage_slice(
+unsafe fn stage_a(
     stage: Stage,
-    (a, b): (Global<f32>, Global<f32>),
-    (a_tile, b_tile): (SharedArray<f32>, SharedArray<f32>),
+    a: Global<f32>,
+    a_tile: SharedArray<f32>,
     a_rows: u32,
-    (first_row, first_col, k0): (u32, u32, u32),
-    (m, n, k): (u32, u32, u32),
+    (first_row, k0): (u32, u32),
+    (m, k): (u32, u32),
 ) {
-    const B: Blocking = BLOCKED_2D;
+    const B: Blocking = VECTOR_BLOCKING;
+    const GROUP: u32 = A_SECTOR * B.rows;
     let t = thread_idx_x();
     for load in 0..B.loads_per_thread() {
         let e = t + load * B.threads();
-        let (row, i) = (e / B.slice, e % B.slice);
-        // SAFETY: by this function's contract; every index is checked
-        // against its matrix.
+        let (row, i) = (e % GROUP / A_SECTOR, e / GROUP * A_SECTOR + e % A_SECTOR);
+        // SAFETY: by this function's contract; the index is checked
+        // against A.
         unsafe {
-            let a_element = element_index(first_row + row, k0 + i, m, k);
-            let b_element = element_index(k0 + e / B.cols, first_col + e % B.cols, k, n);
-            stage(a_tile, i * a_rows + row, a, a_element);
-            stage(b_tile, e, b, b_element);
+            stage(
+                a_tile,
+                i * a_rows + row,
+                a,
+                element_index(first_row + row, k0 + i, m, k),
+            )
+        };
+    }
+}
+
+/// Stages B's part of one slice of k for the [`VECTOR_BLOCKING`] kernels with
+/// `stage`: the tile as B is laid out, eight elements per thread, a warp's
+/// loads 128 bytes of one row; elements outside B are zeros.
+///
+/// # Safety
+/// As [`stage_a`], for B k×n.
+#[inline(always)]
+unsafe fn stage_b(
+    stage: Stage,
+    b: Global<f32>,
+    b_tile: SharedArray<f32>,
+    (first_col, k0): (u32, u32),
+    (n, k): (u32, u32),
+) {
+    const B: Blocking = VECTOR_BLOCKING;
+    let t = thread_idx_x();
+    for load in 0..B.loads_per_thread() {
+        let e = t + load * B.threads();
+        let (row, col) = (k0 + e / B.cols, first_col + e % B.cols);
+        // SAFETY: by this function's contract; the index is checked
+        // against B.
+        unsafe { stage(b_tile, e, b, element_index(row, col, k, n)) };
+    }
+}
+
+/// Copies B's part of one slice of k for [`matmul_pipelined`] where B's
+/// rows start on 16-byte boundaries (n a multiple of 4): 16-byte spans of
+/// four elements, two per thread, a warp's copies one row of 512 bytes. A
+/// span across B's right edge copies what lies inside and zero-fills the
+/// rest.
+///
+/// # Safety
+/// As [`stage_b`], with n a multiple of 4; the tile starts on a 16-byte
+/// boundary; the copies are waited for before any thread reads the tile.
+#[inline(always)]
+unsafe fn copy_b_spans(
+    b: Global<f32>,
+    b_tile: SharedArray<f32>,
+    (first_col, k0): (u32, u32),
+    (n, k): (u32, u32),
+) {
+    const B: Blocking = VECTOR_BLOCKING;
+    const SPANS_PER_ROW: u32 = B.cols / 4;
+    let t = thread_idx_x();
+    for load in 0..B.slice * SPANS_PER_ROW / B.threads() {
+        let span = t + load * B.threads();
+        let (row, col) = (
+            k0 + span / SPANS_PER_ROW,
+            first_col + span % SPANS_PER_ROW * 4,
+        );
+        let count = if row < k && col < n {
+            (n - col).min(4)
+        } else {
+            0
+        };
+        // SAFETY: by this function's contract; an index is formed only for
+        // a span that starts inside B.
+        unsafe {
+            let element = if count > 0 { row_major(row, col, n) } else { 0 };
+            pipeline::memcpy_async_vector(b_tile, span * 4, b, element, count);
         }
     }
 }

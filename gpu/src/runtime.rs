@@ -225,16 +225,18 @@ pub mod global {
 
             #[cfg(not(target_arch = "nvptx64"))]
             impl<T> $name<T> {
-                /// Checks and records an access to element `index`, made
-                /// where the caller was called.
+                /// Checks and records an access to `elements` elements from
+                /// `index` on, made where the caller was called, `index`
+                /// being a multiple of `alignment`.
                 #[track_caller]
-                fn access(self, index: usize, elements: usize, kind: AccessKind) {
+                fn access(self, index: usize, elements: usize, alignment: usize, kind: AccessKind) {
                     let access = GlobalAccess {
                         buffer: self.buffer,
                         base: self.base as usize,
                         len: self.len,
                         index,
                         elements,
+                        alignment,
                         element_bytes: size_of::<T>(),
                         kind,
                     };
@@ -252,7 +254,7 @@ pub mod global {
                 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
                 pub unsafe fn read(self, index: usize) -> T {
                     #[cfg(not(target_arch = "nvptx64"))]
-                    self.access(index, 1, AccessKind::Read);
+                    self.access(index, 1, 1, AccessKind::Read);
                     // SAFETY: by this function's contract (which the
                     // emulator has just checked, on the host).
                     unsafe { *self.base.add(index) }
@@ -281,7 +283,7 @@ pub mod global {
                     }
                     #[cfg(not(target_arch = "nvptx64"))]
                     {
-                        self.access(index, T::VECTOR_LEN as usize, AccessKind::Read);
+                        self.access(index, T::VECTOR_LEN as usize, T::VECTOR_LEN as usize, AccessKind::Read);
                         // SAFETY: checked in bounds just now; the host's
                         // buffer need not be 16-byte aligned, hence unaligned.
                         unsafe { self.base.add(index).cast::<T::Vector>().read_unaligned() }
@@ -341,7 +343,7 @@ pub mod global {
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub unsafe fn write(self, index: usize, value: T) {
             #[cfg(not(target_arch = "nvptx64"))]
-            self.access(index, 1, AccessKind::Write);
+            self.access(index, 1, 1, AccessKind::Write);
             // SAFETY: by this function's contract (which the emulator has
             // just checked, on the host).
             unsafe { *self.base.add(index) = value }
@@ -381,7 +383,7 @@ pub mod global {
             // SAFETY: checked just now; the host's buffer need not be
             // 4-byte aligned, hence unaligned.
             let word = {
-                self.access(index, 4, AccessKind::Read);
+                self.access(index, 4, 4, AccessKind::Read);
                 unsafe { address.read_unaligned() }
             };
             word.to_le_bytes()
@@ -407,9 +409,24 @@ pub mod global {
             #[cfg(not(target_arch = "nvptx64"))]
             // SAFETY: checked just now; unaligned as in `read_word`.
             {
-                self.access(index, 4, AccessKind::Write);
+                self.access(index, 4, 4, AccessKind::Write);
                 unsafe { address.write_unaligned(word) }
             }
+        }
+    }
+
+    #[cfg(not(target_arch = "nvptx64"))]
+    impl<T: Real> Global<T> {
+        /// The `count` elements from `index` on, the start of a 16-byte
+        /// span, checked and recorded as one access: what an asynchronous
+        /// 16-byte copy reads.
+        #[track_caller]
+        pub(crate) fn read_span(self, index: usize, count: usize) -> Vec<T> {
+            self.access(index, count, T::VECTOR_LEN as usize, AccessKind::Read);
+            // SAFETY: checked in bounds just now.
+            (0..count)
+                .map(|i| unsafe { *self.base.add(index + i) })
+                .collect()
         }
     }
 
@@ -709,6 +726,91 @@ pub mod pipeline {
             &value.to_le_bytes(),
             core::panic::Location::caller(),
         );
+    }
+
+    /// `__pipeline_memcpy_async(&tile[index], &source[element], 16, 4 × count)`:
+    /// starts copying the `count` (0 to 4) elements from `source[element]`
+    /// on into the four from `tile[index]` on, zero-filling the rest: one
+    /// 16-byte `cp.async`, which bypasses L1 (`.cg`).
+    ///
+    /// # Safety
+    /// As [`memcpy_async`] for each element copied; `index` and `element`
+    /// are multiples of 4 from 16-byte boundaries (the buffers' starts),
+    /// which the emulator checks.
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+    #[inline(always)]
+    pub unsafe fn memcpy_async_vector(
+        tile: SharedArray<f32>,
+        index: u32,
+        source: Global<f32>,
+        element: usize,
+        count: u32,
+    ) {
+        let from = source.address(if count > 0 { element } else { 0 });
+        // SAFETY: as in `memcpy_async`.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .u64 to; cvta.to.shared.u64 to, {tile}; \
+                 cp.async.cg.shared.global [to], [{from}], 16, {bytes}; }}",
+                tile = in(reg64) tile.address(index),
+                from = in(reg64) from,
+                bytes = in(reg32) 4 * count,
+                options(nostack),
+            );
+        }
+    }
+
+    /// `memcpy_async_vector` below compute capability 8.0: four loads and
+    /// stores.
+    ///
+    /// # Safety
+    /// As the `cp.async` version.
+    #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
+    #[inline(always)]
+    pub unsafe fn memcpy_async_vector(
+        tile: SharedArray<f32>,
+        index: u32,
+        source: Global<f32>,
+        element: usize,
+        count: u32,
+    ) {
+        for i in 0..4 {
+            // SAFETY: by this function's contract.
+            unsafe {
+                let value = if i < count {
+                    source.read(element + i as usize)
+                } else {
+                    0.0
+                };
+                tile.write(index + i, value);
+            }
+        }
+    }
+
+    /// `memcpy_async_vector`, emulated: the elements are read now, as one
+    /// access, and land at this thread's wait.
+    ///
+    /// # Safety
+    /// None on the host beyond the GPU's contract, which the emulator
+    /// checks.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[track_caller]
+    pub unsafe fn memcpy_async_vector(
+        tile: SharedArray<f32>,
+        index: u32,
+        source: Global<f32>,
+        element: usize,
+        count: u32,
+    ) {
+        let mut bytes = [0u8; 16];
+        if count > 0 {
+            let values = source.read_span(element, count as usize);
+            for (i, value) in values.iter().enumerate() {
+                bytes[4 * i..4 * i + 4].copy_from_slice(&value.to_le_bytes());
+            }
+        }
+        let site = core::panic::Location::caller();
+        emulator::memcpy_async(tile.address(index).cast(), &bytes, site);
     }
 
     /// `__pipeline_commit()`: closes the group of copies started since the

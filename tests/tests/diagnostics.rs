@@ -552,6 +552,61 @@ fn asynchronous_copies_land_at_the_wait_and_zero_fill_past_the_end() {
     assert_eq!(out, expected);
 }
 
+/// Each of four threads copies the span of four elements from `4t + shift`
+/// on, as much of it as lies inside `source`, then stores the block's
+/// sixteen landed elements, zero-filled, in `out`.
+unsafe fn copy_spans(source: Global<f32>, out: GlobalMut<f32>, len: u32, shift: u32) {
+    let t = thread_idx_x();
+    unsafe {
+        let tile = SharedArray::<f32>::launch_sized();
+        let start = 4 * t + shift;
+        let count = len.saturating_sub(start).min(4);
+        pipeline::memcpy_async_vector(tile, 4 * t, source, start as usize, count);
+        pipeline::commit();
+        pipeline::wait_prior::<0>();
+        sync_threads();
+        for i in 0..4 {
+            out.write((4 * t + i) as usize, tile.read(4 * ((t + 1) % 4) + i));
+        }
+    }
+}
+
+#[test]
+fn a_16_byte_copy_zero_fills_past_the_end_and_must_be_aligned() {
+    let source: Vec<f32> = (1..=10).map(|i| i as f32).collect();
+    let mut out = vec![f32::NAN; 16];
+    let (source_view, out_view) = (
+        Global::new("source", &source),
+        GlobalMut::new("out", &mut out),
+    );
+    let run = |shift| {
+        // SAFETY: 4 threads, 16 floats of shared memory and of `out`; the
+        // emulator checks the rest.
+        emulator::run("copy_spans", &one_block(4, 16 * 4), &|| unsafe {
+            copy_spans(source_view, out_view, 10, shift)
+        })
+    };
+    run(0).unwrap();
+    // Thread t stored thread t + 1's span: 5..=8, then 9, 10 and zeros,
+    // then zeros (nothing of thread 3's span lies inside), then 1..=4.
+    let spans: Vec<f32> = [5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 0.0, 0.0]
+        .into_iter()
+        .chain([0.0; 4])
+        .chain([1.0, 2.0, 3.0, 4.0])
+        .collect();
+    assert_eq!(out, spans);
+    let diagnostic = run(2).unwrap_err();
+    assert_eq!(
+        diagnostic.fault,
+        Fault::GlobalMisaligned {
+            thread: (0, 0, 0),
+            buffer: "source",
+            index: 2,
+            bytes: 16
+        }
+    );
+}
+
 #[test]
 fn reading_an_asynchronous_copy_before_its_wait_is_reported() {
     let (result, _) = rotate(CopyBug::ReadBeforeWait);

@@ -164,10 +164,13 @@ fn gpus_from_compute_capability_8_0_get_the_ptx_with_asynchronous_copies() {
             .collect()
     };
     assert_eq!(entry_points(PTX), entry_points(PTX_SM80));
-    // Eight copies a thread per slice, started before the loop and in it;
-    // below 8.0 the same copies are loads and stores.
+    // Eight 4-byte copies of A a thread per slice, and of B eight more or,
+    // where B's rows are 16-byte aligned, two 16-byte ones; each started
+    // before the loop and in it. Below 8.0 the same copies are loads and
+    // stores.
     let pipelined = body_in(PTX_SM80, "matmul_pipelined");
-    assert_eq!(pipelined.matches("cp.async.ca.shared.global").count(), 16);
+    assert_eq!(pipelined.matches("cp.async.ca.shared.global").count(), 32);
+    assert_eq!(pipelined.matches("cp.async.cg.shared.global").count(), 4);
     assert_eq!(pipelined.matches("cp.async.commit_group").count(), 2);
     assert_eq!(pipelined.matches("cp.async.wait_group 0").count(), 1);
     assert!(!PTX.contains("cp.async"));
@@ -265,15 +268,16 @@ fn the_separable_blurs_move_words_and_the_running_one_scans_by_shuffles() {
 
 #[test]
 fn the_matmul_ladder_uses_the_instructions_its_lessons_name() {
-    // Per staged slice of eight: eight FMAs a thread in the 1-D kernel, an
-    // 8×8 outer product eight times in the 2-D ones, and from the
-    // vectorised step on four 16-byte shared loads per outer product.
+    // Slices of eight unrolled: eight FMAs a thread eight times in the 1-D
+    // kernel, eight 8×8 outer products in the 2-D one. From the vectorised
+    // kernel on, one step along a slice of 16 (a loop): an 8×8 outer
+    // product from four 16-byte shared loads.
     for (name, fmas, vector_loads) in [
         ("matmul_coarse_1d", 64, 0),
         ("matmul_blocked_2d", 512, 0),
-        ("matmul_vectorised", 512, 32),
-        ("matmul_warptiled", 512, 32),
-        ("matmul_pipelined", 512, 32),
+        ("matmul_vectorised", 64, 4),
+        ("matmul_warptiled", 64, 4),
+        ("matmul_pipelined", 64, 4),
     ] {
         let body = body(name);
         assert_eq!(body.matches("fma.rn.f32").count(), fmas, "{name}");
