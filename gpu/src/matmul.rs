@@ -11,7 +11,9 @@
 //! loads from shared memory feeds many FMAs too (register blocking, 1-D then
 //! 2-D); then it loads those elements 16 bytes at a time, from a tile of A
 //! stored transposed; then the warp's threads are arranged so that no two
-//! of them wait on the same shared-memory bank.
+//! of them wait on the same shared-memory bank; and last, the next slice of
+//! A and B is copied into a second buffer, asynchronously, while the warps
+//! compute on this one.
 
 use crate::runtime::global::{Global, GlobalMut, row_major};
 use crate::runtime::{Launch, Real, pipeline, shared::SharedArray, thread::*, warp};
