@@ -119,6 +119,17 @@ impl Gpu {
     /// resources, so that a kernel the driver cannot compile fails here and
     /// not in the middle of a run.
     pub fn new(ordinal: usize) -> Result<Self> {
+        Self::open(ordinal, None)
+    }
+
+    /// GPU `ordinal` with the kernels of `ptx` ([`PTX`] or [`PTX_SM80`])
+    /// instead of the newest build it runs: the sm_75 build on a newer GPU
+    /// runs what a Turing GPU runs, copies without `cp.async` included.
+    pub fn with_ptx(ordinal: usize, ptx: &'static str) -> Result<Self> {
+        Self::open(ordinal, Some(ptx))
+    }
+
+    fn open(ordinal: usize, ptx: Option<&'static str>) -> Result<Self> {
         availability()?;
         let available = CudaContext::device_count().during("counting GPUs")? as usize;
         if ordinal >= available {
@@ -134,11 +145,8 @@ impl Gpu {
         unsafe { context.disable_event_tracking() };
         let stream = context.default_stream();
         let capability = compute_capability(&context).during("reading the compute capability")?;
-        let kernels = load(
-            &context,
-            Ptx::from_src(ptx_for(capability)),
-            ptx_entry_points(),
-        )?;
+        let ptx = ptx.unwrap_or_else(|| ptx_for(capability));
+        let kernels = load(&context, Ptx::from_src(ptx), ptx_entry_points())?;
         let twins = compile_twins(&context, capability);
         let name = context.name().during("reading the GPU's name")?;
         Ok(Self {

@@ -2,8 +2,9 @@
 //! its family's test shapes: sizes of 1, primes, non-multiples of every tile
 //! and block width, and rectangular shapes. Each test draws fresh random
 //! inputs, poisons the output and checks every element; the same for every
-//! kernel's CUDA C++ twin. And what the driver made of each kernel: no local
-//! memory.
+//! kernel's CUDA C++ twin, and for every kernel as built for sm_75, which a
+//! Turing GPU loads (where copies are loads and stores, not `cp.async`).
+//! And what the driver made of each kernel: no local memory.
 //!
 //! Without a CUDA device these tests cannot run: the harness says "not run:
 //! no CUDA device" and reports them as ignored, never as passed; with
@@ -14,6 +15,7 @@ use std::sync::OnceLock;
 use clap::Parser;
 use libtest_mimic::{Arguments, Failed, Trial};
 use locality::cli::{Cli, Verdict};
+use locality::device::PTX;
 use locality::families::blur::{Blur, BlurShape, max_radius};
 use locality::families::matmul::{Buffers, Matmul, MatmulShape};
 use locality::families::{self, Visitor};
@@ -24,6 +26,14 @@ use locality_tests::{check_kernel, kernel, quiet_seed};
 fn gpu() -> Result<&'static Gpu, Failed> {
     static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
     GPU.get_or_init(|| Gpu::new(0).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| e.clone().into())
+}
+
+/// The GPU with the kernels built for sm_75, as a Turing GPU loads them.
+fn gpu_sm75() -> Result<&'static Gpu, Failed> {
+    static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
+    GPU.get_or_init(|| Gpu::with_ptx(0, PTX).map_err(|e| e.to_string()))
         .as_ref()
         .map_err(|e| e.clone().into())
 }
@@ -63,6 +73,11 @@ fn kernel_trials() -> Vec<Trial> {
                     let name = format!("{} (CUDA C++ twin) {shape:?}", kernel.name);
                     self.0.push(Trial::test(name, move || {
                         check_kernel::<Gpu, F>(twin()?, kernel, shape, quiet_seed())
+                            .map_err(Failed::from)
+                    }));
+                    let name = format!("{} (sm_75 PTX) {shape:?}", kernel.name);
+                    self.0.push(Trial::test(name, move || {
+                        check_kernel::<Gpu, F>(gpu_sm75()?, kernel, shape, quiet_seed())
                             .map_err(Failed::from)
                     }));
                 }
