@@ -622,9 +622,12 @@ impl SharedMemory {
         }
         Ok(())
     }
-}
 
-impl SharedMemory {
+    /// The offset of `address` from the start of the launch-sized memory.
+    fn offset_of(&self, address: *const u8) -> i64 {
+        (address as i64).wrapping_sub(self.base as i64)
+    }
+
     /// Checks an asynchronous copy of `size` bytes to `offset` by thread
     /// `me` as a write made now, and marks its bytes in flight.
     fn start_copy(&mut self, me: u32, block: Dim3, offset: i64, size: u32) -> Result<(), Fault> {
@@ -710,9 +713,14 @@ impl Current<'_> {
             });
         }
     }
-}
 
-impl Current<'_> {
+    /// Closes this thread's open group of copies.
+    fn commit_copies(&self) {
+        let mut pipeline = self.pipeline.borrow_mut();
+        let group = std::mem::take(&mut pipeline.open);
+        pipeline.committed.push_back(group);
+    }
+
     /// Lands every committed group of this thread's copies but the newest
     /// `keep`.
     fn land_copies(&self, keep: u32) -> Result<(), Fault> {
@@ -920,9 +928,8 @@ fn schedule(
                             .expect("a live thread has a coroutine");
                         STACKS.with_borrow_mut(|stacks| stacks.push(finished.into_stack()));
                         // Copies nobody waited for still land.
+                        threads[index].commit_copies();
                         threads[index].land_copies(0)?;
-                        let open = std::mem::take(&mut threads[index].pipeline.borrow_mut().open);
-                        threads[index].land(&open)?;
                     }
                     Err(payload) => {
                         let thread = threads[index].thread;
@@ -1129,7 +1136,7 @@ pub(crate) fn shared_access(
 ) {
     let checked = with_current(|current| {
         let mut memory = current.memory.borrow_mut();
-        let offset = (address as i64).wrapping_sub(memory.base as i64);
+        let offset = memory.offset_of(address);
         memory.access(
             current.linear,
             current.launch.block,
@@ -1152,7 +1159,7 @@ pub(crate) fn memcpy_async(address: *const u8, bytes: &[u8], site: &'static Loca
     let started = with_current(|current| {
         let offset = {
             let mut memory = current.memory.borrow_mut();
-            let offset = (address as i64).wrapping_sub(memory.base as i64);
+            let offset = memory.offset_of(address);
             memory.start_copy(
                 current.linear,
                 current.launch.block,
@@ -1176,11 +1183,7 @@ pub(crate) fn memcpy_async(address: *const u8, bytes: &[u8], site: &'static Loca
 
 /// Closes the running thread's open group of copies.
 pub(crate) fn pipeline_commit() {
-    with_current(|current| {
-        let mut pipeline = current.pipeline.borrow_mut();
-        let group = std::mem::take(&mut pipeline.open);
-        pipeline.committed.push_back(group);
-    });
+    with_current(|current| current.commit_copies());
 }
 
 /// Lands all but the newest `keep` of the running thread's committed groups.

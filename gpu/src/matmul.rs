@@ -463,11 +463,11 @@ kernels! {
             // SAFETY: guarded copies into this thread's own elements of a
             // stage that no thread reads until the barrier after their wait.
             unsafe {
-                stage_a(copy_async, a, a_tile, A_ROWS, (first_row, k0), (m, k));
+                stage_a(pipeline::memcpy_async, a, a_tile, A_ROWS, (first_row, k0), (m, k));
                 if b_in_spans {
                     copy_b_spans(b, b_tile, (first_col, k0), (n, k));
                 } else {
-                    stage_b(copy_async, b, b_tile, (first_col, k0), (n, k));
+                    stage_b(pipeline::memcpy_async, b, b_tile, (first_col, k0), (n, k));
                 }
             }
             pipeline::commit();
@@ -521,15 +521,27 @@ unsafe fn element_index(row: u32, col: u32, rows: u32, cols: u32) -> Option<usiz
 #[inline(always)]
 unsafe fn element_or_zero(matrix: Global<f32>, row: u32, col: u32, rows: u32, cols: u32) -> f32 {
     // SAFETY: by this function's contract.
-    match unsafe { element_index(row, col, rows, cols) } {
-        // SAFETY: inside the matrix.
-        Some(index) => unsafe { matrix.read(index) },
+    unsafe { read_or_zero(matrix, element_index(row, col, rows, cols)) }
+}
+
+/// `matrix[element]`, or zero for `None`.
+///
+/// # Safety
+/// The element lies inside `matrix`.
+#[inline(always)]
+unsafe fn read_or_zero(matrix: Global<f32>, element: Option<usize>) -> f32 {
+    match element {
+        // SAFETY: by this function's contract.
+        Some(element) => unsafe { matrix.read(element) },
         None => 0.0,
     }
 }
 
 /// How an element reaches a tile: `tile[index] = matrix[element]`, or zero
-/// for `None`.
+/// for `None`; [`load_and_store`] through a register, or
+/// [`pipeline::memcpy_async`] straight from global to shared memory, the
+/// destination then read only after the copier's wait and, by other
+/// threads, a barrier after it.
 ///
 /// # Safety
 /// As [`stage_a`]'s, for each element it stages.
@@ -546,29 +558,8 @@ unsafe fn load_and_store(
     matrix: Global<f32>,
     element: Option<usize>,
 ) {
-    let value = match element {
-        // SAFETY: by this function's contract.
-        Some(element) => unsafe { matrix.read(element) },
-        None => 0.0,
-    };
     // SAFETY: by this function's contract.
-    unsafe { tile.write(index, value) };
-}
-
-/// Straight from global to shared memory, asynchronously.
-///
-/// # Safety
-/// As [`stage_a`]'s; the destination is read only after this thread's
-/// wait and, by other threads, a barrier after it.
-#[inline(always)]
-unsafe fn copy_async(
-    tile: SharedArray<f32>,
-    index: u32,
-    matrix: Global<f32>,
-    element: Option<usize>,
-) {
-    // SAFETY: by this function's contract.
-    unsafe { pipeline::memcpy_async(tile, index, matrix, element) };
+    unsafe { tile.write(index, read_or_zero(matrix, element)) };
 }
 
 /// Elements of a row of A that a warp's staging loads take at once: eight,
