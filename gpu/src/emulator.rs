@@ -1096,6 +1096,10 @@ pub(crate) fn block_dim() -> Dim3 {
     with_current(|current| current.launch.block)
 }
 
+pub(crate) fn grid_dim() -> Dim3 {
+    with_current(|current| current.launch.grid)
+}
+
 pub(crate) fn sync_threads(barrier: &'static Location<'static>) {
     let yielder = with_current(|current| current.yielder.get());
     // SAFETY: the yielder belongs to the coroutine that is running this code.

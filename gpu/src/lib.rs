@@ -26,10 +26,13 @@
 #[macro_use]
 pub mod runtime;
 
+pub mod access;
 pub mod blur;
+pub mod caches;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emulator;
 pub mod gemv;
+pub mod intensity;
 pub mod matmul;
 
 /// The CUDA C++ twin of every kernel (`gpu/cuda/`, one file per family):
@@ -41,6 +44,9 @@ pub const CUDA_TWINS: &str = concat!(
     include_str!("../cuda/matmul.cu"),
     include_str!("../cuda/gemv.cu"),
     include_str!("../cuda/blur.cu"),
+    include_str!("../cuda/access.cu"),
+    include_str!("../cuda/caches.cu"),
+    include_str!("../cuda/intensity.cu"),
 );
 
 /// A kernel that panics stops its thread with `trap`, which the host sees as

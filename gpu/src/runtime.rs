@@ -161,6 +161,8 @@ pub mod thread {
         block_dim_x => _block_dim_x, block_dim.0;
         /// `blockDim.y`.
         block_dim_y => _block_dim_y, block_dim.1;
+        /// `gridDim.x`: blocks in the grid along x.
+        grid_dim_x => _grid_dim_x, grid_dim.0;
     }
 
     /// `__syncthreads()`: waits until every thread of the block has arrived,
@@ -347,6 +349,43 @@ pub mod global {
             // SAFETY: by this function's contract (which the emulator has
             // just checked, on the host).
             unsafe { *self.base.add(index) = value }
+        }
+    }
+
+    impl<T: Real> GlobalMut<T> {
+        /// Writes the [`Real::VECTOR_LEN`] elements from `index` on with one
+        /// 16-byte store (`STG.E.128`).
+        ///
+        /// # Safety
+        /// The elements lie inside the buffer, no other thread touches them
+        /// during the launch, and `index` is a multiple of
+        /// [`Real::VECTOR_LEN`], so that the store is 16-byte aligned, as
+        /// the hardware requires. The emulator checks all three.
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub unsafe fn write_vector(self, index: usize, values: T::Vector) {
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: by this function's contract.
+            unsafe {
+                T::store_vector(self.base.add(index), values)
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            {
+                self.access(
+                    index,
+                    T::VECTOR_LEN as usize,
+                    T::VECTOR_LEN as usize,
+                    AccessKind::Write,
+                );
+                // SAFETY: checked in bounds just now; the host's buffer
+                // need not be 16-byte aligned, hence unaligned.
+                unsafe {
+                    self.base
+                        .add(index)
+                        .cast::<T::Vector>()
+                        .write_unaligned(values)
+                }
+            }
         }
     }
 
@@ -1019,6 +1058,13 @@ pub trait Real:
     /// As [`global::Global::read_vector`].
     #[cfg(target_arch = "nvptx64")]
     unsafe fn load_vector(address: *const Self) -> Self::Vector;
+
+    /// One 16-byte store.
+    ///
+    /// # Safety
+    /// As [`global::GlobalMut::write_vector`].
+    #[cfg(target_arch = "nvptx64")]
+    unsafe fn store_vector(address: *mut Self, values: Self::Vector);
 }
 
 impl Real for f32 {
@@ -1046,6 +1092,21 @@ impl Real for f32 {
         }
         [a, b, c, d].map(f32::from_bits)
     }
+
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    unsafe fn store_vector(address: *mut Self, values: [f32; 4]) {
+        let [a, b, c, d] = values.map(f32::to_bits);
+        // SAFETY: by the caller's contract.
+        unsafe {
+            core::arch::asm!(
+                "st.global.v4.b32 [{}], {{{}, {}, {}, {}}};",
+                in(reg64) address,
+                in(reg32) a, in(reg32) b, in(reg32) c, in(reg32) d,
+                options(nostack),
+            );
+        }
+    }
 }
 
 impl Real for f64 {
@@ -1072,5 +1133,20 @@ impl Real for f64 {
             );
         }
         [a, b].map(f64::from_bits)
+    }
+
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    unsafe fn store_vector(address: *mut Self, values: [f64; 2]) {
+        let [a, b] = values.map(f64::to_bits);
+        // SAFETY: by the caller's contract.
+        unsafe {
+            core::arch::asm!(
+                "st.global.v2.b64 [{}], {{{}, {}}};",
+                in(reg64) address,
+                in(reg64) a, in(reg64) b,
+                options(nostack),
+            );
+        }
     }
 }

@@ -16,6 +16,7 @@ use crate::emulator::{CountingEmulator, Emulator};
 use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
 use crate::family::{Family, Sizes, Target};
+use crate::lessons;
 use crate::picture;
 use crate::report;
 use crate::suite::{self, Plan, WorkLimit};
@@ -38,8 +39,9 @@ const MAX_RUNS: i64 = 1000;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// Kernels to run: a family (matmul, gemv, blur) or an entry point
-    /// (e.g. matmul_tiled_32, gemv_col_major_f64); repeatable. Default: all.
+    /// Kernels to run: a family (matmul, gemv, blur, or a lesson's: access,
+    /// caches, intensity) or an entry point (e.g. matmul_tiled_32,
+    /// gemv_col_major_f64); repeatable. Default: all.
     #[arg(long = "kernel", value_name = "NAME", value_parser = kernel_names())]
     pub kernels: Vec<String>,
     #[command(flatten)]
@@ -85,6 +87,43 @@ pub enum Command {
     /// Exit status: 0 when the blurred picture was written, 2 when it could
     /// not be (nothing is then written, and an existing OUTPUT is as it was).
     Blur(BlurArgs),
+    /// Runs each memory lesson of the material on the GPU: the claim as
+    /// the material states it, what this GPU shows (times, bandwidth, the
+    /// ratio the claim is about) and a verdict. Every launch is verified
+    /// against the CPU reference before it is timed. Without a GPU,
+    /// verifies the lessons' kernels on the CPU emulator instead.
+    ///
+    /// Exit status: 0 when every lesson ran with correct kernels, 1 when a
+    /// kernel was wrong, 2 when the lessons could not run, 3 when there is
+    /// no CUDA driver or GPU (the kernels were then verified on the
+    /// emulator).
+    Lessons(LessonsArgs),
+}
+
+/// The options of `locality lessons`.
+#[derive(Args, Debug)]
+pub struct LessonsArgs {
+    /// The lesson to run; all of them when not given.
+    #[arg(value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(lessons::names()))]
+    pub lesson: Option<String>,
+    /// Timed runs per point (the median is reported), after 3 untimed
+    /// ones; 5 to 1000.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(5..=MAX_RUNS))]
+    pub runs: u32,
+    /// Write every lesson's claim, points, finding and verdict to FILE as
+    /// JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write one plot per lesson, NAME.svg, into DIR, creating it if
+    /// needed.
+    #[arg(long, value_name = "DIR")]
+    pub plots: Option<PathBuf>,
+    /// Seed for the random inputs; drawn afresh when not given.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// The CUDA device to use.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
 }
 
 /// The options of `locality blur`.
@@ -145,9 +184,10 @@ fn blur_kernels() -> clap::builder::PossibleValuesParser {
 /// The options of `locality bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Kernels to time: a family (matmul, gemv, blur) or an entry point
-    /// (e.g. matmul_tiled_32, gemv_col_major_f64); repeatable. Default: all.
-    /// Each kernel's baseline is timed with it.
+    /// Kernels to time: a family (matmul, gemv, blur, or a lesson's: access,
+    /// caches, intensity) or an entry point (e.g. matmul_tiled_32,
+    /// gemv_col_major_f64); repeatable. Default: every kernel of matmul,
+    /// gemv and blur. Each kernel's baseline is timed with it.
     #[arg(long = "kernel", value_name = "NAME", value_parser = kernel_names())]
     pub kernels: Vec<String>,
     #[command(flatten)]
@@ -178,8 +218,17 @@ pub struct BenchArgs {
 
 impl BenchArgs {
     pub fn plan(&self) -> Plan {
+        // The lessons' kernels are timed by `locality lessons`, unless named.
+        let kernels = match self.kernels.as_slice() {
+            [] => families::kernels()
+                .into_iter()
+                .filter(|kernel| kernel.benched)
+                .map(|kernel| kernel.name)
+                .collect(),
+            named => selected(named),
+        };
         Plan {
-            kernels: selected(&self.kernels),
+            kernels,
             sizes: self.sizes.sizes(Target::Gpu),
             runs: Runs {
                 warmup: 3,
@@ -216,6 +265,14 @@ fn size_option(name: &'static str, sweep: bool) -> String {
 }
 
 impl<const SWEEP: bool> FamilySizes<SWEEP> {
+    /// No size given, every option at its default.
+    fn unset() -> Self {
+        let command = Self::augment_args(ClapCommand::new("locality"));
+        Self {
+            matches: command.get_matches_from(["locality"]),
+        }
+    }
+
     /// The default sizes for `target`, with the options given.
     fn defaults(&self, target: Target) -> Sizes {
         Sizes::new(HashMap::new(), self.matches.clone(), target)
@@ -439,6 +496,7 @@ pub fn run(cli: &Cli) -> Result<Verdict> {
                 .map(|()| Verdict::Benchmarked)
         }
         Some(Command::Blur(args)) => picture::run(&args.request()).map(|()| Verdict::Blurred),
+        Some(Command::Lessons(args)) => run_lessons(args),
         None if cli.list => list(cli.device.unwrap_or(0)).map(|()| Verdict::Listed),
         None if cli.traffic => {
             let counting = CountingEmulator::default();
@@ -477,6 +535,54 @@ fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
                 )?;
             }
             let verdict = verify(&Emulator, None, &cli.emulated_defaults()?, cli.seed)?;
+            Ok(if verdict == Verdict::Correct {
+                Verdict::EmulatedOnly
+            } else {
+                verdict
+            })
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// The lessons on the GPU, or their kernels verified on the emulator when
+/// there is none.
+fn run_lessons(args: &LessonsArgs) -> Result<Verdict> {
+    let request = lessons::Request {
+        lesson: args.lesson.clone(),
+        json: args.json.clone(),
+        plots: args.plots.clone(),
+        runs: Runs {
+            warmup: 3,
+            timed: args.runs as usize,
+        },
+        seed: args.seed.unwrap_or_else(rand::random),
+        device: args.device,
+    };
+    match lessons::run(&request) {
+        Ok(true) => Ok(Verdict::Correct),
+        Ok(false) => Ok(Verdict::Wrong),
+        Err(missing @ (Error::NoDriver | Error::NoDevice)) => {
+            say!(
+                "{missing}: the lessons need a GPU to time. Verifying their kernels on the CPU \
+                 emulator instead, at small sizes."
+            )?;
+            let kernels = families::kernels()
+                .into_iter()
+                .filter(|kernel| !kernel.benched)
+                .map(|kernel| kernel.name)
+                .collect();
+            let plan = Plan {
+                kernels,
+                sizes: FamilySizes::<false>::unset().defaults(Target::Emulator),
+                runs: Runs {
+                    warmup: 0,
+                    timed: 1,
+                },
+                limit: WorkLimit::EMULATED,
+            };
+            plan.validate()?;
+            let verdict = verify(&Emulator, None, &plan, Some(request.seed))?;
             Ok(if verdict == Verdict::Correct {
                 Verdict::EmulatedOnly
             } else {

@@ -18,6 +18,12 @@ pub enum Error {
     NoSuchDevice { requested: usize, available: usize },
     #[error("{what} must not be zero")]
     ZeroSize { what: &'static str },
+    #[error("{what} must be a power of two of at least {least}, not {size}")]
+    NotPowerOfTwo {
+        what: &'static str,
+        size: usize,
+        least: usize,
+    },
     #[error("{what} has {actual} elements, but the shape needs {expected}")]
     ShapeMismatch {
         what: &'static str,

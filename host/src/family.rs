@@ -156,6 +156,9 @@ pub trait Family: Sized + 'static {
     const BOUND: Bound;
     /// The plot's x axis for square sizes, e.g. "n (A is n×n)".
     const SQUARE_AXIS: &'static str;
+    /// Whether `bench` times the family's kernels when none is named: the
+    /// lessons' kernels are timed by `locality lessons` instead.
+    const BENCHED: bool = true;
 
     /// The kernels' parameter list and launch-contract input.
     type Args: Params;
@@ -250,8 +253,8 @@ pub trait Family: Sized + 'static {
     /// The baselines the bench times beside `kernels`.
     fn baselines(kernels: &[&Kernel<Self::Args, Self::Problem>]) -> Vec<Baseline<Self>>;
 
-    /// The baseline `kernel` is compared with.
-    fn baseline_of(kernel: &Kernel<Self::Args, Self::Problem>) -> &'static str;
+    /// The baseline `kernel` is compared with, where it has one.
+    fn baseline_of(kernel: &Kernel<Self::Args, Self::Problem>) -> Option<&'static str>;
 }
 
 /// Where a run is going to happen, which picks the default sizes.

@@ -7,7 +7,7 @@
 //! `console`, `atomic`, `interrupt`; `backend` (buffers, kernel parameters, the launch); `device` and
 //! `emulator` (the two backends); `blas`; `reference`, `verify`; `family`
 //! (what the host knows of a family), `case`; `families` (each family, and
-//! the list of them); `suite`, `report`, `bench`, `picture`; `cli`.
+//! the list of them); `suite`, `report`, `bench`, `picture`; `lessons`; `cli`.
 
 pub mod atomic;
 pub mod backend;
@@ -22,6 +22,7 @@ pub mod error;
 pub mod families;
 pub mod family;
 pub mod interrupt;
+pub mod lessons;
 pub mod picture;
 pub mod reference;
 pub mod report;

@@ -607,6 +607,50 @@ fn a_16_byte_copy_zero_fills_past_the_end_and_must_be_aligned() {
     );
 }
 
+/// Each thread stores a 16-byte vector from element `4·t + shift` on.
+///
+/// # Safety
+/// As `GlobalMut::write_vector`, for shift 0; the emulator checks it.
+unsafe fn store_vectors(out: GlobalMut<f32>, shift: u32) {
+    let t = thread_idx_x();
+    let value = t as f32;
+    // SAFETY: by this function's contract.
+    unsafe { out.write_vector((4 * t + shift) as usize, [value; 4]) };
+}
+
+#[test]
+fn a_16_byte_store_must_be_aligned_and_inside_the_buffer() {
+    let mut out = vec![f32::NAN; 17];
+    let out_view = GlobalMut::new("out", &mut out);
+    let run = |threads, shift| {
+        // SAFETY: the emulator checks the stores.
+        emulator::run("store_vectors", &one_block(threads, 0), &|| unsafe {
+            store_vectors(out_view, shift)
+        })
+    };
+    run(4, 0).unwrap();
+    let stored: Vec<f32> = (0..16).map(|i| (i / 4) as f32).collect();
+    assert_eq!(out[..16], stored);
+    assert!(out[16].is_nan());
+    assert_eq!(
+        run(4, 1).unwrap_err().fault,
+        Fault::GlobalMisaligned {
+            thread: (0, 0, 0),
+            buffer: "out",
+            index: 1,
+            bytes: 16
+        }
+    );
+    assert!(matches!(
+        run(5, 0).unwrap_err().fault,
+        Fault::GlobalOutOfBounds {
+            thread: (4, 0, 0),
+            buffer: "out",
+            ..
+        }
+    ));
+}
+
 #[test]
 fn reading_an_asynchronous_copy_before_its_wait_is_reported() {
     let (result, _) = rotate(CopyBug::ReadBeforeWait);

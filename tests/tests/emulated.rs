@@ -5,8 +5,11 @@
 //! diagnostic.
 
 use locality::Emulator;
+use locality::families::access::{Access, AccessShape};
 use locality::families::blur::{Blur, BlurShape, max_radius};
+use locality::families::caches::{Caches, CachesShape};
 use locality::families::gemv::{Gemv, GemvShape};
+use locality::families::intensity::{Intensity, IntensityShape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::family::Family;
 use locality_tests::{check_every_family, check_family, check_kernel, proptest_config, seed};
@@ -40,6 +43,26 @@ proptest! {
         let shape = GemvShape { alpha: 1.5, beta, ..GemvShape::new(m, n) };
         check_family::<_, Gemv<f32>>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
         check_family::<_, Gemv<f64>>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn the_access_copy_agrees_with_the_reference(n in size(), stride in 0..=40usize, offset in 0..=40usize, seed: u64) {
+        let shape = AccessShape { n, stride, offset };
+        check_family::<_, Access>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn the_cache_kernel_agrees_with_the_reference(
+        set_log2 in 2..=14u32, blocks in 1..=5usize, chunks in 1..=9usize, seed: u64,
+    ) {
+        let shape = CachesShape { set: 1 << set_log2, blocks, chunks };
+        check_family::<_, Caches>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn the_fma_chain_agrees_with_the_reference(n in size(), fmas in 0..=40u32, seed: u64) {
+        let shape = IntensityShape { n, fmas };
+        check_family::<_, Intensity>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]

@@ -307,8 +307,55 @@ fn interrupted_bench_trial() -> Trial {
     )
 }
 
+/// Every lesson on the GPU: its kernel verified at every point, its JSON
+/// and plot written, and a verdict reached.
+fn lessons_trial() -> Trial {
+    Trial::test(
+        "every lesson runs, verifies its kernel at every point and writes its JSON and plots",
+        || {
+            let io = |error: std::io::Error| Failed::from(error.to_string());
+            let dir = std::env::temp_dir().join(format!("locality-lessons-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).map_err(io)?;
+            let (json, plots) = (dir.join("lessons.json"), dir.join("plots"));
+            let request = locality::lessons::Request {
+                lesson: None,
+                json: Some(json.clone()),
+                plots: Some(plots.clone()),
+                runs: locality::timing::Runs {
+                    warmup: 1,
+                    timed: 5,
+                },
+                seed: locality_tests::quiet_seed(),
+                device: 0,
+            };
+            if !locality::lessons::run(&request).map_err(failed)? {
+                return Err("a lesson's kernel computed a wrong output".into());
+            }
+            let report: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&json).map_err(io)?)
+                    .map_err(|e| Failed::from(e.to_string()))?;
+            let lessons = report["lessons"]
+                .as_array()
+                .ok_or("no lessons in the JSON")?;
+            for (lesson, name) in lessons.iter().zip(locality::lessons::names()) {
+                if lesson["name"] != name || lesson["points"].as_array().is_none_or(Vec::is_empty) {
+                    return Err(format!("lesson {name} is missing or empty: {lesson}").into());
+                }
+                if !plots.join(format!("{name}.svg")).is_file() {
+                    return Err(format!("no plot for {name}").into());
+                }
+            }
+            if lessons.len() != locality::lessons::names().len() {
+                return Err(format!("{} lessons in the JSON", lessons.len()).into());
+            }
+            std::fs::remove_dir_all(&dir).map_err(io)
+        },
+    )
+}
+
 fn bench_trials() -> Vec<Trial> {
     vec![
+        lessons_trial(),
         interrupted_bench_trial(),
         Trial::test(
             "the bench command runs end to end at small sizes and writes its JSON and plots",
@@ -443,6 +490,21 @@ fn main() {
         .map(|trial| trial.with_ignored_flag(missing.is_some() && !required))
         .collect();
     trials.push(requirement_trial());
+    trials.push(
+        Trial::test(
+            "without a GPU, the lessons verify their kernels on the emulator and say so",
+            || {
+                let cli = Cli::try_parse_from(["locality", "lessons"])
+                    .map_err(|e| Failed::from(e.to_string()))?;
+                match locality::cli::run(&cli) {
+                    Ok(Verdict::EmulatedOnly) => Ok(()),
+                    Ok(verdict) => Err(format!("the lessons ended {verdict:?}").into()),
+                    Err(error) => Err(failed(error)),
+                }
+            },
+        )
+        .with_ignored_flag(missing.is_none()),
+    );
     trials.push(
         Trial::test(
             "without a GPU, the default run verifies on the emulator and says so",

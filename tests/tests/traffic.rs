@@ -7,8 +7,11 @@ use gpu::emulator::traffic::Traffic;
 use locality::Backend;
 use locality::CountingEmulator;
 use locality::case::Case;
+use locality::families::access::{Access, AccessShape};
 use locality::families::blur::{Blur, BlurShape};
+use locality::families::caches::{Caches, CachesShape};
 use locality::families::gemv::{Gemv, GemvShape};
+use locality::families::intensity::{Intensity, IntensityShape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::family::Family;
 use locality_tests::{kernel, seed};
@@ -132,6 +135,19 @@ fn the_tiled_blur_issues_far_fewer_global_loads_than_the_naive_one() {
     );
 }
 
+/// The lesson kernels' shapes in docs/traffic.md's table.
+const ACCESS_SHAPE: AccessShape = AccessShape {
+    n: 4096,
+    stride: 2,
+    offset: 1,
+};
+const CACHES_SHAPE: CachesShape = CachesShape {
+    set: 4096,
+    blocks: 4,
+    chunks: 4,
+};
+const INTENSITY_SHAPE: IntensityShape = IntensityShape { n: 4096, fmas: 8 };
+
 /// The emulated counts of docs/traffic.md's table, in its column order, for
 /// the kernel `name` of the row.
 fn documented_counts(name: &str) -> [u64; 7] {
@@ -139,7 +155,10 @@ fn documented_counts(name: &str) -> [u64; 7] {
         _ if name.starts_with("matmul") => traffic::<Matmul>(name, MatmulShape::new(64, 64, 64)),
         _ if name.ends_with("f32") => traffic::<Gemv<f32>>(name, GemvShape::new(256, 64)),
         _ if name.ends_with("f64") => traffic::<Gemv<f64>>(name, GemvShape::new(256, 64)),
-        _ => traffic::<Blur>(name, BlurShape::new(64, 64, 1, 3)),
+        _ if name.starts_with("blur") => traffic::<Blur>(name, BlurShape::new(64, 64, 1, 3)),
+        "copy_strided" => traffic::<Access>(name, ACCESS_SHAPE),
+        "read_working_set" => traffic::<Caches>(name, CACHES_SHAPE),
+        _ => traffic::<Intensity>(name, INTENSITY_SHAPE),
     };
     [
         traffic.global_load.requests,

@@ -2,7 +2,7 @@
 //! hardware's limits measured in the same run and against what a user would
 //! run instead, placed on a roofline.
 
-mod ceilings;
+pub mod ceilings;
 mod inputs;
 pub mod json;
 mod markdown;
@@ -444,10 +444,8 @@ impl Visitor for Sweep<'_> {
                     median_ms: ms,
                     twin_ms,
                     work,
-                    baseline: baselines
-                        .iter()
-                        .any(|b| b.name == baseline)
-                        .then_some(baseline),
+                    baseline: baseline
+                        .filter(|&baseline| baselines.iter().any(|b| b.name == baseline)),
                 });
             }
             for (index, baseline) in baselines.iter().enumerate() {

@@ -432,8 +432,8 @@ impl Family for Blur {
         }]
     }
 
-    fn baseline_of(_: &Kernel<Args, Problem>) -> &'static str {
-        DEVICE_COPY
+    fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {
+        Some(DEVICE_COPY)
     }
 }
 

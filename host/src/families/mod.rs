@@ -1,8 +1,11 @@
 //! Every kernel family, in teaching order: the one list the command line,
 //! the default run, the bench and the tests iterate.
 
+pub mod access;
 pub mod blur;
+pub mod caches;
 pub mod gemv;
+pub mod intensity;
 pub mod matmul;
 
 use gpu::runtime::Kernel;
@@ -20,7 +23,10 @@ pub fn visit(visitor: &mut impl Visitor) -> Result<()> {
     visitor.visit::<matmul::Matmul>()?;
     visitor.visit::<gemv::Gemv<f32>>()?;
     visitor.visit::<gemv::Gemv<f64>>()?;
-    visitor.visit::<blur::Blur>()
+    visitor.visit::<blur::Blur>()?;
+    visitor.visit::<access::Access>()?;
+    visitor.visit::<caches::Caches>()?;
+    visitor.visit::<intensity::Intensity>()
 }
 
 /// One kernel, as listings show it.
@@ -29,14 +35,17 @@ pub struct KernelInfo {
     pub family: &'static str,
     pub name: &'static str,
     pub lesson: &'static str,
+    /// Whether `bench` times it when no kernel is named.
+    pub benched: bool,
 }
 
 impl KernelInfo {
-    fn of<A, P>(family: &'static str, kernel: &Kernel<A, P>) -> Self {
+    fn of<F: Family>(kernel: &Kernel<F::Args, F::Problem>) -> Self {
         Self {
-            family,
+            family: F::NAME,
             name: kernel.name,
             lesson: kernel.lesson(),
+            benched: F::BENCHED,
         }
     }
 }
@@ -47,8 +56,7 @@ pub fn kernels() -> Vec<KernelInfo> {
     impl Visitor for Collect {
         fn visit<F: Family>(&mut self) -> Result<()> {
             let kernels = F::KERNELS.iter();
-            self.0
-                .extend(kernels.map(|kernel| KernelInfo::of(F::NAME, kernel)));
+            self.0.extend(kernels.map(KernelInfo::of::<F>));
             Ok(())
         }
     }

@@ -1,0 +1,248 @@
+//! The copy of the memory-access lessons (coalescing, alignment): its
+//! shapes, inputs and reference. Its output is a gather, exact, so the
+//! reference is the input itself, element for element.
+
+use std::fmt;
+
+use clap::{Arg, ArgMatches, value_parser};
+use gpu::access::{Args, KERNELS, Problem};
+use gpu::runtime::Kernel;
+use rand::rngs::SmallRng;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::backend::{Backend, Buffer};
+use crate::error::{Error, Result};
+use crate::family::{
+    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len,
+    nonzero,
+};
+use crate::reference::Expected;
+use crate::verify::{Comparison, compare, uniform_floats};
+
+/// n elements copied from input[offset + i·stride].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct AccessShape {
+    pub n: usize,
+    pub stride: usize,
+    pub offset: usize,
+}
+
+impl AccessShape {
+    /// The input's and the output's element counts, once n is non-zero
+    /// and every index fits in `u32`.
+    pub fn checked_lens(self) -> Result<[usize; 2]> {
+        let n = nonzero("n (elements copied)", self.n)?;
+        let last = (self.n as u128 - 1) * self.stride as u128 + self.offset as u128;
+        if last >= u128::from(u32::MAX) {
+            return Err(Error::TooLarge {
+                what: "the copy's last input index, offset + (n − 1)·stride",
+                size: last,
+                limit: u64::from(u32::MAX) - 1,
+            });
+        }
+        Ok([last as usize + 1, n as usize])
+    }
+
+    fn arguments(self) -> Result<(u32, u32, u32)> {
+        self.checked_lens()?;
+        Ok((self.n as u32, self.stride as u32, self.offset as u32))
+    }
+}
+
+impl fmt::Display for AccessShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} s={} o={}", self.n, self.stride, self.offset)
+    }
+}
+
+impl Shape for AccessShape {
+    fn side(&self) -> f64 {
+        self.n as f64
+    }
+
+    fn short(&self) -> String {
+        self.to_string()
+    }
+}
+
+pub struct Buffers<B: Backend> {
+    pub input: Buffer<B, f32>,
+    pub output: Buffer<B, f32>,
+}
+
+pub struct Access;
+
+impl Family for Access {
+    const NAME: &'static str = "access";
+    const SIZE: SizeSyntax = SizeSyntax {
+        value_name: "N",
+        names: &["n"],
+        help: "Elements the access lessons' copy writes",
+        on_gpu: &[1 << 24],
+        emulated: &[3001],
+        sweep: "1048576,16777216",
+    };
+    const BOUND: Bound = Bound::Memory;
+    const SQUARE_AXIS: &'static str = "n (elements copied)";
+    const BENCHED: bool = false;
+
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
+    type Shape = AccessShape;
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = Buffers<B>;
+
+    fn options(_: bool) -> Vec<Arg> {
+        vec![
+            Arg::new("stride")
+                .long("stride")
+                .help("The access lessons' copy reads every STRIDE-th element")
+                .value_name("STRIDE")
+                .value_parser(value_parser!(usize))
+                .default_value("1"),
+            Arg::new("offset")
+                .long("offset")
+                .help("The access lessons' copy reads from element OFFSET on")
+                .value_name("OFFSET")
+                .value_parser(value_parser!(usize))
+                .default_value("0"),
+        ]
+    }
+
+    fn shape(sizes: &[usize], options: &ArgMatches) -> AccessShape {
+        let [n] = dims(sizes);
+        let option = |id| {
+            *options
+                .get_one::<usize>(id)
+                .expect("the option has a default")
+        };
+        AccessShape {
+            n,
+            stride: option("stride"),
+            offset: option("offset"),
+        }
+    }
+
+    fn problem(shape: AccessShape) -> Result<Problem> {
+        let (n, _, _) = shape.arguments()?;
+        Ok(Problem { n })
+    }
+
+    /// Strides and offsets either side of a sector, a line and a warp;
+    /// stride 0 (every thread reads one element) and n of 1.
+    fn test_shapes() -> Vec<AccessShape> {
+        [
+            (1, 1, 0),
+            (1, 7, 5),
+            (255, 1, 0),
+            (257, 1, 3),
+            (1000, 2, 1),
+            (1000, 3, 0),
+            (777, 8, 7),
+            (513, 32, 8),
+            (300, 33, 31),
+            (129, 0, 11),
+        ]
+        .into_iter()
+        .map(|(n, stride, offset)| AccessShape { n, stride, offset })
+        .collect()
+    }
+
+    /// No arithmetic; the bytes used are n read and n written.
+    fn work(shape: AccessShape) -> Work {
+        let bytes = 4.0 * shape.n as f64;
+        Work {
+            op: Op::None,
+            ops: 0.0,
+            bytes: 2.0 * bytes,
+            output_bytes: bytes,
+        }
+    }
+
+    /// The input twice (inputs and the emulator's buffer), the reference
+    /// and its tolerances, the output read back.
+    fn host_bytes(shape: AccessShape) -> f64 {
+        let input = (shape.n.saturating_sub(1) as f64) * shape.stride as f64 + shape.offset as f64;
+        8.0 * input + 20.0 * shape.n as f64
+    }
+
+    fn inputs(shape: AccessShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
+        let [input, _] = shape.checked_lens()?;
+        Ok(uniform_floats(input, rng))
+    }
+
+    fn reference(shape: AccessShape, input: &Vec<f32>) -> Expected {
+        let values = (0..shape.n)
+            .into_par_iter()
+            .map(|i| f64::from(input[shape.offset + i * shape.stride]))
+            .collect();
+        Expected {
+            values,
+            tolerance: vec![0.0; shape.n],
+        }
+    }
+
+    fn upload<B: Backend>(backend: &B, shape: AccessShape, input: &Vec<f32>) -> Result<Buffers<B>> {
+        let [_, output] = shape.checked_lens()?;
+        Ok(Buffers {
+            input: backend.upload("input", input)?,
+            output: backend.alloc("output", output)?,
+        })
+    }
+
+    fn prepare<B: Backend>(
+        backend: &B,
+        _: &Kernel<Args, Problem>,
+        _: &Vec<f32>,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        backend.poison(&mut buffers.output)
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: AccessShape,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        let [input, output] = shape.checked_lens()?;
+        expect_len("input", input, backend.len(&buffers.input))?;
+        expect_len("output", output, backend.len(&buffers.output))?;
+        let (n, stride, offset) = shape.arguments()?;
+        let problem = Problem { n };
+        let Buffers { input, output } = buffers;
+        // SAFETY: the input holds offset + (n − 1)·stride + 1 elements, the
+        // output n, a buffer of its own; every index fits in u32 (checked).
+        unsafe { backend.launch(kernel, &problem, (&*input, output, n, stride, offset)) }
+    }
+
+    fn compare<B: Backend>(
+        backend: &B,
+        buffers: &Buffers<B>,
+        expected: &Expected,
+    ) -> Result<Comparison> {
+        Ok(compare(&backend.download(&buffers.output)?, expected))
+    }
+
+    const CPU: &'static str = "the same gather, every core";
+
+    fn cpu(shape: AccessShape, input: &Vec<f32>) -> CpuOutput {
+        CpuOutput::F32(
+            (0..shape.n)
+                .into_par_iter()
+                .map(|i| input[shape.offset + i * shape.stride])
+                .collect(),
+        )
+    }
+
+    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
+        Vec::new()
+    }
+
+    fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {
+        None
+    }
+}

@@ -1,0 +1,264 @@
+//! The cache lesson's kernel: its shapes, inputs and reference. The
+//! reference sums, in f64, the very elements each thread reads, found by
+//! the kernel's own index arithmetic.
+
+use std::fmt;
+
+use clap::ArgMatches;
+use gpu::caches::{Args, BLOCK, CHUNK, KERNELS, Problem};
+use gpu::runtime::Kernel;
+use rand::rngs::SmallRng;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::backend::{Backend, Buffer};
+use crate::error::{Error, Result};
+use crate::family::{
+    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len,
+    indexable, nonzero,
+};
+use crate::reference::{Expected, gamma};
+use crate::verify::{Comparison, compare, uniform_floats};
+
+/// A working set of `set` elements, read by `blocks` blocks, `chunks`
+/// chunks each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CachesShape {
+    pub set: usize,
+    pub blocks: usize,
+    pub chunks: usize,
+}
+
+impl CachesShape {
+    /// The set's size in bytes.
+    pub fn set_bytes(self) -> usize {
+        4 * self.set
+    }
+
+    /// Bytes read by one launch.
+    pub fn bytes_read(self) -> f64 {
+        (self.blocks * CHUNK as usize * 4) as f64 * self.chunks as f64
+    }
+
+    /// The set, the blocks and the chunks as the kernel takes them, once
+    /// the set is a power of two of at least one vector and every index fits.
+    fn arguments(self) -> Result<(u32, u32, u32)> {
+        let set = nonzero("the working set's elements", self.set)?;
+        if !set.is_power_of_two() || set < 4 {
+            return Err(Error::NotPowerOfTwo {
+                what: "the working set's elements",
+                size: self.set,
+                least: 4,
+            });
+        }
+        let blocks = nonzero("blocks", self.blocks)?;
+        let chunks = nonzero("chunks per block", self.chunks)?;
+        indexable("the sums (one per thread)", &[blocks, BLOCK])?;
+        Ok((set, blocks, chunks))
+    }
+
+    fn threads(self) -> usize {
+        self.blocks * BLOCK as usize
+    }
+}
+
+impl fmt::Display for CachesShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} KiB × {} blocks × {} chunks",
+            self.set_bytes() >> 10,
+            self.blocks,
+            self.chunks
+        )
+    }
+}
+
+impl Shape for CachesShape {
+    fn side(&self) -> f64 {
+        self.set_bytes() as f64
+    }
+
+    fn short(&self) -> String {
+        format!("{} KiB", self.set_bytes() >> 10)
+    }
+}
+
+pub struct Buffers<B: Backend> {
+    pub set: Buffer<B, f32>,
+    pub sums: Buffer<B, f32>,
+}
+
+/// The sum, in f64, of what thread `thread` of the grid reads, and the sum
+/// of the values' magnitudes.
+fn thread_sum(shape: CachesShape, set: &[f32], thread: usize) -> (f64, f64) {
+    let (block, lane) = (thread / BLOCK as usize, thread as u32 % BLOCK);
+    let chunks_in_set = (shape.set / CHUNK as usize) as u64;
+    let start = (block as u64 * chunks_in_set / shape.blocks as u64) as u32;
+    let (mut sum, mut magnitude) = (0.0, 0.0);
+    for chunk in 0..shape.chunks as u32 {
+        let index = start
+            .wrapping_add(chunk)
+            .wrapping_mul(CHUNK)
+            .wrapping_add(4 * lane)
+            & (shape.set as u32 - 1);
+        for &value in &set[index as usize..index as usize + 4] {
+            sum += f64::from(value);
+            magnitude += f64::from(value).abs();
+        }
+    }
+    (sum, magnitude)
+}
+
+pub struct Caches;
+
+impl Family for Caches {
+    const NAME: &'static str = "caches";
+    const SIZE: SizeSyntax = SizeSyntax {
+        value_name: "SETxBLOCKSxCHUNKS",
+        names: &["the working set's elements", "blocks", "chunks per block"],
+        help: "The cache lesson's working set (elements, a power of two), blocks and 4 KiB chunks per block",
+        on_gpu: &[1 << 24, 1056, 256],
+        emulated: &[4096, 6, 5],
+        sweep: "16777216x1056x256",
+    };
+    const BOUND: Bound = Bound::Memory;
+    const SQUARE_AXIS: &'static str = "working set (bytes)";
+    const BENCHED: bool = false;
+
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
+    type Shape = CachesShape;
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = Buffers<B>;
+
+    fn shape(sizes: &[usize], _: &ArgMatches) -> CachesShape {
+        let [set, blocks, chunks] = dims(sizes);
+        CachesShape {
+            set,
+            blocks,
+            chunks,
+        }
+    }
+
+    fn problem(shape: CachesShape) -> Result<Problem> {
+        let (_, blocks, _) = shape.arguments()?;
+        Ok(Problem { blocks })
+    }
+
+    /// Sets smaller than a chunk, than the blocks' reads, and larger; a
+    /// block count that does not divide the chunks; reads that wrap.
+    fn test_shapes() -> Vec<CachesShape> {
+        [
+            (4, 1, 1),
+            (64, 2, 3),
+            (1024, 3, 2),
+            (4096, 5, 7),
+            (16384, 3, 9),
+            (65536, 7, 4),
+        ]
+        .into_iter()
+        .map(|(set, blocks, chunks)| CachesShape {
+            set,
+            blocks,
+            chunks,
+        })
+        .collect()
+    }
+
+    /// An addition per element read; the bytes are every read, the lesson
+    /// being which level of the hierarchy serves them, and the sums.
+    fn work(shape: CachesShape) -> Work {
+        let reads = shape.bytes_read();
+        let sums = 4.0 * shape.threads() as f64;
+        Work {
+            op: Op::Flop,
+            ops: reads / 4.0,
+            bytes: reads + sums,
+            output_bytes: sums,
+        }
+    }
+
+    fn host_bytes(shape: CachesShape) -> f64 {
+        8.0 * shape.set as f64 + 20.0 * shape.threads() as f64
+    }
+
+    fn inputs(shape: CachesShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
+        shape.arguments()?;
+        Ok(uniform_floats(shape.set, rng))
+    }
+
+    /// Tolerance: the kernel's sums are four running sums of `chunks`
+    /// terms each, added pairwise: within γ(chunks + 2)·Σ|x|.
+    fn reference(shape: CachesShape, set: &Vec<f32>) -> Expected {
+        let gamma = gamma(shape.chunks + 2, f64::from(f32::EPSILON) / 2.0);
+        let (values, tolerance) = (0..shape.threads())
+            .into_par_iter()
+            .map(|thread| {
+                let (sum, magnitude) = thread_sum(shape, set, thread);
+                (sum, gamma * magnitude)
+            })
+            .unzip();
+        Expected { values, tolerance }
+    }
+
+    fn upload<B: Backend>(backend: &B, shape: CachesShape, set: &Vec<f32>) -> Result<Buffers<B>> {
+        Ok(Buffers {
+            set: backend.upload("set", set)?,
+            sums: backend.alloc("sums", shape.threads())?,
+        })
+    }
+
+    fn prepare<B: Backend>(
+        backend: &B,
+        _: &Kernel<Args, Problem>,
+        _: &Vec<f32>,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        backend.poison(&mut buffers.sums)
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: CachesShape,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        let (set, blocks, chunks) = shape.arguments()?;
+        expect_len("set", shape.set, backend.len(&buffers.set))?;
+        expect_len("sums", shape.threads(), backend.len(&buffers.sums))?;
+        let Buffers { set: input, sums } = buffers;
+        // SAFETY: the set is a power of two of at least 4 elements, all in
+        // the input; the sums hold one per thread, a buffer of their own.
+        unsafe { backend.launch(kernel, &Problem { blocks }, (&*input, sums, set, chunks)) }
+    }
+
+    fn compare<B: Backend>(
+        backend: &B,
+        buffers: &Buffers<B>,
+        expected: &Expected,
+    ) -> Result<Comparison> {
+        Ok(compare(&backend.download(&buffers.sums)?, expected))
+    }
+
+    const CPU: &'static str = "the same sums in f64, every core";
+
+    fn cpu(shape: CachesShape, set: &Vec<f32>) -> CpuOutput {
+        CpuOutput::F32(
+            (0..shape.threads())
+                .into_par_iter()
+                .map(|thread| thread_sum(shape, set, thread).0 as f32)
+                .collect(),
+        )
+    }
+
+    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
+        Vec::new()
+    }
+
+    fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {
+        None
+    }
+}

@@ -1,0 +1,227 @@
+//! The arithmetic-intensity lesson's kernel: its shapes, inputs and
+//! reference. The reference repeats the kernel's FMAs on the CPU, each an
+//! IEEE fused multiply-add rounded once, as the GPU's is: the result is
+//! exact, and so is the comparison.
+
+use std::fmt;
+
+use clap::{Arg, ArgMatches, value_parser};
+use gpu::intensity::{Args, KERNELS, Problem};
+use gpu::runtime::Kernel;
+use rand::rngs::SmallRng;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::backend::{Backend, Buffer};
+use crate::error::{Error, Result};
+use crate::family::{
+    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len,
+    nonzero,
+};
+use crate::reference::Expected;
+use crate::verify::{Comparison, compare, uniform_floats};
+
+/// The FMA's multiplier and addend: x ← x·a + b stays within [−1, 1] for
+/// x there, and every FMA changes it.
+pub const MULTIPLIER: f32 = 0.999;
+pub const ADDEND: f32 = 0.0005;
+
+/// n elements, `fmas` FMAs on each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct IntensityShape {
+    pub n: usize,
+    pub fmas: u32,
+}
+
+impl IntensityShape {
+    /// FLOP per byte of global memory: 2 per FMA, 8 bytes per element.
+    pub fn intensity(self) -> f64 {
+        f64::from(self.fmas) / 4.0
+    }
+}
+
+impl fmt::Display for IntensityShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} × {} FMA", self.n, self.fmas)
+    }
+}
+
+impl Shape for IntensityShape {
+    fn side(&self) -> f64 {
+        self.n as f64
+    }
+
+    fn short(&self) -> String {
+        self.to_string()
+    }
+}
+
+pub struct Buffers<B: Backend> {
+    pub input: Buffer<B, f32>,
+    pub output: Buffer<B, f32>,
+}
+
+/// What the kernel computes from x: the FMAs one by one.
+fn chain(x: f32, fmas: u32) -> f32 {
+    (0..fmas).fold(x, |x, _| x.mul_add(MULTIPLIER, ADDEND))
+}
+
+pub struct Intensity;
+
+impl Family for Intensity {
+    const NAME: &'static str = "intensity";
+    const SIZE: SizeSyntax = SizeSyntax {
+        value_name: "N",
+        names: &["n"],
+        help: "Elements of the arithmetic-intensity lesson's kernel",
+        on_gpu: &[1 << 24],
+        emulated: &[3001],
+        sweep: "16777216",
+    };
+    const BOUND: Bound = Bound::Compute;
+    const SQUARE_AXIS: &'static str = "n (elements)";
+    const BENCHED: bool = false;
+
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
+    type Shape = IntensityShape;
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = Buffers<B>;
+
+    fn options(_: bool) -> Vec<Arg> {
+        vec![
+            Arg::new("fmas")
+                .long("fmas")
+                .help("FMAs per element of the arithmetic-intensity lesson's kernel")
+                .value_name("FMAS")
+                .value_parser(value_parser!(u32))
+                .default_value("64"),
+        ]
+    }
+
+    fn shape(sizes: &[usize], options: &ArgMatches) -> IntensityShape {
+        let [n] = dims(sizes);
+        let fmas = *options.get_one("fmas").expect("the option has a default");
+        IntensityShape { n, fmas }
+    }
+
+    /// n + 3 must fit in `u32`: the last thread's first element is
+    /// rounded down to a vector.
+    fn problem(shape: IntensityShape) -> Result<Problem> {
+        let n = nonzero("n (elements)", shape.n)?;
+        if n > u32::MAX - 3 {
+            return Err(Error::TooLarge {
+                what: "n (elements)",
+                size: shape.n as u128,
+                limit: u64::from(u32::MAX - 3),
+            });
+        }
+        Ok(Problem { n })
+    }
+
+    /// No FMA, fewer than one unrolled step, a step and a remainder; n
+    /// short of a whole vector and past one.
+    fn test_shapes() -> Vec<IntensityShape> {
+        [
+            (1, 0),
+            (1, 1),
+            (3, 9),
+            (255, 7),
+            (257, 8),
+            (1000, 13),
+            (3001, 100),
+        ]
+        .into_iter()
+        .map(|(n, fmas)| IntensityShape { n, fmas })
+        .collect()
+    }
+
+    fn work(shape: IntensityShape) -> Work {
+        let bytes = 4.0 * shape.n as f64;
+        Work {
+            op: Op::Flop,
+            ops: 2.0 * f64::from(shape.fmas) * shape.n as f64,
+            bytes: 2.0 * bytes,
+            output_bytes: bytes,
+        }
+    }
+
+    fn host_bytes(shape: IntensityShape) -> f64 {
+        28.0 * shape.n as f64
+    }
+
+    fn inputs(shape: IntensityShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
+        Self::problem(shape)?;
+        Ok(uniform_floats(shape.n, rng))
+    }
+
+    fn reference(shape: IntensityShape, input: &Vec<f32>) -> Expected {
+        Expected {
+            values: input
+                .par_iter()
+                .map(|&x| f64::from(chain(x, shape.fmas)))
+                .collect(),
+            tolerance: vec![0.0; shape.n],
+        }
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: IntensityShape,
+        input: &Vec<f32>,
+    ) -> Result<Buffers<B>> {
+        Ok(Buffers {
+            input: backend.upload("input", input)?,
+            output: backend.alloc("output", shape.n)?,
+        })
+    }
+
+    fn prepare<B: Backend>(
+        backend: &B,
+        _: &Kernel<Args, Problem>,
+        _: &Vec<f32>,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        backend.poison(&mut buffers.output)
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: IntensityShape,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        let problem = Self::problem(shape)?;
+        expect_len("input", shape.n, backend.len(&buffers.input))?;
+        expect_len("output", shape.n, backend.len(&buffers.output))?;
+        let Buffers { input, output } = buffers;
+        let args = (&*input, output, problem.n, shape.fmas, MULTIPLIER, ADDEND);
+        // SAFETY: the input and the output hold n elements each, the output
+        // a buffer of its own.
+        unsafe { backend.launch(kernel, &problem, args) }
+    }
+
+    fn compare<B: Backend>(
+        backend: &B,
+        buffers: &Buffers<B>,
+        expected: &Expected,
+    ) -> Result<Comparison> {
+        Ok(compare(&backend.download(&buffers.output)?, expected))
+    }
+
+    const CPU: &'static str = "the same FMAs, every core";
+
+    fn cpu(shape: IntensityShape, input: &Vec<f32>) -> CpuOutput {
+        CpuOutput::F32(input.par_iter().map(|&x| chain(x, shape.fmas)).collect())
+    }
+
+    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
+        Vec::new()
+    }
+
+    fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {
+        None
+    }
+}

@@ -1,0 +1,592 @@
+//! `locality lessons`: the material's claims about memory, each run on the
+//! GPU. A lesson sweeps one parameter of a lesson kernel (a stride, an
+//! offset, a working set, FLOP per byte), verifies every element of every
+//! launch against the CPU reference before timing it, and sets what the GPU
+//! shows against the claim as the material states it, with a verdict.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use gpu::emulator::traffic::Global as GlobalTraffic;
+use rand::{SeedableRng, rngs::SmallRng};
+use serde::Serialize;
+
+use crate::atomic::{self, Pending};
+use crate::backend::Backend;
+use crate::bench::ceilings::Hardware;
+use crate::bench::plot::{self, LessonLine};
+use crate::case::Case;
+use crate::console::{self, say};
+use crate::device::Gpu;
+use crate::emulator::CountingEmulator;
+use crate::error::{Error, Result};
+use crate::families::access::{Access, AccessShape};
+use crate::families::caches::{Caches, CachesShape};
+use crate::families::intensity::{Intensity, IntensityShape};
+use crate::family::Family;
+use crate::timing::Runs;
+
+/// A lesson: the claim, and the sweep that tests it.
+pub struct Lesson {
+    pub name: &'static str,
+    pub title: &'static str,
+    /// The claim as the material makes it.
+    pub claim: &'static str,
+    x_axis: &'static str,
+    log_x: bool,
+    y_axis: &'static str,
+    run: fn(&mut Lab<'_>) -> Result<Outcome>,
+}
+
+/// Every lesson, in the material's order.
+pub const LESSONS: &[Lesson] = &[
+    Lesson {
+        name: "coalescing",
+        title: "Coalescing: a warp's scattered reads waste most of each transaction",
+        claim: "Global memory serves a warp in 32-byte sectors of 128-byte lines: when the \
+                threads of a warp read scattered (uncoalesced) addresses, most of the bytes \
+                of each transaction are fetched for nothing.",
+        x_axis: "stride s (elements of 4 bytes)",
+        log_x: true,
+        y_axis: "effective bandwidth (GB/s of bytes used)",
+        run: coalescing,
+    },
+    Lesson {
+        name: "alignment",
+        title: "Alignment: a warp's reads across a boundary take an extra transaction",
+        claim: "A warp whose accesses straddle an alignment boundary needs an extra \
+                transaction, so misaligned accesses lower the effective bandwidth.",
+        x_axis: "offset o (elements of 4 bytes)",
+        log_x: false,
+        y_axis: "effective bandwidth (GB/s of bytes used)",
+        run: alignment,
+    },
+    Lesson {
+        name: "caches",
+        title: "Caches: L1, L2 and device memory, each with its bandwidth",
+        claim: "Reads are served by the per-SM L1 cache, the L2 cache shared by all SMs, or \
+                device memory, each larger and slower than the one before: the bandwidth a \
+                kernel gets depends on which level holds its working set.",
+        x_axis: "working set (bytes)",
+        log_x: true,
+        y_axis: "read bandwidth (GB/s)",
+        run: caches,
+    },
+    Lesson {
+        name: "intensity",
+        title: "Arithmetic intensity: below the ridge point memory bounds, above it compute",
+        claim: "A kernel whose FLOP per byte is below the GPU's ridge point (12.5 FLOP/B on an \
+                A100) is bound by memory bandwidth, above it by arithmetic throughput.",
+        x_axis: "arithmetic intensity (FLOP per byte of global memory)",
+        log_x: true,
+        y_axis: "GFLOP/s",
+        run: intensity,
+    },
+];
+
+/// The names `locality lessons NAME` takes.
+pub fn names() -> Vec<&'static str> {
+    LESSONS.iter().map(|lesson| lesson.name).collect()
+}
+
+/// What a lesson's run says of its claim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The GPU shows what the claim says.
+    Confirmed,
+    /// The traffic is as the claim says, but the caches hide its cost.
+    Hidden,
+    /// The GPU does not show what the claim says.
+    NotShown,
+    /// A kernel computed something wrong: the lesson proves nothing.
+    Wrong,
+}
+
+impl Verdict {
+    fn describe(self) -> &'static str {
+        match self {
+            Self::Confirmed => "confirmed",
+            Self::Hidden => "true of the traffic, hidden in the time by the caches",
+            Self::NotShown => "not shown by this GPU",
+            Self::Wrong => "WRONG: a kernel's output did not match the CPU reference",
+        }
+    }
+}
+
+/// One measured point of a sweep.
+#[derive(Clone, Debug, Serialize)]
+pub struct Point {
+    pub x: f64,
+    /// The kernel's median time.
+    pub ms: f64,
+    /// The lesson's quantity: what its plot shows.
+    pub y: f64,
+    /// Bytes the hardware fetches per byte used, as the emulator counts
+    /// the same access pattern, where the lesson is about it.
+    pub fetched_per_used: Option<f64>,
+    /// Whether every element of the output matched the reference.
+    pub correct: bool,
+}
+
+/// A lesson's run: its points, what they show, and the verdict.
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    pub kernel: &'static str,
+    pub points: Vec<Point>,
+    /// A bound the points are set against (the roofline), where there is one.
+    pub bound: Option<Vec<(f64, f64)>>,
+    pub finding: String,
+    pub verdict: Verdict,
+}
+
+/// A lesson's entry in the JSON report.
+#[derive(Serialize)]
+struct Entry<'a> {
+    name: &'static str,
+    title: &'static str,
+    claim: &'static str,
+    x_axis: &'static str,
+    y_axis: &'static str,
+    #[serde(flatten)]
+    outcome: &'a Outcome,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    device: String,
+    seed: u64,
+    runs: usize,
+    lessons: Vec<Entry<'a>>,
+}
+
+/// What `locality lessons` was asked for.
+pub struct Request {
+    /// One lesson by name, or all of them.
+    pub lesson: Option<String>,
+    pub json: Option<PathBuf>,
+    pub plots: Option<PathBuf>,
+    pub runs: Runs,
+    pub seed: u64,
+    pub device: usize,
+}
+
+/// Where the lessons run: the GPU, what it is, and where the inputs come
+/// from.
+pub struct Lab<'a> {
+    gpu: &'a Gpu,
+    hardware: Hardware,
+    runs: Runs,
+    rng: SmallRng,
+}
+
+impl Lab<'_> {
+    /// Verifies family `F`'s kernel on `shape` (fresh inputs, poisoned
+    /// output, every element), then times it.
+    fn measure<F: Family>(&mut self, shape: F::Shape) -> Result<(f64, bool)> {
+        let kernel = &F::KERNELS[0];
+        let mut case = Case::<Gpu, F>::new(self.gpu, shape, &mut self.rng)?;
+        let correct = case.check(self.gpu, kernel)?.passed();
+        let ms = self
+            .gpu
+            .median_ms(self.runs, || case.launch(self.gpu, kernel))?;
+        Ok((ms, correct))
+    }
+}
+
+/// Bytes fetched per byte used by the global loads of family `F`'s kernel
+/// at `shape`, as the emulator counts them.
+fn fetched_per_used<F: Family>(shape: F::Shape) -> Result<f64> {
+    let counting = CountingEmulator::default();
+    let kernel = &F::KERNELS[0];
+    let mut rng = SmallRng::seed_from_u64(0);
+    Case::<CountingEmulator, F>::new(&counting, shape, &mut rng)?.launch(&counting, kernel)?;
+    let loads: GlobalTraffic = counting
+        .traffic(kernel.name)
+        .expect("the counting emulator counts every launch")
+        .global_load;
+    Ok(loads.bytes_fetched() as f64 / loads.bytes_used as f64)
+}
+
+/// The copy's elements: 64 MiB written, more than any current L2 holds.
+const COPY_ELEMENTS: usize = 1 << 24;
+/// The copy's elements in the emulator's count of its traffic.
+const COUNTED_ELEMENTS: usize = 4096;
+
+/// GB/s of the bytes a copy of `n` elements uses, read and written.
+fn copy_rate(n: usize, ms: f64) -> f64 {
+    8.0 * n as f64 / ms / 1e6
+}
+
+/// The copy at each stride, and the sectors the emulator counts for it.
+fn coalescing(lab: &mut Lab<'_>) -> Result<Outcome> {
+    let mut points = Vec::new();
+    for stride in [1, 2, 4, 8, 16, 32] {
+        let shape = |n| AccessShape {
+            n,
+            stride,
+            offset: 0,
+        };
+        let (ms, correct) = lab.measure::<Access>(shape(COPY_ELEMENTS))?;
+        points.push(Point {
+            x: stride as f64,
+            ms,
+            y: copy_rate(COPY_ELEMENTS, ms),
+            fetched_per_used: Some(fetched_per_used::<Access>(shape(COUNTED_ELEMENTS))?),
+            correct,
+        });
+    }
+    let (first, last) = (&points[0], &points[points.len() - 1]);
+    let ratio = last.y / first.y;
+    let finding = format!(
+        "stride 1: {:.0} GB/s, every byte fetched used; stride {}: {:.0} GB/s ({:.2}× stride 1), \
+         the reads fetching {:.0} bytes per byte used (emulator's sector count).",
+        first.y,
+        last.x,
+        last.y,
+        ratio,
+        last.fetched_per_used.unwrap_or(f64::NAN),
+    );
+    let verdict = if ratio < 0.5 {
+        Verdict::Confirmed
+    } else {
+        Verdict::NotShown
+    };
+    Ok(outcome(
+        Access::KERNELS[0].name,
+        points,
+        None,
+        finding,
+        verdict,
+    ))
+}
+
+/// The copy from each offset of a sector and a line and one past.
+fn alignment(lab: &mut Lab<'_>) -> Result<Outcome> {
+    let mut points = Vec::new();
+    for offset in 0..=32 {
+        let shape = |n| AccessShape {
+            n,
+            stride: 1,
+            offset,
+        };
+        let (ms, correct) = lab.measure::<Access>(shape(COPY_ELEMENTS))?;
+        points.push(Point {
+            x: offset as f64,
+            ms,
+            y: copy_rate(COPY_ELEMENTS, ms),
+            fetched_per_used: Some(fetched_per_used::<Access>(shape(COUNTED_ELEMENTS))?),
+            correct,
+        });
+    }
+    let mean = |aligned: bool| {
+        let rates: Vec<f64> = points
+            .iter()
+            .filter(|point| (point.x as usize).is_multiple_of(8) == aligned)
+            .map(|point| point.y)
+            .collect();
+        rates.iter().sum::<f64>() / rates.len() as f64
+    };
+    let (aligned, misaligned) = (mean(true), mean(false));
+    let worst = points
+        .iter()
+        .map(|point| point.y)
+        .fold(f64::INFINITY, f64::min);
+    let extra = points
+        .iter()
+        .map(|point| point.fetched_per_used.unwrap_or(1.0))
+        .fold(1.0, f64::max);
+    let ratio = misaligned / aligned;
+    let finding = format!(
+        "offsets that are multiples of 8 (32 bytes): {aligned:.0} GB/s on average; the others: \
+         {misaligned:.0} GB/s ({ratio:.3}×, worst {:.3}×), though their reads fetch {extra:.2} \
+         bytes per byte used (emulator's sector count): the extra sector is the neighbouring \
+         warp's, which L1 and L2 then serve.",
+        worst / aligned,
+    );
+    let verdict = if ratio < 0.95 {
+        Verdict::Confirmed
+    } else {
+        Verdict::Hidden
+    };
+    Ok(outcome(
+        Access::KERNELS[0].name,
+        points,
+        None,
+        finding,
+        verdict,
+    ))
+}
+
+/// Bytes the cache lesson reads per launch: enough to time from L1.
+const CACHE_BYTES_READ: usize = 1 << 30;
+/// Threads an SM holds at once on every GPU since Volta, and so blocks of
+/// the cache kernel per SM that fill it.
+const THREADS_PER_SM: usize = 2048;
+
+/// The working set from 16 KiB to four times the L2, doubling.
+fn caches(lab: &mut Lab<'_>) -> Result<Outcome> {
+    let sms = lab.hardware.multiprocessors.unwrap_or(1) as usize;
+    let blocks = sms * THREADS_PER_SM / gpu::caches::BLOCK as usize;
+    let chunk_bytes = 4 * gpu::caches::CHUNK as usize;
+    let chunks = (CACHE_BYTES_READ / (blocks * chunk_bytes)).max(1);
+    let l2 = lab.hardware.l2_bytes.unwrap_or(64 << 20);
+    let mut points = Vec::new();
+    let mut set_bytes = 16 << 10;
+    while set_bytes <= 4 * l2.next_power_of_two() {
+        let shape = CachesShape {
+            set: set_bytes / 4,
+            blocks,
+            chunks,
+        };
+        let (ms, correct) = lab.measure::<Caches>(shape)?;
+        points.push(Point {
+            x: set_bytes as f64,
+            ms,
+            y: shape.bytes_read() / ms / 1e6,
+            fetched_per_used: None,
+            correct,
+        });
+        set_bytes *= 2;
+    }
+    let plateau = |range: std::ops::RangeInclusive<f64>| {
+        let rates: Vec<f64> = points
+            .iter()
+            .filter(|point| range.contains(&point.x))
+            .map(|point| point.y)
+            .collect();
+        rates.iter().sum::<f64>() / rates.len().max(1) as f64
+    };
+    let l2 = l2 as f64;
+    let l1_rate = plateau(0.0..=(64 << 10) as f64);
+    let l2_rate = plateau((4 << 20) as f64..=l2 / 4.0);
+    let memory_rate = plateau(2.0 * l2..=f64::INFINITY);
+    let finding = format!(
+        "sets up to 64 KiB: {l1_rate:.0} GB/s (L1); 4 MiB to a quarter of the L2 ({:.0} MiB): \
+         {l2_rate:.0} GB/s (L2, {:.1}× below L1); twice the L2 and more: {memory_rate:.0} GB/s \
+         (device memory, {:.1}× below L2).",
+        l2 / 4.0 / f64::from(1 << 20),
+        l1_rate / l2_rate,
+        l2_rate / memory_rate,
+    );
+    let verdict = if l1_rate > 1.5 * l2_rate && l2_rate > 1.5 * memory_rate {
+        Verdict::Confirmed
+    } else {
+        Verdict::NotShown
+    };
+    Ok(outcome(
+        Caches::KERNELS[0].name,
+        points,
+        None,
+        finding,
+        verdict,
+    ))
+}
+
+/// FMAs per element from 1 to 2048, doubling: 0.25 to 512 FLOP/B.
+fn intensity(lab: &mut Lab<'_>) -> Result<Outcome> {
+    let mut points = Vec::new();
+    let mut fmas = 1;
+    while fmas <= 2048 {
+        let shape = IntensityShape {
+            n: COPY_ELEMENTS,
+            fmas,
+        };
+        let (ms, correct) = lab.measure::<Intensity>(shape)?;
+        points.push(Point {
+            x: shape.intensity(),
+            ms,
+            y: Intensity::work(shape).ops / ms / 1e6,
+            fetched_per_used: None,
+            correct,
+        });
+        fmas *= 2;
+    }
+    // The two ceilings, each from the sweep's own end: bandwidth where the
+    // FMAs cost nothing, FLOP/s where the bytes cost nothing.
+    let bandwidth = points[0].y / points[0].x;
+    let flops = points.iter().map(|point| point.y).fold(0.0, f64::max);
+    let ridge = flops / bandwidth;
+    let (low, high) = (points[0].x, points[points.len() - 1].x);
+    let bound = vec![(low, bandwidth * low), (ridge, flops), (high, flops)];
+    let below: Vec<&Point> = points.iter().filter(|p| p.x <= ridge / 4.0).collect();
+    let flat = below.iter().map(|p| p.ms).fold(0.0, f64::max)
+        / below.iter().map(|p| p.ms).fold(f64::INFINITY, f64::min);
+    let finding = format!(
+        "{:.0} GB/s at the lowest intensity and {:.0} GFLOP/s at the highest: the ridge point of \
+         this GPU, as the kernel measures it, is {ridge:.1} FLOP/B. Up to a quarter of it the \
+         time stays within {:.0}% of the fastest: the FMAs are free; above it the time grows \
+         with them.",
+        bandwidth * 1.0,
+        flops,
+        (flat - 1.0) * 100.0,
+    );
+    let verdict = if flat < 1.2 && !below.is_empty() {
+        Verdict::Confirmed
+    } else {
+        Verdict::NotShown
+    };
+    Ok(outcome(
+        Intensity::KERNELS[0].name,
+        points,
+        Some(bound),
+        finding,
+        verdict,
+    ))
+}
+
+/// The outcome, WRONG whatever the timings when any output was.
+fn outcome(
+    kernel: &'static str,
+    points: Vec<Point>,
+    bound: Option<Vec<(f64, f64)>>,
+    finding: String,
+    verdict: Verdict,
+) -> Outcome {
+    let verdict = if points.iter().all(|point| point.correct) {
+        verdict
+    } else {
+        Verdict::Wrong
+    };
+    Outcome {
+        kernel,
+        points,
+        bound,
+        finding,
+        verdict,
+    }
+}
+
+/// The lessons `request` names, each run on the GPU, printed, and written
+/// to the JSON and the plots; whether every kernel was correct.
+pub fn run(request: &Request) -> Result<bool> {
+    let lessons: Vec<&Lesson> = LESSONS
+        .iter()
+        .filter(|lesson| {
+            request
+                .lesson
+                .as_deref()
+                .is_none_or(|name| name == lesson.name)
+        })
+        .collect();
+    let gpu = Gpu::new(request.device)?;
+    let json = request.json.as_deref().map(Pending::create).transpose()?;
+    if let Some(dir) = &request.plots {
+        std::fs::create_dir_all(dir).map_err(|source| Error::write(dir, source))?;
+        drop(Pending::create(
+            &dir.join(format!("{}.svg", lessons[0].name)),
+        )?);
+    }
+    let mut lab = Lab {
+        gpu: &gpu,
+        hardware: Hardware::read(&gpu),
+        runs: request.runs,
+        rng: SmallRng::seed_from_u64(request.seed),
+    };
+    say!(
+        "{} · random inputs from seed {} · {} warm-up + {} timed runs, median reported; every \
+         output verified against the CPU reference before it is timed",
+        gpu.name(),
+        request.seed,
+        request.runs.warmup,
+        request.runs.timed
+    )?;
+    let mut outcomes = Vec::new();
+    for lesson in &lessons {
+        let outcome = (lesson.run)(&mut lab)?;
+        console::print(format_args!("\n{}", describe(lesson, &outcome)))?;
+        outcomes.push(outcome);
+    }
+    let entries: Vec<Entry<'_>> = lessons
+        .iter()
+        .zip(&outcomes)
+        .map(|(lesson, outcome)| Entry {
+            name: lesson.name,
+            title: lesson.title,
+            claim: lesson.claim,
+            x_axis: lesson.x_axis,
+            y_axis: lesson.y_axis,
+            outcome,
+        })
+        .collect();
+    let mut written = Vec::new();
+    if let Some(json) = json {
+        written.push(json.path().to_path_buf());
+        let report = Report {
+            device: gpu.name().to_string(),
+            seed: request.seed,
+            runs: request.runs.timed,
+            lessons: entries,
+        };
+        json.finish(|writer| {
+            serde_json::to_writer_pretty(&mut *writer, &report)?;
+            writeln!(writer)
+        })?;
+    }
+    if let Some(dir) = &request.plots {
+        for (lesson, outcome) in lessons.iter().zip(&outcomes) {
+            let path = dir.join(format!("{}.svg", lesson.name));
+            atomic::write(&path, picture(lesson, outcome, gpu.name())?.as_bytes())?;
+            written.push(path);
+        }
+    }
+    for path in written {
+        say!("wrote {}", path.display())?;
+    }
+    Ok(outcomes
+        .iter()
+        .all(|outcome| outcome.verdict != Verdict::Wrong))
+}
+
+/// A lesson's claim, its points, what they show and the verdict, as text.
+fn describe(lesson: &Lesson, outcome: &Outcome) -> String {
+    let mut text = format!(
+        "{}\n  claim: {}\n\n  {:>10}  {:>10}  {:>14}  {:>16}  {:>3}\n",
+        lesson.title, lesson.claim, "x", "median ms", "y", "fetched / used", "ok"
+    );
+    for point in &outcome.points {
+        let fetched = point
+            .fetched_per_used
+            .map_or_else(|| "-".to_string(), |ratio| format!("{ratio:.3}"));
+        text += &format!(
+            "  {:>10}  {:>10.4}  {:>14.1}  {:>16}  {:>3}\n",
+            point.x,
+            point.ms,
+            point.y,
+            fetched,
+            if point.correct { "yes" } else { "NO" }
+        );
+    }
+    text += &format!(
+        "  (x: {}; y: {}; kernel {})\n\n  this GPU: {}\n  verdict: {}\n",
+        lesson.x_axis,
+        lesson.y_axis,
+        outcome.kernel,
+        outcome.finding,
+        outcome.verdict.describe()
+    );
+    text
+}
+
+/// A lesson's plot: its points, and its bound where it has one.
+fn picture(lesson: &Lesson, outcome: &Outcome, device: &str) -> Result<String> {
+    let mut lines = vec![LessonLine {
+        name: outcome.kernel.to_string(),
+        points: outcome.points.iter().map(|p| (p.x, p.y)).collect(),
+        dashed: false,
+    }];
+    if let Some(bound) = &outcome.bound {
+        lines.push(LessonLine {
+            name: "roofline from the sweep's ends".to_string(),
+            points: bound.clone(),
+            dashed: true,
+        });
+    }
+    plot::lesson(
+        lesson.title,
+        &format!("{device} · verdict: {}", outcome.verdict.describe()),
+        (lesson.x_axis, lesson.log_x),
+        lesson.y_axis,
+        &lines,
+    )
+}
