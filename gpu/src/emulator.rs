@@ -152,6 +152,21 @@ pub enum Fault {
         size: u32,
         limit: u32,
     },
+    /// An access past the end of a statically sized shared array.
+    StaticSharedOutOfBounds {
+        thread: Dim3,
+        kind: AccessKind,
+        array: &'static str,
+        index: u32,
+        len: u32,
+    },
+    /// Statically sized shared arrays and the launch-sized memory together
+    /// larger than a block may have.
+    StaticSharedTooLarge {
+        array: &'static str,
+        bytes: u32,
+        limit: u64,
+    },
     /// An access of `size` bytes at an offset that is not a multiple of
     /// `size`: on the GPU, a misaligned address.
     SharedMisaligned {
@@ -268,6 +283,27 @@ impl fmt::Display for Fault {
                 "{} {} {size} bytes of shared memory at offset {offset}, outside the launch's {limit} bytes",
                 thread(*t),
                 verb(*kind)
+            ),
+            Self::StaticSharedOutOfBounds {
+                thread: t,
+                kind,
+                array,
+                index,
+                len,
+            } => write!(
+                f,
+                "{} {} element {index} of the shared array {array}, which has {len}",
+                thread(*t),
+                verb(*kind)
+            ),
+            Self::StaticSharedTooLarge {
+                array,
+                bytes,
+                limit,
+            } => write!(
+                f,
+                "declaring the shared array {array} takes the block's shared memory to {bytes} \
+                 bytes, more than {limit}"
             ),
             Self::SharedMisaligned {
                 thread: t,
@@ -447,6 +483,8 @@ fn launch_blocks(
         base: words.as_mut_ptr().cast(),
         shadow: vec![Shadow::default(); launch.shared_bytes as usize],
         limit: launch.shared_bytes,
+        statics: Vec::new(),
+        static_words: None,
         epoch: 0,
         block_start: 0,
     });
@@ -506,8 +544,17 @@ fn check_launch(launch: &Launch) -> Result<(), Fault> {
 /// blocks too, so that the shadow never needs clearing.
 struct SharedMemory {
     base: *mut u8,
+    /// One per byte: the launch-sized memory's from offset 0, the static
+    /// arrays' from [`STATIC_START`].
     shadow: Vec<Shadow>,
+    /// The launch-sized memory's bytes.
     limit: u32,
+    /// The statically sized arrays declared so far in the launch: name,
+    /// offset from [`STATIC_START`], bytes.
+    statics: Vec<(&'static str, u32, u32)>,
+    /// Their memory, allocated at the first declaration, whole, so that it
+    /// never moves while threads hold its address.
+    static_words: Option<Box<[u64]>>,
     /// The current barrier interval.
     epoch: u32,
     /// The current block's first epoch: a byte last written before it holds
@@ -533,6 +580,11 @@ struct Shadow {
 
 const NONE: u32 = u32::MAX;
 
+/// Where the static shared arrays' offsets start: past any launch-sized
+/// memory, so that an access past the launch-sized memory is never taken
+/// for one of theirs.
+const STATIC_START: i64 = 64 * 1024;
+
 impl SharedMemory {
     /// Checks one access by thread `me` of `block` and records it.
     fn access(
@@ -544,7 +596,11 @@ impl SharedMemory {
         kind: AccessKind,
     ) -> Result<(), Fault> {
         let thread = coordinates(me, block);
-        if offset < 0 || offset + i64::from(size) > i64::from(self.limit) {
+        let end = offset + i64::from(size);
+        let launch_sized = offset >= 0 && end <= i64::from(self.limit);
+        let statics = STATIC_START..=STATIC_START + self.static_bytes();
+        let declared = statics.contains(&offset) && statics.contains(&end);
+        if !launch_sized && !declared {
             return Err(Fault::SharedOutOfBounds {
                 thread,
                 kind,
@@ -623,9 +679,54 @@ impl SharedMemory {
         Ok(())
     }
 
-    /// The offset of `address` from the start of the launch-sized memory.
+    /// The offset of `address`: from the start of the launch-sized memory,
+    /// or from [`STATIC_START`] on inside the static arrays.
     fn offset_of(&self, address: *const u8) -> i64 {
+        if let Some(words) = &self.static_words {
+            let start = words.as_ptr() as i64;
+            let inside = (address as i64).wrapping_sub(start);
+            if (0..(8 * words.len()) as i64).contains(&inside) {
+                return STATIC_START + inside;
+            }
+        }
         (address as i64).wrapping_sub(self.base as i64)
+    }
+
+    /// The static arrays' bytes so far.
+    fn static_bytes(&self) -> i64 {
+        self.statics
+            .last()
+            .map_or(0, |&(_, offset, bytes)| i64::from(offset + bytes))
+    }
+
+    /// The address of the static array `name` of `bytes` bytes: where an
+    /// earlier declaration in the launch put it, else after the others,
+    /// 16-byte aligned, as ptxas places them.
+    fn declare(&mut self, name: &'static str, bytes: u32) -> Result<*mut u8, Fault> {
+        let offset = match self.statics.iter().find(|&&(known, ..)| known == name) {
+            Some(&(_, offset, _)) => offset,
+            None => {
+                let offset = (self.static_bytes() as u32).next_multiple_of(16);
+                let total = u64::from(self.limit) + u64::from(offset) + u64::from(bytes);
+                if total > crate::runtime::shared::LIMIT_BYTES {
+                    return Err(Fault::StaticSharedTooLarge {
+                        array: name,
+                        bytes: total as u32,
+                        limit: crate::runtime::shared::LIMIT_BYTES,
+                    });
+                }
+                self.statics.push((name, offset, bytes));
+                let end = STATIC_START as usize + (offset + bytes) as usize;
+                self.shadow
+                    .resize(end.max(self.shadow.len()), Shadow::default());
+                offset
+            }
+        };
+        let words = self.static_words.get_or_insert_with(|| {
+            vec![u64::MAX; crate::runtime::shared::LIMIT_BYTES as usize / 8].into_boxed_slice()
+        });
+        // SAFETY: offset + bytes is within the limit, and so inside `words`.
+        Ok(unsafe { words.as_mut_ptr().cast::<u8>().add(offset as usize) })
     }
 
     /// Checks an asynchronous copy of `size` bytes to `offset` by thread
@@ -1124,6 +1225,31 @@ pub(crate) fn shuffle(
     // SAFETY: the yielder belongs to the coroutine that is running this code.
     unsafe { (*yielder).suspend(Wait::Shuffle(call)) };
     running().shuffled.get()
+}
+
+/// The address of the running block's static shared array `name`, of
+/// `bytes` bytes.
+pub(crate) fn static_shared(name: &'static str, bytes: u32) -> *mut u8 {
+    let declared = with_current(|current| current.memory.borrow_mut().declare(name, bytes));
+    declared.unwrap_or_else(|fault| stop(fault))
+}
+
+/// Stops the running thread for touching element `index` of the static
+/// shared array `array` of `len` elements.
+pub(crate) fn static_shared_out_of_bounds(
+    array: &'static str,
+    index: u32,
+    len: u32,
+    kind: AccessKind,
+) -> ! {
+    let thread = with_current(|current| current.thread);
+    stop(Fault::StaticSharedOutOfBounds {
+        thread,
+        kind,
+        array,
+        index,
+        len,
+    })
 }
 
 pub(crate) fn shared_base() -> *mut u8 {

@@ -27,6 +27,7 @@
 pub mod runtime;
 
 pub mod access;
+pub mod banks;
 pub mod blur;
 pub mod caches;
 #[cfg(not(target_arch = "nvptx64"))]
@@ -45,6 +46,7 @@ pub const CUDA_TWINS: &str = concat!(
     include_str!("../cuda/gemv.cu"),
     include_str!("../cuda/blur.cu"),
     include_str!("../cuda/access.cu"),
+    include_str!("../cuda/banks.cu"),
     include_str!("../cuda/caches.cu"),
     include_str!("../cuda/intensity.cu"),
 );

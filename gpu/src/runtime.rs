@@ -494,8 +494,45 @@ pub mod global {
     }
 }
 
-/// Launch-sized ("dynamic") shared memory: one allocation per block whose
-/// size in bytes the host chooses at launch.
+/// Declares a statically sized shared array, `__shared__ T NAME[N]` in
+/// CUDA C++, and evaluates to its [`shared::StaticArray`]:
+/// `let tile = shared_array!(TILE: [f32; 1024]);`.
+///
+/// `T` is a concrete [`Real`], and `NAME` is unique among the crate's
+/// shared arrays: it is the `.shared` variable's name in the PTX.
+///
+/// # Safety
+/// Used inside a kernel only, as an `unsafe` expression's operand.
+#[macro_export]
+macro_rules! shared_array {
+    ($name:ident: [$element:ty; $len:expr]) => {{
+        const LEN: u32 = $len;
+        #[cfg(target_arch = "nvptx64")]
+        let array = {
+            ::core::arch::global_asm!(
+                concat!(".shared .align 16 .b8 ", stringify!($name), "[{bytes}];"),
+                bytes = const LEN as usize * ::core::mem::size_of::<$element>(),
+            );
+            let address: u32;
+            // SAFETY: taking a variable's address reads and writes nothing.
+            unsafe {
+                ::core::arch::asm!(
+                    concat!("mov.u32 {}, ", stringify!($name), ";"),
+                    out(reg32) address,
+                    options(pure, nomem, nostack, preserves_flags),
+                );
+            }
+            $crate::runtime::shared::StaticArray::<$element>::at(address, LEN)
+        };
+        #[cfg(not(target_arch = "nvptx64"))]
+        let array = $crate::runtime::shared::StaticArray::<$element>::at(stringify!($name), LEN);
+        array
+    }};
+}
+
+/// Shared memory: launch-sized ("dynamic"), one allocation per block whose
+/// size in bytes the host chooses at launch, and statically sized arrays
+/// ([`shared_array!`](crate::shared_array)) whose sizes the kernel fixes.
 pub mod shared {
     use core::marker::PhantomData;
 
@@ -622,6 +659,126 @@ pub mod shared {
             // SAFETY: by this function's contract (which the emulator has
             // just checked, on the host).
             unsafe { *self.base.add(index as usize) = value }
+        }
+    }
+
+    /// A statically sized shared array, `__shared__ T name[N]` in CUDA C++,
+    /// as [`shared_array!`](crate::shared_array) declares it: its size is
+    /// part of the kernel, which ptxas and the driver report, and the host
+    /// asks for nothing at launch.
+    ///
+    /// On the GPU it is the array's address in the shared window, read and
+    /// written with `ld.shared`/`st.shared` (`LDS`/`STS`); in the emulator,
+    /// a region of the block's shared memory with the same race, barrier
+    /// and initialisation checks as launch-sized memory, and its own bounds.
+    #[derive(Clone, Copy)]
+    pub struct StaticArray<T> {
+        #[cfg(target_arch = "nvptx64")]
+        address: u32,
+        #[cfg(not(target_arch = "nvptx64"))]
+        base: *mut T,
+        #[cfg(not(target_arch = "nvptx64"))]
+        name: &'static str,
+        len: u32,
+        element: PhantomData<T>,
+    }
+
+    impl<T: Real> StaticArray<T> {
+        /// The array of `len` elements at `address` in the shared window.
+        ///
+        /// # Safety
+        /// `address` is that of a `.shared` array of at least `len`
+        /// elements, 16-byte aligned, as [`shared_array!`](crate::shared_array)
+        /// declares it.
+        #[cfg(target_arch = "nvptx64")]
+        #[inline(always)]
+        pub unsafe fn at(address: u32, len: u32) -> Self {
+            Self {
+                address,
+                len,
+                element: PhantomData,
+            }
+        }
+
+        /// The emulated block's array `name` of `len` elements: the same
+        /// memory for every thread of the block.
+        ///
+        /// # Safety
+        /// None on the host; kept `unsafe` to match the GPU's contract.
+        #[cfg(not(target_arch = "nvptx64"))]
+        pub unsafe fn at(name: &'static str, len: u32) -> Self {
+            let bytes = len * size_of::<T>() as u32;
+            Self {
+                base: emulator::static_shared(name, bytes).cast(),
+                name,
+                len,
+                element: PhantomData,
+            }
+        }
+
+        /// Its elements.
+        pub const fn len(self) -> u32 {
+            self.len
+        }
+
+        /// Whether it has none.
+        pub const fn is_empty(self) -> bool {
+            self.len == 0
+        }
+
+        /// Checks an access to element `index` and records it.
+        #[cfg(not(target_arch = "nvptx64"))]
+        #[track_caller]
+        fn access(self, index: u32, kind: emulator::AccessKind) -> *mut T {
+            if index >= self.len {
+                emulator::static_shared_out_of_bounds(self.name, index, self.len, kind);
+            }
+            let address = self.base.wrapping_add(index as usize);
+            emulator::shared_access(
+                address.cast(),
+                size_of::<T>(),
+                kind,
+                core::panic::Location::caller(),
+            );
+            address
+        }
+
+        /// Reads element `index`.
+        ///
+        /// # Safety
+        /// As [`SharedArray::read`], `index` below [`StaticArray::len`].
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub unsafe fn read(self, index: u32) -> T {
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: by this function's contract.
+            unsafe {
+                T::load_shared(self.address + index * size_of::<T>() as u32)
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            // SAFETY: checked inside the array just now.
+            unsafe {
+                self.access(index, emulator::AccessKind::Read).read()
+            }
+        }
+
+        /// Writes element `index`.
+        ///
+        /// # Safety
+        /// As [`SharedArray::write`], `index` below [`StaticArray::len`].
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub unsafe fn write(self, index: u32, value: T) {
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: by this function's contract.
+            unsafe {
+                T::store_shared(self.address + index * size_of::<T>() as u32, value)
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            // SAFETY: checked inside the array just now.
+            unsafe {
+                self.access(index, emulator::AccessKind::Write).write(value)
+            }
         }
     }
 
@@ -1065,9 +1222,61 @@ pub trait Real:
     /// As [`global::GlobalMut::write_vector`].
     #[cfg(target_arch = "nvptx64")]
     unsafe fn store_vector(address: *mut Self, values: Self::Vector);
+
+    /// One load from `address` in the shared window (`LDS`).
+    ///
+    /// # Safety
+    /// As [`shared::StaticArray::read`].
+    #[cfg(target_arch = "nvptx64")]
+    unsafe fn load_shared(address: u32) -> Self;
+
+    /// One store to `address` in the shared window (`STS`).
+    ///
+    /// # Safety
+    /// As [`shared::StaticArray::write`].
+    #[cfg(target_arch = "nvptx64")]
+    unsafe fn store_shared(address: u32, value: Self);
+}
+
+/// [`Real::load_shared`] and [`Real::store_shared`] for a type of `$bits`
+/// bits, moved through an unsigned integer of as many.
+macro_rules! shared_access {
+    ($bits:literal, $unsigned:ty, $register:ident) => {
+        #[cfg(target_arch = "nvptx64")]
+        #[inline(always)]
+        unsafe fn load_shared(address: u32) -> Self {
+            let bits: $unsigned;
+            // SAFETY: by the caller's contract; the load only reads.
+            unsafe {
+                core::arch::asm!(
+                    concat!("ld.shared.b", $bits, " {}, [{}];"),
+                    out($register) bits,
+                    in(reg32) address,
+                    options(readonly, nostack, preserves_flags),
+                );
+            }
+            Self::from_bits(bits)
+        }
+
+        #[cfg(target_arch = "nvptx64")]
+        #[inline(always)]
+        unsafe fn store_shared(address: u32, value: Self) {
+            // SAFETY: by the caller's contract.
+            unsafe {
+                core::arch::asm!(
+                    concat!("st.shared.b", $bits, " [{}], {};"),
+                    in(reg32) address,
+                    in($register) value.to_bits(),
+                    options(nostack, preserves_flags),
+                );
+            }
+        }
+    };
 }
 
 impl Real for f32 {
+    shared_access!("32", u32, reg32);
+
     const ZERO: Self = 0.0;
     type Vector = [f32; 4];
     const VECTOR_LEN: u32 = 4;
@@ -1110,6 +1319,8 @@ impl Real for f32 {
 }
 
 impl Real for f64 {
+    shared_access!("64", u64, reg64);
+
     const ZERO: Self = 0.0;
     type Vector = [f64; 2];
     const VECTOR_LEN: u32 = 2;

@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use gpu::emulator::traffic::Global as GlobalTraffic;
+use gpu::emulator::traffic::Traffic;
 use rand::{SeedableRng, rngs::SmallRng};
 use serde::Serialize;
 
@@ -21,6 +21,7 @@ use crate::device::Gpu;
 use crate::emulator::CountingEmulator;
 use crate::error::{Error, Result};
 use crate::families::access::{Access, AccessShape};
+use crate::families::banks::{Banks, BanksShape};
 use crate::families::caches::{Caches, CachesShape};
 use crate::families::intensity::{Intensity, IntensityShape};
 use crate::family::Family;
@@ -35,6 +36,8 @@ pub struct Lesson {
     x_axis: &'static str,
     log_x: bool,
     y_axis: &'static str,
+    /// What the emulator counts at each point, where it counts something.
+    counted: Option<&'static str>,
     run: fn(&mut Lab<'_>) -> Result<Outcome>,
 }
 
@@ -49,6 +52,7 @@ pub const LESSONS: &[Lesson] = &[
         x_axis: "stride s (elements of 4 bytes)",
         log_x: true,
         y_axis: "effective bandwidth (GB/s of bytes used)",
+        counted: Some(FETCHED_PER_USED),
         run: coalescing,
     },
     Lesson {
@@ -59,7 +63,20 @@ pub const LESSONS: &[Lesson] = &[
         x_axis: "offset o (elements of 4 bytes)",
         log_x: false,
         y_axis: "effective bandwidth (GB/s of bytes used)",
+        counted: Some(FETCHED_PER_USED),
         run: alignment,
+    },
+    Lesson {
+        name: "banks",
+        title: "Bank conflicts: a warp's reads in one bank are served one after another",
+        claim: "Shared memory is divided into 32 banks of 4-byte words; lanes of a warp that \
+                read different words of one bank are served one after another (a bank \
+                conflict), so a d-way conflict divides the shared-memory bandwidth by d.",
+        x_axis: "stride (4-byte words) between the lanes' reads",
+        log_x: false,
+        y_axis: "shared-memory read bandwidth (GB/s)",
+        counted: Some("wavefronts per read"),
+        run: banks,
     },
     Lesson {
         name: "caches",
@@ -70,6 +87,7 @@ pub const LESSONS: &[Lesson] = &[
         x_axis: "working set (bytes)",
         log_x: true,
         y_axis: "read bandwidth (GB/s)",
+        counted: None,
         run: caches,
     },
     Lesson {
@@ -80,6 +98,7 @@ pub const LESSONS: &[Lesson] = &[
         x_axis: "arithmetic intensity (FLOP per byte of global memory)",
         log_x: true,
         y_axis: "GFLOP/s",
+        counted: None,
         run: intensity,
     },
 ];
@@ -122,9 +141,9 @@ pub struct Point {
     pub ms: f64,
     /// The lesson's quantity: what its plot shows.
     pub y: f64,
-    /// Bytes the hardware fetches per byte used, as the emulator counts
-    /// the same access pattern, where the lesson is about it.
-    pub fetched_per_used: Option<f64>,
+    /// What the emulator counts for the same access pattern (the lesson's
+    /// `counted`), where the lesson is about it.
+    pub counted: Option<f64>,
     /// Whether every element of the output matched the reference.
     pub correct: bool,
 }
@@ -148,6 +167,7 @@ struct Entry<'a> {
     claim: &'static str,
     x_axis: &'static str,
     y_axis: &'static str,
+    counted: Option<&'static str>,
     #[serde(flatten)]
     outcome: &'a Outcome,
 }
@@ -194,17 +214,25 @@ impl Lab<'_> {
     }
 }
 
-/// Bytes fetched per byte used by the global loads of family `F`'s kernel
-/// at `shape`, as the emulator counts them.
-fn fetched_per_used<F: Family>(shape: F::Shape) -> Result<f64> {
+/// What the access lessons count.
+const FETCHED_PER_USED: &str = "bytes fetched per byte used";
+
+/// The traffic of family `F`'s kernel at `shape`, as the emulator counts
+/// it.
+fn traffic<F: Family>(shape: F::Shape) -> Result<Traffic> {
     let counting = CountingEmulator::default();
     let kernel = &F::KERNELS[0];
     let mut rng = SmallRng::seed_from_u64(0);
     Case::<CountingEmulator, F>::new(&counting, shape, &mut rng)?.launch(&counting, kernel)?;
-    let loads: GlobalTraffic = counting
+    Ok(counting
         .traffic(kernel.name)
-        .expect("the counting emulator counts every launch")
-        .global_load;
+        .expect("the counting emulator counts every launch"))
+}
+
+/// Bytes fetched per byte used by the global loads of family `F`'s kernel
+/// at `shape`, as the emulator counts them.
+fn fetched_per_used<F: Family>(shape: F::Shape) -> Result<f64> {
+    let loads = traffic::<F>(shape)?.global_load;
     Ok(loads.bytes_fetched() as f64 / loads.bytes_used as f64)
 }
 
@@ -232,7 +260,7 @@ fn coalescing(lab: &mut Lab<'_>) -> Result<Outcome> {
             x: stride as f64,
             ms,
             y: copy_rate(COPY_ELEMENTS, ms),
-            fetched_per_used: Some(fetched_per_used::<Access>(shape(COUNTED_ELEMENTS))?),
+            counted: Some(fetched_per_used::<Access>(shape(COUNTED_ELEMENTS))?),
             correct,
         });
     }
@@ -245,7 +273,7 @@ fn coalescing(lab: &mut Lab<'_>) -> Result<Outcome> {
         last.x,
         last.y,
         ratio,
-        last.fetched_per_used.unwrap_or(f64::NAN),
+        last.counted.unwrap_or(f64::NAN),
     );
     let verdict = if ratio < 0.5 {
         Verdict::Confirmed
@@ -275,7 +303,7 @@ fn alignment(lab: &mut Lab<'_>) -> Result<Outcome> {
             x: offset as f64,
             ms,
             y: copy_rate(COPY_ELEMENTS, ms),
-            fetched_per_used: Some(fetched_per_used::<Access>(shape(COUNTED_ELEMENTS))?),
+            counted: Some(fetched_per_used::<Access>(shape(COUNTED_ELEMENTS))?),
             correct,
         });
     }
@@ -294,7 +322,7 @@ fn alignment(lab: &mut Lab<'_>) -> Result<Outcome> {
         .fold(f64::INFINITY, f64::min);
     let extra = points
         .iter()
-        .map(|point| point.fetched_per_used.unwrap_or(1.0))
+        .map(|point| point.counted.unwrap_or(1.0))
         .fold(1.0, f64::max);
     let ratio = misaligned / aligned;
     let finding = format!(
@@ -318,6 +346,82 @@ fn alignment(lab: &mut Lab<'_>) -> Result<Outcome> {
     ))
 }
 
+/// Reads per thread of the bank lesson: enough to time each stride.
+const BANK_READS: usize = 4096;
+
+/// The warps' reads at every stride from 1 to 32 words, and the
+/// wavefronts the emulator counts for each.
+fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
+    let blocks = full_gpu_blocks(lab, gpu::banks::BLOCK);
+    let mut points = Vec::new();
+    for stride in 1..=32 {
+        let shape = BanksShape {
+            stride,
+            blocks,
+            rounds: BANK_READS,
+        };
+        let (ms, correct) = lab.measure::<Banks>(shape)?;
+        let loads = traffic::<Banks>(BanksShape {
+            blocks: 1,
+            rounds: 32,
+            ..shape
+        })?
+        .shared_load;
+        points.push(Point {
+            x: f64::from(stride),
+            ms,
+            y: shape.bytes_read() / ms / 1e6,
+            counted: Some(loads.wavefronts as f64 / loads.requests as f64),
+            correct,
+        });
+    }
+    let degree_rate = |degree: u32| {
+        let rates: Vec<f64> = points
+            .iter()
+            .filter(|point| {
+                let shape = BanksShape {
+                    stride: point.x as u32,
+                    blocks,
+                    rounds: BANK_READS,
+                };
+                shape.conflict_degree() == degree
+            })
+            .map(|point| point.y)
+            .collect();
+        rates.iter().sum::<f64>() / rates.len() as f64
+    };
+    let degrees = [1, 2, 4, 8, 16, 32];
+    let rates: Vec<f64> = degrees.iter().map(|&degree| degree_rate(degree)).collect();
+    let listed: Vec<String> = degrees
+        .iter()
+        .zip(&rates)
+        .map(|(degree, rate)| format!("{degree}-way {rate:.0} GB/s ({:.2}×)", rate / rates[0]))
+        .collect();
+    let finding = format!(
+        "by conflict degree gcd(stride, 32), averaged over its strides: {}.",
+        listed.join(", ")
+    );
+    let falling = rates.windows(2).all(|pair| pair[1] < pair[0] * 1.05);
+    let verdict = if falling && rates[5] < rates[0] / 8.0 {
+        Verdict::Confirmed
+    } else {
+        Verdict::NotShown
+    };
+    Ok(outcome(
+        Banks::KERNELS[0].name,
+        points,
+        None,
+        finding,
+        verdict,
+    ))
+}
+
+/// Blocks of `block` threads that fill every SM of the GPU once.
+fn full_gpu_blocks(lab: &Lab<'_>, block: u32) -> usize {
+    let sms = lab.hardware.multiprocessors.unwrap_or(1) as usize;
+    sms * THREADS_PER_SM / block as usize
+}
+
 /// Bytes the cache lesson reads per launch: enough to time from L1.
 const CACHE_BYTES_READ: usize = 1 << 30;
 /// Threads an SM holds at once on every GPU since Volta, and so blocks of
@@ -326,8 +430,7 @@ const THREADS_PER_SM: usize = 2048;
 
 /// The working set from 16 KiB to four times the L2, doubling.
 fn caches(lab: &mut Lab<'_>) -> Result<Outcome> {
-    let sms = lab.hardware.multiprocessors.unwrap_or(1) as usize;
-    let blocks = sms * THREADS_PER_SM / gpu::caches::BLOCK as usize;
+    let blocks = full_gpu_blocks(lab, gpu::caches::BLOCK);
     let chunk_bytes = 4 * gpu::caches::CHUNK as usize;
     let chunks = (CACHE_BYTES_READ / (blocks * chunk_bytes)).max(1);
     let l2 = lab.hardware.l2_bytes.unwrap_or(64 << 20);
@@ -344,7 +447,7 @@ fn caches(lab: &mut Lab<'_>) -> Result<Outcome> {
             x: set_bytes as f64,
             ms,
             y: shape.bytes_read() / ms / 1e6,
-            fetched_per_used: None,
+            counted: None,
             correct,
         });
         set_bytes *= 2;
@@ -397,7 +500,7 @@ fn intensity(lab: &mut Lab<'_>) -> Result<Outcome> {
             x: shape.intensity(),
             ms,
             y: Intensity::work(shape).ops / ms / 1e6,
-            fetched_per_used: None,
+            counted: None,
             correct,
         });
         fmas *= 2;
@@ -506,6 +609,7 @@ pub fn run(request: &Request) -> Result<bool> {
             claim: lesson.claim,
             x_axis: lesson.x_axis,
             y_axis: lesson.y_axis,
+            counted: lesson.counted,
             outcome,
         })
         .collect();
@@ -542,11 +646,21 @@ pub fn run(request: &Request) -> Result<bool> {
 fn describe(lesson: &Lesson, outcome: &Outcome) -> String {
     let mut text = format!(
         "{}\n  claim: {}\n\n  {:>10}  {:>10}  {:>14}  {:>16}  {:>3}\n",
-        lesson.title, lesson.claim, "x", "median ms", "y", "fetched / used", "ok"
+        lesson.title,
+        lesson.claim,
+        "x",
+        "median ms",
+        "y",
+        if lesson.counted.is_some() {
+            "counted"
+        } else {
+            ""
+        },
+        "ok"
     );
     for point in &outcome.points {
         let fetched = point
-            .fetched_per_used
+            .counted
             .map_or_else(|| "-".to_string(), |ratio| format!("{ratio:.3}"));
         text += &format!(
             "  {:>10}  {:>10.4}  {:>14.1}  {:>16}  {:>3}\n",
@@ -557,8 +671,11 @@ fn describe(lesson: &Lesson, outcome: &Outcome) -> String {
             if point.correct { "yes" } else { "NO" }
         );
     }
+    let counted = lesson.counted.map_or_else(String::new, |counted| {
+        format!("; counted: {counted}, by the emulator")
+    });
     text += &format!(
-        "  (x: {}; y: {}; kernel {})\n\n  this GPU: {}\n  verdict: {}\n",
+        "  (x: {}; y: {}{counted}; kernel {})\n\n  this GPU: {}\n  verdict: {}\n",
         lesson.x_axis,
         lesson.y_axis,
         outcome.kernel,

@@ -6,6 +6,7 @@
 
 use locality::Emulator;
 use locality::families::access::{Access, AccessShape};
+use locality::families::banks::{Banks, BanksShape};
 use locality::families::blur::{Blur, BlurShape, max_radius};
 use locality::families::caches::{Caches, CachesShape};
 use locality::families::gemv::{Gemv, GemvShape};
@@ -49,6 +50,14 @@ proptest! {
     fn the_access_copy_agrees_with_the_reference(n in size(), stride in 0..=40usize, offset in 0..=40usize, seed: u64) {
         let shape = AccessShape { n, stride, offset };
         check_family::<_, Access>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn the_bank_kernel_agrees_with_the_reference(
+        stride in 0..=70u32, blocks in 1..=3usize, rounds in 1..=50usize, seed: u64,
+    ) {
+        let shape = BanksShape { stride, blocks, rounds };
+        check_family::<_, Banks>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]

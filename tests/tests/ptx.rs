@@ -21,15 +21,27 @@ fn body_in(ptx: &'static str, entry_point: &str) -> &'static str {
     &ptx[start..start + length]
 }
 
-/// Every kernel, and whether its launch contract asks for shared memory
-/// (on its family's first test shape).
+/// The statically sized shared arrays the PTX declares (`shared_array!`).
+fn static_shared_arrays() -> Vec<&'static str> {
+    PTX.lines()
+        .filter_map(|line| line.strip_prefix(".shared .align 16 .b8 "))
+        .filter_map(|declaration| declaration.split('[').next())
+        .collect()
+}
+
+/// Every kernel, and whether it has shared memory: its launch contract asks
+/// for some (on its family's first test shape), or it takes the address of
+/// a static shared array.
 fn kernels_and_shared_memory() -> Vec<(&'static str, bool)> {
     struct Collect(Vec<(&'static str, bool)>);
     impl Visitor for Collect {
         fn visit<F: Family>(&mut self) -> locality::Result<()> {
             let problem = F::problem(F::test_shapes()[0])?;
             for kernel in F::KERNELS {
-                let shared = (kernel.launch)(&problem).shared_bytes > 0;
+                let declared = static_shared_arrays()
+                    .iter()
+                    .any(|array| body(kernel.name).contains(&format!(", {array};")));
+                let shared = (kernel.launch)(&problem).shared_bytes > 0 || declared;
                 self.0.push((kernel.name, shared));
             }
             Ok(())
@@ -38,6 +50,15 @@ fn kernels_and_shared_memory() -> Vec<(&'static str, bool)> {
     let mut collect = Collect(Vec::new());
     families::visit(&mut collect).unwrap();
     collect.0
+}
+
+#[test]
+fn a_static_shared_array_is_declared_with_its_size() {
+    assert!(
+        PTX.contains(".shared .align 16 .b8 BANK_TILE[4096];"),
+        "the bank-conflict tile is not a 4 KiB static shared array"
+    );
+    assert!(body("bank_conflicts").contains(", BANK_TILE;"));
 }
 
 #[test]

@@ -8,6 +8,7 @@ use locality::Backend;
 use locality::CountingEmulator;
 use locality::case::Case;
 use locality::families::access::{Access, AccessShape};
+use locality::families::banks::{Banks, BanksShape};
 use locality::families::blur::{Blur, BlurShape};
 use locality::families::caches::{Caches, CachesShape};
 use locality::families::gemv::{Gemv, GemvShape};
@@ -141,6 +142,11 @@ const ACCESS_SHAPE: AccessShape = AccessShape {
     stride: 2,
     offset: 1,
 };
+const BANKS_SHAPE: BanksShape = BanksShape {
+    stride: 2,
+    blocks: 1,
+    rounds: 4,
+};
 const CACHES_SHAPE: CachesShape = CachesShape {
     set: 4096,
     blocks: 4,
@@ -157,6 +163,7 @@ fn documented_counts(name: &str) -> [u64; 7] {
         _ if name.ends_with("f64") => traffic::<Gemv<f64>>(name, GemvShape::new(256, 64)),
         _ if name.starts_with("blur") => traffic::<Blur>(name, BlurShape::new(64, 64, 1, 3)),
         "copy_strided" => traffic::<Access>(name, ACCESS_SHAPE),
+        "bank_conflicts" => traffic::<Banks>(name, BANKS_SHAPE),
         "read_working_set" => traffic::<Caches>(name, CACHES_SHAPE),
         _ => traffic::<Intensity>(name, INTENSITY_SHAPE),
     };

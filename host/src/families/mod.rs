@@ -2,6 +2,7 @@
 //! the default run, the bench and the tests iterate.
 
 pub mod access;
+pub mod banks;
 pub mod blur;
 pub mod caches;
 pub mod gemv;
@@ -25,6 +26,7 @@ pub fn visit(visitor: &mut impl Visitor) -> Result<()> {
     visitor.visit::<gemv::Gemv<f64>>()?;
     visitor.visit::<blur::Blur>()?;
     visitor.visit::<access::Access>()?;
+    visitor.visit::<banks::Banks>()?;
     visitor.visit::<caches::Caches>()?;
     visitor.visit::<intensity::Intensity>()
 }

@@ -1,0 +1,256 @@
+//! The bank-conflict lesson's kernel: its shapes, inputs and reference.
+//! The reference sums, in f64, the very words each thread reads.
+
+use std::fmt;
+
+use clap::{Arg, ArgMatches, value_parser};
+use gpu::banks::{Args, BLOCK, KERNELS, Problem, TILE};
+use gpu::runtime::Kernel;
+use rand::rngs::SmallRng;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::backend::{Backend, Buffer};
+use crate::error::Result;
+use crate::family::{
+    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len,
+    indexable, nonzero,
+};
+use crate::reference::{Expected, gamma};
+use crate::verify::{Comparison, compare, uniform_floats};
+
+/// `blocks` blocks whose warps read the tile at `stride`, `rounds` words
+/// a thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct BanksShape {
+    pub stride: u32,
+    pub blocks: usize,
+    pub rounds: usize,
+}
+
+impl BanksShape {
+    /// Bytes read from shared memory by one launch.
+    pub fn bytes_read(self) -> f64 {
+        4.0 * self.threads() as f64 * self.rounds as f64
+    }
+
+    /// Lanes of a warp that read one bank at once: gcd(stride, 32).
+    pub fn conflict_degree(self) -> u32 {
+        let (mut a, mut b) = (self.stride, 32);
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    }
+
+    fn threads(self) -> usize {
+        self.blocks * BLOCK as usize
+    }
+
+    fn arguments(self) -> Result<(u32, u32)> {
+        let blocks = nonzero("blocks", self.blocks)?;
+        indexable("the sums (one per thread)", &[blocks, BLOCK])?;
+        Ok((blocks, nonzero("reads per thread", self.rounds)?))
+    }
+}
+
+impl fmt::Display for BanksShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "stride {} × {} blocks × {} reads",
+            self.stride, self.blocks, self.rounds
+        )
+    }
+}
+
+impl Shape for BanksShape {
+    fn side(&self) -> f64 {
+        f64::from(self.stride)
+    }
+
+    fn short(&self) -> String {
+        format!("stride {}", self.stride)
+    }
+}
+
+pub struct Buffers<B: Backend> {
+    pub tile: Buffer<B, f32>,
+    pub sums: Buffer<B, f32>,
+}
+
+/// The sum, in f64, of what thread `thread` reads, and of the magnitudes.
+fn thread_sum(shape: BanksShape, tile: &[f32], thread: usize) -> (f64, f64) {
+    let first = (thread as u32 % 32).wrapping_mul(shape.stride);
+    (0..shape.rounds as u32).fold((0.0, 0.0), |(sum, magnitude), round| {
+        let value = f64::from(tile[(first.wrapping_add(round) & (TILE - 1)) as usize]);
+        (sum + value, magnitude + value.abs())
+    })
+}
+
+pub struct Banks;
+
+impl Family for Banks {
+    const NAME: &'static str = "banks";
+    const SIZE: SizeSyntax = SizeSyntax {
+        value_name: "BLOCKSxREADS",
+        names: &["blocks", "reads per thread"],
+        help: "The bank-conflict lesson's blocks and shared-memory reads per thread",
+        on_gpu: &[1056, 4096],
+        emulated: &[3, 70],
+        sweep: "1056x4096",
+    };
+    const BOUND: Bound = Bound::Memory;
+    const SQUARE_AXIS: &'static str = "stride (words)";
+    const BENCHED: bool = false;
+
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
+    type Shape = BanksShape;
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = Buffers<B>;
+
+    fn options(_: bool) -> Vec<Arg> {
+        vec![
+            Arg::new("bank-stride")
+                .long("bank-stride")
+                .help("The stride, in 4-byte words, of the bank-conflict lesson's reads")
+                .value_name("WORDS")
+                .value_parser(value_parser!(u32))
+                .default_value("1"),
+        ]
+    }
+
+    fn shape(sizes: &[usize], options: &ArgMatches) -> BanksShape {
+        let [blocks, rounds] = dims(sizes);
+        let stride = *options
+            .get_one("bank-stride")
+            .expect("the option has a default");
+        BanksShape {
+            stride,
+            blocks,
+            rounds,
+        }
+    }
+
+    fn problem(shape: BanksShape) -> Result<Problem> {
+        let (blocks, _) = shape.arguments()?;
+        Ok(Problem { blocks })
+    }
+
+    /// Strides without conflicts, with each degree, and past the tile.
+    fn test_shapes() -> Vec<BanksShape> {
+        [
+            (1, 1, 1),
+            (2, 2, 33),
+            (3, 1, 100),
+            (8, 3, 17),
+            (32, 2, 40),
+            (33, 1, 9),
+            (1000, 2, 64),
+        ]
+        .into_iter()
+        .map(|(stride, blocks, rounds)| BanksShape {
+            stride,
+            blocks,
+            rounds,
+        })
+        .collect()
+    }
+
+    /// An addition per word read; the bytes are the tile read from global
+    /// memory and the sums written: the reads the lesson is about are
+    /// shared memory's.
+    fn work(shape: BanksShape) -> Work {
+        let sums = 4.0 * shape.threads() as f64;
+        Work {
+            op: Op::Flop,
+            ops: shape.bytes_read() / 4.0,
+            bytes: 4.0 * f64::from(TILE) * shape.blocks as f64 + sums,
+            output_bytes: sums,
+        }
+    }
+
+    fn host_bytes(shape: BanksShape) -> f64 {
+        8.0 * f64::from(TILE) + 20.0 * shape.threads() as f64
+    }
+
+    fn inputs(shape: BanksShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
+        shape.arguments()?;
+        Ok(uniform_floats(TILE as usize, rng))
+    }
+
+    /// Tolerance: a running sum of `rounds` terms, within γ(rounds)·Σ|x|.
+    fn reference(shape: BanksShape, tile: &Vec<f32>) -> Expected {
+        let gamma = gamma(shape.rounds, f64::from(f32::EPSILON) / 2.0);
+        let (values, tolerance) = (0..shape.threads())
+            .into_par_iter()
+            .map(|thread| {
+                let (sum, magnitude) = thread_sum(shape, tile, thread);
+                (sum, gamma * magnitude)
+            })
+            .unzip();
+        Expected { values, tolerance }
+    }
+
+    fn upload<B: Backend>(backend: &B, shape: BanksShape, tile: &Vec<f32>) -> Result<Buffers<B>> {
+        Ok(Buffers {
+            tile: backend.upload("tile", tile)?,
+            sums: backend.alloc("sums", shape.threads())?,
+        })
+    }
+
+    fn prepare<B: Backend>(
+        backend: &B,
+        _: &Kernel<Args, Problem>,
+        _: &Vec<f32>,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        backend.poison(&mut buffers.sums)
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: BanksShape,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        let (blocks, rounds) = shape.arguments()?;
+        expect_len("tile", TILE as usize, backend.len(&buffers.tile))?;
+        expect_len("sums", shape.threads(), backend.len(&buffers.sums))?;
+        let Buffers { tile, sums } = buffers;
+        let args = (&*tile, sums, shape.stride, rounds);
+        // SAFETY: the tile holds TILE elements, the sums one per thread, a
+        // buffer of their own.
+        unsafe { backend.launch(kernel, &Problem { blocks }, args) }
+    }
+
+    fn compare<B: Backend>(
+        backend: &B,
+        buffers: &Buffers<B>,
+        expected: &Expected,
+    ) -> Result<Comparison> {
+        Ok(compare(&backend.download(&buffers.sums)?, expected))
+    }
+
+    const CPU: &'static str = "the same sums in f64, every core";
+
+    fn cpu(shape: BanksShape, tile: &Vec<f32>) -> CpuOutput {
+        CpuOutput::F32(
+            (0..shape.threads())
+                .into_par_iter()
+                .map(|thread| thread_sum(shape, tile, thread).0 as f32)
+                .collect(),
+        )
+    }
+
+    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
+        Vec::new()
+    }
+
+    fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {
+        None
+    }
+}
