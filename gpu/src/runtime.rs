@@ -14,8 +14,10 @@
 /// runs once per thread of a launch; and the list becomes a constant of
 /// [`Kernel`]s, each with its entry-point name (the identifier itself), the
 /// first line of its doc comment as its lesson, its parameters' names, its
-/// launch contract (`#[launch(f)]`, `f` a `fn(&Problem) -> Launch`) and the
-/// host build of its body. Nothing about a kernel is written twice.
+/// launch contract (`#[launch(f)]`, `f` a `fn(&Problem) -> Launch`;
+/// `#[launch(f, local_memory)]` for a kernel that uses local memory on
+/// purpose) and the host build of its body. Nothing about a kernel is
+/// written twice.
 macro_rules! kernels {
     (
         $(#[doc = $list_doc:literal])*
@@ -23,7 +25,7 @@ macro_rules! kernels {
         $(
             #[doc = $lesson:literal]
             $(#[doc = $doc:literal])*
-            #[launch($launch:expr)]
+            #[launch($launch:expr $(, $local:ident)?)]
             pub unsafe fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block
         )*
     ) => {
@@ -52,10 +54,22 @@ macro_rules! kernels {
                 lesson: $lesson,
                 params: &[$(stringify!($arg)),*],
                 launch: $launch,
+                local_memory: local_memory!($($local)?),
                 // SAFETY: the caller of `run` takes on the kernel's contract.
                 run: |($($arg,)*)| unsafe { $name($($arg),*) },
             }
         ),*];
+    };
+}
+
+/// Whether a kernel's declaration says `#[launch(contract, local_memory)]`:
+/// it puts data in local memory on purpose, as its lesson.
+macro_rules! local_memory {
+    () => {
+        false
+    };
+    (local_memory) => {
+        true
     };
 }
 
@@ -101,6 +115,10 @@ pub struct Kernel<Args, Problem> {
     pub params: &'static [&'static str],
     /// The grid, block and shared memory it must be launched with.
     pub launch: fn(&Problem) -> Launch,
+    /// Whether it uses local memory on purpose (an array indexed at run
+    /// time, or spilled registers), as its lesson; every other kernel keeps
+    /// its data in registers, which the tests and CI hold it to.
+    pub local_memory: bool,
     /// The body of one thread, compiled for the host, for the emulator.
     ///
     /// # Safety

@@ -38,6 +38,20 @@ pub fn ptx_for((major, minor): (i32, i32)) -> &'static str {
     }
 }
 
+/// `ptx` with kernel `entry` compiled under a cap of `registers` registers
+/// a thread: the `.maxnreg` directive on its entry, as CUDA C++'s
+/// `__maxnreg__` or nvcc's `-maxrregcount` asks for; `None` where `ptx`
+/// has no such entry.
+pub fn with_register_cap(ptx: &str, entry: &str, registers: u32) -> Option<String> {
+    let start = ptx.find(&format!(".entry {entry}("))?;
+    let body = start + ptx[start..].find("\n{")?;
+    Some(format!(
+        "{}\n.maxnreg {registers}{}",
+        &ptx[..body],
+        &ptx[body..]
+    ))
+}
+
 /// Every entry point the PTX defines, in the order it defines them.
 pub fn ptx_entry_points() -> impl Iterator<Item = &'static str> {
     PTX.lines()
@@ -125,11 +139,19 @@ impl Gpu {
     /// GPU `ordinal` with the kernels of `ptx` ([`PTX`] or [`PTX_SM80`])
     /// instead of the newest build it runs: the sm_75 build on a newer GPU
     /// runs what a Turing GPU runs, copies without `cp.async` included.
-    pub fn with_ptx(ordinal: usize, ptx: &'static str) -> Result<Self> {
+    pub fn with_ptx(ordinal: usize, ptx: &str) -> Result<Self> {
         Self::open(ordinal, Some(ptx))
     }
 
-    fn open(ordinal: usize, ptx: Option<&'static str>) -> Result<Self> {
+    /// The PTX this GPU's kernels were loaded from when it was opened with
+    /// [`Gpu::new`]: the newest build it runs.
+    pub fn ptx(&self) -> Result<&'static str> {
+        let capability =
+            compute_capability(&self.context).during("reading the compute capability")?;
+        Ok(ptx_for(capability))
+    }
+
+    fn open(ordinal: usize, ptx: Option<&str>) -> Result<Self> {
         availability()?;
         let available = CudaContext::device_count().during("counting GPUs")? as usize;
         if ordinal >= available {

@@ -8,6 +8,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use gpu::emulator::traffic::Traffic;
+use gpu::runtime::Kernel;
 use rand::{SeedableRng, rngs::SmallRng};
 use serde::Serialize;
 
@@ -17,13 +18,14 @@ use crate::bench::ceilings::Hardware;
 use crate::bench::plot::{self, LessonLine};
 use crate::case::Case;
 use crate::console::{self, say};
-use crate::device::Gpu;
+use crate::device::{Gpu, with_register_cap};
 use crate::emulator::CountingEmulator;
 use crate::error::{Error, Result};
 use crate::families::access::{Access, AccessShape};
 use crate::families::banks::{Banks, BanksShape};
 use crate::families::caches::{Caches, CachesShape};
 use crate::families::intensity::{Intensity, IntensityShape};
+use crate::families::registers::{Registers, RegistersShape};
 use crate::family::Family;
 use crate::timing::Runs;
 
@@ -34,7 +36,9 @@ pub struct Lesson {
     /// The claim as the material makes it.
     pub claim: &'static str,
     x_axis: &'static str,
-    log_x: bool,
+    /// Whether x is plotted on a log axis; `None` for a lesson of a few
+    /// labelled points, which gets no plot.
+    log_x: Option<bool>,
     y_axis: &'static str,
     /// What the emulator counts at each point, where it counts something.
     counted: Option<&'static str>,
@@ -50,7 +54,7 @@ pub const LESSONS: &[Lesson] = &[
                 threads of a warp read scattered (uncoalesced) addresses, most of the bytes \
                 of each transaction are fetched for nothing.",
         x_axis: "stride s (elements of 4 bytes)",
-        log_x: true,
+        log_x: Some(true),
         y_axis: "effective bandwidth (GB/s of bytes used)",
         counted: Some(FETCHED_PER_USED),
         run: coalescing,
@@ -61,10 +65,21 @@ pub const LESSONS: &[Lesson] = &[
         claim: "A warp whose accesses straddle an alignment boundary needs an extra \
                 transaction, so misaligned accesses lower the effective bandwidth.",
         x_axis: "offset o (elements of 4 bytes)",
-        log_x: false,
+        log_x: Some(false),
         y_axis: "effective bandwidth (GB/s of bytes used)",
         counted: Some(FETCHED_PER_USED),
         run: alignment,
+    },
+    Lesson {
+        name: "registers",
+        title: "Registers and local memory: an array indexed at run time, and spills",
+        claim: "An automatic array indexed at run time is placed in local memory, which is \
+                as slow as global memory, and so are registers that spill.",
+        x_axis: "kernel",
+        log_x: None,
+        y_axis: "GB/s of the arrays read",
+        counted: None,
+        run: registers,
     },
     Lesson {
         name: "banks",
@@ -73,7 +88,7 @@ pub const LESSONS: &[Lesson] = &[
                 read different words of one bank are served one after another (a bank \
                 conflict), so a d-way conflict divides the shared-memory bandwidth by d.",
         x_axis: "stride (4-byte words) between the lanes' reads",
-        log_x: false,
+        log_x: Some(false),
         y_axis: "shared-memory read bandwidth (GB/s)",
         counted: Some("wavefronts per read"),
         run: banks,
@@ -85,7 +100,7 @@ pub const LESSONS: &[Lesson] = &[
                 device memory, each larger and slower than the one before: the bandwidth a \
                 kernel gets depends on which level holds its working set.",
         x_axis: "working set (bytes)",
-        log_x: true,
+        log_x: Some(true),
         y_axis: "read bandwidth (GB/s)",
         counted: None,
         run: caches,
@@ -96,7 +111,7 @@ pub const LESSONS: &[Lesson] = &[
         claim: "A kernel whose FLOP per byte is below the GPU's ridge point (12.5 FLOP/B on an \
                 A100) is bound by memory bandwidth, above it by arithmetic throughput.",
         x_axis: "arithmetic intensity (FLOP per byte of global memory)",
-        log_x: true,
+        log_x: Some(true),
         y_axis: "GFLOP/s",
         counted: None,
         run: intensity,
@@ -106,6 +121,13 @@ pub const LESSONS: &[Lesson] = &[
 /// The names `locality lessons NAME` takes.
 pub fn names() -> Vec<&'static str> {
     LESSONS.iter().map(|lesson| lesson.name).collect()
+}
+
+impl Lesson {
+    /// Whether `--plots` draws it: a sweep, not a few labelled points.
+    pub fn plotted(&self) -> bool {
+        self.log_x.is_some()
+    }
 }
 
 /// What a lesson's run says of its claim.
@@ -136,6 +158,8 @@ impl Verdict {
 /// One measured point of a sweep.
 #[derive(Clone, Debug, Serialize)]
 pub struct Point {
+    /// What the point is, where its x alone does not say.
+    pub label: Option<String>,
     pub x: f64,
     /// The kernel's median time.
     pub ms: f64,
@@ -195,6 +219,7 @@ pub struct Request {
 /// from.
 pub struct Lab<'a> {
     gpu: &'a Gpu,
+    device: usize,
     hardware: Hardware,
     runs: Runs,
     rng: SmallRng,
@@ -204,12 +229,19 @@ impl Lab<'_> {
     /// Verifies family `F`'s kernel on `shape` (fresh inputs, poisoned
     /// output, every element), then times it.
     fn measure<F: Family>(&mut self, shape: F::Shape) -> Result<(f64, bool)> {
-        let kernel = &F::KERNELS[0];
-        let mut case = Case::<Gpu, F>::new(self.gpu, shape, &mut self.rng)?;
-        let correct = case.check(self.gpu, kernel)?.passed();
-        let ms = self
-            .gpu
-            .median_ms(self.runs, || case.launch(self.gpu, kernel))?;
+        self.measure_on::<F>(self.gpu, &F::KERNELS[0], shape)
+    }
+
+    /// [`Lab::measure`] for `kernel` as `gpu` loaded it.
+    fn measure_on<F: Family>(
+        &mut self,
+        gpu: &Gpu,
+        kernel: &Kernel<F::Args, F::Problem>,
+        shape: F::Shape,
+    ) -> Result<(f64, bool)> {
+        let mut case = Case::<Gpu, F>::new(gpu, shape, &mut self.rng)?;
+        let correct = case.check(gpu, kernel)?.passed();
+        let ms = gpu.median_ms(self.runs, || case.launch(gpu, kernel))?;
         Ok((ms, correct))
     }
 }
@@ -257,6 +289,7 @@ fn coalescing(lab: &mut Lab<'_>) -> Result<Outcome> {
         };
         let (ms, correct) = lab.measure::<Access>(shape(COPY_ELEMENTS))?;
         points.push(Point {
+            label: None,
             x: stride as f64,
             ms,
             y: copy_rate(COPY_ELEMENTS, ms),
@@ -300,6 +333,7 @@ fn alignment(lab: &mut Lab<'_>) -> Result<Outcome> {
         };
         let (ms, correct) = lab.measure::<Access>(shape(COPY_ELEMENTS))?;
         points.push(Point {
+            label: None,
             x: offset as f64,
             ms,
             y: copy_rate(COPY_ELEMENTS, ms),
@@ -346,6 +380,69 @@ fn alignment(lab: &mut Lab<'_>) -> Result<Outcome> {
     ))
 }
 
+/// The register cap under which `array_in_registers` spills: half of
+/// what it takes without one.
+const REGISTER_CAP: u32 = 32;
+
+/// The array in registers, in local memory, and in registers under a cap
+/// that spills them, with what the driver gave each.
+fn registers(lab: &mut Lab<'_>) -> Result<Outcome> {
+    let shape = RegistersShape {
+        n: Registers::SIZE.on_gpu[0],
+        rotation: 5,
+    };
+    let [in_registers, in_local_memory] = [0, 1].map(|index| &Registers::KERNELS[index]);
+    let capped_ptx = with_register_cap(lab.gpu.ptx()?, in_registers.name, REGISTER_CAP)
+        .ok_or(Error::MissingKernel(in_registers.name))?;
+    let capped = Gpu::with_ptx(lab.device, &capped_ptx)?;
+    let runs = [
+        (lab.gpu, in_registers, in_registers.name.to_string()),
+        (lab.gpu, in_local_memory, in_local_memory.name.to_string()),
+        (
+            &capped,
+            in_registers,
+            format!("{} under .maxnreg {REGISTER_CAP}", in_registers.name),
+        ),
+    ];
+    let (mut points, mut rows, mut local_bytes) = (Vec::new(), Vec::new(), Vec::new());
+    for (index, (gpu, kernel, label)) in runs.into_iter().enumerate() {
+        let (ms, correct) = lab.measure_on::<Registers>(gpu, kernel, shape)?;
+        let resources = gpu.resources(kernel.name)?;
+        rows.push(format!(
+            "{label}: {} registers, {} bytes of local memory, {:.0} GB/s",
+            resources.registers,
+            resources.local_bytes,
+            shape.bytes_read() / ms / 1e6
+        ));
+        points.push(Point {
+            label: Some(format!(
+                "{label} ({} registers, {} local bytes)",
+                resources.registers, resources.local_bytes
+            )),
+            x: (index + 1) as f64,
+            ms,
+            y: shape.bytes_read() / ms / 1e6,
+            counted: None,
+            correct,
+        });
+        local_bytes.push(resources.local_bytes);
+    }
+    let slower = |point: &Point| point.ms / points[0].ms;
+    let (local, spilled) = (slower(&points[1]), slower(&points[2]));
+    let finding = format!(
+        "{}. Against the registers: local memory {local:.2}× the time, spilled registers \
+         {spilled:.2}×.",
+        rows.join("; ")
+    );
+    let used_local = local_bytes[0] == 0 && local_bytes[1..].iter().all(|&bytes| bytes > 0);
+    let verdict = match (used_local, local.min(spilled) > 1.1) {
+        (true, true) => Verdict::Confirmed,
+        (true, false) => Verdict::Hidden,
+        (false, _) => Verdict::NotShown,
+    };
+    Ok(outcome(in_registers.name, points, None, finding, verdict))
+}
+
 /// Reads per thread of the bank lesson: enough to time each stride.
 const BANK_READS: usize = 4096;
 
@@ -368,6 +465,7 @@ fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
         })?
         .shared_load;
         points.push(Point {
+            label: None,
             x: f64::from(stride),
             ms,
             y: shape.bytes_read() / ms / 1e6,
@@ -444,6 +542,7 @@ fn caches(lab: &mut Lab<'_>) -> Result<Outcome> {
         };
         let (ms, correct) = lab.measure::<Caches>(shape)?;
         points.push(Point {
+            label: None,
             x: set_bytes as f64,
             ms,
             y: shape.bytes_read() / ms / 1e6,
@@ -497,6 +596,7 @@ fn intensity(lab: &mut Lab<'_>) -> Result<Outcome> {
         };
         let (ms, correct) = lab.measure::<Intensity>(shape)?;
         points.push(Point {
+            label: None,
             x: shape.intensity(),
             ms,
             y: Intensity::work(shape).ops / ms / 1e6,
@@ -576,12 +676,12 @@ pub fn run(request: &Request) -> Result<bool> {
     let json = request.json.as_deref().map(Pending::create).transpose()?;
     if let Some(dir) = &request.plots {
         std::fs::create_dir_all(dir).map_err(|source| Error::write(dir, source))?;
-        drop(Pending::create(
-            &dir.join(format!("{}.svg", lessons[0].name)),
-        )?);
+        // A probe proves now that the folder takes files.
+        drop(Pending::create(&dir.join("lesson.svg"))?);
     }
     let mut lab = Lab {
         gpu: &gpu,
+        device: request.device,
         hardware: Hardware::read(&gpu),
         runs: request.runs,
         rng: SmallRng::seed_from_u64(request.seed),
@@ -629,9 +729,11 @@ pub fn run(request: &Request) -> Result<bool> {
     }
     if let Some(dir) = &request.plots {
         for (lesson, outcome) in lessons.iter().zip(&outcomes) {
-            let path = dir.join(format!("{}.svg", lesson.name));
-            atomic::write(&path, picture(lesson, outcome, gpu.name())?.as_bytes())?;
-            written.push(path);
+            if let Some(svg) = picture(lesson, outcome, gpu.name()).transpose()? {
+                let path = dir.join(format!("{}.svg", lesson.name));
+                atomic::write(&path, svg.as_bytes())?;
+                written.push(path);
+            }
         }
     }
     for path in written {
@@ -662,6 +764,9 @@ fn describe(lesson: &Lesson, outcome: &Outcome) -> String {
         let fetched = point
             .counted
             .map_or_else(|| "-".to_string(), |ratio| format!("{ratio:.3}"));
+        if let Some(label) = &point.label {
+            text += &format!("  {:>10}: {label}\n", point.x);
+        }
         text += &format!(
             "  {:>10}  {:>10.4}  {:>14.1}  {:>16}  {:>3}\n",
             point.x,
@@ -685,8 +790,10 @@ fn describe(lesson: &Lesson, outcome: &Outcome) -> String {
     text
 }
 
-/// A lesson's plot: its points, and its bound where it has one.
-fn picture(lesson: &Lesson, outcome: &Outcome, device: &str) -> Result<String> {
+/// A lesson's plot: its points, and its bound where it has one; `None`
+/// for a lesson without one.
+fn picture(lesson: &Lesson, outcome: &Outcome, device: &str) -> Option<Result<String>> {
+    let log_x = lesson.log_x?;
     let mut lines = vec![LessonLine {
         name: outcome.kernel.to_string(),
         points: outcome.points.iter().map(|p| (p.x, p.y)).collect(),
@@ -699,11 +806,11 @@ fn picture(lesson: &Lesson, outcome: &Outcome, device: &str) -> Result<String> {
             dashed: true,
         });
     }
-    plot::lesson(
+    Some(plot::lesson(
         lesson.title,
         &format!("{device} · verdict: {}", outcome.verdict.describe()),
-        (lesson.x_axis, lesson.log_x),
+        (lesson.x_axis, log_x),
         lesson.y_axis,
         &lines,
-    )
+    ))
 }

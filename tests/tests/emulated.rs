@@ -12,6 +12,7 @@ use locality::families::caches::{Caches, CachesShape};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::intensity::{Intensity, IntensityShape};
 use locality::families::matmul::{Matmul, MatmulShape};
+use locality::families::registers::{Registers, RegistersShape};
 use locality::family::Family;
 use locality_tests::{check_every_family, check_family, check_kernel, proptest_config, seed};
 use proptest::prelude::*;
@@ -50,6 +51,12 @@ proptest! {
     fn the_access_copy_agrees_with_the_reference(n in size(), stride in 0..=40usize, offset in 0..=40usize, seed: u64) {
         let shape = AccessShape { n, stride, offset };
         check_family::<_, Access>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn the_register_kernels_agree_with_the_reference(n in size(), rotation: u32, seed: u64) {
+        let shape = RegistersShape { n, rotation };
+        check_family::<_, Registers>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]

@@ -124,19 +124,21 @@ fn resource_trials() -> Vec<Trial> {
             || twin().map(drop),
         ),
         Trial::test(
-            "no kernel uses local memory as the driver compiled it for this GPU",
+            "only the local-memory lesson uses local memory as the driver compiled it for this GPU",
             || {
                 let gpu = gpu()?;
-                let mut spilling = Vec::new();
+                let mut wrong = Vec::new();
                 for kernel in families::kernels() {
                     let resources = gpu.resources(kernel.name).map_err(failed)?;
-                    if resources.local_bytes > 0 {
-                        spilling.push(format!("{}: {} bytes", kernel.name, resources.local_bytes));
+                    if (resources.local_bytes > 0) != kernel.local_memory {
+                        wrong.push(format!("{}: {} bytes", kernel.name, resources.local_bytes));
                     }
                 }
-                match spilling.as_slice() {
+                match wrong.as_slice() {
                     [] => Ok(()),
-                    spilling => Err(format!("local memory in {}", spilling.join(", ")).into()),
+                    wrong => {
+                        Err(format!("local memory not as declared: {}", wrong.join(", ")).into())
+                    }
                 }
             },
         ),
@@ -337,15 +339,16 @@ fn lessons_trial() -> Trial {
             let lessons = report["lessons"]
                 .as_array()
                 .ok_or("no lessons in the JSON")?;
-            for (lesson, name) in lessons.iter().zip(locality::lessons::names()) {
+            for (lesson, expected) in lessons.iter().zip(locality::lessons::LESSONS) {
+                let name = expected.name;
                 if lesson["name"] != name || lesson["points"].as_array().is_none_or(Vec::is_empty) {
                     return Err(format!("lesson {name} is missing or empty: {lesson}").into());
                 }
-                if !plots.join(format!("{name}.svg")).is_file() {
-                    return Err(format!("no plot for {name}").into());
+                if plots.join(format!("{name}.svg")).is_file() != expected.plotted() {
+                    return Err(format!("{name}'s plot is not as its lesson says").into());
                 }
             }
-            if lessons.len() != locality::lessons::names().len() {
+            if lessons.len() != locality::lessons::LESSONS.len() {
                 return Err(format!("{} lessons in the JSON", lessons.len()).into());
             }
             std::fs::remove_dir_all(&dir).map_err(io)

@@ -129,14 +129,28 @@ fn kernels_without_shared_memory_use_none_and_no_barrier() {
     }
 }
 
+/// Local memory only where a kernel's lesson is local memory
+/// (`#[launch(contract, local_memory)]`), and there it is.
 #[test]
-fn no_kernel_uses_local_memory() {
-    for marker in [".local", "__local_depot", "%SP", "%SPL"] {
-        assert!(
-            !PTX.contains(marker),
-            "the PTX uses local memory ({marker})"
-        );
+fn only_the_local_memory_lesson_uses_local_memory() {
+    struct Check(Vec<&'static str>);
+    impl Visitor for Check {
+        fn visit<F: Family>(&mut self) -> locality::Result<()> {
+            for kernel in F::KERNELS {
+                for ptx in [PTX, PTX_SM80] {
+                    let local = body_in(ptx, kernel.name).contains(".local");
+                    assert_eq!(local, kernel.local_memory, "{}", kernel.name);
+                }
+                if kernel.local_memory {
+                    self.0.push(kernel.name);
+                }
+            }
+            Ok(())
+        }
     }
+    let mut check = Check(Vec::new());
+    families::visit(&mut check).unwrap();
+    assert_eq!(check.0, ["array_in_local_memory"]);
 }
 
 #[test]

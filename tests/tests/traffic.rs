@@ -14,6 +14,7 @@ use locality::families::caches::{Caches, CachesShape};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::intensity::{Intensity, IntensityShape};
 use locality::families::matmul::{Matmul, MatmulShape};
+use locality::families::registers::{Registers, RegistersShape};
 use locality::family::Family;
 use locality_tests::{kernel, seed};
 use rand::{SeedableRng, rngs::SmallRng};
@@ -142,6 +143,10 @@ const ACCESS_SHAPE: AccessShape = AccessShape {
     stride: 2,
     offset: 1,
 };
+const REGISTERS_SHAPE: RegistersShape = RegistersShape {
+    n: 256,
+    rotation: 5,
+};
 const BANKS_SHAPE: BanksShape = BanksShape {
     stride: 2,
     blocks: 1,
@@ -163,6 +168,9 @@ fn documented_counts(name: &str) -> [u64; 7] {
         _ if name.ends_with("f64") => traffic::<Gemv<f64>>(name, GemvShape::new(256, 64)),
         _ if name.starts_with("blur") => traffic::<Blur>(name, BlurShape::new(64, 64, 1, 3)),
         "copy_strided" => traffic::<Access>(name, ACCESS_SHAPE),
+        "array_in_registers" | "array_in_local_memory" => {
+            traffic::<Registers>(name, REGISTERS_SHAPE)
+        }
         "bank_conflicts" => traffic::<Banks>(name, BANKS_SHAPE),
         "read_working_set" => traffic::<Caches>(name, CACHES_SHAPE),
         _ => traffic::<Intensity>(name, INTENSITY_SHAPE),

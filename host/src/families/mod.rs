@@ -8,6 +8,7 @@ pub mod caches;
 pub mod gemv;
 pub mod intensity;
 pub mod matmul;
+pub mod registers;
 
 use gpu::runtime::Kernel;
 
@@ -26,6 +27,7 @@ pub fn visit(visitor: &mut impl Visitor) -> Result<()> {
     visitor.visit::<gemv::Gemv<f64>>()?;
     visitor.visit::<blur::Blur>()?;
     visitor.visit::<access::Access>()?;
+    visitor.visit::<registers::Registers>()?;
     visitor.visit::<banks::Banks>()?;
     visitor.visit::<caches::Caches>()?;
     visitor.visit::<intensity::Intensity>()
@@ -39,6 +41,8 @@ pub struct KernelInfo {
     pub lesson: &'static str,
     /// Whether `bench` times it when no kernel is named.
     pub benched: bool,
+    /// Whether it uses local memory on purpose, as its lesson.
+    pub local_memory: bool,
 }
 
 impl KernelInfo {
@@ -48,6 +52,7 @@ impl KernelInfo {
             name: kernel.name,
             lesson: kernel.lesson(),
             benched: F::BENCHED,
+            local_memory: kernel.local_memory,
         }
     }
 }

@@ -1,0 +1,237 @@
+//! The register and local-memory lesson's kernels: their shapes, inputs
+//! and reference.
+
+use std::fmt;
+
+use clap::{Arg, ArgMatches, value_parser};
+use gpu::registers::{Args, KERNELS, LENGTH, Problem};
+use gpu::runtime::Kernel;
+use rand::rngs::SmallRng;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::backend::{Backend, Buffer};
+use crate::error::Result;
+use crate::family::{
+    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len,
+    indexable, nonzero,
+};
+use crate::reference::{Expected, gamma};
+use crate::verify::{Comparison, compare, uniform_floats};
+
+/// n threads, each with an array of [`LENGTH`] elements, rotated by
+/// `rotation`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct RegistersShape {
+    pub n: usize,
+    pub rotation: u32,
+}
+
+impl RegistersShape {
+    /// The input's elements, once they fit the kernels' `u32` indices.
+    fn checked_len(self) -> Result<usize> {
+        let n = nonzero("n (threads)", self.n)?;
+        indexable("the arrays (LENGTH × n)", &[LENGTH, n])
+    }
+
+    /// Bytes one launch reads from global memory.
+    pub fn bytes_read(self) -> f64 {
+        4.0 * f64::from(LENGTH) * self.n as f64
+    }
+}
+
+impl fmt::Display for RegistersShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} × {} rotated {}", self.n, LENGTH, self.rotation)
+    }
+}
+
+impl Shape for RegistersShape {
+    fn side(&self) -> f64 {
+        self.n as f64
+    }
+
+    fn short(&self) -> String {
+        self.n.to_string()
+    }
+}
+
+pub struct Buffers<B: Backend> {
+    pub arrays: Buffer<B, f32>,
+    pub results: Buffer<B, f32>,
+}
+
+/// Thread i's result, in f64, and its tolerance: Σₖ a[k]·(w + s), w the
+/// rotated weight of k and s the array's sum.
+fn result(shape: RegistersShape, arrays: &[f32], i: usize) -> (f64, f64) {
+    let length = LENGTH as usize;
+    let element = |k: usize| f64::from(arrays[k * shape.n + i]);
+    let sum: f64 = (0..length).map(element).sum();
+    let magnitude: f64 = (0..length).map(|k| element(k).abs()).sum();
+    let rotation = shape.rotation as usize % length;
+    let (mut value, mut bound) = (0.0, 0.0);
+    for k in 0..length {
+        let weight = ((k + length - rotation) % length + 1) as f64;
+        value += element(k) * (weight + sum);
+        bound += element(k).abs() * (weight + sum.abs());
+    }
+    let unit = f64::from(f32::EPSILON) / 2.0;
+    // Each term's rounding, and the error of the f32 sum inside every term.
+    let tolerance = gamma(length + 2, unit) * bound + gamma(length, unit) * magnitude * magnitude;
+    (value, tolerance)
+}
+
+pub struct Registers;
+
+impl Family for Registers {
+    const NAME: &'static str = "registers";
+    const SIZE: SizeSyntax = SizeSyntax {
+        value_name: "N",
+        names: &["n"],
+        help: "Threads of the register lesson's kernels, each with an array of 64 floats",
+        on_gpu: &[1 << 21],
+        emulated: &[300],
+        sweep: "2097152",
+    };
+    const BOUND: Bound = Bound::Memory;
+    const SQUARE_AXIS: &'static str = "n (threads)";
+    const BENCHED: bool = false;
+
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
+    type Shape = RegistersShape;
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = Buffers<B>;
+
+    fn options(_: bool) -> Vec<Arg> {
+        vec![
+            Arg::new("rotation")
+                .long("rotation")
+                .help("How far the register lesson's kernels rotate each array")
+                .value_name("ELEMENTS")
+                .value_parser(value_parser!(u32))
+                .default_value("5"),
+        ]
+    }
+
+    fn shape(sizes: &[usize], options: &ArgMatches) -> RegistersShape {
+        let [n] = dims(sizes);
+        let rotation = *options
+            .get_one("rotation")
+            .expect("the option has a default");
+        RegistersShape { n, rotation }
+    }
+
+    fn problem(shape: RegistersShape) -> Result<Problem> {
+        shape.checked_len()?;
+        Ok(Problem { n: shape.n as u32 })
+    }
+
+    /// No rotation, one past the array, and blocks left part-full.
+    fn test_shapes() -> Vec<RegistersShape> {
+        [
+            (1, 0),
+            (31, 1),
+            (257, 5),
+            (300, 63),
+            (1000, 64),
+            (513, 1_000_003),
+        ]
+        .into_iter()
+        .map(|(n, rotation)| RegistersShape { n, rotation })
+        .collect()
+    }
+
+    /// Per element of an array: an addition into the sum, then an
+    /// addition, a multiplication and an accumulation.
+    fn work(shape: RegistersShape) -> Work {
+        let results = 4.0 * shape.n as f64;
+        Work {
+            op: Op::Flop,
+            ops: 4.0 * f64::from(LENGTH) * shape.n as f64,
+            bytes: shape.bytes_read() + results,
+            output_bytes: results,
+        }
+    }
+
+    fn host_bytes(shape: RegistersShape) -> f64 {
+        8.0 * f64::from(LENGTH) * shape.n as f64 + 20.0 * shape.n as f64
+    }
+
+    fn inputs(shape: RegistersShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
+        Ok(uniform_floats(shape.checked_len()?, rng))
+    }
+
+    fn reference(shape: RegistersShape, arrays: &Vec<f32>) -> Expected {
+        let (values, tolerance) = (0..shape.n)
+            .into_par_iter()
+            .map(|i| result(shape, arrays, i))
+            .unzip();
+        Expected { values, tolerance }
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: RegistersShape,
+        arrays: &Vec<f32>,
+    ) -> Result<Buffers<B>> {
+        Ok(Buffers {
+            arrays: backend.upload("arrays", arrays)?,
+            results: backend.alloc("results", shape.n)?,
+        })
+    }
+
+    fn prepare<B: Backend>(
+        backend: &B,
+        _: &Kernel<Args, Problem>,
+        _: &Vec<f32>,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        backend.poison(&mut buffers.results)
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: RegistersShape,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        let problem = Self::problem(shape)?;
+        expect_len("arrays", shape.checked_len()?, backend.len(&buffers.arrays))?;
+        expect_len("results", shape.n, backend.len(&buffers.results))?;
+        let Buffers { arrays, results } = buffers;
+        let args = (&*arrays, results, problem.n, shape.rotation);
+        // SAFETY: the arrays hold LENGTH·n elements, within u32, and the
+        // results n, a buffer of their own.
+        unsafe { backend.launch(kernel, &problem, args) }
+    }
+
+    fn compare<B: Backend>(
+        backend: &B,
+        buffers: &Buffers<B>,
+        expected: &Expected,
+    ) -> Result<Comparison> {
+        Ok(compare(&backend.download(&buffers.results)?, expected))
+    }
+
+    const CPU: &'static str = "the same sums in f64, every core";
+
+    fn cpu(shape: RegistersShape, arrays: &Vec<f32>) -> CpuOutput {
+        CpuOutput::F32(
+            (0..shape.n)
+                .into_par_iter()
+                .map(|i| result(shape, arrays, i).0 as f32)
+                .collect(),
+        )
+    }
+
+    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
+        Vec::new()
+    }
+
+    fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {
+        None
+    }
+}
