@@ -1336,6 +1336,11 @@ pub(crate) struct GlobalAccess {
     /// What `index` must be a multiple of: the access's width in elements.
     pub alignment: usize,
     pub element_bytes: usize,
+    /// Bytes each of the access's instructions moves: all of them, except
+    /// for one element whose alignment is less than its size, which the
+    /// compiler moves in pieces of its alignment (a `#[repr(C)]` pair of
+    /// `f32` is two 4-byte loads), and the hardware counts so.
+    pub piece_bytes: usize,
     pub kind: AccessKind,
 }
 
@@ -1354,8 +1359,11 @@ pub(crate) fn global_access(access: GlobalAccess, site: &'static Location<'stati
                 buffer: access.buffer,
             };
             let offset = (access.index * access.element_bytes) as u64;
-            let size = (access.elements * access.element_bytes) as u32;
-            current.record(site, access.kind, space, offset, size);
+            let size = access.elements * access.element_bytes;
+            for piece in (0..size).step_by(access.piece_bytes) {
+                let bytes = access.piece_bytes.min(size - piece) as u32;
+                current.record(site, access.kind, space, offset + piece as u64, bytes);
+            }
         }
         current.thread
     });

@@ -36,6 +36,7 @@ pub mod gemv;
 pub mod intensity;
 pub mod matmul;
 pub mod registers;
+pub mod width;
 
 /// The CUDA C++ twin of every kernel (`gpu/cuda/`, one file per family):
 /// the same algorithm, launch geometry and memory layout, each `extern "C"`
@@ -48,6 +49,7 @@ pub const CUDA_TWINS: &str = concat!(
     include_str!("../cuda/blur.cu"),
     include_str!("../cuda/access.cu"),
     include_str!("../cuda/banks.cu"),
+    include_str!("../cuda/width.cu"),
     include_str!("../cuda/registers.cu"),
     include_str!("../cuda/caches.cu"),
     include_str!("../cuda/intensity.cu"),

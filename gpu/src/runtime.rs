@@ -258,6 +258,10 @@ pub mod global {
                         elements,
                         alignment,
                         element_bytes: size_of::<T>(),
+                        piece_bytes: match elements {
+                            1 => align_of::<T>().min(size_of::<T>()),
+                            _ => (elements * size_of::<T>()).max(1),
+                        },
                         kind,
                     };
                     emulator::global_access(access, core::panic::Location::caller());
@@ -275,9 +279,37 @@ pub mod global {
                 pub unsafe fn read(self, index: usize) -> T {
                     #[cfg(not(target_arch = "nvptx64"))]
                     self.access(index, 1, 1, AccessKind::Read);
-                    // SAFETY: by this function's contract (which the
-                    // emulator has just checked, on the host).
-                    unsafe { *self.base.add(index) }
+                    #[cfg(target_arch = "nvptx64")]
+                    // SAFETY: by this function's contract.
+                    unsafe {
+                        *self.base.add(index)
+                    }
+                    // SAFETY: checked inside the buffer just now; a view
+                    // made by `cast` need not be aligned on the host.
+                    #[cfg(not(target_arch = "nvptx64"))]
+                    unsafe {
+                        self.base.add(index).read_unaligned()
+                    }
+                }
+
+                /// The same buffer as elements of `U`, as CUDA C++'s
+                /// `reinterpret_cast<const U*>` makes it: element i of the
+                /// view is the bytes from i·size_of::<U>() on. Each access
+                /// through it is one access of `size_of::<U>()` bytes.
+                ///
+                /// # Safety
+                /// `U` is plain data, every bit pattern a value, and its
+                /// alignment at most 256: the buffer starts on a 256-byte
+                /// boundary, as `cudaMalloc`'s do.
+                #[inline(always)]
+                pub unsafe fn cast<U>(self) -> $name<U> {
+                    $name {
+                        base: self.base.cast(),
+                        #[cfg(not(target_arch = "nvptx64"))]
+                        len: self.len * size_of::<T>() / size_of::<U>(),
+                        #[cfg(not(target_arch = "nvptx64"))]
+                        buffer: self.buffer,
+                    }
                 }
             }
 
@@ -364,9 +396,17 @@ pub mod global {
         pub unsafe fn write(self, index: usize, value: T) {
             #[cfg(not(target_arch = "nvptx64"))]
             self.access(index, 1, 1, AccessKind::Write);
-            // SAFETY: by this function's contract (which the emulator has
-            // just checked, on the host).
-            unsafe { *self.base.add(index) = value }
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: by this function's contract.
+            unsafe {
+                *self.base.add(index) = value
+            }
+            // SAFETY: checked inside the buffer just now; a view made by
+            // `cast` need not be aligned on the host.
+            #[cfg(not(target_arch = "nvptx64"))]
+            unsafe {
+                self.base.add(index).write_unaligned(value)
+            }
         }
     }
 

@@ -26,6 +26,7 @@ use crate::families::banks::{Banks, BanksShape};
 use crate::families::caches::{Caches, CachesShape};
 use crate::families::intensity::{Intensity, IntensityShape};
 use crate::families::registers::{Registers, RegistersShape};
+use crate::families::width::{Width, WidthShape};
 use crate::family::Family;
 use crate::timing::Runs;
 
@@ -69,6 +70,18 @@ pub const LESSONS: &[Lesson] = &[
         y_axis: "effective bandwidth (GB/s of bytes used)",
         counted: Some(FETCHED_PER_USED),
         run: alignment,
+    },
+    Lesson {
+        name: "width",
+        title: "Access width and alignment: one load of a pair of floats, or two",
+        claim: "Each thread's access moves 1 to 16 bytes; a struct of two floats aligned to 8 \
+                bytes is loaded in one 8-byte access, while the same struct aligned to 4 takes \
+                two, for 50% lower bus utilisation.",
+        x_axis: "bytes per access of each thread",
+        log_x: Some(true),
+        y_axis: "effective bandwidth (GB/s of bytes used)",
+        counted: Some(FETCHED_PER_USED),
+        run: width,
     },
     Lesson {
         name: "registers",
@@ -249,11 +262,18 @@ impl Lab<'_> {
 /// What the access lessons count.
 const FETCHED_PER_USED: &str = "bytes fetched per byte used";
 
-/// The traffic of family `F`'s kernel at `shape`, as the emulator counts
-/// it.
+/// The traffic of family `F`'s first kernel at `shape`, as the emulator
+/// counts it.
 fn traffic<F: Family>(shape: F::Shape) -> Result<Traffic> {
+    kernel_traffic::<F>(&F::KERNELS[0], shape)
+}
+
+/// The traffic of `kernel` at `shape`, as the emulator counts it.
+fn kernel_traffic<F: Family>(
+    kernel: &Kernel<F::Args, F::Problem>,
+    shape: F::Shape,
+) -> Result<Traffic> {
     let counting = CountingEmulator::default();
-    let kernel = &F::KERNELS[0];
     let mut rng = SmallRng::seed_from_u64(0);
     Case::<CountingEmulator, F>::new(&counting, shape, &mut rng)?.launch(&counting, kernel)?;
     Ok(counting
@@ -380,6 +400,59 @@ fn alignment(lab: &mut Lab<'_>) -> Result<Outcome> {
     ))
 }
 
+/// Every width's copy, and the two pairs', with the bytes each fetches
+/// per byte used as the emulator counts them.
+fn width(lab: &mut Lab<'_>) -> Result<Outcome> {
+    let shape = WidthShape {
+        bytes: Width::SIZE.on_gpu[0],
+    };
+    let mut points = Vec::new();
+    for kernel in Width::KERNELS {
+        let (ms, correct) = lab.measure_on::<Width>(lab.gpu, kernel, shape)?;
+        let loads = kernel_traffic::<Width>(kernel, WidthShape { bytes: 4096 })?.global_load;
+        let pair = kernel.name.strip_prefix("copy_pairs_");
+        let width = kernel.name.strip_prefix("copy_bytes_");
+        points.push(Point {
+            label: pair.map(|alignment| format!("a pair of f32, {}", alignment.replace('_', " "))),
+            x: width.map_or(8.0, |bytes| bytes.parse().unwrap_or(f64::NAN)),
+            ms,
+            y: 2.0 * shape.bytes as f64 / ms / 1e6,
+            counted: Some(loads.bytes_fetched() as f64 / loads.bytes_used as f64),
+            correct,
+        });
+    }
+    let (widths, pairs): (Vec<&Point>, Vec<&Point>) =
+        points.iter().partition(|point| point.label.is_none());
+    let listed: Vec<String> = widths
+        .iter()
+        .map(|point| format!("{} B {:.0} GB/s", point.x, point.y))
+        .collect();
+    let (align_4, align_8) = (pairs[0], pairs[1]);
+    let finding = format!(
+        "by bytes per access: {}. A pair of f32 aligned to 4 bytes: {:.0} GB/s, its two 4-byte \
+         loads fetching {:.2} bytes per byte used; aligned to 8: {:.0} GB/s, one 8-byte load, \
+         {:.2}: the aligned pair copies {:.2}× as fast.",
+        listed.join(", "),
+        align_4.y,
+        align_4.counted.unwrap_or(f64::NAN),
+        align_8.y,
+        align_8.counted.unwrap_or(f64::NAN),
+        align_8.y / align_4.y,
+    );
+    let verdict = if align_4.y < 0.95 * align_8.y {
+        Verdict::Confirmed
+    } else {
+        Verdict::Hidden
+    };
+    Ok(outcome(
+        "copy_bytes_{1,2,4,8,16}, copy_pairs_align_{4,8}",
+        points,
+        None,
+        finding,
+        verdict,
+    ))
+}
+
 /// The register cap under which `array_in_registers` spills: half of
 /// what it takes without one.
 const REGISTER_CAP: u32 = 32;
@@ -440,7 +513,13 @@ fn registers(lab: &mut Lab<'_>) -> Result<Outcome> {
         (true, false) => Verdict::Hidden,
         (false, _) => Verdict::NotShown,
     };
-    Ok(outcome(in_registers.name, points, None, finding, verdict))
+    Ok(outcome(
+        "array_in_registers, array_in_local_memory",
+        points,
+        None,
+        finding,
+        verdict,
+    ))
 }
 
 /// Reads per thread of the bank lesson: enough to time each stride.
@@ -794,9 +873,15 @@ fn describe(lesson: &Lesson, outcome: &Outcome) -> String {
 /// for a lesson without one.
 fn picture(lesson: &Lesson, outcome: &Outcome, device: &str) -> Option<Result<String>> {
     let log_x = lesson.log_x?;
+    // The sweep: the points a label does not set apart.
     let mut lines = vec![LessonLine {
         name: outcome.kernel.to_string(),
-        points: outcome.points.iter().map(|p| (p.x, p.y)).collect(),
+        points: outcome
+            .points
+            .iter()
+            .filter(|point| point.label.is_none())
+            .map(|point| (point.x, point.y))
+            .collect(),
         dashed: false,
     }];
     if let Some(bound) = &outcome.bound {

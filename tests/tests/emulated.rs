@@ -13,6 +13,7 @@ use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::intensity::{Intensity, IntensityShape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::families::registers::{Registers, RegistersShape};
+use locality::families::width::{Width, WidthShape};
 use locality::family::Family;
 use locality_tests::{check_every_family, check_family, check_kernel, proptest_config, seed};
 use proptest::prelude::*;
@@ -51,6 +52,11 @@ proptest! {
     fn the_access_copy_agrees_with_the_reference(n in size(), stride in 0..=40usize, offset in 0..=40usize, seed: u64) {
         let shape = AccessShape { n, stride, offset };
         check_family::<_, Access>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn the_width_copies_agree_with_the_reference(bytes in 1..=5000usize, seed: u64) {
+        check_family::<_, Width>(&Emulator, WidthShape { bytes }, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]

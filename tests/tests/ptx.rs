@@ -323,3 +323,31 @@ fn the_matmul_ladder_uses_the_instructions_its_lessons_name() {
         );
     }
 }
+
+/// The access-width lesson's claim, in the PTX: a pair of `f32` aligned to
+/// 4 bytes is two 4-byte loads, aligned to 8 one 8-byte load; 16 bytes
+/// a thread is one vector load.
+#[test]
+fn a_pairs_alignment_decides_its_load_width() {
+    for ptx in [PTX, PTX_SM80] {
+        let loads = |kernel: &str| -> Vec<&str> {
+            body_in(ptx, kernel)
+                .lines()
+                .filter(|line| line.contains("ld.global") && !line.contains(".b8"))
+                .map(str::trim)
+                .collect()
+        };
+        let align_4 = loads("copy_pairs_align_4");
+        assert_eq!(align_4.len(), 2, "{align_4:?}");
+        assert!(
+            align_4.iter().all(|load| load.starts_with("ld.global.b32")),
+            "{align_4:?}"
+        );
+        let align_8 = loads("copy_pairs_align_8");
+        assert_eq!(align_8.len(), 1, "{align_8:?}");
+        assert!(align_8[0].starts_with("ld.global.b64"), "{align_8:?}");
+        let wide = loads("copy_bytes_16");
+        assert_eq!(wide.len(), 1, "{wide:?}");
+        assert!(wide[0].starts_with("ld.global.nc.v4.b32"), "{wide:?}");
+    }
+}

@@ -15,6 +15,7 @@ use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::intensity::{Intensity, IntensityShape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::families::registers::{Registers, RegistersShape};
+use locality::families::width::{Width, WidthShape};
 use locality::family::Family;
 use locality_tests::{kernel, seed};
 use rand::{SeedableRng, rngs::SmallRng};
@@ -168,6 +169,9 @@ fn documented_counts(name: &str) -> [u64; 7] {
         _ if name.ends_with("f64") => traffic::<Gemv<f64>>(name, GemvShape::new(256, 64)),
         _ if name.starts_with("blur") => traffic::<Blur>(name, BlurShape::new(64, 64, 1, 3)),
         "copy_strided" => traffic::<Access>(name, ACCESS_SHAPE),
+        _ if name.starts_with("copy_bytes") || name.starts_with("copy_pairs") => {
+            traffic::<Width>(name, WidthShape { bytes: 4096 })
+        }
         "array_in_registers" | "array_in_local_memory" => {
             traffic::<Registers>(name, REGISTERS_SHAPE)
         }

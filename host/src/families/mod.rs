@@ -9,6 +9,7 @@ pub mod gemv;
 pub mod intensity;
 pub mod matmul;
 pub mod registers;
+pub mod width;
 
 use gpu::runtime::Kernel;
 
@@ -27,6 +28,7 @@ pub fn visit(visitor: &mut impl Visitor) -> Result<()> {
     visitor.visit::<gemv::Gemv<f64>>()?;
     visitor.visit::<blur::Blur>()?;
     visitor.visit::<access::Access>()?;
+    visitor.visit::<width::Width>()?;
     visitor.visit::<registers::Registers>()?;
     visitor.visit::<banks::Banks>()?;
     visitor.visit::<caches::Caches>()?;
