@@ -160,6 +160,19 @@ pub enum Fault {
         index: u32,
         len: u32,
     },
+    /// A read past the end of a constant array.
+    ConstantOutOfBounds {
+        thread: Dim3,
+        array: &'static str,
+        index: u32,
+        len: u32,
+    },
+    /// A read of a constant the host has not set.
+    ConstantUnset {
+        thread: Dim3,
+        array: &'static str,
+        index: u32,
+    },
     /// Statically sized shared arrays and the launch-sized memory together
     /// larger than a block may have.
     StaticSharedTooLarge {
@@ -295,6 +308,25 @@ impl fmt::Display for Fault {
                 "{} {} element {index} of the shared array {array}, which has {len}",
                 thread(*t),
                 verb(*kind)
+            ),
+            Self::ConstantOutOfBounds {
+                thread: t,
+                array,
+                index,
+                len,
+            } => write!(
+                f,
+                "{} read element {index} of the constant array {array}, which has {len}",
+                thread(*t)
+            ),
+            Self::ConstantUnset {
+                thread: t,
+                array,
+                index,
+            } => write!(
+                f,
+                "{} read element {index} of the constant array {array}, which the host has not set",
+                thread(*t)
             ),
             Self::StaticSharedTooLarge {
                 array,
@@ -850,6 +882,9 @@ impl Current<'_> {
 }
 
 thread_local! {
+    /// The constant arrays' contents, by name, as the host last set them
+    /// on this OS thread, which runs every emulated thread of its launches.
+    static CONSTANTS: RefCell<Vec<(&'static str, Vec<f32>)>> = const { RefCell::new(Vec::new()) };
     /// Erased from `Current<'_>`; valid while the thread it names runs.
     static CURRENT: Cell<*const ()> = const { Cell::new(std::ptr::null()) };
     /// Stacks of finished threads, for the next ones.
@@ -1225,6 +1260,56 @@ pub(crate) fn shuffle(
     // SAFETY: the yielder belongs to the coroutine that is running this code.
     unsafe { (*yielder).suspend(Wait::Shuffle(call)) };
     running().shuffled.get()
+}
+
+/// Sets the constant array `name` (`constant_array!`) for the launches
+/// that follow on this thread, as `cudaMemcpyToSymbol` does on a GPU.
+pub fn set_constant(name: &'static str, values: &[f32]) {
+    CONSTANTS.with_borrow_mut(|constants| {
+        constants.retain(|&(known, _)| known != name);
+        constants.push((name, values.to_vec()));
+    });
+}
+
+/// Element `index` of the constant array `name` of `len` elements, read at
+/// `site` by the running thread.
+pub(crate) fn constant_read(
+    name: &'static str,
+    len: u32,
+    index: u32,
+    site: &'static Location<'static>,
+) -> f32 {
+    let thread = with_current(|current| {
+        current.record(
+            site,
+            AccessKind::Read,
+            Space::Constant { array: name },
+            4 * u64::from(index),
+            4,
+        );
+        current.thread
+    });
+    if index >= len {
+        stop(Fault::ConstantOutOfBounds {
+            thread,
+            array: name,
+            index,
+            len,
+        });
+    }
+    let value = CONSTANTS.with_borrow(|constants| {
+        constants
+            .iter()
+            .find(|&&(known, _)| known == name)
+            .and_then(|(_, values)| values.get(index as usize).copied())
+    });
+    value.unwrap_or_else(|| {
+        stop(Fault::ConstantUnset {
+            thread,
+            array: name,
+            index,
+        })
+    })
 }
 
 /// The address of the running block's static shared array `name`, of

@@ -30,6 +30,7 @@ pub mod access;
 pub mod banks;
 pub mod blur;
 pub mod caches;
+pub mod constant;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emulator;
 pub mod gemv;
@@ -51,6 +52,7 @@ pub const CUDA_TWINS: &str = concat!(
     include_str!("../cuda/banks.cu"),
     include_str!("../cuda/width.cu"),
     include_str!("../cuda/registers.cu"),
+    include_str!("../cuda/constant.cu"),
     include_str!("../cuda/caches.cu"),
     include_str!("../cuda/intensity.cu"),
 );

@@ -588,6 +588,112 @@ macro_rules! shared_array {
     }};
 }
 
+/// Declares a constant array, `__constant__ f32 NAME[N]` in CUDA C++, and
+/// evaluates to its [`constant::ConstantArray`]:
+/// `let weights = constant_array!(WEIGHTS: [f32; 256]);`.
+///
+/// The host sets its contents by name before a launch (`cuModuleGetGlobal`
+/// and a copy on the GPU, `emulator::set_constant` in the emulator).
+/// `NAME` is unique among the crate's constant arrays: it is the `.const`
+/// variable's name in the PTX.
+#[macro_export]
+macro_rules! constant_array {
+    ($name:ident: [f32; $len:expr]) => {{
+        const LEN: u32 = $len;
+        #[cfg(target_arch = "nvptx64")]
+        let array = {
+            ::core::arch::global_asm!(
+                concat!(".visible .const .align 4 .b8 ", stringify!($name), "[{bytes}];"),
+                bytes = const LEN as usize * 4,
+            );
+            let address: u64;
+            // SAFETY: taking a variable's address reads and writes nothing.
+            unsafe {
+                ::core::arch::asm!(
+                    concat!("mov.u64 {}, ", stringify!($name), ";"),
+                    out(reg64) address,
+                    options(pure, nomem, nostack, preserves_flags),
+                );
+            }
+            $crate::runtime::constant::ConstantArray::at(address, LEN)
+        };
+        #[cfg(not(target_arch = "nvptx64"))]
+        let array = $crate::runtime::constant::ConstantArray::at(stringify!($name), LEN);
+        array
+    }};
+}
+
+/// Constant memory: a small read-only space the host fills before a
+/// launch, cached on every SM. Its cache serves a warp one address at a
+/// time: all lanes reading one element is a single read (a broadcast),
+/// lanes reading different elements are served one after another.
+pub mod constant {
+    #[cfg(not(target_arch = "nvptx64"))]
+    use crate::emulator;
+
+    /// A constant array of `f32`, as [`constant_array!`](crate::constant_array)
+    /// declares it.
+    #[derive(Clone, Copy)]
+    pub struct ConstantArray {
+        #[cfg(target_arch = "nvptx64")]
+        address: u64,
+        #[cfg(not(target_arch = "nvptx64"))]
+        name: &'static str,
+        len: u32,
+    }
+
+    impl ConstantArray {
+        /// The array of `len` elements at `address` in the constant space.
+        #[cfg(target_arch = "nvptx64")]
+        #[inline(always)]
+        pub fn at(address: u64, len: u32) -> Self {
+            Self { address, len }
+        }
+
+        /// The emulated array `name` of `len` elements.
+        #[cfg(not(target_arch = "nvptx64"))]
+        pub fn at(name: &'static str, len: u32) -> Self {
+            Self { name, len }
+        }
+
+        /// Its elements.
+        pub const fn len(self) -> u32 {
+            self.len
+        }
+
+        /// Whether it has none.
+        pub const fn is_empty(self) -> bool {
+            self.len == 0
+        }
+
+        /// Reads element `index` through the constant cache (`LDC`).
+        ///
+        /// # Safety
+        /// `index` is below [`ConstantArray::len`], and the host has set
+        /// the array. The emulator checks both.
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub unsafe fn read(self, index: u32) -> f32 {
+            #[cfg(target_arch = "nvptx64")]
+            {
+                let bits: u32;
+                // SAFETY: by this function's contract; the load only reads.
+                unsafe {
+                    core::arch::asm!(
+                        "ld.const.b32 {}, [{}];",
+                        out(reg32) bits,
+                        in(reg64) self.address + 4 * u64::from(index),
+                        options(pure, readonly, nostack, preserves_flags),
+                    );
+                }
+                f32::from_bits(bits)
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            emulator::constant_read(self.name, self.len, index, core::panic::Location::caller())
+        }
+    }
+}
+
 /// Shared memory: launch-sized ("dynamic"), one allocation per block whose
 /// size in bytes the host chooses at launch, and statically sized arrays
 /// ([`shared_array!`](crate::shared_array)) whose sizes the kernel fixes.

@@ -246,6 +246,10 @@ pub trait Backend {
     /// The contents of `buffer`, once every kernel before has finished.
     fn download<T: Value>(&self, buffer: &Buffer<Self, T>) -> Result<Vec<T>>;
 
+    /// Sets the constant array `name` (`constant_array!`) of the kernels
+    /// this backend launches, as `cudaMemcpyToSymbol` does.
+    fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()>;
+
     /// Launches `kernel` on `problem` with `args`, as its contract asks:
     /// the one path by which every kernel runs.
     ///

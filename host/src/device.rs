@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::CUfunction_attribute as Attribute;
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DriverError, LaunchConfig,
-    result, sys,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtrMut, DriverError,
+    LaunchConfig, result, sys,
 };
 use cudarc::nvrtc::{CompileOptions, Ptx, compile_ptx_with_opts};
 use gpu::runtime::Kernel;
@@ -105,7 +105,11 @@ impl Resources {
 }
 
 /// A module's kernels by name, with their resources.
-type Functions = HashMap<&'static str, (CudaFunction, Resources)>;
+/// A loaded module and its kernels, by name.
+struct Functions {
+    module: Arc<CudaModule>,
+    kernels: HashMap<&'static str, (CudaFunction, Resources)>,
+}
 
 /// Which implementation of the kernels a [`Gpu`] launches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,6 +217,7 @@ impl Gpu {
     /// What the kernel `name` (or its twin, on a twin) takes of this GPU.
     pub fn resources(&self, name: &'static str) -> Result<Resources> {
         self.functions()?
+            .kernels
             .get(name)
             .map(|(_, resources)| *resources)
             .ok_or(Error::MissingKernel(name))
@@ -317,6 +322,27 @@ impl Backend for Gpu {
             .during("copying from the GPU")
     }
 
+    fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {
+        let module = &self.functions()?.module;
+        let mut symbol = module
+            .get_global(name, &self.stream)
+            .during("finding a constant array")?;
+        let bytes: Vec<u8> = values
+            .iter()
+            .flat_map(|value| value.to_ne_bytes())
+            .collect();
+        if bytes.len() != symbol.len() {
+            return Err(Error::ShapeMismatch {
+                what: name,
+                expected: symbol.len() / 4,
+                actual: values.len(),
+            });
+        }
+        self.stream
+            .memcpy_htod(&bytes, &mut symbol)
+            .during("copying to a constant array")
+    }
+
     unsafe fn launch<A: Params, P>(
         &self,
         kernel: &Kernel<A, P>,
@@ -333,6 +359,7 @@ impl Backend for Gpu {
         }
         let (function, _) = self
             .functions()?
+            .kernels
             .get(kernel.name)
             .ok_or(Error::MissingKernel(kernel.name))?;
         let mut builder = self.stream.launch_builder(function);
@@ -385,7 +412,7 @@ fn load(
     let module = context
         .load_module(ptx)
         .during("loading a module of kernels")?;
-    names
+    let kernels = names
         .map(|name| {
             let function = module
                 .load_function(name)
@@ -393,7 +420,8 @@ fn load(
             let resources = Resources::read(&function)?;
             Ok((name, (function, resources)))
         })
-        .collect()
+        .collect::<Result<_>>()?;
+    Ok(Functions { module, kernels })
 }
 
 /// The CUDA C++ twins, compiled with NVRTC for this GPU's architecture

@@ -59,6 +59,11 @@ impl Backend for Emulator {
         Ok(buffer.clone())
     }
 
+    fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {
+        gpu::emulator::set_constant(name, values);
+        Ok(())
+    }
+
     unsafe fn launch<A: Params, P>(
         &self,
         kernel: &Kernel<A, P>,
@@ -118,6 +123,11 @@ impl Backend for CountingEmulator {
 
     fn download<T: Value>(&self, buffer: &Vec<T>) -> Result<Vec<T>> {
         Emulator.download(buffer)
+    }
+
+    fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {
+        gpu::emulator::set_constant(name, values);
+        Ok(())
     }
 
     unsafe fn launch<A: Params, P>(

@@ -24,6 +24,7 @@ use crate::error::{Error, Result};
 use crate::families::access::{Access, AccessShape};
 use crate::families::banks::{Banks, BanksShape};
 use crate::families::caches::{Caches, CachesShape};
+use crate::families::constant::{Constant, ConstantShape};
 use crate::families::intensity::{Intensity, IntensityShape};
 use crate::families::registers::{Registers, RegistersShape};
 use crate::families::width::{Width, WidthShape};
@@ -82,6 +83,18 @@ pub const LESSONS: &[Lesson] = &[
         y_axis: "effective bandwidth (GB/s of bytes used)",
         counted: Some(FETCHED_PER_USED),
         run: width,
+    },
+    Lesson {
+        name: "constant",
+        title: "Constant memory: one address broadcast to a warp, or 32 served in turn",
+        claim: "Constant memory is cached and broadcasts one address to every thread of a \
+                warp in a single read; when the threads of a warp read different addresses, \
+                the reads are serialised.",
+        x_axis: "kernel and spread",
+        log_x: None,
+        y_axis: "GFLOP/s (one multiply-add per coefficient read)",
+        counted: Some("distinct addresses per warp-wide coefficient read"),
+        run: constant,
     },
     Lesson {
         name: "registers",
@@ -275,7 +288,9 @@ fn kernel_traffic<F: Family>(
 ) -> Result<Traffic> {
     let counting = CountingEmulator::default();
     let mut rng = SmallRng::seed_from_u64(0);
-    Case::<CountingEmulator, F>::new(&counting, shape, &mut rng)?.launch(&counting, kernel)?;
+    // Checked, not only launched: `prepare` sets what the kernel needs
+    // (the constant array), and the count is of a correct run.
+    Case::<CountingEmulator, F>::new(&counting, shape, &mut rng)?.check(&counting, kernel)?;
     Ok(counting
         .traffic(kernel.name)
         .expect("the counting emulator counts every launch"))
@@ -446,6 +461,65 @@ fn width(lab: &mut Lab<'_>) -> Result<Outcome> {
     };
     Ok(outcome(
         "copy_bytes_{1,2,4,8,16}, copy_pairs_align_{4,8}",
+        points,
+        None,
+        finding,
+        verdict,
+    ))
+}
+
+/// Both kernels with the warp's lanes on one coefficient and on 32.
+fn constant(lab: &mut Lab<'_>) -> Result<Outcome> {
+    let mut points = Vec::new();
+    for kernel in Constant::KERNELS {
+        for spread in [0, 1] {
+            let shape = ConstantShape {
+                n: Constant::SIZE.on_gpu[0],
+                spread,
+            };
+            let (ms, correct) = lab.measure_on::<Constant>(lab.gpu, kernel, shape)?;
+            let traffic = kernel_traffic::<Constant>(kernel, ConstantShape { n: 256, spread })?;
+            let addresses = match traffic.loads_by_buffer.get("coefficients") {
+                Some(loads) => loads.bytes_used as f64 / 4.0 / loads.requests as f64,
+                None => {
+                    traffic.constant_load.addresses as f64 / traffic.constant_load.requests as f64
+                }
+            };
+            let lanes = if spread == 0 {
+                "one coefficient a warp"
+            } else {
+                "32 coefficients a warp"
+            };
+            points.push(Point {
+                label: Some(format!("{}, {lanes}", kernel.name)),
+                x: (points.len() + 1) as f64,
+                ms,
+                y: Constant::work(shape).ops / ms / 1e6,
+                counted: Some(addresses),
+                correct,
+            });
+        }
+    }
+    let rate = |index: usize| points[index].y;
+    let finding = format!(
+        "constant memory: {:.0} GFLOP/s with one coefficient a warp, {:.0} with 32 ({:.3}×); \
+         global memory through L1: {:.0} and {:.0} ({:.3}×). The constant cache's broadcast is \
+         {:.2}× L1's; its 32 addresses a read are served one after another.",
+        rate(0),
+        rate(1),
+        rate(1) / rate(0),
+        rate(2),
+        rate(3),
+        rate(3) / rate(2),
+        rate(0) / rate(2),
+    );
+    let verdict = if rate(1) < rate(0) / 4.0 && rate(0) > 0.9 * rate(2) {
+        Verdict::Confirmed
+    } else {
+        Verdict::NotShown
+    };
+    Ok(outcome(
+        "coefficients_from_constant, coefficients_from_global",
         points,
         None,
         finding,

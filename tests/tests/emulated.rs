@@ -9,6 +9,7 @@ use locality::families::access::{Access, AccessShape};
 use locality::families::banks::{Banks, BanksShape};
 use locality::families::blur::{Blur, BlurShape, max_radius};
 use locality::families::caches::{Caches, CachesShape};
+use locality::families::constant::{Constant, ConstantShape};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::intensity::{Intensity, IntensityShape};
 use locality::families::matmul::{Matmul, MatmulShape};
@@ -57,6 +58,12 @@ proptest! {
     #[test]
     fn the_width_copies_agree_with_the_reference(bytes in 1..=5000usize, seed: u64) {
         check_family::<_, Width>(&Emulator, WidthShape { bytes }, seed).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn the_constant_kernels_agree_with_the_reference(n in size(), spread in 0..=300u32, seed: u64) {
+        let shape = ConstantShape { n, spread };
+        check_family::<_, Constant>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]

@@ -351,3 +351,19 @@ fn a_pairs_alignment_decides_its_load_width() {
         assert!(wide[0].starts_with("ld.global.nc.v4.b32"), "{wide:?}");
     }
 }
+
+/// The constant array the host sets by name is declared under that name,
+/// 256 floats, and read with `ld.const`.
+#[test]
+fn the_coefficients_are_a_constant_array_read_with_ld_const() {
+    for ptx in [PTX, PTX_SM80] {
+        let declaration = format!(
+            ".visible .const .align 4 .b8 {}[1024];",
+            gpu::constant::TABLE
+        );
+        assert!(ptx.contains(&declaration), "no {declaration}");
+        let body = body_in(ptx, "coefficients_from_constant");
+        assert!(body.contains("ld.const.b32"), "no ld.const");
+        assert!(!body_in(ptx, "coefficients_from_global").contains("ld.const"));
+    }
+}

@@ -11,6 +11,7 @@ use locality::families::access::{Access, AccessShape};
 use locality::families::banks::{Banks, BanksShape};
 use locality::families::blur::{Blur, BlurShape};
 use locality::families::caches::{Caches, CachesShape};
+use locality::families::constant::{Constant, ConstantShape};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::intensity::{Intensity, IntensityShape};
 use locality::families::matmul::{Matmul, MatmulShape};
@@ -172,6 +173,9 @@ fn documented_counts(name: &str) -> [u64; 7] {
         _ if name.starts_with("copy_bytes") || name.starts_with("copy_pairs") => {
             traffic::<Width>(name, WidthShape { bytes: 4096 })
         }
+        _ if name.starts_with("coefficients") => {
+            traffic::<Constant>(name, ConstantShape { n: 256, spread: 1 })
+        }
         "array_in_registers" | "array_in_local_memory" => {
             traffic::<Registers>(name, REGISTERS_SHAPE)
         }
@@ -214,4 +218,15 @@ fn the_documented_counts_are_the_emulators() {
         kernels, every,
         "docs/traffic.md lists every kernel, in order"
     );
+}
+
+#[test]
+fn constant_memory_serves_a_warp_one_address_at_a_time() {
+    for (spread, addresses) in [(0, 1), (1, 32), (8, 32), (32, 8)] {
+        let shape = ConstantShape { n: 64, spread };
+        let constant = traffic::<Constant>("coefficients_from_constant", shape).constant_load;
+        // Two warps, 256 coefficients each.
+        assert_eq!(constant.requests, 2 * 256, "spread {spread}");
+        assert_eq!(constant.addresses, addresses * 2 * 256, "spread {spread}");
+    }
 }

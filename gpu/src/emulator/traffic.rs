@@ -31,6 +31,7 @@ pub struct Traffic {
     pub global_store: Global,
     pub shared_load: Shared,
     pub shared_store: Shared,
+    pub constant_load: Constant,
     /// The global loads again, by buffer.
     pub loads_by_buffer: BTreeMap<&'static str, Global>,
 }
@@ -67,6 +68,24 @@ pub struct Shared {
     pub bank_conflicts: u64,
 }
 
+/// Constant-memory reads: the constant cache serves a warp one distinct
+/// address at a time, all the lanes that ask for it at once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Constant {
+    /// Warp-level instructions.
+    pub requests: u64,
+    /// Distinct addresses, summed over the instructions: the passes the
+    /// cache takes.
+    pub addresses: u64,
+}
+
+impl AddAssign for Constant {
+    fn add_assign(&mut self, other: Self) {
+        self.requests += other.requests;
+        self.addresses += other.addresses;
+    }
+}
+
 impl AddAssign for Global {
     fn add_assign(&mut self, other: Self) {
         self.requests += other.requests;
@@ -90,18 +109,20 @@ impl AddAssign for Traffic {
         self.global_store += other.global_store;
         self.shared_load += other.shared_load;
         self.shared_store += other.shared_store;
+        self.constant_load += other.constant_load;
         for (buffer, loads) in other.loads_by_buffer {
             *self.loads_by_buffer.entry(buffer).or_default() += loads;
         }
     }
 }
 
-/// Which memory an access went to: a global buffer (by its base address) or
-/// the block's shared memory.
+/// Which memory an access went to: a global buffer (by its base address),
+/// the block's shared memory, or a constant array (by its name's address).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Space {
     Global { base: usize, buffer: &'static str },
     Shared,
+    Constant { array: &'static str },
 }
 
 /// One emulated thread's access: where from, what, and where to.
@@ -135,6 +156,7 @@ pub(super) fn count(records: &[Record]) -> Traffic {
         let buffer = match record.space {
             Space::Global { base, .. } => base,
             Space::Shared => 0,
+            Space::Constant { array } => array.as_ptr() as usize,
         };
         let lanes = sites.entry((record.site, buffer)).or_default();
         match lanes.last_mut() {
@@ -157,6 +179,12 @@ pub(super) fn count(records: &[Record]) -> Traffic {
                 }
                 (Space::Shared, AccessKind::Read) => traffic.shared_load += shared(&instruction),
                 (Space::Shared, AccessKind::Write) => traffic.shared_store += shared(&instruction),
+                (Space::Constant { .. }, _) => {
+                    traffic.constant_load += Constant {
+                        requests: 1,
+                        addresses: distinct(&instruction, 4),
+                    }
+                }
             }
         }
     }

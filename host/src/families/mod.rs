@@ -5,6 +5,7 @@ pub mod access;
 pub mod banks;
 pub mod blur;
 pub mod caches;
+pub mod constant;
 pub mod gemv;
 pub mod intensity;
 pub mod matmul;
@@ -29,6 +30,7 @@ pub fn visit(visitor: &mut impl Visitor) -> Result<()> {
     visitor.visit::<blur::Blur>()?;
     visitor.visit::<access::Access>()?;
     visitor.visit::<width::Width>()?;
+    visitor.visit::<constant::Constant>()?;
     visitor.visit::<registers::Registers>()?;
     visitor.visit::<banks::Banks>()?;
     visitor.visit::<caches::Caches>()?;

@@ -1,0 +1,235 @@
+//! The constant-memory lesson's kernels: their shapes, inputs and
+//! reference. The host fills the constant array with the coefficients
+//! before every check, on whichever backend (or twin) runs the kernel.
+
+use std::fmt;
+
+use clap::{Arg, ArgMatches, value_parser};
+use gpu::constant::{Args, COEFFICIENTS, KERNELS, Problem, TABLE};
+use gpu::runtime::Kernel;
+use rand::rngs::SmallRng;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::backend::{Backend, Buffer};
+use crate::error::Result;
+use crate::family::{
+    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len,
+    nonzero,
+};
+use crate::reference::{Expected, gamma};
+use crate::verify::{Comparison, compare, uniform_floats};
+
+/// n elements; a warp's lanes read coefficients `spread` apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ConstantShape {
+    pub n: usize,
+    pub spread: u32,
+}
+
+impl fmt::Display for ConstantShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} spread {}", self.n, self.spread)
+    }
+}
+
+impl Shape for ConstantShape {
+    fn side(&self) -> f64 {
+        self.n as f64
+    }
+
+    fn short(&self) -> String {
+        self.to_string()
+    }
+}
+
+/// The elements and the coefficients.
+pub struct Inputs {
+    x: Vec<f32>,
+    coefficients: Vec<f32>,
+}
+
+pub struct Buffers<B: Backend> {
+    pub x: Buffer<B, f32>,
+    pub coefficients: Buffer<B, f32>,
+    pub y: Buffer<B, f32>,
+}
+
+/// Element i's result in f64, and the sum of its terms' magnitudes.
+fn result(shape: ConstantShape, inputs: &Inputs, i: usize) -> (f64, f64) {
+    let lane = i as u32 % 32;
+    let x = f64::from(inputs.x[i]);
+    (0..COEFFICIENTS).fold((0.0, 0.0), |(sum, magnitude), k| {
+        let index = k.wrapping_add(shape.spread.wrapping_mul(lane)) & (COEFFICIENTS - 1);
+        let term = f64::from(inputs.coefficients[index as usize]) * x;
+        (sum + term, magnitude + term.abs())
+    })
+}
+
+pub struct Constant;
+
+impl Family for Constant {
+    const NAME: &'static str = "constant";
+    const SIZE: SizeSyntax = SizeSyntax {
+        value_name: "N",
+        names: &["n"],
+        help: "Elements of the constant-memory lesson's kernels",
+        on_gpu: &[1 << 22],
+        emulated: &[700],
+        sweep: "4194304",
+    };
+    const BOUND: Bound = Bound::Compute;
+    const SQUARE_AXIS: &'static str = "n (elements)";
+    const BENCHED: bool = false;
+
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
+    type Shape = ConstantShape;
+    type Inputs = Inputs;
+    type Buffers<B: Backend> = Buffers<B>;
+
+    fn options(_: bool) -> Vec<Arg> {
+        vec![
+            Arg::new("spread")
+                .long("spread")
+                .help(
+                    "How far apart a warp's lanes read the constant-memory lesson's \
+                     coefficients: 0 for one for the whole warp",
+                )
+                .value_name("ELEMENTS")
+                .value_parser(value_parser!(u32))
+                .default_value("0"),
+        ]
+    }
+
+    fn shape(sizes: &[usize], options: &ArgMatches) -> ConstantShape {
+        let [n] = dims(sizes);
+        let spread = *options.get_one("spread").expect("the option has a default");
+        ConstantShape { n, spread }
+    }
+
+    fn problem(shape: ConstantShape) -> Result<Problem> {
+        Ok(Problem {
+            n: nonzero("n (elements)", shape.n)?,
+        })
+    }
+
+    fn test_shapes() -> Vec<ConstantShape> {
+        [(1, 0), (1, 1), (255, 0), (257, 1), (1000, 3), (700, 256)]
+            .into_iter()
+            .map(|(n, spread)| ConstantShape { n, spread })
+            .collect()
+    }
+
+    /// A multiply and an add per coefficient and element; the bytes are
+    /// the elements read and written and the coefficients once.
+    fn work(shape: ConstantShape) -> Work {
+        let elements = 4.0 * shape.n as f64;
+        Work {
+            op: Op::Flop,
+            ops: 2.0 * f64::from(COEFFICIENTS) * shape.n as f64,
+            bytes: 2.0 * elements + 4.0 * f64::from(COEFFICIENTS),
+            output_bytes: elements,
+        }
+    }
+
+    fn host_bytes(shape: ConstantShape) -> f64 {
+        28.0 * shape.n as f64
+    }
+
+    fn inputs(shape: ConstantShape, rng: &mut SmallRng) -> Result<Inputs> {
+        Self::problem(shape)?;
+        Ok(Inputs {
+            x: uniform_floats(shape.n, rng),
+            coefficients: uniform_floats(COEFFICIENTS as usize, rng),
+        })
+    }
+
+    /// Tolerance: a running sum of 256 products, γ(257)·Σ|cₖx|.
+    fn reference(shape: ConstantShape, inputs: &Inputs) -> Expected {
+        let gamma = gamma(COEFFICIENTS as usize + 1, f64::from(f32::EPSILON) / 2.0);
+        let (values, tolerance) = (0..shape.n)
+            .into_par_iter()
+            .map(|i| {
+                let (sum, magnitude) = result(shape, inputs, i);
+                (sum, gamma * magnitude)
+            })
+            .unzip();
+        Expected { values, tolerance }
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: ConstantShape,
+        inputs: &Inputs,
+    ) -> Result<Buffers<B>> {
+        Ok(Buffers {
+            x: backend.upload("x", &inputs.x)?,
+            coefficients: backend.upload("coefficients", &inputs.coefficients)?,
+            y: backend.alloc("y", shape.n)?,
+        })
+    }
+
+    /// Fills the constant array, on the backend that is about to run the
+    /// kernel, and poisons y.
+    fn prepare<B: Backend>(
+        backend: &B,
+        _: &Kernel<Args, Problem>,
+        inputs: &Inputs,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        backend.set_constant(TABLE, &inputs.coefficients)?;
+        backend.poison(&mut buffers.y)
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: ConstantShape,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        let problem = Self::problem(shape)?;
+        expect_len("x", shape.n, backend.len(&buffers.x))?;
+        expect_len(
+            "coefficients",
+            COEFFICIENTS as usize,
+            backend.len(&buffers.coefficients),
+        )?;
+        expect_len("y", shape.n, backend.len(&buffers.y))?;
+        let Buffers { x, coefficients, y } = buffers;
+        let args = (&*x, &*coefficients, y, problem.n, shape.spread);
+        // SAFETY: x and y hold n elements, y its own buffer, the
+        // coefficients all of them; the constant array is set by `prepare`
+        // before a kernel is checked.
+        unsafe { backend.launch(kernel, &problem, args) }
+    }
+
+    fn compare<B: Backend>(
+        backend: &B,
+        buffers: &Buffers<B>,
+        expected: &Expected,
+    ) -> Result<Comparison> {
+        Ok(compare(&backend.download(&buffers.y)?, expected))
+    }
+
+    const CPU: &'static str = "the same sums in f64, every core";
+
+    fn cpu(shape: ConstantShape, inputs: &Inputs) -> CpuOutput {
+        CpuOutput::F32(
+            (0..shape.n)
+                .into_par_iter()
+                .map(|i| result(shape, inputs, i).0 as f32)
+                .collect(),
+        )
+    }
+
+    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
+        Vec::new()
+    }
+
+    fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {
+        None
+    }
+}
