@@ -376,15 +376,12 @@ fn alignment(lab: &mut Lab<'_>) -> Result<Outcome> {
             correct,
         });
     }
-    let mean = |aligned: bool| {
-        let rates: Vec<f64> = points
-            .iter()
-            .filter(|point| (point.x as usize).is_multiple_of(8) == aligned)
-            .map(|point| point.y)
-            .collect();
-        rates.iter().sum::<f64>() / rates.len() as f64
+    let aligned_to = |sector: bool| {
+        mean_y(&points, |point| {
+            (point.x as usize).is_multiple_of(8) == sector
+        })
     };
-    let (aligned, misaligned) = (mean(true), mean(false));
+    let (aligned, misaligned) = (aligned_to(true), aligned_to(false));
     let worst = points
         .iter()
         .map(|point| point.y)
@@ -627,19 +624,14 @@ fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
         });
     }
     let degree_rate = |degree: u32| {
-        let rates: Vec<f64> = points
-            .iter()
-            .filter(|point| {
-                let shape = BanksShape {
-                    stride: point.x as u32,
-                    blocks,
-                    rounds: BANK_READS,
-                };
-                shape.conflict_degree() == degree
-            })
-            .map(|point| point.y)
-            .collect();
-        rates.iter().sum::<f64>() / rates.len() as f64
+        mean_y(&points, |point| {
+            let shape = BanksShape {
+                stride: point.x as u32,
+                blocks,
+                rounds: BANK_READS,
+            };
+            shape.conflict_degree() == degree
+        })
     };
     let degrees = [1, 2, 4, 8, 16, 32];
     let rates: Vec<f64> = degrees.iter().map(|&degree| degree_rate(degree)).collect();
@@ -704,14 +696,8 @@ fn caches(lab: &mut Lab<'_>) -> Result<Outcome> {
         });
         set_bytes *= 2;
     }
-    let plateau = |range: std::ops::RangeInclusive<f64>| {
-        let rates: Vec<f64> = points
-            .iter()
-            .filter(|point| range.contains(&point.x))
-            .map(|point| point.y)
-            .collect();
-        rates.iter().sum::<f64>() / rates.len().max(1) as f64
-    };
+    let plateau =
+        |range: std::ops::RangeInclusive<f64>| mean_y(&points, |point| range.contains(&point.x));
     let l2 = l2 as f64;
     let l1_rate = plateau(0.0..=(64 << 10) as f64);
     let l2_rate = plateau((4 << 20) as f64..=l2 / 4.0);
@@ -789,6 +775,16 @@ fn intensity(lab: &mut Lab<'_>) -> Result<Outcome> {
         finding,
         verdict,
     ))
+}
+
+/// The mean y of the points `keep` keeps; NaN where it keeps none.
+fn mean_y(points: &[Point], keep: impl Fn(&Point) -> bool) -> f64 {
+    let rates: Vec<f64> = points
+        .iter()
+        .filter(|point| keep(point))
+        .map(|point| point.y)
+        .collect();
+    rates.iter().sum::<f64>() / rates.len() as f64
 }
 
 /// The outcome, WRONG whatever the timings when any output was.

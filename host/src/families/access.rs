@@ -14,8 +14,7 @@ use serde::Serialize;
 use crate::backend::{Backend, Buffer};
 use crate::error::{Error, Result};
 use crate::family::{
-    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len,
-    nonzero,
+    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
 };
 use crate::reference::Expected;
 use crate::verify::{Comparison, compare, uniform_floats};
@@ -236,13 +235,5 @@ impl Family for Access {
                 .map(|i| input[shape.offset + i * shape.stride])
                 .collect(),
         )
-    }
-
-    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
-        Vec::new()
-    }
-
-    fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {
-        None
     }
 }

@@ -14,8 +14,8 @@ use serde::Serialize;
 use crate::backend::{Backend, Buffer};
 use crate::error::{Error, Result};
 use crate::family::{
-    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len,
-    indexable, nonzero,
+    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, indexable,
+    nonzero,
 };
 use crate::reference::{Expected, gamma};
 use crate::verify::{Comparison, compare, uniform_floats};
@@ -252,13 +252,5 @@ impl Family for Caches {
                 .map(|thread| thread_sum(shape, set, thread).0 as f32)
                 .collect(),
         )
-    }
-
-    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
-        Vec::new()
-    }
-
-    fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {
-        None
     }
 }

@@ -14,8 +14,7 @@ use serde::Serialize;
 use crate::backend::{Backend, Buffer};
 use crate::error::Result;
 use crate::family::{
-    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len,
-    nonzero,
+    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
 };
 use crate::reference::{Expected, gamma};
 use crate::verify::{Comparison, compare, uniform_floats};
@@ -234,13 +233,5 @@ impl Family for Constant {
                 .map(|i| result(shape, inputs, i).0 as f32)
                 .collect(),
         )
-    }
-
-    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
-        Vec::new()
-    }
-
-    fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {
-        None
     }
 }

@@ -15,8 +15,7 @@ use serde::Serialize;
 use crate::backend::{Backend, Buffer};
 use crate::error::{Error, Result};
 use crate::family::{
-    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len,
-    nonzero,
+    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
 };
 use crate::reference::Expected;
 use crate::verify::{Comparison, compare, uniform_floats};
@@ -215,13 +214,5 @@ impl Family for Intensity {
 
     fn cpu(shape: IntensityShape, input: &Vec<f32>) -> CpuOutput {
         CpuOutput::F32(input.par_iter().map(|&x| chain(x, shape.fmas)).collect())
-    }
-
-    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
-        Vec::new()
-    }
-
-    fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {
-        None
     }
 }

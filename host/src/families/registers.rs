@@ -13,8 +13,8 @@ use serde::Serialize;
 use crate::backend::{Backend, Buffer};
 use crate::error::Result;
 use crate::family::{
-    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len,
-    indexable, nonzero,
+    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, indexable,
+    nonzero,
 };
 use crate::reference::{Expected, gamma};
 use crate::verify::{Comparison, compare, uniform_floats};
@@ -225,13 +225,5 @@ impl Family for Registers {
                 .map(|i| result(shape, arrays, i).0 as f32)
                 .collect(),
         )
-    }
-
-    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
-        Vec::new()
-    }
-
-    fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {
-        None
     }
 }

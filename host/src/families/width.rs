@@ -14,8 +14,7 @@ use serde::Serialize;
 use crate::backend::{Backend, Buffer};
 use crate::error::Result;
 use crate::family::{
-    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len,
-    nonzero,
+    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
 };
 use crate::reference::Expected;
 use crate::verify::{Comparison, compare, random_vec};
@@ -163,13 +162,5 @@ impl Family for Width {
 
     fn cpu(_: WidthShape, input: &Vec<u8>) -> CpuOutput {
         CpuOutput::U8(input.clone())
-    }
-
-    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
-        Vec::new()
-    }
-
-    fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {
-        None
     }
 }
