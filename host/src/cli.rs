@@ -567,6 +567,9 @@ fn run_lessons(args: &LessonsArgs) -> Result<Verdict> {
                 "{missing}: the lessons need a GPU to time. Verifying their kernels on the CPU \
                  emulator instead, at small sizes."
             )?;
+            if args.json.is_some() || args.plots.is_some() {
+                say!("No JSON or plots are written: they are the GPU's figures.")?;
+            }
             let kernels = families::kernels()
                 .into_iter()
                 .filter(|kernel| !kernel.benched)

@@ -115,6 +115,11 @@ pub enum Error {
         bytes: u64,
         available: u64,
     },
+    #[error("{kernel} computed a wrong output on the emulator: {comparison}")]
+    WrongOnEmulator {
+        kernel: &'static str,
+        comparison: String,
+    },
     #[error("the emulator caught a bug in {0}")]
     Emulator(gpu::emulator::Diagnostic),
     #[error("CUDA error while {action}: {source}")]

@@ -290,7 +290,14 @@ fn kernel_traffic<F: Family>(
     let mut rng = SmallRng::seed_from_u64(0);
     // Checked, not only launched: `prepare` sets what the kernel needs
     // (the constant array), and the count is of a correct run.
-    Case::<CountingEmulator, F>::new(&counting, shape, &mut rng)?.check(&counting, kernel)?;
+    let mut case = Case::<CountingEmulator, F>::new(&counting, shape, &mut rng)?;
+    let comparison = case.check(&counting, kernel)?;
+    if !comparison.passed() {
+        return Err(Error::WrongOnEmulator {
+            kernel: kernel.name,
+            comparison: comparison.to_string(),
+        });
+    }
     Ok(counting
         .traffic(kernel.name)
         .expect("the counting emulator counts every launch"))
