@@ -367,3 +367,21 @@ fn the_coefficients_are_a_constant_array_read_with_ld_const() {
         assert!(!body_in(ptx, "coefficients_from_global").contains("ld.const"));
     }
 }
+
+/// The register lesson's cap goes on its one entry, between the parameters
+/// and the body, where PTX puts performance directives.
+#[test]
+fn a_register_cap_is_a_maxnreg_on_its_entry_alone() {
+    use locality::device::with_register_cap;
+    // `body_in` reads the build's own PTX, which lives as long as the test.
+    let capped: &'static str = with_register_cap(PTX, "array_in_registers", 32)
+        .unwrap()
+        .leak();
+    assert_eq!(capped.matches(".maxnreg").count(), 1);
+    let entry = body_in(capped, "array_in_registers");
+    let (parameters, body) = entry.split_once("\n{").unwrap();
+    assert!(parameters.ends_with(")\n.maxnreg 32"), "{parameters}");
+    assert!(!body.contains(".maxnreg"));
+    assert_eq!(capped.replace("\n.maxnreg 32", ""), PTX);
+    assert!(with_register_cap(PTX, "no_such_kernel", 32).is_none());
+}
