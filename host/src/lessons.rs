@@ -3,6 +3,8 @@
 //! offset, a working set, FLOP per byte), verifies every element of every
 //! launch against the CPU reference before timing it, and sets what the GPU
 //! shows against the claim as the material states it, with a verdict.
+//! Each lesson runs at its family's size for the GPU, the one the default
+//! run uses.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -310,8 +312,6 @@ fn fetched_per_used<F: Family>(shape: F::Shape) -> Result<f64> {
     Ok(loads.bytes_fetched() as f64 / loads.bytes_used as f64)
 }
 
-/// The copy's elements: 64 MiB written, more than any current L2 holds.
-const COPY_ELEMENTS: usize = 1 << 24;
 /// The copy's elements in the emulator's count of its traffic.
 const COUNTED_ELEMENTS: usize = 4096;
 
@@ -329,12 +329,12 @@ fn coalescing(lab: &mut Lab<'_>) -> Result<Outcome> {
             stride,
             offset: 0,
         };
-        let (ms, correct) = lab.measure::<Access>(shape(COPY_ELEMENTS))?;
+        let (ms, correct) = lab.measure::<Access>(shape(Access::SIZE.on_gpu[0]))?;
         points.push(Point {
             label: None,
             x: stride as f64,
             ms,
-            y: copy_rate(COPY_ELEMENTS, ms),
+            y: copy_rate(Access::SIZE.on_gpu[0], ms),
             counted: Some(fetched_per_used::<Access>(shape(COUNTED_ELEMENTS))?),
             correct,
         });
@@ -373,12 +373,12 @@ fn alignment(lab: &mut Lab<'_>) -> Result<Outcome> {
             stride: 1,
             offset,
         };
-        let (ms, correct) = lab.measure::<Access>(shape(COPY_ELEMENTS))?;
+        let (ms, correct) = lab.measure::<Access>(shape(Access::SIZE.on_gpu[0]))?;
         points.push(Point {
             label: None,
             x: offset as f64,
             ms,
-            y: copy_rate(COPY_ELEMENTS, ms),
+            y: copy_rate(Access::SIZE.on_gpu[0], ms),
             counted: Some(fetched_per_used::<Access>(shape(COUNTED_ELEMENTS))?),
             correct,
         });
@@ -600,9 +600,6 @@ fn registers(lab: &mut Lab<'_>) -> Result<Outcome> {
     ))
 }
 
-/// Reads per thread of the bank lesson: enough to time each stride.
-const BANK_READS: usize = 4096;
-
 /// The warps' reads at every stride from 1 to 32 words, and the
 /// wavefronts the emulator counts for each.
 fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
@@ -612,7 +609,7 @@ fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
         let shape = BanksShape {
             stride,
             blocks,
-            rounds: BANK_READS,
+            rounds: Banks::SIZE.on_gpu[1],
         };
         let (ms, correct) = lab.measure::<Banks>(shape)?;
         let loads = traffic::<Banks>(BanksShape {
@@ -635,7 +632,7 @@ fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
             let shape = BanksShape {
                 stride: point.x as u32,
                 blocks,
-                rounds: BANK_READS,
+                rounds: Banks::SIZE.on_gpu[1],
             };
             shape.conflict_degree() == degree
         })
@@ -737,7 +734,7 @@ fn intensity(lab: &mut Lab<'_>) -> Result<Outcome> {
     let mut fmas = 1;
     while fmas <= 2048 {
         let shape = IntensityShape {
-            n: COPY_ELEMENTS,
+            n: Intensity::SIZE.on_gpu[0],
             fmas,
         };
         let (ms, correct) = lab.measure::<Intensity>(shape)?;
