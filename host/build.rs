@@ -4,6 +4,7 @@
 //! The nested cargo gets its own target directory and a clean environment:
 //! none of the host build's flags or profile settings may leak into it.
 
+use std::collections::HashMap;
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -164,5 +165,62 @@ fn copy_ptx(from: &Path, to: &Path) {
         "the PTX at {} has no kernel entry point",
         from.display()
     );
+    let ptx = with_launch_bounds(&ptx);
     std::fs::write(to, ptx).unwrap_or_else(|e| panic!("could not write {}: {e}", to.display()));
+}
+
+/// `ptx` with each kernel's launch bounds moved into its entry.
+///
+/// `kernels!` writes a kernel's `#[launch_bounds(max_threads, min_blocks)]`
+/// as a line `// launch_bounds NAME MAX_THREADS MIN_BLOCKS` of the PTX (0
+/// for no fewest blocks); here it becomes the `.maxntid` and
+/// `.minnctapersm` directives between
+/// the entry's parameters and its body, where CUDA C++'s
+/// `__launch_bounds__` puts them and where ptxas reads them. Every entry
+/// has bounds, and every bound an entry.
+fn with_launch_bounds(ptx: &str) -> String {
+    let mut bounds = HashMap::new();
+    let mut lines = Vec::new();
+    for line in ptx.lines() {
+        match line.strip_prefix("// launch_bounds ") {
+            Some(declared) => {
+                let fields: Vec<&str> = declared.split(' ').collect();
+                let [name, max_threads, min_blocks] = fields[..] else {
+                    panic!("a launch bounds line of the PTX is malformed: {line}");
+                };
+                let mut directives = format!(".maxntid {max_threads}, 1, 1\n");
+                if min_blocks != "0" {
+                    directives.push_str(&format!(".minnctapersm {min_blocks}\n"));
+                }
+                assert!(
+                    bounds.insert(name, directives).is_none(),
+                    "kernel {name} has launch bounds twice"
+                );
+            }
+            None => lines.push(line),
+        }
+    }
+    let mut placed = String::with_capacity(ptx.len());
+    let mut entry = None;
+    for line in lines {
+        if let Some(name) = line.strip_prefix(".visible .entry ") {
+            entry = Some(name.trim_end_matches('('));
+        } else if line == "{"
+            && let Some(name) = entry.take()
+        {
+            let directives = bounds
+                .remove(name)
+                .unwrap_or_else(|| panic!("kernel {name} has no launch bounds"));
+            placed.push_str(&directives);
+        }
+        placed.push_str(line);
+        placed.push('\n');
+    }
+    let mut orphans: Vec<_> = bounds.into_keys().collect();
+    orphans.sort();
+    assert!(
+        orphans.is_empty(),
+        "launch bounds of kernels the PTX does not define: {orphans:?}"
+    );
+    placed
 }

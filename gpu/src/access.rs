@@ -11,7 +11,7 @@
 //! `locality lessons alignment` sweep the stride and the offset.
 
 use crate::runtime::global::{Global, GlobalMut};
-use crate::runtime::{Launch, thread::*};
+use crate::runtime::{FULL_SM_THREADS, Launch, thread::*};
 
 /// What the copy's launch contract is a function of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +52,7 @@ kernels! {
     /// in `u32`, and `output` at least n, overlapping nothing; blocks are
     /// 1-D and the grid covers n threads.
     #[launch(one_thread_per_element)]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn copy_strided(input: Global<f32>, output: GlobalMut<f32>, n: u32, stride: u32, offset: u32) {
         let i = block_idx_x() * block_dim_x() + thread_idx_x();
         if i < n {

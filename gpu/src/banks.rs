@@ -13,7 +13,7 @@
 
 use crate::runtime::global::{Global, GlobalMut};
 use crate::runtime::warp;
-use crate::runtime::{Launch, thread::*};
+use crate::runtime::{FULL_SM_THREADS, Launch, thread::*};
 
 /// What the kernel's launch contract is a function of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +59,7 @@ kernels! {
     /// `input` has at least [`TILE`] elements and `sums` one per thread of
     /// the grid, overlapping nothing; blocks are 1-D of [`BLOCK`] threads.
     #[launch(blocks)]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn bank_conflicts(input: Global<f32>, sums: GlobalMut<f32>, stride: u32, rounds: u32) {
         // SAFETY: inside a kernel.
         let tile = unsafe { shared_array!(BANK_TILE: [f32; TILE]) };

@@ -26,7 +26,7 @@
 
 use crate::runtime::global::{Global, GlobalMut, Word, row_major};
 use crate::runtime::warp::{self, ALL_LANES, shfl_up_sync};
-use crate::runtime::{Launch, shared::SharedArray, thread::*};
+use crate::runtime::{FULL_SM_THREADS, Launch, shared::SharedArray, thread::*};
 
 /// What every blur kernel's launch contract is a function of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -803,6 +803,7 @@ kernels! {
     /// arrays and that product fits in `u32`; `radius ≤ MAX_RADIUS`; the
     /// grid covers `width` along x, `height` along y and `channels` along z.
     #[launch(|problem| one_thread_per_sample(problem, 0))]
+    #[launch_bounds(BLOCK * BLOCK, FULL_SM_THREADS / (BLOCK * BLOCK))]
     pub unsafe fn blur_naive(input: Global<u8>, output: GlobalMut<u8>, width: u32, height: u32, channels: u32, radius: u32) {
         let col = block_idx_x() * block_dim_x() + thread_idx_x();
         let row = block_idx_y() * block_dim_y() + thread_idx_y();
@@ -834,6 +835,7 @@ kernels! {
     /// As for [`blur_naive`], with blocks of exactly BLOCK×BLOCK threads and
     /// [`tiled_shared_bytes`]`(radius)` bytes of launch-sized shared memory.
     #[launch(|problem| one_thread_per_sample(problem, tiled_shared_bytes(problem.radius)))]
+    #[launch_bounds(BLOCK * BLOCK, FULL_SM_THREADS / (BLOCK * BLOCK))]
     pub unsafe fn blur_tiled(input: Global<u8>, output: GlobalMut<u8>, width: u32, height: u32, channels: u32, radius: u32) {
         let (tx, ty) = (thread_idx_x(), thread_idx_y());
         let channel = block_idx_z();
@@ -892,6 +894,7 @@ kernels! {
     /// one per stretch of a band of rows, and
     /// [`separable_shared_bytes`] bytes of launch-sized shared memory.
     #[launch(|problem| stretch_per_block(problem, separable_shared_bytes(problem)))]
+    #[launch_bounds(STRETCH_THREADS, 4)]
     pub unsafe fn blur_separable(input: Global<u8>, output: GlobalMut<u8>, width: u32, height: u32, channels: u32, radius: u32) {
         let window_sums = |columns, _, place: &Place| {
             // SAFETY: walk_band calls it once the column sums are published.
@@ -918,6 +921,7 @@ kernels! {
     /// As for [`blur_separable`], with [`running_shared_bytes`] bytes of
     /// launch-sized shared memory.
     #[launch(|problem| stretch_per_block(problem, running_shared_bytes(problem)))]
+    #[launch_bounds(STRETCH_THREADS, 4)]
     pub unsafe fn blur_running(input: Global<u8>, output: GlobalMut<u8>, width: u32, height: u32, channels: u32, radius: u32) {
         let window_sums = |columns, stretch: Stretch, place: &Place| {
             // SAFETY: walk_band calls it once the column sums are published;
@@ -959,6 +963,7 @@ kernels! {
     /// channels and [`specialised_shared_bytes`] bytes of launch-sized
     /// shared memory.
     #[launch(specialised_launch)]
+    #[launch_bounds(SPECIALISED_THREADS, 4)]
     pub unsafe fn blur_specialised(input: Global<u8>, output: GlobalMut<u8>, width: u32, height: u32, channels: u32, radius: u32) {
         let image = (width, height, radius);
         // SAFETY: by this kernel's contract, which names the channel counts.

@@ -8,7 +8,7 @@
 //! sweeps the set's size and shows the three plateaus.
 
 use crate::runtime::global::{Global, GlobalMut};
-use crate::runtime::{Launch, Real, thread::*};
+use crate::runtime::{FULL_SM_THREADS, Launch, Real, thread::*};
 
 /// What the kernel's launch contract is a function of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +55,7 @@ kernels! {
     /// elements; `output` has one element per thread of the grid and
     /// overlaps nothing; blocks are 1-D of [`BLOCK`] threads.
     #[launch(blocks)]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn read_working_set(input: Global<f32>, output: GlobalMut<f32>, set: u32, chunks: u32) {
         let thread = block_idx_x() * BLOCK + thread_idx_x();
         let chunks_in_set = u64::from(set / CHUNK);

@@ -11,7 +11,7 @@
 
 use crate::runtime::global::{Global, GlobalMut};
 use crate::runtime::warp;
-use crate::runtime::{Launch, thread::*};
+use crate::runtime::{FULL_SM_THREADS, Launch, thread::*};
 
 /// What the kernels' launch contract is a function of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +65,7 @@ kernels! {
     /// nothing; the host has set the constant array; the grid covers n
     /// threads.
     #[launch(one_thread_per_element)]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn coefficients_from_constant(input: Global<f32>, coefficients: Global<f32>, output: GlobalMut<f32>, n: u32, spread: u32) {
         // The constant array holds the same values.
         let _ = coefficients;
@@ -98,6 +99,7 @@ kernels! {
     /// As [`coefficients_from_constant`], `coefficients` holding
     /// [`COEFFICIENTS`] elements.
     #[launch(one_thread_per_element)]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn coefficients_from_global(input: Global<f32>, coefficients: Global<f32>, output: GlobalMut<f32>, n: u32, spread: u32) {
         let i = block_idx_x() * block_dim_x() + thread_idx_x();
         if i < n {

@@ -17,7 +17,7 @@
 
 use crate::runtime::global::{Global, GlobalMut, row_major};
 use crate::runtime::warp::{self, ALL_LANES, shfl_xor_sync};
-use crate::runtime::{Launch, Real, shared::SharedArray, thread::*};
+use crate::runtime::{FULL_SM_THREADS, Launch, Real, shared::SharedArray, thread::*};
 
 /// What every gemv kernel's launch contract is a function of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -564,6 +564,7 @@ macro_rules! gemv_entry_points {
     ($(
         #[doc = $lesson:literal]
         #[launch($launch:ident)]
+        #[launch_bounds($($bounds:expr),+)]
         $generic:ident: $f32_name:ident, $f64_name:ident;
     )*) => {
         kernels! {
@@ -577,6 +578,7 @@ macro_rules! gemv_entry_points {
                 /// # Safety
                 /// As for that kernel.
                 #[launch($launch::<f32>)]
+                #[launch_bounds($($bounds),+)]
                 pub unsafe fn $f32_name(alpha: f32, a: Global<f32>, x: Global<f32>, beta: f32, y: GlobalMut<f32>, m: u32, n: u32) {
                     // SAFETY: forwarded contract.
                     unsafe { $generic(alpha, a, x, beta, y, m, n) }
@@ -595,6 +597,7 @@ macro_rules! gemv_entry_points {
                 /// # Safety
                 /// As for that kernel.
                 #[launch($launch::<f64>)]
+                #[launch_bounds($($bounds),+)]
                 pub unsafe fn $f64_name(alpha: f64, a: Global<f64>, x: Global<f64>, beta: f64, y: GlobalMut<f64>, m: u32, n: u32) {
                     // SAFETY: forwarded contract.
                     unsafe { $generic(alpha, a, x, beta, y, m, n) }
@@ -607,29 +610,36 @@ macro_rules! gemv_entry_points {
 gemv_entry_points! {
     /// Row-major A, one thread per row: a warp's loads lie a row apart, uncoalesced.
     #[launch(one_thread_per_row)]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     gemv_row_major: gemv_row_major_f32, gemv_row_major_f64;
 
     /// Column-major A, one thread per row: a warp reads 32 neighbours, coalesced.
     #[launch(one_thread_per_row)]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     gemv_col_major: gemv_col_major_f32, gemv_col_major_f64;
 
     /// Column-major A with x staged in shared memory: a broadcast the cache already serves.
     #[launch(shared_x_launch)]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     gemv_col_major_shared_x: gemv_col_major_shared_x_f32, gemv_col_major_shared_x_f64;
 
     /// Row-major A, a warp per row: coalesced along the row, summed with shuffles.
     #[launch(warp_per_row)]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     gemv_row_major_warp: gemv_row_major_warp_f32, gemv_row_major_warp_f64;
 
     /// Row-major A, a warp per row, 16-byte loads: four times the bytes per instruction.
     #[launch(warp_per_row)]
+    #[launch_bounds(BLOCK)]
     gemv_row_major_vector: gemv_row_major_vector_f32, gemv_row_major_vector_f64;
 
     /// Column-major A, the columns split among 32 warps: 32 times the loads in flight.
     #[launch(split_launch)]
+    #[launch_bounds(SPLIT_BLOCK, FULL_SM_THREADS / SPLIT_BLOCK)]
     gemv_col_major_split: gemv_col_major_split_f32, gemv_col_major_split_f64;
 
     /// Column-major A, split columns and 16-byte loads: whole lines, 512 bytes per instruction.
     #[launch(vector_split_launch)]
+    #[launch_bounds(SPLIT_BLOCK, FULL_SM_THREADS / SPLIT_BLOCK)]
     gemv_col_major_vector: gemv_col_major_vector_f32, gemv_col_major_vector_f64;
 }

@@ -8,7 +8,7 @@
 //! the roofline point by point.
 
 use crate::runtime::global::{Global, GlobalMut};
-use crate::runtime::{Launch, Real, thread::*};
+use crate::runtime::{FULL_SM_THREADS, Launch, Real, thread::*};
 
 /// What the kernel's launch contract is a function of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +77,7 @@ kernels! {
     /// nothing; n + 3 fits in `u32`; blocks are 1-D and the grid covers
     /// n / 4 threads, rounded up.
     #[launch(vector_per_thread)]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn fma_chain(input: Global<f32>, output: GlobalMut<f32>, n: u32, fmas: u32, a: f32, b: f32) {
         let first = (block_idx_x() * block_dim_x() + thread_idx_x()) * CHAINS;
         if first < n {

@@ -16,7 +16,7 @@
 //! compute on this one.
 
 use crate::runtime::global::{Global, GlobalMut, row_major};
-use crate::runtime::{Launch, Real, pipeline, shared::SharedArray, thread::*, warp};
+use crate::runtime::{FULL_SM_THREADS, Launch, Real, pipeline, shared::SharedArray, thread::*, warp};
 
 /// What every matmul kernel's launch contract is a function of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,6 +156,7 @@ kernels! {
     /// the others; every index `row * cols + col` fits in `u32`; the grid
     /// covers n columns along x and m rows along y.
     #[launch(|problem| one_thread_per_element(problem, NAIVE_BLOCK, 0))]
+    #[launch_bounds(NAIVE_BLOCK * NAIVE_BLOCK, FULL_SM_THREADS / (NAIVE_BLOCK * NAIVE_BLOCK))]
     pub unsafe fn matmul_naive(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         let row = block_idx_y() * block_dim_y() + thread_idx_y();
         let col = block_idx_x() * block_dim_x() + thread_idx_x();
@@ -178,6 +179,7 @@ kernels! {
     /// # Safety
     /// As for [`matmul_tiled`] with TILE = 16.
     #[launch(tiled_launch::<16>)]
+    #[launch_bounds(16 * 16, FULL_SM_THREADS / (16 * 16))]
     pub unsafe fn matmul_tiled_16(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         // SAFETY: forwarded contract.
         unsafe { matmul_tiled::<16>(a, b, c, m, n, k) }
@@ -190,6 +192,7 @@ kernels! {
     /// # Safety
     /// As for [`matmul_tiled`] with TILE = 32.
     #[launch(tiled_launch::<32>)]
+    #[launch_bounds(32 * 32, FULL_SM_THREADS / (32 * 32))]
     pub unsafe fn matmul_tiled_32(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         // SAFETY: forwarded contract.
         unsafe { matmul_tiled::<32>(a, b, c, m, n, k) }
@@ -215,6 +218,7 @@ kernels! {
     /// [`blocked_shared_elements`]`(COARSE_1D, 0)` f32 of launch-sized
     /// shared memory; the grid covers n columns and m rows in 64×64 tiles.
     #[launch(|problem| COARSE_1D.launch(problem, blocked_shared_elements(COARSE_1D, 0)))]
+    #[launch_bounds(COARSE_1D.threads())]
     pub unsafe fn matmul_coarse_1d(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         const B: Blocking = COARSE_1D;
         const ROWS: usize = B.thread_rows as usize;
@@ -266,6 +270,7 @@ kernels! {
     /// As [`matmul_coarse_1d`], with [`BLOCKED_2D`] and
     /// [`blocked_shared_elements`]`(BLOCKED_2D, 0)`, 128×128 tiles.
     #[launch(|problem| BLOCKED_2D.launch(problem, blocked_shared_elements(BLOCKED_2D, 0)))]
+    #[launch_bounds(BLOCKED_2D.threads(), 2)]
     pub unsafe fn matmul_blocked_2d(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         const B: Blocking = BLOCKED_2D;
         const ROWS: usize = B.thread_rows as usize;
@@ -324,6 +329,7 @@ kernels! {
     /// As [`matmul_blocked_2d`], with [`VECTOR_BLOCKING`] and
     /// [`blocked_shared_elements`]`(VECTOR_BLOCKING, 0)`.
     #[launch(|problem| VECTOR_BLOCKING.launch(problem, blocked_shared_elements(VECTOR_BLOCKING, 0)))]
+    #[launch_bounds(VECTOR_BLOCKING.threads(), 2)]
     pub unsafe fn matmul_vectorised(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         const B: Blocking = VECTOR_BLOCKING;
         const ROWS: usize = B.thread_rows as usize;
@@ -380,6 +386,7 @@ kernels! {
     /// [`blocked_shared_elements`]`(VECTOR_BLOCKING, A_TILE_PADDING)` f32 of
     /// launch-sized shared memory.
     #[launch(|problem| VECTOR_BLOCKING.launch(problem, blocked_shared_elements(VECTOR_BLOCKING, A_TILE_PADDING)))]
+    #[launch_bounds(VECTOR_BLOCKING.threads(), 2)]
     pub unsafe fn matmul_warptiled(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         const B: Blocking = VECTOR_BLOCKING;
         const A_ROWS: u32 = B.rows + A_TILE_PADDING;
@@ -441,6 +448,7 @@ kernels! {
     /// [`blocked_shared_elements`]`(VECTOR_BLOCKING, A_TILE_PADDING)` f32 of
     /// launch-sized shared memory.
     #[launch(|problem| VECTOR_BLOCKING.launch(problem, PIPELINE_STAGES * blocked_shared_elements(VECTOR_BLOCKING, A_TILE_PADDING)))]
+    #[launch_bounds(VECTOR_BLOCKING.threads(), 2)]
     pub unsafe fn matmul_pipelined(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         const B: Blocking = VECTOR_BLOCKING;
         const A_ROWS: u32 = B.rows + A_TILE_PADDING;

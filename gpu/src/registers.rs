@@ -11,7 +11,7 @@
 //! `__maxnreg__` or `-maxrregcount` does for CUDA C++).
 
 use crate::runtime::global::{Global, GlobalMut};
-use crate::runtime::{Launch, thread::*};
+use crate::runtime::{FULL_SM_THREADS, Launch, thread::*};
 
 /// What the kernels' launch contract is a function of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +89,7 @@ kernels! {
     /// `input` has [`LENGTH`]·n elements, which fits in `u32`, and `output`
     /// n, overlapping nothing; the grid covers n threads.
     #[launch(one_thread_per_element)]
+    #[launch_bounds(BLOCK, 2)]
     pub unsafe fn array_in_registers(input: Global<f32>, output: GlobalMut<f32>, n: u32, rotation: u32) {
         let i = block_idx_x() * block_dim_x() + thread_idx_x();
         if i < n {
@@ -115,6 +116,7 @@ kernels! {
     /// # Safety
     /// As [`array_in_registers`].
     #[launch(one_thread_per_element, local_memory)]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn array_in_local_memory(input: Global<f32>, output: GlobalMut<f32>, n: u32, rotation: u32) {
         let i = block_idx_x() * block_dim_x() + thread_idx_x();
         if i < n {

@@ -16,8 +16,15 @@
 /// first line of its doc comment as its lesson, its parameters' names, its
 /// launch contract (`#[launch(f)]`, `f` a `fn(&Problem) -> Launch`;
 /// `#[launch(f, local_memory)]` for a kernel that uses local memory on
-/// purpose) and the host build of its body. Nothing about a kernel is
-/// written twice.
+/// purpose), its launch bounds (`#[launch_bounds(max_threads,
+/// min_blocks)]` or `#[launch_bounds(max_threads)]`, see [`LaunchBounds`])
+/// and the host build of its body. Nothing about a kernel is written twice.
+///
+/// On nvptx64 the launch bounds also become a line of the PTX,
+/// `// launch_bounds NAME MAX_THREADS MIN_BLOCKS` (0 for no fewest
+/// blocks), which the build turns into the entry's `.maxntid` and
+/// `.minnctapersm` directives: rustc has no attribute that reaches them,
+/// and they must sit inside the entry, where no inline assembly can write.
 macro_rules! kernels {
     (
         $(#[doc = $list_doc:literal])*
@@ -26,10 +33,18 @@ macro_rules! kernels {
             #[doc = $lesson:literal]
             $(#[doc = $doc:literal])*
             #[launch($launch:expr $(, $local:ident)?)]
+            #[launch_bounds($($bounds:expr),+)]
             pub unsafe fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block
         )*
     ) => {
         $(
+            #[cfg(target_arch = "nvptx64")]
+            ::core::arch::global_asm!(
+                concat!("// launch_bounds ", stringify!($name), " {max_threads} {min_blocks}"),
+                max_threads = const launch_bounds!($($bounds),+).max_threads,
+                min_blocks = const launch_bounds!($($bounds),+).ptx_min_blocks(),
+            );
+
             #[doc = $lesson]
             $(#[doc = $doc])*
             #[cfg(target_arch = "nvptx64")]
@@ -54,11 +69,23 @@ macro_rules! kernels {
                 lesson: $lesson,
                 params: &[$(stringify!($arg)),*],
                 launch: $launch,
+                bounds: launch_bounds!($($bounds),+),
                 local_memory: local_memory!($($local)?),
                 // SAFETY: the caller of `run` takes on the kernel's contract.
                 run: |($($arg,)*)| unsafe { $name($($arg),*) },
             }
         ),*];
+    };
+}
+
+/// A kernel's [`LaunchBounds`] from its `#[launch_bounds(...)]`: the most
+/// threads a block has, and optionally the fewest blocks an SM holds.
+macro_rules! launch_bounds {
+    ($max_threads:expr) => {
+        $crate::runtime::LaunchBounds::new($max_threads, None)
+    };
+    ($max_threads:expr, $min_blocks:expr) => {
+        $crate::runtime::LaunchBounds::new($max_threads, Some($min_blocks))
     };
 }
 
@@ -101,6 +128,63 @@ impl Launch {
     }
 }
 
+/// CUDA's `__launch_bounds__(max_threads, min_blocks)`: the most threads a
+/// block of the kernel is ever launched with, and, where declared, the
+/// fewest such blocks that must fit on one SM at once.
+///
+/// They reach ptxas as the entry's `.maxntid` and `.minnctapersm`, and it
+/// allocates registers for that occupancy: with 65536 registers an SM, 256
+/// threads and 2 blocks leave at most 128 registers a thread, 4 blocks 64,
+/// 8 blocks 32, and a kernel that needs more spills. Declaring the fewest
+/// blocks is not free: ptxas then also feels free to use every register
+/// up to that cap, so a small kernel that would take 36 registers takes
+/// 80 under `(128, 1)`. A kernel declares it where it needs the occupancy
+/// (every warp the SM holds, for memory-bound kernels; two blocks, for the
+/// register-blocked matmuls), and only the most threads otherwise.
+///
+/// The host and the emulator refuse a launch of more threads a block than
+/// `max_threads`, as the GPU does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchBounds {
+    /// The most threads a block has (`.maxntid`).
+    pub max_threads: u32,
+    /// The fewest blocks an SM must hold at once (`.minnctapersm`).
+    pub min_blocks: Option<u32>,
+}
+
+impl LaunchBounds {
+    /// The bounds of a kernel's declaration; checked when the crate
+    /// compiles: a block has 1 to 1024 threads, an SM holds at least one.
+    pub const fn new(max_threads: u32, min_blocks: Option<u32>) -> Self {
+        assert!(
+            max_threads >= 1 && max_threads <= 1024,
+            "a block has 1 to 1024 threads"
+        );
+        if let Some(blocks) = min_blocks {
+            assert!(blocks >= 1, "an SM holds at least one block");
+        }
+        Self {
+            max_threads,
+            min_blocks,
+        }
+    }
+
+    /// The fewest blocks as the PTX line of [`kernels!`] writes it: 0 for
+    /// none declared.
+    pub const fn ptx_min_blocks(&self) -> u32 {
+        match self.min_blocks {
+            Some(blocks) => blocks,
+            None => 0,
+        }
+    }
+}
+
+/// The most threads an SM of compute capability 8.0 or 9.0 holds at once.
+/// A memory-bound kernel declares `FULL_SM_THREADS / threads` blocks in
+/// its launch bounds: every warp an SM can hold is another load in flight,
+/// so ptxas must fit them all, at most 32 registers a thread.
+pub const FULL_SM_THREADS: u32 = 2048;
+
 /// A kernel as the host sees it, made by [`kernels!`] from the kernel's
 /// declaration. `Args` is the tuple of its parameter types; `Problem` what
 /// its launch contract is a function of.
@@ -115,6 +199,9 @@ pub struct Kernel<Args, Problem> {
     pub params: &'static [&'static str],
     /// The grid, block and shared memory it must be launched with.
     pub launch: fn(&Problem) -> Launch,
+    /// The most threads a block of it has, and the fewest blocks an SM must
+    /// hold, which ptxas allocates its registers for.
+    pub bounds: LaunchBounds,
     /// Whether it uses local memory on purpose (an array indexed at run
     /// time, or spilled registers), as its lesson; every other kernel keeps
     /// its data in registers, which the tests and CI hold it to.

@@ -11,7 +11,7 @@
 //! 128 bytes used. `locality lessons width` times them all.
 
 use crate::runtime::global::{Global, GlobalMut};
-use crate::runtime::{Launch, thread::*};
+use crate::runtime::{FULL_SM_THREADS, Launch, thread::*};
 
 /// What the copies' launch contracts are a function of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,6 +88,7 @@ kernels! {
     /// # Safety
     /// As `copy_as`.
     #[launch(per_element::<1>)]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn copy_bytes_1(input: Global<u8>, output: GlobalMut<u8>, bytes: u32) {
         // SAFETY: forwarded contract.
         unsafe { copy_as::<u8>(input, output, bytes) }
@@ -101,6 +102,7 @@ kernels! {
     /// # Safety
     /// As `copy_as`.
     #[launch(per_element::<2>)]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn copy_bytes_2(input: Global<u8>, output: GlobalMut<u8>, bytes: u32) {
         // SAFETY: forwarded contract.
         unsafe { copy_as::<u16>(input, output, bytes) }
@@ -114,6 +116,7 @@ kernels! {
     /// # Safety
     /// As `copy_as`.
     #[launch(per_element::<4>)]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn copy_bytes_4(input: Global<u8>, output: GlobalMut<u8>, bytes: u32) {
         // SAFETY: forwarded contract.
         unsafe { copy_as::<u32>(input, output, bytes) }
@@ -127,6 +130,7 @@ kernels! {
     /// # Safety
     /// As `copy_as`.
     #[launch(per_element::<8>)]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn copy_bytes_8(input: Global<u8>, output: GlobalMut<u8>, bytes: u32) {
         // SAFETY: forwarded contract.
         unsafe { copy_as::<u64>(input, output, bytes) }
@@ -140,6 +144,7 @@ kernels! {
     /// # Safety
     /// As `copy_as`.
     #[launch(per_element::<16>)]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn copy_bytes_16(input: Global<u8>, output: GlobalMut<u8>, bytes: u32) {
         let i = block_idx_x() * block_dim_x() + thread_idx_x();
         let whole = bytes / 16;
@@ -174,6 +179,7 @@ kernels! {
     /// # Safety
     /// As `copy_as`.
     #[launch(per_element::<8>)]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn copy_pairs_align_4(input: Global<u8>, output: GlobalMut<u8>, bytes: u32) {
         // SAFETY: forwarded contract.
         unsafe { copy_as::<Pair>(input, output, bytes) }
@@ -190,6 +196,7 @@ kernels! {
     /// # Safety
     /// As `copy_as`.
     #[launch(per_element::<8>)]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn copy_pairs_align_8(input: Global<u8>, output: GlobalMut<u8>, bytes: u32) {
         // SAFETY: forwarded contract.
         unsafe { copy_as::<AlignedPair>(input, output, bytes) }
