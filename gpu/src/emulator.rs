@@ -43,7 +43,7 @@ use std::panic::{self, AssertUnwindSafe, Location};
 use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
-pub use crate::runtime::{Dim3, Launch};
+pub use crate::runtime::{Dim3, Launch, LaunchBounds};
 
 mod guard;
 pub mod traffic;
@@ -66,15 +66,30 @@ pub struct Limits {
     /// Calls one thread may make into the device runtime (an index, a
     /// barrier, a shared- or global-memory access) in one launch.
     pub steps_per_thread: u64,
+    /// The most threads a block may have: CUDA's 1024, or the kernel's
+    /// launch bounds ([`Limits::within`]), which the GPU enforces too.
+    pub threads_per_block: u32,
 }
 
 impl Default for Limits {
     /// 2³⁴ calls: more than any kernel of the project makes at the sizes
     /// the host lets the emulator run, and about half a minute of spinning
-    /// on one load.
+    /// on one load; blocks of up to CUDA's 1024 threads, as for a kernel
+    /// that declares no launch bounds.
     fn default() -> Self {
         Self {
             steps_per_thread: 1 << 34,
+            threads_per_block: MAX_THREADS_PER_BLOCK as u32,
+        }
+    }
+}
+
+impl Limits {
+    /// The default limits, with blocks no larger than `bounds` allow.
+    pub fn within(bounds: LaunchBounds) -> Self {
+        Self {
+            threads_per_block: bounds.max_threads,
+            ..Self::default()
         }
     }
 }
@@ -236,11 +251,14 @@ pub enum Fault {
         value: u64,
         limit: u64,
     },
+    /// The block has more threads than the kernel's launch bounds allow,
+    /// which the GPU refuses too: no thread ran.
+    BeyondLaunchBounds { threads: u64, max_threads: u32 },
 }
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Fault::InvalidLaunch { .. } = self.fault {
+        if let Fault::InvalidLaunch { .. } | Fault::BeyondLaunchBounds { .. } = self.fault {
             return write!(f, "{}: {}", self.kernel, self.fault);
         }
         let (x, y, z) = self.block;
@@ -459,6 +477,14 @@ impl fmt::Display for Fault {
                 f,
                 "launch refused: {what} is {value}, outside CUDA's limit of {limit}"
             ),
+            Self::BeyondLaunchBounds {
+                threads,
+                max_threads,
+            } => write!(
+                f,
+                "launch refused: {threads} threads a block, more than the {max_threads} of \
+                 the kernel's launch bounds"
+            ),
         }
     }
 }
@@ -485,14 +511,15 @@ pub fn run_within(
     launch_blocks(kernel, launch, limits, false, body).map(drop)
 }
 
-/// [`run`], counting the launch's memory traffic as the hardware would
-/// (see [`traffic`]).
+/// [`run_within`], counting the launch's memory traffic as the hardware
+/// would (see [`traffic`]).
 pub fn run_counting(
     kernel: &'static str,
     launch: &Launch,
+    limits: Limits,
     body: &dyn Fn(),
 ) -> Result<Traffic, Diagnostic> {
-    launch_blocks(kernel, launch, Limits::default(), true, body)
+    launch_blocks(kernel, launch, limits, true, body)
 }
 
 /// Runs every block of `launch`; the traffic when `counting`.
@@ -503,7 +530,7 @@ fn launch_blocks(
     counting: bool,
     body: &dyn Fn(),
 ) -> Result<Traffic, Diagnostic> {
-    check_launch(launch).map_err(|fault| Diagnostic {
+    check_launch(launch, limits).map_err(|fault| Diagnostic {
         kernel,
         block: (0, 0, 0),
         fault,
@@ -541,8 +568,9 @@ fn launch_blocks(
 }
 
 /// Refuses a launch that no GPU would run: an empty or oversized grid or
-/// block, or more shared memory than a block gets.
-fn check_launch(launch: &Launch) -> Result<(), Fault> {
+/// block, a block beyond the kernel's launch bounds, or more shared memory
+/// than a block gets.
+fn check_launch(launch: &Launch, limits: Limits) -> Result<(), Fault> {
     let within = |what, value: u64, limit: u64| {
         if value == 0 || value > limit {
             return Err(Fault::InvalidLaunch { what, value, limit });
@@ -562,6 +590,12 @@ fn check_launch(launch: &Launch) -> Result<(), Fault> {
     }
     let threads = u64::from(block.0) * u64::from(block.1) * u64::from(block.2);
     within("the threads per block", threads, MAX_THREADS_PER_BLOCK)?;
+    if threads > u64::from(limits.threads_per_block) {
+        return Err(Fault::BeyondLaunchBounds {
+            threads,
+            max_threads: limits.threads_per_block,
+        });
+    }
     if u64::from(launch.shared_bytes) > crate::runtime::shared::LIMIT_BYTES {
         return Err(Fault::InvalidLaunch {
             what: "the shared memory per block, in bytes,",

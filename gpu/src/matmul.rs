@@ -16,7 +16,9 @@
 //! compute on this one.
 
 use crate::runtime::global::{Global, GlobalMut, row_major};
-use crate::runtime::{FULL_SM_THREADS, Launch, Real, pipeline, shared::SharedArray, thread::*, warp};
+use crate::runtime::{
+    FULL_SM_THREADS, Launch, Real, pipeline, shared::SharedArray, thread::*, warp,
+};
 
 /// What every matmul kernel's launch contract is a function of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -187,7 +187,8 @@ tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 const MAX_GRID: [u32; 3] = [i32::MAX as u32, 65_535, 65_535];
 
 /// `kernel`'s launch contract for `problem`, once it is within the limits
-/// of every GPU the project supports.
+/// of every GPU the project supports and within the kernel's own launch
+/// bounds.
 pub fn checked_launch<A, P>(kernel: &Kernel<A, P>, problem: &P) -> Result<Launch> {
     let launch = (kernel.launch)(problem);
     let (x, y, z) = launch.grid;
@@ -200,6 +201,15 @@ pub fn checked_launch<A, P>(kernel: &Kernel<A, P>, problem: &P) -> Result<Launch
                 limit,
             });
         }
+    }
+    let (x, y, z) = launch.block;
+    let threads = x.saturating_mul(y).saturating_mul(z);
+    if threads > kernel.bounds.max_threads {
+        return Err(Error::BeyondLaunchBounds {
+            kernel: kernel.name,
+            threads,
+            max_threads: kernel.bounds.max_threads,
+        });
     }
     if u64::from(launch.shared_bytes) > shared::LIMIT_BYTES {
         return Err(Error::SharedTooLarge {

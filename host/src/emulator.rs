@@ -6,6 +6,7 @@
 
 use std::cell::RefCell;
 
+use gpu::emulator::Limits;
 use gpu::emulator::traffic::Traffic;
 use gpu::runtime::Kernel;
 
@@ -75,8 +76,11 @@ impl Backend for Emulator {
         // SAFETY: the caller vouches for the kernel's contract; the
         // emulator runs the contract's own launch shape, and checks every
         // global access against its buffer.
-        gpu::emulator::run(kernel.name, &launch, &|| unsafe { (kernel.run)(args) })
-            .map_err(Error::Emulator)
+        let limits = Limits::within(kernel.bounds);
+        gpu::emulator::run_within(kernel.name, &launch, limits, &|| unsafe {
+            (kernel.run)(args)
+        })
+        .map_err(Error::Emulator)
     }
 
     /// Wall-clock time of the emulation: it says how long the emulator
@@ -139,9 +143,13 @@ impl Backend for CountingEmulator {
         let launch = checked_launch(kernel, problem)?;
         let args = A::emulated(args, kernel.params);
         // SAFETY: as for `Emulator::launch`.
-        let traffic =
-            gpu::emulator::run_counting(kernel.name, &launch, &|| unsafe { (kernel.run)(args) })
-                .map_err(Error::Emulator)?;
+        let traffic = gpu::emulator::run_counting(
+            kernel.name,
+            &launch,
+            Limits::within(kernel.bounds),
+            &|| unsafe { (kernel.run)(args) },
+        )
+        .map_err(Error::Emulator)?;
         let mut counted = self.counted.borrow_mut();
         counted.retain(|(name, _)| *name != kernel.name);
         counted.push((kernel.name, traffic));

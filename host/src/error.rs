@@ -44,6 +44,15 @@ pub enum Error {
         limit: u32,
     },
     #[error(
+        "{kernel} would be launched with {threads} threads a block, more than the {max_threads} \
+         of its launch bounds"
+    )]
+    BeyondLaunchBounds {
+        kernel: &'static str,
+        threads: u32,
+        max_threads: u32,
+    },
+    #[error(
         "{dimension} = {size} is too large for {kernel}: it would need {blocks} blocks along {axis}, \
          more than the limit of {limit}; {dimension} is at most {max}"
     )]

@@ -10,14 +10,18 @@ use crate::suite::{Copies, Row};
 /// One line per kernel: its family, what the driver gave it on `gpu` (when
 /// there is one), and its lesson.
 pub fn kernels(kernels: &[KernelInfo], gpu: Option<&Gpu>) -> Result<String> {
-    let mut header = vec!["family", "kernel"];
+    let mut header = vec!["family", "kernel", "launch bounds"];
     if gpu.is_some() {
         header.extend(["registers", "local B", "static shared B", "max threads"]);
     }
     header.push("lesson");
     let mut rows = Vec::new();
     for kernel in kernels {
-        let mut row = vec![kernel.family.to_string(), kernel.name.to_string()];
+        let bounds = match kernel.bounds.min_blocks {
+            Some(blocks) => format!("{}, {blocks}", kernel.bounds.max_threads),
+            None => kernel.bounds.max_threads.to_string(),
+        };
+        let mut row = vec![kernel.family.to_string(), kernel.name.to_string(), bounds];
         if let Some(gpu) = gpu {
             let resources = gpu.resources(kernel.name)?;
             row.extend(

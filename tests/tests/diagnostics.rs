@@ -4,7 +4,9 @@
 //! the index, without the process crashing. And correct kernels that use CUDA's
 //! rule that a returned thread no longer counts at a barrier must pass.
 
-use gpu::emulator::{self, Access, AccessKind, Diagnostic, Dim3, Fault, Launch, Limits};
+use gpu::emulator::{
+    self, Access, AccessKind, Diagnostic, Dim3, Fault, Launch, LaunchBounds, Limits,
+};
 use gpu::runtime::global::{Global, GlobalMut, row_major};
 use gpu::runtime::shared::SharedArray;
 use gpu::runtime::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y};
@@ -821,6 +823,7 @@ fn a_spin_wait_is_stopped_as_a_kernel_that_never_finishes() {
     let view = GlobalMut::new("flag", &mut flag);
     let limits = Limits {
         steps_per_thread: 10_000,
+        ..Limits::default()
     };
     // SAFETY: one flag, read and written through a checked view.
     let diagnostic = emulator::run_within("wait_for_flag", &one_block(2, 0), limits, &|| unsafe {
@@ -846,6 +849,7 @@ fn a_barrier_in_an_endless_loop_is_stopped_too() {
     }
     let limits = Limits {
         steps_per_thread: 1000,
+        ..Limits::default()
     };
     let diagnostic =
         emulator::run_within("forever", &one_block(4, 0), limits, &forever).unwrap_err();
@@ -893,7 +897,7 @@ fn a_stack_overflow_is_reported_and_the_process_goes_on() {
 }
 
 #[test]
-fn a_launch_beyond_cudas_limits_is_refused_before_any_thread_runs() {
+fn a_launch_beyond_cudas_limits_or_the_launch_bounds_is_refused_before_any_thread_runs() {
     let ran = std::cell::Cell::new(false);
     let body = || ran.set(true);
     // 65536 × 65536 threads: the count wraps to 0 in 32 bits.
@@ -933,7 +937,23 @@ fn a_launch_beyond_cudas_limits_is_refused_before_any_thread_runs() {
         shared_bytes: 0,
     };
     assert!(emulator::run("empty", &empty, &body).is_err());
+    let bounded = Limits::within(LaunchBounds::new(128, Some(4)));
+    let diagnostic =
+        emulator::run_within("bounded", &one_block(256, 0), bounded, &body).unwrap_err();
+    assert_eq!(
+        diagnostic.fault,
+        Fault::BeyondLaunchBounds {
+            threads: 256,
+            max_threads: 128
+        }
+    );
+    assert_eq!(
+        diagnostic.to_string(),
+        "bounded: launch refused: 256 threads a block, more than the 128 of the kernel's launch bounds"
+    );
     assert!(!ran.get());
+    emulator::run_within("bounded", &one_block(128, 0), bounded, &body).unwrap();
+    assert!(ran.get());
 }
 
 /// How `rotate_static` goes wrong, if at all.

@@ -4,6 +4,7 @@
 use clap::Parser;
 use gpu::blur::MAX_RADIUS;
 use gpu::matmul::{BLOCKED_2D, COARSE_1D};
+use gpu::runtime::{Kernel, LaunchBounds};
 use locality::backend::checked_launch;
 use locality::cli::Cli;
 use locality::families::blur::{Blur, BlurShape, max_channels, max_radius};
@@ -90,6 +91,25 @@ fn grids_beyond_the_hardware_limits_are_rejected() {
         matches!(error, Error::GridTooLarge { axis: 'y', .. }),
         "{error:?}"
     );
+}
+
+/// A launch of more threads a block than the kernel's launch bounds is
+/// refused before it reaches a GPU or the emulator, naming both numbers.
+#[test]
+fn a_block_beyond_the_launch_bounds_is_rejected() {
+    let naive = kernel::<Matmul>("matmul_naive");
+    let bounded = Kernel {
+        bounds: LaunchBounds::new(128, None),
+        ..*naive
+    };
+    let problem = Matmul::problem(MatmulShape::new(64, 64, 64)).unwrap();
+    let error = checked_launch(&bounded, &problem).unwrap_err();
+    assert_eq!(
+        message(error),
+        "matmul_naive would be launched with 256 threads a block, more than the 128 of its \
+         launch bounds"
+    );
+    assert!(checked_launch(naive, &problem).is_ok());
 }
 
 #[test]

@@ -368,8 +368,8 @@ fn the_coefficients_are_a_constant_array_read_with_ld_const() {
     }
 }
 
-/// The register lesson's cap goes on its one entry, between the parameters
-/// and the body, where PTX puts performance directives.
+/// The register lesson's cap goes on its one entry, after its launch
+/// bounds and before its body, where PTX puts performance directives.
 #[test]
 fn a_register_cap_is_a_maxnreg_on_its_entry_alone() {
     use locality::device::with_register_cap;
@@ -380,8 +380,57 @@ fn a_register_cap_is_a_maxnreg_on_its_entry_alone() {
     assert_eq!(capped.matches(".maxnreg").count(), 1);
     let entry = body_in(capped, "array_in_registers");
     let (parameters, body) = entry.split_once("\n{").unwrap();
-    assert!(parameters.ends_with(")\n.maxnreg 32"), "{parameters}");
+    assert!(
+        parameters.ends_with(".minnctapersm 2\n.maxnreg 32"),
+        "{parameters}"
+    );
     assert!(!body.contains(".maxnreg"));
     assert_eq!(capped.replace("\n.maxnreg 32", ""), PTX);
     assert!(with_register_cap(PTX, "no_such_kernel", 32).is_none());
+}
+
+/// Every entry carries its declaration's launch bounds, in both builds:
+/// `.maxntid` always, `.minnctapersm` where the kernel declares the fewest
+/// blocks, between its parameters and its body, as ptxas reads them.
+#[test]
+fn every_entry_carries_its_launch_bounds() {
+    for kernel in families::kernels() {
+        let mut directives = format!(")\n.maxntid {}, 1, 1\n", kernel.bounds.max_threads);
+        if let Some(blocks) = kernel.bounds.min_blocks {
+            directives.push_str(&format!(".minnctapersm {blocks}\n"));
+        }
+        directives.push('{');
+        for ptx in [PTX, PTX_SM80] {
+            assert!(
+                body_in(ptx, kernel.name).contains(&directives),
+                "{}'s entry does not carry {directives:?}",
+                kernel.name
+            );
+        }
+    }
+    assert!(
+        !PTX.contains("// launch_bounds"),
+        "a launch bounds line was left in the PTX"
+    );
+}
+
+/// Each kernel's bounds are its contract's block, on every test shape: not
+/// smaller (the GPU would refuse the launch), and not larger (ptxas would
+/// allocate registers for blocks that never come).
+#[test]
+fn launch_bounds_are_the_block_each_contract_launches() {
+    struct Check;
+    impl Visitor for Check {
+        fn visit<F: Family>(&mut self) -> locality::Result<()> {
+            for shape in F::test_shapes() {
+                let problem = F::problem(shape)?;
+                for kernel in F::KERNELS {
+                    let (x, y, z) = (kernel.launch)(&problem).block;
+                    assert_eq!(x * y * z, kernel.bounds.max_threads, "{}", kernel.name);
+                }
+            }
+            Ok(())
+        }
+    }
+    families::visit(&mut Check).unwrap();
 }

@@ -74,9 +74,30 @@ pub struct KernelSummary {
     pub family: &'static str,
     pub name: &'static str,
     pub lesson: &'static str,
+    /// What its declaration asks of ptxas, and its twin's
+    /// `__launch_bounds__` too.
+    pub launch_bounds: LaunchBounds,
     pub resources: Resources,
     /// Its CUDA C++ twin's, compiled by NVRTC; null without twins.
     pub twin_resources: Option<Resources>,
+}
+
+/// A kernel's `#[launch_bounds]`: the most threads a block has, and the
+/// fewest blocks an SM must hold (null where the kernel leaves that to
+/// ptxas).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct LaunchBounds {
+    pub max_threads: u32,
+    pub min_blocks: Option<u32>,
+}
+
+impl From<gpu::runtime::LaunchBounds> for LaunchBounds {
+    fn from(bounds: gpu::runtime::LaunchBounds) -> Self {
+        Self {
+            max_threads: bounds.max_threads,
+            min_blocks: bounds.min_blocks,
+        }
+    }
 }
 
 /// The GPU, as the driver describes it.

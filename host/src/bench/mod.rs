@@ -398,6 +398,7 @@ impl Visitor for Sweep<'_> {
                 family: F::NAME,
                 name: kernel.name,
                 lesson: kernel.lesson(),
+                launch_bounds: kernel.bounds.into(),
                 resources: gpu.resources(kernel.name)?,
                 twin_resources: self
                     .twin

@@ -12,7 +12,7 @@ pub mod matmul;
 pub mod registers;
 pub mod width;
 
-use gpu::runtime::Kernel;
+use gpu::runtime::{Kernel, LaunchBounds};
 
 use crate::error::{Error, Result};
 use crate::family::{Family, Sizes};
@@ -47,6 +47,7 @@ pub struct KernelInfo {
     pub benched: bool,
     /// Whether it uses local memory on purpose, as its lesson.
     pub local_memory: bool,
+    pub bounds: LaunchBounds,
 }
 
 impl KernelInfo {
@@ -57,6 +58,7 @@ impl KernelInfo {
             lesson: kernel.lesson(),
             benched: F::BENCHED,
             local_memory: kernel.local_memory,
+            bounds: kernel.bounds,
         }
     }
 }
