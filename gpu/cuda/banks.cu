@@ -1,12 +1,23 @@
 // CUDA C++ twin of the kernel in gpu/src/banks.rs: blocks of 256 threads,
-// a static shared tile of 1024 words.
+// a static shared tile of 1024 words, the sums overlapping nothing (hence
+// __restrict__). Its __launch_bounds__ are the Rust kernel's
+// #[launch_bounds], on a declaration just before the definition (see
+// matmul.cu).
 
-extern "C" __global__ void bank_conflicts(const float* input, float* sums, unsigned stride,
+// The most threads an SM holds at once, as gpu/src/runtime.rs's.
+#define FULL_SM_THREADS 2048
+#define BANKS_BLOCK 256
+
+extern "C" __global__ __launch_bounds__(BANKS_BLOCK, FULL_SM_THREADS / BANKS_BLOCK)
+void bank_conflicts(const float* __restrict__ input, float* __restrict__ sums, unsigned stride,
+                    unsigned rounds);
+extern "C" __global__ void bank_conflicts(const float* __restrict__ input,
+                                          float* __restrict__ sums, unsigned stride,
                                           unsigned rounds) {
     const unsigned tile_words = 1024;
     __shared__ __align__(16) float bank_tile[tile_words];
     unsigned t = threadIdx.x;
-    for (unsigned i = t; i < tile_words; i += 256) {
+    for (unsigned i = t; i < tile_words; i += BANKS_BLOCK) {
         bank_tile[i] = input[i];
     }
     __syncthreads();
@@ -15,5 +26,5 @@ extern "C" __global__ void bank_conflicts(const float* input, float* sums, unsig
     for (unsigned round = 0; round < rounds; ++round) {
         sum += bank_tile[(first + round) & (tile_words - 1)];
     }
-    sums[blockIdx.x * 256 + t] = sum;
+    sums[blockIdx.x * BANKS_BLOCK + t] = sum;
 }

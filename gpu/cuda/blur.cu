@@ -1,11 +1,22 @@
 // CUDA C++ twins of the kernels in gpu/src/blur.rs: the rounded mean of the
 // (2r+1)² window clipped to the image, 8-bit samples, `channels`
-// interleaved, one grid layer per channel, blocks of 16×16.
+// interleaved, one grid layer per channel, blocks of 16×16. Input and
+// output are distinct buffers (the Rust kernels' contracts), hence
+// __restrict__. Each kernel's __launch_bounds__ are its Rust kernel's
+// #[launch_bounds], on a declaration just before its definition (see
+// matmul.cu).
 
+// The most threads an SM holds at once, as gpu/src/runtime.rs's.
+#define FULL_SM_THREADS 2048
 #define BLUR_BLOCK 16
 
-extern "C" __global__ void blur_naive(const unsigned char* input, unsigned char* output,
-                                      int width, int height, int channels, int radius) {
+extern "C" __global__ __launch_bounds__(BLUR_BLOCK * BLUR_BLOCK,
+                                        FULL_SM_THREADS / (BLUR_BLOCK * BLUR_BLOCK))
+void blur_naive(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
+                int width, int height, int channels, int radius);
+extern "C" __global__ void blur_naive(const unsigned char* __restrict__ input,
+                                      unsigned char* __restrict__ output, int width, int height,
+                                      int channels, int radius) {
     int col = blockIdx.x * blockDim.x + threadIdx.x;
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     int channel = blockIdx.z;
@@ -24,8 +35,13 @@ extern "C" __global__ void blur_naive(const unsigned char* input, unsigned char*
 }
 
 // (BLOCK + 2r)² bytes of launch-sized shared memory: the tile and its halo.
-extern "C" __global__ void blur_tiled(const unsigned char* input, unsigned char* output,
-                                      int width, int height, int channels, int radius) {
+extern "C" __global__ __launch_bounds__(BLUR_BLOCK * BLUR_BLOCK,
+                                        FULL_SM_THREADS / (BLUR_BLOCK * BLUR_BLOCK))
+void blur_tiled(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
+                int width, int height, int channels, int radius);
+extern "C" __global__ void blur_tiled(const unsigned char* __restrict__ input,
+                                      unsigned char* __restrict__ output, int width, int height,
+                                      int channels, int radius) {
     extern __shared__ unsigned char tile[];
     int tx = threadIdx.x, ty = threadIdx.y;
     int channel = blockIdx.z;
@@ -97,6 +113,7 @@ __device__ Place place_of(Stretch s, int width, int channels, int radius) {
     p.output_start = first_pixel * channels + column;
     int samples = s.pixels * channels, output_samples = s.output * channels;
     p.input_whole = p.output_whole = rows_on_words;
+#pragma unroll
     for (int i = 0; i < 4; ++i) {
         int sample = column + i;
         p.input_inside[i] = p.input_start + i >= 0 && p.input_start + i < stride;
@@ -123,6 +140,7 @@ __device__ unsigned char rounded_mean(unsigned sum, unsigned count, unsigned ful
 
 __device__ void direct_window_sums(const unsigned* columns, const Place& p, int radius,
                                    unsigned windows[4]) {
+#pragma unroll
     for (int i = 0; i < 4; ++i) {
         windows[i] = 0;
         if (p.output_inside[i]) {
@@ -140,14 +158,17 @@ __device__ void prefix_window_sums(unsigned* columns, int samples, const Place& 
     unsigned* partials = prefix + samples + 1;
     int first = 4 * threadIdx.x;
     unsigned run[4];
+#pragma unroll
     for (int i = 0; i < 4; ++i) {
         run[i] = first + i < samples ? columns[first + i] : 0;
     }
+#pragma unroll
     for (int i = 1; i < 4; ++i) {
         run[i] += run[i - 1];
     }
     int lane = threadIdx.x % 32;
     unsigned inclusive = run[3];
+#pragma unroll
     for (int delta = 1; delta < 32; delta *= 2) {
         unsigned earlier = __shfl_up_sync(0xffffffff, inclusive, delta);
         if (lane >= delta) inclusive += earlier;
@@ -160,10 +181,12 @@ __device__ void prefix_window_sums(unsigned* columns, int samples, const Place& 
         before += partials[earlier_warp];
     }
     if (first == 0) prefix[0] = 0;
+#pragma unroll
     for (int i = 0; i < 4; ++i) {
         if (first + i < samples) prefix[first + i + 1] = before + run[i];
     }
     __syncthreads();
+#pragma unroll
     for (int i = 0; i < 4; ++i) {
         windows[i] = p.output_inside[i]
                          ? prefix[p.window_first[i] + 2 * radius + 1] - prefix[p.window_first[i]]
@@ -172,8 +195,9 @@ __device__ void prefix_window_sums(unsigned* columns, int samples, const Place& 
 }
 
 template <bool running>
-__device__ void walk_band(const unsigned char* input, unsigned char* output, int width,
-                          int height, int channels, int radius) {
+__device__ void walk_band(const unsigned char* __restrict__ input,
+                          unsigned char* __restrict__ output, int width, int height,
+                          int channels, int radius) {
     extern __shared__ unsigned columns[];
     Stretch s = stretch_of(channels, radius);
     Place p = place_of(s, width, channels, radius);
@@ -182,8 +206,10 @@ __device__ void walk_band(const unsigned char* input, unsigned char* output, int
         int start = row * stride + p.input_start;
         if (p.input_whole) {
             unsigned word = *reinterpret_cast<const unsigned*>(input + start);
+#pragma unroll
             for (int i = 0; i < 4; ++i) samples[i] = word >> 8 * i & 0xff;
         } else {
+#pragma unroll
             for (int i = 0; i < 4; ++i) samples[i] = p.input_inside[i] ? input[start + i] : 0;
         }
     };
@@ -192,6 +218,7 @@ __device__ void walk_band(const unsigned char* input, unsigned char* output, int
     unsigned sums[4] = {0, 0, 0, 0}, row_samples[4];
     for (int row = max(first_row - radius, 0); row < min(first_row + radius + 1, height); ++row) {
         read_row(row, row_samples);
+#pragma unroll
         for (int i = 0; i < 4; ++i) sums[i] += row_samples[i];
     }
     unsigned full = (2 * radius + 1) * (2 * radius + 1);
@@ -201,6 +228,7 @@ __device__ void walk_band(const unsigned char* input, unsigned char* output, int
         unsigned leaving[4] = {0, 0, 0, 0}, entering[4] = {0, 0, 0, 0};
         if (row >= radius) read_row(row - radius, leaving);
         if (row + radius + 1 < height) read_row(row + radius + 1, entering);
+#pragma unroll
         for (int i = 0; i < 4; ++i) {
             if (p.plane_index[i] >= 0) columns[p.plane_index[i]] = sums[i];
         }
@@ -213,6 +241,7 @@ __device__ void walk_band(const unsigned char* input, unsigned char* output, int
         }
         int rows = clipped_count(row, radius, height);
         unsigned means = 0;
+#pragma unroll
         for (int i = 0; i < 4; ++i) {
             if (p.output_inside[i]) {
                 unsigned mean = rounded_mean(windows[i], rows * p.window_columns[i], full, multiplier, shift);
@@ -223,34 +252,45 @@ __device__ void walk_band(const unsigned char* input, unsigned char* output, int
         if (p.output_whole) {
             *reinterpret_cast<unsigned*>(output + start) = means;
         } else {
+#pragma unroll
             for (int i = 0; i < 4; ++i) {
                 if (p.output_inside[i]) output[start + i] = means >> 8 * i;
             }
         }
+#pragma unroll
         for (int i = 0; i < 4; ++i) sums[i] += entering[i] - leaving[i];
     }
 }
 
 // 4 × pixels × channels bytes of launch-sized shared memory.
-extern "C" __global__ void blur_separable(const unsigned char* input, unsigned char* output,
-                                          int width, int height, int channels, int radius) {
+extern "C" __global__ __launch_bounds__(STRETCH_THREADS, 4)
+void blur_separable(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
+                    int width, int height, int channels, int radius);
+extern "C" __global__ void blur_separable(const unsigned char* __restrict__ input,
+                                          unsigned char* __restrict__ output, int width, int height,
+                                          int channels, int radius) {
     walk_band<false>(input, output, width, height, channels, radius);
 }
 
 // 4 × (2 × pixels × channels + 1 + 8) bytes of launch-sized shared memory.
-extern "C" __global__ void blur_running(const unsigned char* input, unsigned char* output,
-                                        int width, int height, int channels, int radius) {
+extern "C" __global__ __launch_bounds__(STRETCH_THREADS, 4)
+void blur_running(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
+                  int width, int height, int channels, int radius);
+extern "C" __global__ void blur_running(const unsigned char* __restrict__ input,
+                                        unsigned char* __restrict__ output, int width, int height,
+                                        int channels, int radius) {
     walk_band<true>(input, output, width, height, channels, radius);
 }
 
-// The specialised kernel: compiled once per channel count, blocks of 128
+// The specialised kernel: compiled once per channel count, blocks of 256
 // threads, each owning four whole pixels of the block's stretch.
 #define SPECIALISED_THREADS 256
 #define THREAD_PIXELS 4
 
 template <int C>
-__device__ void walk_band_specialised(const unsigned char* input, unsigned char* output,
-                                      int width, int height, int radius) {
+__device__ void walk_band_specialised(const unsigned char* __restrict__ input,
+                                      unsigned char* __restrict__ output, int width, int height,
+                                      int radius) {
     extern __shared__ unsigned prefixes[];
     constexpr int samples = THREAD_PIXELS * C, words = samples / 4;
     int pixels = SPECIALISED_THREADS * THREAD_PIXELS;
@@ -267,11 +307,13 @@ __device__ void walk_band_specialised(const unsigned char* input, unsigned char*
     bool whole = rows_on_words && inside_from == 0 && inside_to == samples;
     auto read_row = [&](int row, unsigned row_words[words]) {
         int first = row * stride + start;
+#pragma unroll
         for (int w = 0; w < words; ++w) {
             if (whole) {
                 row_words[w] = *reinterpret_cast<const unsigned*>(input + first + 4 * w);
             } else {
                 unsigned word = 0;
+#pragma unroll
                 for (int b = 0; b < 4; ++b) {
                     int i = 4 * w + b;
                     if (i >= inside_from && i < inside_to) word |= input[first + i] << 8 * b;
@@ -299,6 +341,7 @@ __device__ void walk_band_specialised(const unsigned char* input, unsigned char*
     unsigned sums[samples] = {}, row_words[words];
     for (int row = max(first_row - radius, 0); row < min(first_row + radius + 1, height); ++row) {
         read_row(row, row_words);
+#pragma unroll
         for (int i = 0; i < samples; ++i) sums[i] += sample_of(row_words, i);
     }
     for (int row = first_row; row < end_row; ++row) {
@@ -306,24 +349,32 @@ __device__ void walk_band_specialised(const unsigned char* input, unsigned char*
         if (row >= radius) read_row(row - radius, leaving);
         if (row + radius + 1 < height) read_row(row + radius + 1, entering);
         unsigned prefix[samples];
+#pragma unroll
         for (int i = 0; i < samples; ++i) prefix[i] = sums[i] + (i >= C ? prefix[i - C] : 0);
         unsigned totals[C], inclusive[C];
+#pragma unroll
         for (int k = 0; k < C; ++k) totals[k] = inclusive[k] = prefix[samples - C + k];
+#pragma unroll
         for (int delta = 1; delta < 32; delta *= 2) {
+#pragma unroll
             for (int k = 0; k < C; ++k) {
                 unsigned earlier = __shfl_up_sync(0xffffffff, inclusive[k], delta);
                 if (lane >= delta) inclusive[k] += earlier;
             }
         }
         if (lane == 31) {
+#pragma unroll
             for (int k = 0; k < C; ++k) warp_totals[warp * C + k] = inclusive[k];
         }
         __syncthreads();
         unsigned before[C];
+#pragma unroll
         for (int k = 0; k < C; ++k) before[k] = inclusive[k] - totals[k];
         for (int earlier_warp = 0; earlier_warp < warp; ++earlier_warp) {
+#pragma unroll
             for (int k = 0; k < C; ++k) before[k] += warp_totals[earlier_warp * C + k];
         }
+#pragma unroll
         for (int i = 0; i < samples; ++i) prefixes[first_sample + i] = prefix[i] + before[i % C];
         __syncthreads();
         if (writes_output) {
@@ -334,8 +385,10 @@ __device__ void walk_band_specialised(const unsigned char* input, unsigned char*
             int rows = clipped_count(row, radius, height);
             int first = row * stride + start;
             if (interior && rows == 2 * radius + 1 && whole_output) {
+#pragma unroll
                 for (int w = 0; w < words; ++w) {
                     unsigned means = 0;
+#pragma unroll
                     for (int b = 0; b < 4; ++b) {
                         unsigned rounded = window(4 * w + b) + full / 2;
                         unsigned mean = (unsigned long long)rounded * multiplier >> shift;
@@ -344,6 +397,7 @@ __device__ void walk_band_specialised(const unsigned char* input, unsigned char*
                     *reinterpret_cast<unsigned*>(output + first + 4 * w) = means;
                 }
             } else {
+#pragma unroll
                 for (int i = 0; i < samples; ++i) {
                     if (i < inside_to) {
                         unsigned count = rows * clipped_count(pixel + i / C, radius, width);
@@ -352,6 +406,7 @@ __device__ void walk_band_specialised(const unsigned char* input, unsigned char*
                 }
             }
         }
+#pragma unroll
         for (int i = 0; i < samples; ++i) {
             sums[i] += sample_of(entering, i) - sample_of(leaving, i);
         }
@@ -360,8 +415,12 @@ __device__ void walk_band_specialised(const unsigned char* input, unsigned char*
 
 // 4 × (1024 + 8) × channels bytes of launch-sized shared memory; 1 to 4
 // channels.
-extern "C" __global__ void blur_specialised(const unsigned char* input, unsigned char* output,
-                                            int width, int height, int channels, int radius) {
+extern "C" __global__ __launch_bounds__(SPECIALISED_THREADS, 4)
+void blur_specialised(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
+                      int width, int height, int channels, int radius);
+extern "C" __global__ void blur_specialised(const unsigned char* __restrict__ input,
+                                            unsigned char* __restrict__ output, int width,
+                                            int height, int channels, int radius) {
     switch (channels) {
         case 1: walk_band_specialised<1>(input, output, width, height, radius); break;
         case 2: walk_band_specialised<2>(input, output, width, height, radius); break;

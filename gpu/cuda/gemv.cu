@@ -1,6 +1,8 @@
 // CUDA C++ twins of the kernels in gpu/src/gemv.rs: y = αAx + βy, A m×n,
 // y not read when β = 0. The seeds' kernels take one thread per row in
-// blocks of 128; the ladder's geometry is stated above each.
+// blocks of 128; the ladder's geometry is stated above each. A and x are
+// read only and y overlaps neither (the Rust kernels' contracts), hence
+// __restrict__.
 
 template <typename T>
 __device__ void update(T* y, int row, T alpha, T dot, T beta) {
@@ -8,7 +10,8 @@ __device__ void update(T* y, int row, T alpha, T dot, T beta) {
 }
 
 template <typename T>
-__device__ void gemv_row_major(T alpha, const T* a, const T* x, T beta, T* y, int m, int n) {
+__device__ void gemv_row_major(T alpha, const T* __restrict__ a, const T* __restrict__ x,
+                               T beta, T* __restrict__ y, int m, int n) {
     int row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row < m) {
         T dot = 0;
@@ -20,7 +23,8 @@ __device__ void gemv_row_major(T alpha, const T* a, const T* x, T beta, T* y, in
 }
 
 template <typename T>
-__device__ void gemv_col_major(T alpha, const T* a, const T* x, T beta, T* y, int m, int n) {
+__device__ void gemv_col_major(T alpha, const T* __restrict__ a, const T* __restrict__ x,
+                               T beta, T* __restrict__ y, int m, int n) {
     int row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row < m) {
         T dot = 0;
@@ -33,8 +37,8 @@ __device__ void gemv_col_major(T alpha, const T* a, const T* x, T beta, T* y, in
 
 // Blocks of exactly 128 threads, 128 elements of T of launch-sized shared memory.
 template <typename T>
-__device__ void gemv_col_major_shared_x(T alpha, const T* a, const T* x, T beta, T* y, int m,
-                                        int n) {
+__device__ void gemv_col_major_shared_x(T alpha, const T* __restrict__ a, const T* __restrict__ x,
+                                        T beta, T* __restrict__ y, int m, int n) {
     const int block = 128;
     extern __shared__ __align__(8) unsigned char shared[];
     T* x_window = reinterpret_cast<T*>(shared);
@@ -62,6 +66,8 @@ __device__ void gemv_col_major_shared_x(T alpha, const T* a, const T* x, T beta,
 // The sum of value over the lanes that differ from this one in bits lowest and up.
 template <typename T>
 __device__ T butterfly_sum(T value, int lowest) {
+    // lowest is a constant at each call: the loop unrolls, as the Rust one.
+#pragma unroll
     for (int lane_mask = 16; lane_mask >= lowest; lane_mask /= 2) {
         value += __shfl_xor_sync(0xffffffffu, value, lane_mask);
     }
@@ -103,7 +109,8 @@ __device__ Vector<T> read_each(const T* p, int count) {
 
 // A warp per row, blocks of 128 threads (4 rows).
 template <typename T>
-__device__ void gemv_row_major_warp(T alpha, const T* a, const T* x, T beta, T* y, int m, int n) {
+__device__ void gemv_row_major_warp(T alpha, const T* __restrict__ a, const T* __restrict__ x,
+                                    T beta, T* __restrict__ y, int m, int n) {
     int lane = threadIdx.x % 32;
     int row = blockIdx.x * 4 + threadIdx.x / 32;
     if (row < m) {
@@ -120,8 +127,8 @@ __device__ void gemv_row_major_warp(T alpha, const T* a, const T* x, T beta, T* 
 
 // A warp per row with 16-byte loads; blocks of 128 threads (4 rows).
 template <typename T>
-__device__ void gemv_row_major_vector(T alpha, const T* a, const T* x, T beta, T* y, int m,
-                                      int n) {
+__device__ void gemv_row_major_vector(T alpha, const T* __restrict__ a, const T* __restrict__ x,
+                                      T beta, T* __restrict__ y, int m, int n) {
     const int width = Vector<T>::len;
     int lane = threadIdx.x % 32;
     int row = blockIdx.x * 4 + threadIdx.x / 32;
@@ -168,6 +175,7 @@ __device__ void sum_partials(const T* partials, int rows, int first_row, T* y, i
     int row = first_row + tid;
     if (tid < rows && row < m) {
         T dot = 0;
+#pragma unroll
         for (int warp = 0; warp < split_warps; ++warp) {
             dot += partials[warp * rows + tid];
         }
@@ -178,8 +186,8 @@ __device__ void sum_partials(const T* partials, int rows, int first_row, T* y, i
 // The columns split among the warps; blocks of 1024 threads (32 rows), 32×32 elements
 // of launch-sized shared memory.
 template <typename T>
-__device__ void gemv_col_major_split(T alpha, const T* a, const T* x, T beta, T* y, int m,
-                                     int n) {
+__device__ void gemv_col_major_split(T alpha, const T* __restrict__ a, const T* __restrict__ x,
+                                     T beta, T* __restrict__ y, int m, int n) {
     extern __shared__ __align__(8) unsigned char shared[];
     T* partials = reinterpret_cast<T*>(shared);
     int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -198,8 +206,8 @@ __device__ void gemv_col_major_split(T alpha, const T* a, const T* x, T beta, T*
 // Split columns and 16-byte loads: 8 lanes per 128-byte line of a column, 4 columns per
 // warp; blocks of 1024 threads (one line of rows), 32 × rows elements of shared memory.
 template <typename T>
-__device__ void gemv_col_major_vector(T alpha, const T* a, const T* x, T beta, T* y, int m,
-                                      int n) {
+__device__ void gemv_col_major_vector(T alpha, const T* __restrict__ a, const T* __restrict__ x,
+                                      T beta, T* __restrict__ y, int m, int n) {
     extern __shared__ __align__(8) unsigned char shared[];
     T* partials = reinterpret_cast<T*>(shared);
     const int width = Vector<T>::len, rows = 8 * width;
@@ -232,20 +240,38 @@ __device__ void gemv_col_major_vector(T alpha, const T* a, const T* x, T beta, T
     sum_partials(partials, rows, first_row, y, m, alpha, beta);
 }
 
+// The f32 and f64 entry points of a kernel, with the launch bounds
+// GEMV_BOUNDS stands for where it is invoked: each pair's Rust kernels'
+// #[launch_bounds].
 #define GEMV_ENTRY_POINTS(kernel)                                                              \
-    extern "C" __global__ void kernel##_f32(float alpha, const float* a, const float* x,      \
-                                            float beta, float* y, int m, int n) {             \
+    extern "C" __global__ void GEMV_BOUNDS kernel##_f32(                                       \
+        float alpha, const float* __restrict__ a, const float* __restrict__ x, float beta,     \
+        float* __restrict__ y, int m, int n) {                                                 \
         kernel<float>(alpha, a, x, beta, y, m, n);                                             \
     }                                                                                          \
-    extern "C" __global__ void kernel##_f64(double alpha, const double* a, const double* x,   \
-                                            double beta, double* y, int m, int n) {           \
+    extern "C" __global__ void GEMV_BOUNDS kernel##_f64(                                       \
+        double alpha, const double* __restrict__ a, const double* __restrict__ x, double beta, \
+        double* __restrict__ y, int m, int n) {                                                \
         kernel<double>(alpha, a, x, beta, y, m, n);                                            \
     }
 
+// The most threads an SM holds at once, as gpu/src/runtime.rs's; threads
+// per block of the kernels with one thread or one warp per row, and of the
+// split kernels.
+#define FULL_SM_THREADS 2048
+const int gemv_block = 128;
+const int split_block = split_warps * 32;
+
+#define GEMV_BOUNDS __launch_bounds__(gemv_block, FULL_SM_THREADS / gemv_block)
 GEMV_ENTRY_POINTS(gemv_row_major)
 GEMV_ENTRY_POINTS(gemv_col_major)
 GEMV_ENTRY_POINTS(gemv_col_major_shared_x)
 GEMV_ENTRY_POINTS(gemv_row_major_warp)
+#undef GEMV_BOUNDS
+#define GEMV_BOUNDS __launch_bounds__(gemv_block)
 GEMV_ENTRY_POINTS(gemv_row_major_vector)
+#undef GEMV_BOUNDS
+#define GEMV_BOUNDS __launch_bounds__(split_block, FULL_SM_THREADS / split_block)
 GEMV_ENTRY_POINTS(gemv_col_major_split)
 GEMV_ENTRY_POINTS(gemv_col_major_vector)
+#undef GEMV_BOUNDS

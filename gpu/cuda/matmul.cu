@@ -2,9 +2,25 @@
 // launch geometry and memory layout, written as CUDA C++ programmers write
 // them (int indices, fused multiply-adds by contraction). The host compiles
 // them with NVRTC and times each beside its Rust kernel.
+//
+// Each kernel's __launch_bounds__ are its Rust kernel's #[launch_bounds].
+// They sit on a declaration just before the definition, whose first line
+// keeps the form (`extern "C" __global__ void`, then the name) from which
+// tests/ptx.rs reads the twins' names. A, B and C are distinct buffers
+// (the Rust kernels' contracts), hence __restrict__.
 
-extern "C" __global__ void matmul_naive(const float* a, const float* b, float* c,
-                                        int m, int n, int k) {
+// The most threads an SM holds at once, as gpu/src/runtime.rs's.
+#define FULL_SM_THREADS 2048
+
+// Threads per block along x and y of matmul_naive.
+constexpr int NAIVE_BLOCK = 16;
+
+extern "C" __global__ __launch_bounds__(NAIVE_BLOCK * NAIVE_BLOCK,
+                                        FULL_SM_THREADS / (NAIVE_BLOCK * NAIVE_BLOCK))
+void matmul_naive(const float* __restrict__ a, const float* __restrict__ b,
+                  float* __restrict__ c, int m, int n, int k);
+extern "C" __global__ void matmul_naive(const float* __restrict__ a, const float* __restrict__ b,
+                                        float* __restrict__ c, int m, int n, int k) {
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     int col = blockIdx.x * blockDim.x + threadIdx.x;
     if (row < m && col < n) {
@@ -18,7 +34,8 @@ extern "C" __global__ void matmul_naive(const float* a, const float* b, float* c
 
 // TILE×TILE threads per block, 2·TILE² floats of launch-sized shared memory.
 template <int TILE>
-__device__ void matmul_tiled(const float* a, const float* b, float* c, int m, int n, int k) {
+__device__ void matmul_tiled(const float* __restrict__ a, const float* __restrict__ b,
+                             float* __restrict__ c, int m, int n, int k) {
     extern __shared__ float tiles[];
     float* a_tile = tiles;
     float* b_tile = tiles + TILE * TILE;
@@ -32,6 +49,7 @@ __device__ void matmul_tiled(const float* a, const float* b, float* c, int m, in
         a_tile[ty * TILE + tx] = row < m && a_col < k ? a[row * k + a_col] : 0.0f;
         b_tile[ty * TILE + tx] = b_row < k && col < n ? b[b_row * n + col] : 0.0f;
         __syncthreads();
+#pragma unroll
         for (int i = 0; i < TILE; ++i) {
             sum += a_tile[ty * TILE + i] * b_tile[i * TILE + tx];
         }
@@ -42,13 +60,19 @@ __device__ void matmul_tiled(const float* a, const float* b, float* c, int m, in
     }
 }
 
-extern "C" __global__ void matmul_tiled_16(const float* a, const float* b, float* c,
-                                           int m, int n, int k) {
+extern "C" __global__ __launch_bounds__(16 * 16, FULL_SM_THREADS / (16 * 16))
+void matmul_tiled_16(const float* __restrict__ a, const float* __restrict__ b,
+                     float* __restrict__ c, int m, int n, int k);
+extern "C" __global__ void matmul_tiled_16(const float* __restrict__ a, const float* __restrict__ b,
+                                           float* __restrict__ c, int m, int n, int k) {
     matmul_tiled<16>(a, b, c, m, n, k);
 }
 
-extern "C" __global__ void matmul_tiled_32(const float* a, const float* b, float* c,
-                                           int m, int n, int k) {
+extern "C" __global__ __launch_bounds__(32 * 32, FULL_SM_THREADS / (32 * 32))
+void matmul_tiled_32(const float* __restrict__ a, const float* __restrict__ b,
+                     float* __restrict__ c, int m, int n, int k);
+extern "C" __global__ void matmul_tiled_32(const float* __restrict__ a, const float* __restrict__ b,
+                                           float* __restrict__ c, int m, int n, int k) {
     matmul_tiled<32>(a, b, c, m, n, k);
 }
 
@@ -59,7 +83,13 @@ __device__ __forceinline__ float element_or_zero(const float* matrix, int row, i
 }
 
 // 64×64 tile of C per block of 512 threads, 8×1 per thread, slices of 8.
-extern "C" __global__ void matmul_coarse_1d(const float* a, const float* b, float* c,
+constexpr int COARSE_THREADS = 64 / 8 * 64;  // (rows / rows a thread) × columns
+
+extern "C" __global__ __launch_bounds__(COARSE_THREADS)
+void matmul_coarse_1d(const float* __restrict__ a, const float* __restrict__ b,
+                      float* __restrict__ c, int m, int n, int k);
+extern "C" __global__ void matmul_coarse_1d(const float* __restrict__ a,
+                                            const float* __restrict__ b, float* __restrict__ c,
                                             int m, int n, int k) {
     constexpr int ROWS = 64, COLS = 64, SLICE = 8, THREAD_ROWS = 8;
     extern __shared__ float tiles[];
@@ -73,14 +103,19 @@ extern "C" __global__ void matmul_coarse_1d(const float* a, const float* b, floa
         a_tile[t] = element_or_zero(a, first_row + t / SLICE, k0 + t % SLICE, m, k);
         b_tile[t] = element_or_zero(b, k0 + t / COLS, first_col + t % COLS, k, n);
         __syncthreads();
+        // Left to the compiler (which unrolls it by two), though the Rust
+        // loop unrolls whole: unrolled whole, this twin ran 12% slower on an
+        // H100 (4096³: 9.0 ms against 8.0).
         for (int i = 0; i < SLICE; ++i) {
             float b_value = b_tile[i * COLS + col];
+#pragma unroll
             for (int r = 0; r < THREAD_ROWS; ++r) {
                 sums[r] += a_tile[(row + r) * SLICE + i] * b_value;
             }
         }
         __syncthreads();
     }
+#pragma unroll
     for (int r = 0; r < THREAD_ROWS; ++r) {
         int out_row = first_row + row + r, out_col = first_col + col;
         if (out_row < m && out_col < n) {
@@ -100,7 +135,9 @@ constexpr int LOADS = BLOCK * SLICE / THREADS, A_SECTOR = 8, A_GROUP = A_SECTOR 
 template <typename RowOf, typename ColOf>
 __device__ __forceinline__ void store_block(float* c, const float (&sums)[8][8], RowOf row_of,
                                             ColOf col_of, int m, int n) {
+#pragma unroll
     for (int r = 0; r < 8; ++r) {
+#pragma unroll
         for (int j = 0; j < 8; ++j) {
             int row = row_of(r), col = col_of(j);
             if (row < m && col < n) {
@@ -110,7 +147,11 @@ __device__ __forceinline__ void store_block(float* c, const float (&sums)[8][8],
     }
 }
 
-extern "C" __global__ void matmul_blocked_2d(const float* a, const float* b, float* c,
+extern "C" __global__ __launch_bounds__(THREADS, 2)
+void matmul_blocked_2d(const float* __restrict__ a, const float* __restrict__ b,
+                       float* __restrict__ c, int m, int n, int k);
+extern "C" __global__ void matmul_blocked_2d(const float* __restrict__ a,
+                                             const float* __restrict__ b, float* __restrict__ c,
                                              int m, int n, int k) {
     extern __shared__ float tiles[];
     float* a_tile = tiles;
@@ -120,17 +161,25 @@ extern "C" __global__ void matmul_blocked_2d(const float* a, const float* b, flo
     int row = t / 16 * 8, col = t % 16 * 8;
     float sums[8][8] = {};
     for (int k0 = 0; k0 < k; k0 += BLOCKED_SLICE) {
+#pragma unroll
         for (int load = 0; load < BLOCK * BLOCKED_SLICE / THREADS; ++load) {
             int e = t + load * THREADS;
             a_tile[e] = element_or_zero(a, first_row + e / BLOCKED_SLICE, k0 + e % BLOCKED_SLICE, m, k);
             b_tile[e] = element_or_zero(b, k0 + e / BLOCK, first_col + e % BLOCK, k, n);
         }
         __syncthreads();
+        // Unrolled, as the Rust kernel's: A's one-word loads from eight
+        // steps merge into 16-byte loads.
+#pragma unroll
         for (int i = 0; i < BLOCKED_SLICE; ++i) {
             float a_column[8], b_row[8];
+#pragma unroll
             for (int r = 0; r < 8; ++r) a_column[r] = a_tile[(row + r) * BLOCKED_SLICE + i];
+#pragma unroll
             for (int j = 0; j < 8; ++j) b_row[j] = b_tile[i * BLOCK + col + j];
+#pragma unroll
             for (int r = 0; r < 8; ++r)
+#pragma unroll
                 for (int j = 0; j < 8; ++j) sums[r][j] += a_column[r] * b_row[j];
         }
         __syncthreads();
@@ -144,6 +193,7 @@ __device__ __forceinline__ void stage_slice(const float* a, const float* b, floa
                                             float* b_tile, int a_rows, int first_row,
                                             int first_col, int k0, int m, int n, int k) {
     int t = threadIdx.x;
+#pragma unroll
     for (int load = 0; load < LOADS; ++load) {
         int e = t + load * THREADS;
         int row = e % A_GROUP / A_SECTOR, i = e / A_GROUP * A_SECTOR + e % A_SECTOR;
@@ -161,7 +211,11 @@ __device__ __forceinline__ void fragment(float (&elements)[8], const float* tile
     elements[4] = high.x, elements[5] = high.y, elements[6] = high.z, elements[7] = high.w;
 }
 
-extern "C" __global__ void matmul_vectorised(const float* a, const float* b, float* c,
+extern "C" __global__ __launch_bounds__(THREADS, 2)
+void matmul_vectorised(const float* __restrict__ a, const float* __restrict__ b,
+                       float* __restrict__ c, int m, int n, int k);
+extern "C" __global__ void matmul_vectorised(const float* __restrict__ a,
+                                             const float* __restrict__ b, float* __restrict__ c,
                                              int m, int n, int k) {
     extern __shared__ float4 aligned_tiles[];
     float* a_tile = reinterpret_cast<float*>(aligned_tiles);
@@ -173,11 +227,16 @@ extern "C" __global__ void matmul_vectorised(const float* a, const float* b, flo
     for (int k0 = 0; k0 < k; k0 += SLICE) {
         stage_slice(a, b, a_tile, b_tile, BLOCK, first_row, first_col, k0, m, n, k);
         __syncthreads();
+        // Left a loop, here and in the two kernels after this one, as the
+        // Rust kernels' step along a slice is (VECTOR_BLOCKING in
+        // gpu/src/matmul.rs says why).
         for (int i = 0; i < SLICE; ++i) {
             float a_column[8], b_row[8];
             fragment(a_column, a_tile, i * BLOCK + row, 4);
             fragment(b_row, b_tile, i * BLOCK + col, 4);
+#pragma unroll
             for (int r = 0; r < 8; ++r)
+#pragma unroll
                 for (int j = 0; j < 8; ++j) sums[r][j] += a_column[r] * b_row[j];
         }
         __syncthreads();
@@ -186,7 +245,11 @@ extern "C" __global__ void matmul_vectorised(const float* a, const float* b, flo
                 [&](int j) { return first_col + col + j; }, m, n);
 }
 
-extern "C" __global__ void matmul_warptiled(const float* a, const float* b, float* c,
+extern "C" __global__ __launch_bounds__(THREADS, 2)
+void matmul_warptiled(const float* __restrict__ a, const float* __restrict__ b,
+                      float* __restrict__ c, int m, int n, int k);
+extern "C" __global__ void matmul_warptiled(const float* __restrict__ a,
+                                            const float* __restrict__ b, float* __restrict__ c,
                                             int m, int n, int k) {
     constexpr int A_ROWS = BLOCK + 4;
     extern __shared__ float4 aligned_tiles[];
@@ -205,7 +268,9 @@ extern "C" __global__ void matmul_warptiled(const float* a, const float* b, floa
             float a_column[8], b_row[8];
             fragment(a_column, a_tile, i * A_ROWS + row, 32);
             fragment(b_row, b_tile, i * BLOCK + col, 16);
+#pragma unroll
             for (int r = 0; r < 8; ++r)
+#pragma unroll
                 for (int j = 0; j < 8; ++j) sums[r][j] += a_column[r] * b_row[j];
         }
         __syncthreads();
@@ -247,6 +312,7 @@ __device__ __forceinline__ void copy_span_async(float* to, const float* from, in
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared), "l"(from),
                  "r"(4 * count));
 #else
+#pragma unroll
     for (int i = 0; i < 4; ++i) to[i] = i < count ? from[i] : 0.0f;
 #endif
 }
@@ -257,6 +323,7 @@ __device__ __forceinline__ void copy_slice(const float* a, const float* b, float
                                            float* b_tile, int a_rows, int first_row,
                                            int first_col, int k0, int m, int n, int k) {
     int t = threadIdx.x;
+#pragma unroll
     for (int load = 0; load < LOADS; ++load) {
         int e = t + load * THREADS;
         int row = e % A_GROUP / A_SECTOR, i = e / A_GROUP * A_SECTOR + e % A_SECTOR;
@@ -266,6 +333,7 @@ __device__ __forceinline__ void copy_slice(const float* a, const float* b, float
     }
     if (n % 4 == 0) {
         constexpr int SPANS_PER_ROW = BLOCK / 4;
+#pragma unroll
         for (int load = 0; load < SLICE * SPANS_PER_ROW / THREADS; ++load) {
             int span = t + load * THREADS;
             int b_row = k0 + span / SPANS_PER_ROW, b_col = first_col + span % SPANS_PER_ROW * 4;
@@ -273,6 +341,7 @@ __device__ __forceinline__ void copy_slice(const float* a, const float* b, float
             copy_span_async(b_tile + span * 4, count > 0 ? b + b_row * n + b_col : b, count);
         }
     } else {
+#pragma unroll
         for (int load = 0; load < LOADS; ++load) {
             int e = t + load * THREADS;
             int b_row = k0 + e / BLOCK, b_col = first_col + e % BLOCK;
@@ -283,7 +352,11 @@ __device__ __forceinline__ void copy_slice(const float* a, const float* b, float
     commit_copies();
 }
 
-extern "C" __global__ void matmul_pipelined(const float* a, const float* b, float* c,
+extern "C" __global__ __launch_bounds__(THREADS, 2)
+void matmul_pipelined(const float* __restrict__ a, const float* __restrict__ b,
+                      float* __restrict__ c, int m, int n, int k);
+extern "C" __global__ void matmul_pipelined(const float* __restrict__ a,
+                                            const float* __restrict__ b, float* __restrict__ c,
                                             int m, int n, int k) {
     constexpr int A_ROWS = BLOCK + 4, STAGE = A_ROWS * SLICE + SLICE * BLOCK;
     extern __shared__ float4 aligned_tiles[];
@@ -310,7 +383,9 @@ extern "C" __global__ void matmul_pipelined(const float* a, const float* b, floa
             float a_column[8], b_row[8];
             fragment(a_column, a_tile, i * A_ROWS + row, 32);
             fragment(b_row, b_tile, i * BLOCK + col, 16);
+#pragma unroll
             for (int r = 0; r < 8; ++r)
+#pragma unroll
                 for (int j = 0; j < 8; ++j) sums[r][j] += a_column[r] * b_row[j];
         }
     }

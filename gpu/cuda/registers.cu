@@ -1,8 +1,15 @@
 // CUDA C++ twins of the kernels in gpu/src/registers.rs: one thread per
-// element, blocks of 256; element k of thread i's array at input[k·n + i].
+// element, blocks of 256; element k of thread i's array at input[k·n + i];
+// the output overlaps nothing (hence __restrict__). Each kernel's
+// __launch_bounds__ are its Rust kernel's #[launch_bounds], on a
+// declaration just before its definition (see matmul.cu).
+
+// The most threads an SM holds at once, as gpu/src/runtime.rs's.
+#define FULL_SM_THREADS 2048
+#define REGISTERS_BLOCK 256
 
 template <unsigned L>
-__device__ float load(const float* input, unsigned n, unsigned i, float (&array)[L]) {
+__device__ float load(const float* __restrict__ input, unsigned n, unsigned i, float (&array)[L]) {
     float sum = 0.0f;
 #pragma unroll
     for (unsigned k = 0; k < L; ++k) {
@@ -23,7 +30,13 @@ __device__ float rotated_in_registers(const float (&array)[L], float sum, unsign
     return result;
 }
 
-extern "C" __global__ void array_in_registers(const float* input, float* output, unsigned n,
+// Two blocks an SM, as the Rust kernel declares: room for 128 registers a
+// thread, for the 64 elements of its array.
+extern "C" __global__ __launch_bounds__(REGISTERS_BLOCK, 2)
+void array_in_registers(const float* __restrict__ input, float* __restrict__ output, unsigned n,
+                        unsigned rotation);
+extern "C" __global__ void array_in_registers(const float* __restrict__ input,
+                                              float* __restrict__ output, unsigned n,
                                               unsigned rotation) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
@@ -33,13 +46,20 @@ extern "C" __global__ void array_in_registers(const float* input, float* output,
     }
 }
 
-extern "C" __global__ void array_in_local_memory(const float* input, float* output, unsigned n,
+extern "C" __global__ __launch_bounds__(REGISTERS_BLOCK, FULL_SM_THREADS / REGISTERS_BLOCK)
+void array_in_local_memory(const float* __restrict__ input, float* __restrict__ output,
+                           unsigned n, unsigned rotation);
+extern "C" __global__ void array_in_local_memory(const float* __restrict__ input,
+                                                 float* __restrict__ output, unsigned n,
                                                  unsigned rotation) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
         float array[64];
         float sum = load(input, n, i, array);
         float result = 0.0f;
+        // Unrolled, as the Rust loop is; the index is still one known only
+        // at run time, so the array stays in local memory.
+#pragma unroll
         for (unsigned j = 0; j < 64; ++j) {
             result += array[(j + rotation % 64) % 64] * (float(j + 1) + sum);
         }
