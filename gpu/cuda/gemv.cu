@@ -262,13 +262,17 @@ __device__ void gemv_col_major_vector(T alpha, const T* __restrict__ a, const T*
 const int gemv_block = 128;
 const int split_block = split_warps * 32;
 
-#define GEMV_BOUNDS __launch_bounds__(gemv_block, FULL_SM_THREADS / gemv_block)
+#define GEMV_BOUNDS __launch_bounds__(gemv_block, 3)
 GEMV_ENTRY_POINTS(gemv_row_major)
+#undef GEMV_BOUNDS
+#define GEMV_BOUNDS __launch_bounds__(gemv_block, 4)
 GEMV_ENTRY_POINTS(gemv_col_major)
 GEMV_ENTRY_POINTS(gemv_col_major_shared_x)
+#undef GEMV_BOUNDS
+#define GEMV_BOUNDS __launch_bounds__(gemv_block, FULL_SM_THREADS / gemv_block)
 GEMV_ENTRY_POINTS(gemv_row_major_warp)
 #undef GEMV_BOUNDS
-#define GEMV_BOUNDS __launch_bounds__(gemv_block)
+#define GEMV_BOUNDS __launch_bounds__(gemv_block, 4)
 GEMV_ENTRY_POINTS(gemv_row_major_vector)
 #undef GEMV_BOUNDS
 #define GEMV_BOUNDS __launch_bounds__(split_block, FULL_SM_THREADS / split_block)

@@ -85,7 +85,7 @@ __device__ __forceinline__ float element_or_zero(const float* matrix, int row, i
 // 64×64 tile of C per block of 512 threads, 8×1 per thread, slices of 8.
 constexpr int COARSE_THREADS = 64 / 8 * 64;  // (rows / rows a thread) × columns
 
-extern "C" __global__ __launch_bounds__(COARSE_THREADS)
+extern "C" __global__ __launch_bounds__(COARSE_THREADS, 4)
 void matmul_coarse_1d(const float* __restrict__ a, const float* __restrict__ b,
                       float* __restrict__ c, int m, int n, int k);
 extern "C" __global__ void matmul_coarse_1d(const float* __restrict__ a,

@@ -610,17 +610,17 @@ macro_rules! gemv_entry_points {
 gemv_entry_points! {
     /// Row-major A, one thread per row: a warp's loads lie a row apart, uncoalesced.
     #[launch(one_thread_per_row)]
-    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
+    #[launch_bounds(BLOCK, 3)]
     gemv_row_major: gemv_row_major_f32, gemv_row_major_f64;
 
     /// Column-major A, one thread per row: a warp reads 32 neighbours, coalesced.
     #[launch(one_thread_per_row)]
-    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
+    #[launch_bounds(BLOCK, 4)]
     gemv_col_major: gemv_col_major_f32, gemv_col_major_f64;
 
     /// Column-major A with x staged in shared memory: a broadcast the cache already serves.
     #[launch(shared_x_launch)]
-    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
+    #[launch_bounds(BLOCK, 4)]
     gemv_col_major_shared_x: gemv_col_major_shared_x_f32, gemv_col_major_shared_x_f64;
 
     /// Row-major A, a warp per row: coalesced along the row, summed with shuffles.
@@ -630,7 +630,7 @@ gemv_entry_points! {
 
     /// Row-major A, a warp per row, 16-byte loads: four times the bytes per instruction.
     #[launch(warp_per_row)]
-    #[launch_bounds(BLOCK)]
+    #[launch_bounds(BLOCK, 4)]
     gemv_row_major_vector: gemv_row_major_vector_f32, gemv_row_major_vector_f64;
 
     /// Column-major A, the columns split among 32 warps: 32 times the loads in flight.

@@ -220,7 +220,7 @@ kernels! {
     /// [`blocked_shared_elements`]`(COARSE_1D, 0)` f32 of launch-sized
     /// shared memory; the grid covers n columns and m rows in 64×64 tiles.
     #[launch(|problem| COARSE_1D.launch(problem, blocked_shared_elements(COARSE_1D, 0)))]
-    #[launch_bounds(COARSE_1D.threads())]
+    #[launch_bounds(COARSE_1D.threads(), 4)]
     pub unsafe fn matmul_coarse_1d(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         const B: Blocking = COARSE_1D;
         const ROWS: usize = B.thread_rows as usize;
