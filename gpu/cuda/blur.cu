@@ -263,7 +263,7 @@ __device__ void walk_band(const unsigned char* __restrict__ input,
 }
 
 // 4 × pixels × channels bytes of launch-sized shared memory.
-extern "C" __global__ __launch_bounds__(STRETCH_THREADS, FULL_SM_THREADS / STRETCH_THREADS)
+extern "C" __global__ __launch_bounds__(STRETCH_THREADS, 4)
 void blur_separable(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
                     int width, int height, int channels, int radius);
 extern "C" __global__ void blur_separable(const unsigned char* __restrict__ input,
@@ -415,7 +415,7 @@ __device__ void walk_band_specialised(const unsigned char* __restrict__ input,
 
 // 4 × (1024 + 8) × channels bytes of launch-sized shared memory; 1 to 4
 // channels.
-extern "C" __global__ __launch_bounds__(SPECIALISED_THREADS, 4)
+extern "C" __global__ __launch_bounds__(SPECIALISED_THREADS, 3)
 void blur_specialised(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
                       int width, int height, int channels, int radius);
 extern "C" __global__ void blur_specialised(const unsigned char* __restrict__ input,

@@ -894,7 +894,7 @@ kernels! {
     /// one per stretch of a band of rows, and
     /// [`separable_shared_bytes`] bytes of launch-sized shared memory.
     #[launch(|problem| stretch_per_block(problem, separable_shared_bytes(problem)))]
-    #[launch_bounds(STRETCH_THREADS, FULL_SM_THREADS / STRETCH_THREADS)]
+    #[launch_bounds(STRETCH_THREADS, 4)]
     pub unsafe fn blur_separable(input: Global<u8>, output: GlobalMut<u8>, width: u32, height: u32, channels: u32, radius: u32) {
         let window_sums = |columns, _, place: &Place| {
             // SAFETY: walk_band calls it once the column sums are published.
@@ -963,7 +963,7 @@ kernels! {
     /// channels and [`specialised_shared_bytes`] bytes of launch-sized
     /// shared memory.
     #[launch(specialised_launch)]
-    #[launch_bounds(SPECIALISED_THREADS, 4)]
+    #[launch_bounds(SPECIALISED_THREADS, 3)]
     pub unsafe fn blur_specialised(input: Global<u8>, output: GlobalMut<u8>, width: u32, height: u32, channels: u32, radius: u32) {
         let image = (width, height, radius);
         // SAFETY: by this kernel's contract, which names the channel counts.
