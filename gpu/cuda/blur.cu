@@ -177,6 +177,10 @@ __device__ void prefix_window_sums(unsigned* columns, int samples, const Place& 
     if (lane == 31) partials[warp] = inclusive;
     __syncthreads();
     unsigned before = inclusive - run[3];
+    // A loop, as the Rust kernel's: unrolled, ptxas merges its loads into
+    // one 16-byte load that racecheck sees overlap the prefix words other
+    // threads write before the next barrier (under these launch bounds).
+#pragma unroll 1
     for (int earlier_warp = 0; earlier_warp < warp; ++earlier_warp) {
         before += partials[earlier_warp];
     }
