@@ -1,19 +1,15 @@
 // CUDA C++ twin of the kernel in gpu/src/banks.rs: blocks of 256 threads,
 // a static shared tile of 1024 words, the sums overlapping nothing (hence
 // __restrict__). Its __launch_bounds__ are the Rust kernel's
-// #[launch_bounds], on a declaration just before the definition (see
-// matmul.cu).
+// #[launch_bounds].
 
 // The most threads an SM holds at once, as gpu/src/runtime.rs's.
 #define FULL_SM_THREADS 2048
 #define BANKS_BLOCK 256
 
-extern "C" __global__ __launch_bounds__(BANKS_BLOCK, FULL_SM_THREADS / BANKS_BLOCK)
-void bank_conflicts(const float* __restrict__ input, float* __restrict__ sums, unsigned stride,
-                    unsigned rounds);
-extern "C" __global__ void bank_conflicts(const float* __restrict__ input,
-                                          float* __restrict__ sums, unsigned stride,
-                                          unsigned rounds) {
+extern "C" __global__ void __launch_bounds__(BANKS_BLOCK, FULL_SM_THREADS / BANKS_BLOCK)
+bank_conflicts(const float* __restrict__ input, float* __restrict__ sums, unsigned stride,
+               unsigned rounds) {
     const unsigned tile_words = 1024;
     __shared__ __align__(16) float bank_tile[tile_words];
     unsigned t = threadIdx.x;

@@ -3,20 +3,16 @@
 // interleaved, one grid layer per channel, blocks of 16×16. Input and
 // output are distinct buffers (the Rust kernels' contracts), hence
 // __restrict__. Each kernel's __launch_bounds__ are its Rust kernel's
-// #[launch_bounds], on a declaration just before its definition (see
-// matmul.cu).
+// #[launch_bounds].
 
 // The most threads an SM holds at once, as gpu/src/runtime.rs's.
 #define FULL_SM_THREADS 2048
 #define BLUR_BLOCK 16
 
-extern "C" __global__ __launch_bounds__(BLUR_BLOCK * BLUR_BLOCK,
-                                        FULL_SM_THREADS / (BLUR_BLOCK * BLUR_BLOCK))
-void blur_naive(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
-                int width, int height, int channels, int radius);
-extern "C" __global__ void blur_naive(const unsigned char* __restrict__ input,
-                                      unsigned char* __restrict__ output, int width, int height,
-                                      int channels, int radius) {
+extern "C" __global__ void __launch_bounds__(BLUR_BLOCK * BLUR_BLOCK,
+                                             FULL_SM_THREADS / (BLUR_BLOCK * BLUR_BLOCK))
+blur_naive(const unsigned char* __restrict__ input, unsigned char* __restrict__ output, int width,
+           int height, int channels, int radius) {
     int col = blockIdx.x * blockDim.x + threadIdx.x;
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     int channel = blockIdx.z;
@@ -35,13 +31,10 @@ extern "C" __global__ void blur_naive(const unsigned char* __restrict__ input,
 }
 
 // (BLOCK + 2r)² bytes of launch-sized shared memory: the tile and its halo.
-extern "C" __global__ __launch_bounds__(BLUR_BLOCK * BLUR_BLOCK,
-                                        FULL_SM_THREADS / (BLUR_BLOCK * BLUR_BLOCK))
-void blur_tiled(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
-                int width, int height, int channels, int radius);
-extern "C" __global__ void blur_tiled(const unsigned char* __restrict__ input,
-                                      unsigned char* __restrict__ output, int width, int height,
-                                      int channels, int radius) {
+extern "C" __global__ void __launch_bounds__(BLUR_BLOCK * BLUR_BLOCK,
+                                             FULL_SM_THREADS / (BLUR_BLOCK * BLUR_BLOCK))
+blur_tiled(const unsigned char* __restrict__ input, unsigned char* __restrict__ output, int width,
+           int height, int channels, int radius) {
     extern __shared__ unsigned char tile[];
     int tx = threadIdx.x, ty = threadIdx.y;
     int channel = blockIdx.z;
@@ -267,22 +260,16 @@ __device__ void walk_band(const unsigned char* __restrict__ input,
 }
 
 // 4 × pixels × channels bytes of launch-sized shared memory.
-extern "C" __global__ __launch_bounds__(STRETCH_THREADS, 4)
-void blur_separable(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
-                    int width, int height, int channels, int radius);
-extern "C" __global__ void blur_separable(const unsigned char* __restrict__ input,
-                                          unsigned char* __restrict__ output, int width, int height,
-                                          int channels, int radius) {
+extern "C" __global__ void __launch_bounds__(STRETCH_THREADS, 4)
+blur_separable(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
+               int width, int height, int channels, int radius) {
     walk_band<false>(input, output, width, height, channels, radius);
 }
 
 // 4 × (2 × pixels × channels + 1 + 8) bytes of launch-sized shared memory.
-extern "C" __global__ __launch_bounds__(STRETCH_THREADS, 4)
-void blur_running(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
-                  int width, int height, int channels, int radius);
-extern "C" __global__ void blur_running(const unsigned char* __restrict__ input,
-                                        unsigned char* __restrict__ output, int width, int height,
-                                        int channels, int radius) {
+extern "C" __global__ void __launch_bounds__(STRETCH_THREADS, 4)
+blur_running(const unsigned char* __restrict__ input, unsigned char* __restrict__ output, int width,
+             int height, int channels, int radius) {
     walk_band<true>(input, output, width, height, channels, radius);
 }
 
@@ -419,12 +406,9 @@ __device__ void walk_band_specialised(const unsigned char* __restrict__ input,
 
 // 4 × (1024 + 8) × channels bytes of launch-sized shared memory; 1 to 4
 // channels.
-extern "C" __global__ __launch_bounds__(SPECIALISED_THREADS, 3)
-void blur_specialised(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
-                      int width, int height, int channels, int radius);
-extern "C" __global__ void blur_specialised(const unsigned char* __restrict__ input,
-                                            unsigned char* __restrict__ output, int width,
-                                            int height, int channels, int radius) {
+extern "C" __global__ void __launch_bounds__(SPECIALISED_THREADS, 3)
+blur_specialised(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
+                 int width, int height, int channels, int radius) {
     switch (channels) {
         case 1: walk_band_specialised<1>(input, output, width, height, radius); break;
         case 2: walk_band_specialised<2>(input, output, width, height, radius); break;

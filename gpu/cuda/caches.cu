@@ -1,19 +1,15 @@
 // CUDA C++ twin of the kernel in gpu/src/caches.rs: blocks of 256 threads,
 // each block reading 4 KiB chunks of the working set from its own start;
 // the output overlaps nothing (hence __restrict__). Its __launch_bounds__
-// are the Rust kernel's #[launch_bounds], on a declaration just before the
-// definition (see matmul.cu).
+// are the Rust kernel's #[launch_bounds].
 
 // The most threads an SM holds at once, as gpu/src/runtime.rs's.
 #define FULL_SM_THREADS 2048
 #define CACHES_BLOCK 256
 
-extern "C" __global__ __launch_bounds__(CACHES_BLOCK, FULL_SM_THREADS / CACHES_BLOCK)
-void read_working_set(const float* __restrict__ input, float* __restrict__ output, unsigned set,
-                      unsigned chunks);
-extern "C" __global__ void read_working_set(const float* __restrict__ input,
-                                            float* __restrict__ output, unsigned set,
-                                            unsigned chunks) {
+extern "C" __global__ void __launch_bounds__(CACHES_BLOCK, FULL_SM_THREADS / CACHES_BLOCK)
+read_working_set(const float* __restrict__ input, float* __restrict__ output, unsigned set,
+                 unsigned chunks) {
     const unsigned chunk_elements = CACHES_BLOCK * 4;
     unsigned chunks_in_set = set / chunk_elements;
     unsigned start = (unsigned)((unsigned long long)blockIdx.x * chunks_in_set / gridDim.x);

@@ -1,9 +1,8 @@
 // CUDA C++ twins of the kernels in gpu/src/constant.rs: one thread per
 // element, blocks of 256, 256 coefficients; the output overlaps nothing
 // (hence __restrict__). Each kernel's __launch_bounds__ are its Rust
-// kernel's #[launch_bounds], on a declaration just before its definition
-// (see matmul.cu). The loops over the coefficients are left to the
-// compiler, as in the Rust kernels, which do not unroll them whole.
+// kernel's #[launch_bounds]. The loops over the coefficients are left to
+// the compiler, as in the Rust kernels, which do not unroll them whole.
 
 // The most threads an SM holds at once, as gpu/src/runtime.rs's.
 #define FULL_SM_THREADS 2048
@@ -15,14 +14,9 @@ __device__ unsigned coefficient(unsigned k, unsigned spread) {
     return (k + spread * (threadIdx.x % 32)) & 255;
 }
 
-extern "C" __global__ __launch_bounds__(CONSTANT_BLOCK, FULL_SM_THREADS / CONSTANT_BLOCK)
-void coefficients_from_constant(const float* __restrict__ input,
-                                const float* __restrict__ coefficients,
-                                float* __restrict__ output, unsigned n, unsigned spread);
-extern "C" __global__ void coefficients_from_constant(const float* __restrict__ input,
-                                                      const float* __restrict__ coefficients,
-                                                      float* __restrict__ output, unsigned n,
-                                                      unsigned spread) {
+extern "C" __global__ void __launch_bounds__(CONSTANT_BLOCK, FULL_SM_THREADS / CONSTANT_BLOCK)
+coefficients_from_constant(const float* __restrict__ input, const float* __restrict__ coefficients,
+                           float* __restrict__ output, unsigned n, unsigned spread) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
         float x = input[i];
@@ -34,14 +28,9 @@ extern "C" __global__ void coefficients_from_constant(const float* __restrict__ 
     }
 }
 
-extern "C" __global__ __launch_bounds__(CONSTANT_BLOCK, FULL_SM_THREADS / CONSTANT_BLOCK)
-void coefficients_from_global(const float* __restrict__ input,
-                              const float* __restrict__ coefficients, float* __restrict__ output,
-                              unsigned n, unsigned spread);
-extern "C" __global__ void coefficients_from_global(const float* __restrict__ input,
-                                                    const float* __restrict__ coefficients,
-                                                    float* __restrict__ output, unsigned n,
-                                                    unsigned spread) {
+extern "C" __global__ void __launch_bounds__(CONSTANT_BLOCK, FULL_SM_THREADS / CONSTANT_BLOCK)
+coefficients_from_global(const float* __restrict__ input, const float* __restrict__ coefficients,
+                         float* __restrict__ output, unsigned n, unsigned spread) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
         float x = input[i];

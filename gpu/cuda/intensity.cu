@@ -1,8 +1,7 @@
 // CUDA C++ twin of the kernel in gpu/src/intensity.rs: four elements (one
 // float4) a thread, blocks of 256, the FMAs unrolled 8 at a time; the
 // output overlaps nothing (hence __restrict__). Its __launch_bounds__ are
-// the Rust kernel's #[launch_bounds], on a declaration just before the
-// definition (see matmul.cu).
+// the Rust kernel's #[launch_bounds].
 
 // The most threads an SM holds at once, as gpu/src/runtime.rs's.
 #define FULL_SM_THREADS 2048
@@ -26,11 +25,9 @@ __device__ void fma_chains(float x[4], unsigned fmas, float a, float b) {
     }
 }
 
-extern "C" __global__ __launch_bounds__(INTENSITY_BLOCK, FULL_SM_THREADS / INTENSITY_BLOCK)
-void fma_chain(const float* __restrict__ input, float* __restrict__ output, unsigned n,
-               unsigned fmas, float a, float b);
-extern "C" __global__ void fma_chain(const float* __restrict__ input, float* __restrict__ output,
-                                     unsigned n, unsigned fmas, float a, float b) {
+extern "C" __global__ void __launch_bounds__(INTENSITY_BLOCK, FULL_SM_THREADS / INTENSITY_BLOCK)
+fma_chain(const float* __restrict__ input, float* __restrict__ output, unsigned n, unsigned fmas,
+          float a, float b) {
     unsigned first = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
     if (first >= n) {
         return;

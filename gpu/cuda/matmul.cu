@@ -4,10 +4,8 @@
 // them with NVRTC and times each beside its Rust kernel.
 //
 // Each kernel's __launch_bounds__ are its Rust kernel's #[launch_bounds].
-// They sit on a declaration just before the definition, whose first line
-// keeps the form (`extern "C" __global__ void`, then the name) from which
-// tests/ptx.rs reads the twins' names. A, B and C are distinct buffers
-// (the Rust kernels' contracts), hence __restrict__.
+// A, B and C are distinct buffers (the Rust kernels' contracts), hence
+// __restrict__.
 
 // The most threads an SM holds at once, as gpu/src/runtime.rs's.
 #define FULL_SM_THREADS 2048
@@ -15,12 +13,10 @@
 // Threads per block along x and y of matmul_naive.
 constexpr int NAIVE_BLOCK = 16;
 
-extern "C" __global__ __launch_bounds__(NAIVE_BLOCK * NAIVE_BLOCK,
-                                        FULL_SM_THREADS / (NAIVE_BLOCK * NAIVE_BLOCK))
-void matmul_naive(const float* __restrict__ a, const float* __restrict__ b,
-                  float* __restrict__ c, int m, int n, int k);
-extern "C" __global__ void matmul_naive(const float* __restrict__ a, const float* __restrict__ b,
-                                        float* __restrict__ c, int m, int n, int k) {
+extern "C" __global__ void __launch_bounds__(NAIVE_BLOCK * NAIVE_BLOCK,
+                                             FULL_SM_THREADS / (NAIVE_BLOCK * NAIVE_BLOCK))
+matmul_naive(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+             int n, int k) {
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     int col = blockIdx.x * blockDim.x + threadIdx.x;
     if (row < m && col < n) {
@@ -60,19 +56,15 @@ __device__ void matmul_tiled(const float* __restrict__ a, const float* __restric
     }
 }
 
-extern "C" __global__ __launch_bounds__(16 * 16, FULL_SM_THREADS / (16 * 16))
-void matmul_tiled_16(const float* __restrict__ a, const float* __restrict__ b,
-                     float* __restrict__ c, int m, int n, int k);
-extern "C" __global__ void matmul_tiled_16(const float* __restrict__ a, const float* __restrict__ b,
-                                           float* __restrict__ c, int m, int n, int k) {
+extern "C" __global__ void __launch_bounds__(16 * 16, FULL_SM_THREADS / (16 * 16))
+matmul_tiled_16(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                int m, int n, int k) {
     matmul_tiled<16>(a, b, c, m, n, k);
 }
 
-extern "C" __global__ __launch_bounds__(32 * 32, FULL_SM_THREADS / (32 * 32))
-void matmul_tiled_32(const float* __restrict__ a, const float* __restrict__ b,
-                     float* __restrict__ c, int m, int n, int k);
-extern "C" __global__ void matmul_tiled_32(const float* __restrict__ a, const float* __restrict__ b,
-                                           float* __restrict__ c, int m, int n, int k) {
+extern "C" __global__ void __launch_bounds__(32 * 32, FULL_SM_THREADS / (32 * 32))
+matmul_tiled_32(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                int m, int n, int k) {
     matmul_tiled<32>(a, b, c, m, n, k);
 }
 
@@ -85,12 +77,9 @@ __device__ __forceinline__ float element_or_zero(const float* matrix, int row, i
 // 64×64 tile of C per block of 512 threads, 8×1 per thread, slices of 8.
 constexpr int COARSE_THREADS = 64 / 8 * 64;  // (rows / rows a thread) × columns
 
-extern "C" __global__ __launch_bounds__(COARSE_THREADS, 4)
-void matmul_coarse_1d(const float* __restrict__ a, const float* __restrict__ b,
-                      float* __restrict__ c, int m, int n, int k);
-extern "C" __global__ void matmul_coarse_1d(const float* __restrict__ a,
-                                            const float* __restrict__ b, float* __restrict__ c,
-                                            int m, int n, int k) {
+extern "C" __global__ void __launch_bounds__(COARSE_THREADS, 4)
+matmul_coarse_1d(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                 int m, int n, int k) {
     constexpr int ROWS = 64, COLS = 64, SLICE = 8, THREAD_ROWS = 8;
     extern __shared__ float tiles[];
     float* a_tile = tiles;
@@ -147,12 +136,9 @@ __device__ __forceinline__ void store_block(float* c, const float (&sums)[8][8],
     }
 }
 
-extern "C" __global__ __launch_bounds__(THREADS, 2)
-void matmul_blocked_2d(const float* __restrict__ a, const float* __restrict__ b,
-                       float* __restrict__ c, int m, int n, int k);
-extern "C" __global__ void matmul_blocked_2d(const float* __restrict__ a,
-                                             const float* __restrict__ b, float* __restrict__ c,
-                                             int m, int n, int k) {
+extern "C" __global__ void __launch_bounds__(THREADS, 2)
+matmul_blocked_2d(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                  int m, int n, int k) {
     extern __shared__ float tiles[];
     float* a_tile = tiles;
     float* b_tile = tiles + BLOCK * BLOCKED_SLICE;
@@ -211,12 +197,9 @@ __device__ __forceinline__ void fragment(float (&elements)[8], const float* tile
     elements[4] = high.x, elements[5] = high.y, elements[6] = high.z, elements[7] = high.w;
 }
 
-extern "C" __global__ __launch_bounds__(THREADS, 2)
-void matmul_vectorised(const float* __restrict__ a, const float* __restrict__ b,
-                       float* __restrict__ c, int m, int n, int k);
-extern "C" __global__ void matmul_vectorised(const float* __restrict__ a,
-                                             const float* __restrict__ b, float* __restrict__ c,
-                                             int m, int n, int k) {
+extern "C" __global__ void __launch_bounds__(THREADS, 2)
+matmul_vectorised(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                  int m, int n, int k) {
     extern __shared__ float4 aligned_tiles[];
     float* a_tile = reinterpret_cast<float*>(aligned_tiles);
     float* b_tile = a_tile + BLOCK * SLICE;
@@ -245,12 +228,9 @@ extern "C" __global__ void matmul_vectorised(const float* __restrict__ a,
                 [&](int j) { return first_col + col + j; }, m, n);
 }
 
-extern "C" __global__ __launch_bounds__(THREADS, 2)
-void matmul_warptiled(const float* __restrict__ a, const float* __restrict__ b,
-                      float* __restrict__ c, int m, int n, int k);
-extern "C" __global__ void matmul_warptiled(const float* __restrict__ a,
-                                            const float* __restrict__ b, float* __restrict__ c,
-                                            int m, int n, int k) {
+extern "C" __global__ void __launch_bounds__(THREADS, 2)
+matmul_warptiled(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                 int m, int n, int k) {
     constexpr int A_ROWS = BLOCK + 4;
     extern __shared__ float4 aligned_tiles[];
     float* a_tile = reinterpret_cast<float*>(aligned_tiles);
@@ -352,12 +332,9 @@ __device__ __forceinline__ void copy_slice(const float* a, const float* b, float
     commit_copies();
 }
 
-extern "C" __global__ __launch_bounds__(THREADS, 2)
-void matmul_pipelined(const float* __restrict__ a, const float* __restrict__ b,
-                      float* __restrict__ c, int m, int n, int k);
-extern "C" __global__ void matmul_pipelined(const float* __restrict__ a,
-                                            const float* __restrict__ b, float* __restrict__ c,
-                                            int m, int n, int k) {
+extern "C" __global__ void __launch_bounds__(THREADS, 2)
+matmul_pipelined(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                 int m, int n, int k) {
     constexpr int A_ROWS = BLOCK + 4, STAGE = A_ROWS * SLICE + SLICE * BLOCK;
     extern __shared__ float4 aligned_tiles[];
     float* tiles = reinterpret_cast<float*>(aligned_tiles);

@@ -1,8 +1,7 @@
 // CUDA C++ twins of the kernels in gpu/src/registers.rs: one thread per
 // element, blocks of 256; element k of thread i's array at input[k·n + i];
 // the output overlaps nothing (hence __restrict__). Each kernel's
-// __launch_bounds__ are its Rust kernel's #[launch_bounds], on a
-// declaration just before its definition (see matmul.cu).
+// __launch_bounds__ are its Rust kernel's #[launch_bounds].
 
 // The most threads an SM holds at once, as gpu/src/runtime.rs's.
 #define FULL_SM_THREADS 2048
@@ -32,12 +31,9 @@ __device__ float rotated_in_registers(const float (&array)[L], float sum, unsign
 
 // Two blocks an SM, as the Rust kernel declares: room for 128 registers a
 // thread, for the 64 elements of its array.
-extern "C" __global__ __launch_bounds__(REGISTERS_BLOCK, 2)
-void array_in_registers(const float* __restrict__ input, float* __restrict__ output, unsigned n,
-                        unsigned rotation);
-extern "C" __global__ void array_in_registers(const float* __restrict__ input,
-                                              float* __restrict__ output, unsigned n,
-                                              unsigned rotation) {
+extern "C" __global__ void __launch_bounds__(REGISTERS_BLOCK, 2)
+array_in_registers(const float* __restrict__ input, float* __restrict__ output, unsigned n,
+                   unsigned rotation) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
         float array[64];
@@ -46,12 +42,9 @@ extern "C" __global__ void array_in_registers(const float* __restrict__ input,
     }
 }
 
-extern "C" __global__ __launch_bounds__(REGISTERS_BLOCK, FULL_SM_THREADS / REGISTERS_BLOCK)
-void array_in_local_memory(const float* __restrict__ input, float* __restrict__ output,
-                           unsigned n, unsigned rotation);
-extern "C" __global__ void array_in_local_memory(const float* __restrict__ input,
-                                                 float* __restrict__ output, unsigned n,
-                                                 unsigned rotation) {
+extern "C" __global__ void __launch_bounds__(REGISTERS_BLOCK, FULL_SM_THREADS / REGISTERS_BLOCK)
+array_in_local_memory(const float* __restrict__ input, float* __restrict__ output, unsigned n,
+                      unsigned rotation) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
         float array[64];

@@ -236,12 +236,32 @@ fn fused_multiply_adds_where_the_kernels_ask_for_them() {
     assert!(body("gemv_col_major_f64").contains("fma.rn.f64"));
 }
 
+/// What follows a twin's optional `__launch_bounds__(...)` (its parentheses
+/// balanced) and the whitespace after it: the kernel's name, then `(`.
+fn skip_launch_bounds(declaration: &str) -> &str {
+    let Some(bounds) = declaration.strip_prefix("__launch_bounds__") else {
+        return declaration;
+    };
+    let mut depth = 0;
+    for (at, c) in bounds.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => continue,
+        }
+        if depth == 0 {
+            return bounds[at + 1..].trim_start();
+        }
+    }
+    panic!("unbalanced __launch_bounds__ in {declaration}");
+}
+
 #[test]
 fn every_kernel_has_a_cuda_cpp_twin_and_no_twin_lacks_a_kernel() {
     let mut twins: Vec<&str> = gpu::CUDA_TWINS
         .split("extern \"C\" __global__ void ")
         .skip(1)
-        .filter_map(|rest| rest.split('(').next())
+        .filter_map(|rest| skip_launch_bounds(rest).split('(').next())
         .collect();
     // The gemv twins are declared through a macro: kernel##_f32 and _f64.
     let gemv: Vec<String> = gpu::CUDA_TWINS
