@@ -11,7 +11,7 @@
 
 use crate::runtime::global::{Global, GlobalMut};
 use crate::runtime::warp;
-use crate::runtime::{FULL_SM_THREADS, Launch, thread::*};
+use crate::runtime::{FULL_SM_THREADS, Launch, Real, thread::*};
 
 /// What the kernels' launch contract is a function of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,7 +78,7 @@ kernels! {
             for k in 0..COEFFICIENTS {
                 // SAFETY: the mask keeps the index inside the array, which
                 // the host has set.
-                sum += unsafe { table.read(coefficient(k, spread)) } * x;
+                sum = Real::mul_add(unsafe { table.read(coefficient(k, spread)) }, x, sum);
             }
             // SAFETY: i < n.
             unsafe { output.write(i as usize, sum) };
@@ -108,7 +108,7 @@ kernels! {
             let mut sum = 0.0f32;
             for k in 0..COEFFICIENTS {
                 // SAFETY: the mask keeps the index inside the coefficients.
-                sum += unsafe { coefficients.read(coefficient(k, spread) as usize) } * x;
+                sum = Real::mul_add(unsafe { coefficients.read(coefficient(k, spread) as usize) }, x, sum);
             }
             // SAFETY: i < n.
             unsafe { output.write(i as usize, sum) };
