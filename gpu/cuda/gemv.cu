@@ -40,7 +40,7 @@ template <typename T>
 __device__ void gemv_col_major_shared_x(T alpha, const T* __restrict__ a, const T* __restrict__ x,
                                         T beta, T* __restrict__ y, int m, int n) {
     const int block = 128;
-    extern __shared__ __align__(8) unsigned char shared[];
+    extern __shared__ __align__(16) unsigned char shared[];
     T* x_window = reinterpret_cast<T*>(shared);
     int tid = threadIdx.x;
     int row = blockIdx.x * block + tid;
@@ -52,7 +52,19 @@ __device__ void gemv_col_major_shared_x(T alpha, const T* __restrict__ a, const 
         }
         __syncthreads();
         if (row < m) {
-            for (int j = 0; j < width; ++j) {
+            // The window's whole vectors in one 16-byte shared load each,
+            // as the Rust kernel reads them; then what is left one by one.
+            constexpr int len = 16 / sizeof(T);
+            int vectors = width / len * len;
+            for (int first = 0; first < vectors; first += len) {
+                T xs[len];
+                *reinterpret_cast<uint4*>(xs) = *reinterpret_cast<const uint4*>(x_window + first);
+#pragma unroll
+                for (int k = 0; k < len; ++k) {
+                    dot += a[(start + first + k) * m + row] * xs[k];
+                }
+            }
+            for (int j = vectors; j < width; ++j) {
                 dot += a[(start + j) * m + row] * x_window[j];
             }
         }
