@@ -47,6 +47,8 @@ kernels! {
     /// Compute-to-global-memory-access ratio: 0 FLOP/B, a copy. Bound by
     /// memory bandwidth, of which the wasted sectors take their share.
     ///
+    /// Launch bounds: 256 threads, and every warp an SM holds (8 blocks).
+    ///
     /// # Safety
     /// `input` has at least offset + (n − 1)·stride + 1 elements, which fits
     /// in `u32`, and `output` at least n, overlapping nothing; blocks are

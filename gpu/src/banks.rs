@@ -55,6 +55,8 @@ kernels! {
     /// 0.25 FLOP/B. Bound by the shared-memory bandwidth divided by the
     /// conflict degree, and below that by issuing the loop's instructions.
     ///
+    /// Launch bounds: 256 threads, and every warp an SM holds (8 blocks).
+    ///
     /// # Safety
     /// `input` has at least [`TILE`] elements and `sums` one per thread of
     /// the grid, overlapping nothing; blocks are 1-D of [`BLOCK`] threads.

@@ -798,6 +798,8 @@ kernels! {
     /// (2r+1)² re-reads, but every one is still an instruction and a trip
     /// through the memory pipeline.
     ///
+    /// Launch bounds: 256 threads, and every warp an SM holds (8 blocks).
+    ///
     /// # Safety
     /// `input` and `output` are distinct `width × height × channels` byte
     /// arrays and that product fits in `u32`; `radius ≤ MAX_RADIUS`; the
@@ -830,6 +832,8 @@ kernels! {
     /// Compute-to-global-memory-access ratio: (2r+1)² adds per output over
     /// ((BLOCK + 2r)/BLOCK)² loads, 7.6 OP/B for r = 3. Bound by the
     /// shared-memory reads of the window sums.
+    ///
+    /// Launch bounds: 256 threads, and every warp an SM holds (8 blocks).
     ///
     /// # Safety
     /// As for [`blur_naive`], with blocks of exactly BLOCK×BLOCK threads and
@@ -889,6 +893,9 @@ kernels! {
     /// instructions per sample at r = 1 on an H100 (Nsight Compute), and
     /// more as the 2r+1 shared-memory reads grow with the radius.
     ///
+    /// Launch bounds: 256 threads, and four blocks an SM (64 registers): at
+    /// eight it ran faster on the H100 but the driver's ptxas spilled it.
+    ///
     /// # Safety
     /// As for [`blur_naive`], with blocks of [`STRETCH_THREADS`] threads,
     /// one per stretch of a band of rows, and
@@ -916,6 +923,9 @@ kernels! {
     /// about 3 bytes moved: 4 OP/B at every radius. Bound by instruction
     /// issue: about 70 instructions per sample on an H100 (Nsight Compute),
     /// far more than the memory needs to keep up.
+    ///
+    /// Launch bounds: 256 threads, and four blocks an SM (64 registers), its
+    /// fastest of none, 2, 3, 4 and 8 (H100).
     ///
     /// # Safety
     /// As for [`blur_separable`], with [`running_shared_bytes`] bytes of
@@ -956,6 +966,9 @@ kernels! {
     /// thirds of the shared-memory reads are bank conflicts (threads 4·C
     /// words apart), so that the issue slots are busy less than half the
     /// time (Nsight Compute).
+    ///
+    /// Launch bounds: 256 threads, and three blocks an SM (80 registers): at
+    /// four the driver's ptxas spills it.
     ///
     /// # Safety
     /// As for [`blur_naive`], with blocks of [`SPECIALISED_THREADS`] threads,

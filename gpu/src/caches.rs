@@ -50,6 +50,8 @@ kernels! {
     /// Compute-to-global-memory-access ratio: 1 addition per 4 bytes,
     /// 0.25 FLOP/B. Bound by the bandwidth of whichever level holds the set.
     ///
+    /// Launch bounds: 256 threads, and every warp an SM holds (8 blocks).
+    ///
     /// # Safety
     /// `set` is a power of two, at least 4, and no more than `input`'s
     /// elements; `output` has one element per thread of the grid and

@@ -60,6 +60,8 @@ kernels! {
     /// FMAs at spread 0, by the constant cache's one address per pass at
     /// spread 1.
     ///
+    /// Launch bounds: 256 threads, and every warp an SM holds (8 blocks).
+    ///
     /// # Safety
     /// `input` and `output` have at least n elements, `output` overlapping
     /// nothing; the host has set the constant array; the grid covers n
@@ -94,6 +96,8 @@ kernels! {
     /// Compute-to-global-memory-access ratio: 2 FLOP per coefficient read,
     /// 0.5 FLOP/B of requests, all served by L1 after the first. Bound by
     /// L1's requests.
+    ///
+    /// Launch bounds: 256 threads, and every warp an SM holds (8 blocks).
     ///
     /// # Safety
     /// As [`coefficients_from_constant`], `coefficients` holding

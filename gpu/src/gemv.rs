@@ -146,6 +146,11 @@ unsafe fn update<T: Real>(y: GlobalMut<T>, row: u32, alpha: T, dot: T, beta: T) 
 /// in f32 and 0.25 in f64. Bound by memory, and by the wasted sectors far
 /// below the bandwidth.
 ///
+/// Launch bounds (declared with the entry points below): 128 threads, and
+/// three blocks an SM: with up to 168 registers ptxas keeps more of the
+/// loads in flight than at full occupancy (H100: 0.585 against 0.741 ms at
+/// 8192², f64).
+///
 /// # Safety
 /// `a` is m×n row-major, `x` has n and `y` m elements, `y` overlapping
 /// neither; `m * n` fits in `u32`; blocks are 1-D and the grid covers m rows.
@@ -179,6 +184,10 @@ unsafe fn gemv_row_major<T: Real>(
 ///
 /// Compute-to-global-memory-access ratio: 0.5 FLOP/B in f32, 0.25 in f64.
 /// Bound by memory bandwidth, which it can approach.
+///
+/// Launch bounds (declared with the entry points below): 128 threads, and
+/// four blocks an SM: with up to 128 registers ptxas runs further ahead of
+/// the FMAs; twice as fast as without bounds (H100, 8192²).
 ///
 /// # Safety
 /// As for [`gemv_row_major`], with `a` column-major.
@@ -215,6 +224,9 @@ unsafe fn gemv_col_major<T: Real>(
 /// a broadcast the L1 cache already serves, so staging x saves no global
 /// traffic and adds barriers. Compute-to-global-memory-access ratio: as
 /// [`gemv_col_major`]. Bound by memory bandwidth plus the barrier stalls.
+///
+/// Launch bounds (declared with the entry points below): 128 threads, and
+/// four blocks an SM, as for [`gemv_col_major`].
 ///
 /// # Safety
 /// As for [`gemv_col_major`], with blocks of exactly [`BLOCK`] threads and
@@ -321,6 +333,9 @@ unsafe fn read_each<T: Real>(buffer: Global<T>, index: usize, count: u32) -> T::
 /// Bound by memory bandwidth; a warp has one 128-byte (f32) load in flight
 /// per step of its row.
 ///
+/// Launch bounds (declared with the entry points below): 128 threads, and
+/// every warp an SM holds (16 blocks).
+///
 /// # Safety
 /// As for [`gemv_row_major`], with blocks of exactly [`BLOCK`] threads.
 #[inline(always)]
@@ -363,6 +378,9 @@ unsafe fn gemv_row_major_warp<T: Real>(
 ///
 /// Compute-to-global-memory-access ratio: as [`gemv_row_major_warp`].
 /// Bound by memory bandwidth, with four times the bytes in flight per load.
+///
+/// Launch bounds (declared with the entry points below): 128 threads, and
+/// four blocks an SM: at full occupancy (32 registers) it spills.
 ///
 /// # Safety
 /// As for [`gemv_row_major_warp`]; `a` and `x` start 16-byte aligned.
@@ -468,6 +486,9 @@ unsafe fn sum_partials<T: Real>(
 /// Compute-to-global-memory-access ratio: as [`gemv_col_major`]. Bound by
 /// memory bandwidth.
 ///
+/// Launch bounds (declared with the entry points below): 1024 threads, and
+/// two blocks an SM (every warp).
+///
 /// # Safety
 /// As for [`gemv_col_major`], with blocks of exactly [`SPLIT_BLOCK`]
 /// threads and [`split_launch`]'s shared memory.
@@ -514,6 +535,9 @@ unsafe fn gemv_col_major_split<T: Real>(
 ///
 /// Compute-to-global-memory-access ratio: as [`gemv_col_major`]. Bound by
 /// memory bandwidth.
+///
+/// Launch bounds (declared with the entry points below): 1024 threads, and
+/// two blocks an SM (every warp).
 ///
 /// # Safety
 /// As for [`gemv_col_major_split`], with [`vector_split_launch`]'s shared

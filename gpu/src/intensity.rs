@@ -72,6 +72,8 @@ kernels! {
     /// fmas/4 FLOP/B. Bound by memory bandwidth below the ridge point and by
     /// the FP32 units above it.
     ///
+    /// Launch bounds: 256 threads, and every warp an SM holds (8 blocks).
+    ///
     /// # Safety
     /// `input` and `output` have at least n elements, `output` overlapping
     /// nothing; n + 3 fits in `u32`; blocks are 1-D and the grid covers

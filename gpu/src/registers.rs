@@ -85,6 +85,9 @@ kernels! {
     /// Compute-to-global-memory-access ratio: 4 FLOP per 4 bytes read, 1
     /// FLOP/B. Bound by memory bandwidth.
     ///
+    /// Launch bounds: 256 threads, and two blocks an SM: the 64-element array
+    /// needs 72 registers or more; at three blocks (80) sm_80 spills it.
+    ///
     /// # Safety
     /// `input` has [`LENGTH`]·n elements, which fits in `u32`, and `output`
     /// n, overlapping nothing; the grid covers n threads.
@@ -112,6 +115,9 @@ kernels! {
     /// Compute-to-global-memory-access ratio: as [`array_in_registers`],
     /// plus 4 bytes of local memory written and read per element. Bound by
     /// local memory's traffic through L1.
+    ///
+    /// Launch bounds: 256 threads, and every warp an SM holds (8 blocks): its
+    /// array is in local memory, whatever the registers.
     ///
     /// # Safety
     /// As [`array_in_registers`].

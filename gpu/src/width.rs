@@ -85,6 +85,8 @@ kernels! {
     /// Compute-to-global-memory-access ratio: 0 FLOP/B, a copy. Bound by
     /// issuing loads and stores: each moves 32 bytes for the whole warp.
     ///
+    /// Launch bounds: 256 threads, and every warp an SM holds (8 blocks).
+    ///
     /// # Safety
     /// As `copy_as`.
     #[launch(per_element::<1>)]
@@ -98,6 +100,8 @@ kernels! {
     ///
     /// Compute-to-global-memory-access ratio: 0 FLOP/B. Bound by issuing
     /// loads and stores, or by memory bandwidth where enough are in flight.
+    ///
+    /// Launch bounds: 256 threads, and every warp an SM holds (8 blocks).
     ///
     /// # Safety
     /// As `copy_as`.
@@ -113,6 +117,8 @@ kernels! {
     /// Compute-to-global-memory-access ratio: 0 FLOP/B. Bound by memory
     /// bandwidth.
     ///
+    /// Launch bounds: 256 threads, and every warp an SM holds (8 blocks).
+    ///
     /// # Safety
     /// As `copy_as`.
     #[launch(per_element::<4>)]
@@ -127,6 +133,8 @@ kernels! {
     /// Compute-to-global-memory-access ratio: 0 FLOP/B. Bound by memory
     /// bandwidth.
     ///
+    /// Launch bounds: 256 threads, and every warp an SM holds (8 blocks).
+    ///
     /// # Safety
     /// As `copy_as`.
     #[launch(per_element::<8>)]
@@ -140,6 +148,8 @@ kernels! {
     ///
     /// Compute-to-global-memory-access ratio: 0 FLOP/B. Bound by memory
     /// bandwidth.
+    ///
+    /// Launch bounds: 256 threads, and every warp an SM holds (8 blocks).
     ///
     /// # Safety
     /// As `copy_as`.
@@ -176,6 +186,8 @@ kernels! {
     /// Compute-to-global-memory-access ratio: 0 FLOP/B. Bound by memory
     /// bandwidth, which L1 keeps the second load from paying twice for.
     ///
+    /// Launch bounds: 256 threads, and every warp an SM holds (8 blocks).
+    ///
     /// # Safety
     /// As `copy_as`.
     #[launch(per_element::<8>)]
@@ -192,6 +204,8 @@ kernels! {
     ///
     /// Compute-to-global-memory-access ratio: 0 FLOP/B. Bound by memory
     /// bandwidth.
+    ///
+    /// Launch bounds: 256 threads, and every warp an SM holds (8 blocks).
     ///
     /// # Safety
     /// As `copy_as`.
