@@ -138,9 +138,10 @@ impl Launch {
 /// 8 blocks 32, and a kernel that needs more spills. Declaring the fewest
 /// blocks is not free: ptxas then also feels free to use every register
 /// up to that cap, so a small kernel that would take 36 registers takes
-/// 80 under `(128, 1)`. A kernel declares it where it needs the occupancy
-/// (every warp the SM holds, for memory-bound kernels; two blocks, for the
-/// register-blocked matmuls), and only the most threads otherwise.
+/// 80 under `(128, 1)`, and a chain of loads may run further ahead with
+/// more registers than full occupancy leaves (the gemvs). Each kernel's
+/// bounds were measured against the others (docs/rust-as-fast-as-cuda.md
+/// §9), and its doc comment says why they are what they are.
 ///
 /// The host and the emulator refuse a launch of more threads a block than
 /// `max_threads`, as the GPU does.
@@ -180,9 +181,10 @@ impl LaunchBounds {
 }
 
 /// The most threads an SM of compute capability 8.0 or 9.0 holds at once.
-/// A memory-bound kernel declares `FULL_SM_THREADS / threads` blocks in
-/// its launch bounds: every warp an SM can hold is another load in flight,
-/// so ptxas must fit them all, at most 32 registers a thread.
+/// A memory-bound kernel whose registers do not limit it declares
+/// `FULL_SM_THREADS / threads` blocks in its launch bounds: every warp an
+/// SM can hold is another load in flight, so ptxas must fit them all, at
+/// most 32 registers a thread.
 pub const FULL_SM_THREADS: u32 = 2048;
 
 /// A kernel as the host sees it, made by [`kernels!`] from the kernel's
