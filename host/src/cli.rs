@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
 use crate::family::{Family, Sizes, Target};
 use crate::lessons;
+use crate::output;
 use crate::picture;
 use crate::report;
 use crate::suite::{self, Plan, WorkLimit};
@@ -129,18 +130,22 @@ pub struct LessonsArgs {
 /// The options of `locality blur`.
 #[derive(Args, Debug)]
 pub struct BlurArgs {
-    /// The picture to blur, PNG or JPEG; without it, a built-in test chart.
+    /// The picture to blur (PNG, JPEG, BMP, TIFF, WebP or GIF), or - for
+    /// standard input; without it, a built-in test chart.
     #[arg(value_name = "INPUT")]
     pub input: Option<PathBuf>,
-    /// Where to write the result [default: INPUT's name with -blurred, or
-    /// blurred.png for the chart]; never INPUT itself.
+    /// Where to write the result, in the format its extension names (the
+    /// input's without one), or - for standard output [default: INPUT's
+    /// name with -blurred, or blurred.png for the chart]; never INPUT
+    /// itself. A symbolic link is written through, a FIFO or device
+    /// written to; only a regular file is replaced.
     #[arg(short, long, value_name = "OUTPUT")]
     pub output: Option<PathBuf>,
     /// The blur radius: the window is (2r+1)×(2r+1).
     #[arg(long, default_value_t = 3)]
     pub radius: u32,
-    /// The blur kernel.
-    #[arg(long, default_value = "blur_tiled", value_parser = blur_kernels())]
+    /// The blur kernel; by default the last of the ladder, the fastest.
+    #[arg(long, default_value = picture::fastest_kernel(), value_parser = blur_kernels())]
     pub kernel: String,
     /// The built-in chart's size, WxH or one number for a square.
     #[arg(long, value_name = "WxH", conflicts_with = "input", default_value = "1024x768", value_parser = parse_chart)]
@@ -489,6 +494,16 @@ impl Verdict {
 
 /// Runs the command.
 pub fn run(cli: &Cli) -> Result<Verdict> {
+    // An output on standard output takes it before anything is printed.
+    let outputs = match &cli.command {
+        Some(Command::Bench(args)) => vec![args.json.as_deref(), args.markdown.as_deref()],
+        Some(Command::Blur(args)) => vec![args.output.as_deref()],
+        Some(Command::Lessons(args)) => vec![args.json.as_deref()],
+        None => Vec::new(),
+    };
+    if outputs.into_iter().flatten().any(output::is_stdout) {
+        console::hand_stdout_over();
+    }
     match &cli.command {
         Some(Command::Bench(args)) => {
             let seed = args.seed.unwrap_or_else(rand::random);

@@ -3,16 +3,31 @@
 //! return [`Error::Stdout`] instead, which the program ends on.
 
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::{Error, Result};
 
-/// Writes `text` to standard output.
+/// Set once an output file is standard output (`-o -`): from then on the
+/// program's own messages go to standard error, out of its way.
+static STDOUT_HANDED_OVER: AtomicBool = AtomicBool::new(false);
+
+/// Leaves standard output to an output file; [`print`] writes to standard
+/// error from now on.
+pub fn hand_stdout_over() {
+    STDOUT_HANDED_OVER.store(true, Ordering::SeqCst);
+}
+
+/// Writes `text` to standard output, or to standard error once an output
+/// file is standard output.
 pub fn print(text: std::fmt::Arguments<'_>) -> Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_fmt(text)
-        .and_then(|()| stdout.flush())
-        .map_err(Error::Stdout)
+    let written = if STDOUT_HANDED_OVER.load(Ordering::SeqCst) {
+        let mut stderr = std::io::stderr().lock();
+        stderr.write_fmt(text).and_then(|()| stderr.flush())
+    } else {
+        let mut stdout = std::io::stdout().lock();
+        stdout.write_fmt(text).and_then(|()| stdout.flush())
+    };
+    written.map_err(Error::Stdout)
 }
 
 /// What `result` holds, or `None` after saying on standard output why the

@@ -155,6 +155,12 @@ pub enum Error {
     },
     #[error("{} is not a PNG or JPEG picture", .0.display())]
     NotAPicture(PathBuf),
+    #[error(
+        "cannot write {}: its extension names no format a picture is written in \
+         (png, jpg or jpeg, bmp, tif or tiff, webp, gif)",
+        .0.display()
+    )]
+    PictureFormat(PathBuf),
     #[error("the output {} is the input: give another with -o", .0.display())]
     OutputIsInput(PathBuf),
     #[error("{kernel} blurred the picture WRONG ({comparison}); nothing was written")]
@@ -170,6 +176,12 @@ pub enum Error {
     Signal(String),
     #[error("cannot write to standard output: {0}")]
     Stdout(#[source] std::io::Error),
+    #[error(
+        "cannot write {}: it is {kind}; give a file, a FIFO, a character device or - \
+         (standard output)",
+        path.display()
+    )]
+    OutputKind { path: PathBuf, kind: &'static str },
     #[error("cannot write {}: {source}", path.display())]
     Write {
         path: PathBuf,

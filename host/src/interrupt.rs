@@ -2,11 +2,13 @@
 //! noted, and the run stops at its next measurement with
 //! [`Error::Interrupted`], so that every report still being prepared is
 //! dropped with its temporary file and an existing report survives. A
-//! second interrupt ends the process at once.
+//! second interrupt ends the process at once, removing the temporary files
+//! first.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::{Error, Result};
+use crate::output;
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
@@ -15,6 +17,7 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 pub fn watch() -> Result<()> {
     ctrlc::set_handler(|| {
         if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            output::remove_temporaries();
             std::process::exit(EXIT_CODE.into());
         }
     })

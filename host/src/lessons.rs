@@ -14,7 +14,6 @@ use gpu::runtime::Kernel;
 use rand::{SeedableRng, rngs::SmallRng};
 use serde::Serialize;
 
-use crate::atomic::{self, Pending};
 use crate::backend::Backend;
 use crate::bench::ceilings::Hardware;
 use crate::bench::plot::{self, LessonLine};
@@ -31,6 +30,7 @@ use crate::families::intensity::{Intensity, IntensityShape};
 use crate::families::registers::{Registers, RegistersShape};
 use crate::families::width::{Width, WidthShape};
 use crate::family::Family;
+use crate::output::{self, Pending};
 use crate::timing::Runs;
 
 /// A lesson: the claim, and the sweep that tests it.
@@ -884,7 +884,7 @@ pub fn run(request: &Request) -> Result<bool> {
         for (lesson, outcome) in lessons.iter().zip(&outcomes) {
             if let Some(svg) = picture(lesson, outcome, gpu.name()).transpose()? {
                 let path = dir.join(format!("{}.svg", lesson.name));
-                atomic::write(&path, svg.as_bytes())?;
+                output::write(&path, svg.as_bytes())?;
                 written.push(path);
             }
         }

@@ -9,7 +9,6 @@
 //! (what the host knows of a family), `case`; `families` (each family, and
 //! the list of them); `suite`, `report`, `bench`, `picture`; `lessons`; `cli`.
 
-pub mod atomic;
 pub mod backend;
 pub mod bench;
 pub mod blas;
@@ -23,6 +22,7 @@ pub mod families;
 pub mod family;
 pub mod interrupt;
 pub mod lessons;
+pub mod output;
 pub mod picture;
 pub mod reference;
 pub mod report;

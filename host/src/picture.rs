@@ -1,19 +1,20 @@
-//! `locality blur`: a picture, PNG or JPEG, blurred by one of the blur
-//! kernels, checked sample by sample against the CPU reference, timed, and
-//! written in the picture's own format; without a picture, a test chart
+//! `locality blur`: a picture (PNG, JPEG, BMP, TIFF, WebP or GIF, from a
+//! file or standard input) blurred by one of the blur kernels, checked
+//! sample by sample against the CPU reference, timed, and written in the
+//! format the output's name asks for; without a picture, a test chart
 //! drawn here, whose edges and rings make the blur easy to see.
 
 use std::fs;
-use std::io::BufReader;
+use std::io::{BufRead, BufReader, Cursor, Read, Seek};
 use std::path::{Path, PathBuf};
 
 use gpu::runtime::Kernel;
+use image::codecs::jpeg::JpegEncoder;
 use image::{
     ColorType, DynamicImage, ImageBuffer, ImageDecoder, ImageFormat, ImageReader, Luma, LumaA, Rgb,
     RgbImage, Rgba,
 };
 
-use crate::atomic::Pending;
 use crate::backend::Backend;
 use crate::console::say;
 use crate::device::Gpu;
@@ -21,6 +22,7 @@ use crate::emulator::Emulator;
 use crate::error::{Error, Result};
 use crate::families::blur::{Blur, BlurShape};
 use crate::family::{Family, Target};
+use crate::output::{self, Pending};
 use crate::suite::{WorkLimit, available_host_memory, check_host_memory};
 use crate::timing::Runs;
 
@@ -56,6 +58,15 @@ pub fn kernels() -> Vec<&'static str> {
     Blur::KERNELS.iter().map(|kernel| kernel.name).collect()
 }
 
+/// The kernel `locality blur` uses unless told: the last of the ladder,
+/// the fastest exact one (the README's blur tables).
+pub fn fastest_kernel() -> &'static str {
+    Blur::KERNELS
+        .last()
+        .expect("the blur family has kernels")
+        .name
+}
+
 /// Blurs the picture `request` names and writes the result.
 pub fn run(request: &Request) -> Result<()> {
     let kernel = Blur::KERNELS
@@ -66,7 +77,8 @@ pub fn run(request: &Request) -> Result<()> {
         Some(path) => read(path)?,
         None => chart(request.chart)?,
     };
-    let output = output_path(request)?;
+    let output = output_path(request, picture.format)?;
+    let format = output_format(&output, picture.format)?;
     let shape = BlurShape::new(
         picture.width as usize,
         picture.height as usize,
@@ -88,13 +100,84 @@ pub fn run(request: &Request) -> Result<()> {
             Err(error) => return Err(error),
         }
     };
-    let image = to_image(&picture, blurred)?;
+    let image = encodable(to_image(&picture, blurred)?, format)?;
     pending.finish(|writer| {
-        image
-            .write_to(writer, picture.format)
-            .map_err(std::io::Error::other)
+        let written = match format {
+            ImageFormat::Jpeg => {
+                image.write_with_encoder(JpegEncoder::new_with_quality(writer, JPEG_QUALITY))
+            }
+            _ => image.write_to(writer, format),
+        };
+        written.map_err(std::io::Error::other)
     })?;
-    say!("wrote {}", output.display())
+    let written = match output::is_stdout(&output) {
+        true => "standard output".to_string(),
+        false => output.display().to_string(),
+    };
+    match format {
+        ImageFormat::Jpeg => say!("wrote {written} (JPEG, quality {JPEG_QUALITY})"),
+        _ => say!("wrote {written} ({format:?})"),
+    }
+}
+
+/// The quality JPEG outputs are written at, out of 100.
+pub const JPEG_QUALITY: u8 = 90;
+
+/// The formats a blurred picture can be written in.
+const WRITABLE: [ImageFormat; 6] = [
+    ImageFormat::Png,
+    ImageFormat::Jpeg,
+    ImageFormat::Bmp,
+    ImageFormat::Tiff,
+    ImageFormat::WebP,
+    ImageFormat::Gif,
+];
+
+/// The format `output` is written in: the one its extension names, or the
+/// input's where it has none (`-`, a FIFO, a device); an extension of no
+/// format we write is an error, before any work.
+fn output_format(output: &Path, input: ImageFormat) -> Result<ImageFormat> {
+    if output.extension().is_none() {
+        return Ok(input);
+    }
+    match ImageFormat::from_path(output) {
+        Ok(format) if WRITABLE.contains(&format) => Ok(format),
+        _ => Err(Error::PictureFormat(output.to_path_buf())),
+    }
+}
+
+/// `image` in a colour type `format` can hold: as it is where it can, else
+/// with 8-bit RGB(A) samples, saying what changes (JPEG has no alpha, GIF
+/// no grey).
+fn encodable(image: DynamicImage, format: ImageFormat) -> Result<DynamicImage> {
+    let fits = |image: &DynamicImage| {
+        let probe = DynamicImage::new(1, 1, image.color());
+        probe.write_to(&mut Cursor::new(Vec::new()), format).is_ok()
+    };
+    if fits(&image) {
+        return Ok(image);
+    }
+    let color = image.color();
+    let converted = if color.has_alpha() {
+        DynamicImage::ImageRgba8(image.to_rgba8())
+    } else {
+        DynamicImage::ImageRgb8(image.to_rgb8())
+    };
+    let converted = if fits(&converted) {
+        converted
+    } else {
+        DynamicImage::ImageRgb8(image.to_rgb8())
+    };
+    say!(
+        "note: {format:?} cannot hold {color:?} samples; writing them as {:?}{}",
+        converted.color(),
+        if color.has_alpha() && !converted.color().has_alpha() {
+            ", without the alpha channel"
+        } else {
+            ""
+        }
+    )?;
+    Ok(converted)
 }
 
 /// Uploads `samples`, blurs them with `kernel`, checks the result against
@@ -169,8 +252,25 @@ fn read(path: &Path) -> Result<Picture> {
         path: path.to_path_buf(),
         source,
     };
+    if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|source| unreadable(source.into()))?;
+        return decode(path, ImageReader::new(Cursor::new(bytes)));
+    }
     let file = fs::File::open(path).map_err(|source| unreadable(source.into()))?;
-    let mut reader = ImageReader::new(BufReader::new(file))
+    decode(path, ImageReader::new(BufReader::new(file)))
+}
+
+/// The picture `reader` holds, read from `path` (`-`: standard input).
+fn decode<R: BufRead + Seek>(path: &Path, reader: ImageReader<R>) -> Result<Picture> {
+    let unreadable = |source: image::ImageError| Error::Picture {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut reader = reader
         .with_guessed_format()
         .map_err(|source| unreadable(source.into()))?;
     let format = reader
@@ -220,7 +320,8 @@ fn eight_bits(image: DynamicImage, color: ColorType) -> Result<DynamicImage> {
         _ => DynamicImage::ImageRgb8(image.to_rgb8()),
     };
     say!(
-        "note: the picture has {color:?} samples; blurring it as {:?}",
+        "note: the picture has {color:?} samples; the blur kernels take 8 bits a \
+         sample, so it is blurred and written as {:?}: what lies below 8 bits is lost",
         converted.color()
     )?;
     Ok(converted)
@@ -273,9 +374,12 @@ fn to_image(picture: &Picture, samples: Vec<u8>) -> Result<DynamicImage> {
 }
 
 /// Where the result goes: never onto the input.
-fn output_path(request: &Request) -> Result<PathBuf> {
+fn output_path(request: &Request, format: ImageFormat) -> Result<PathBuf> {
     let output = match (&request.output, &request.input) {
         (Some(output), _) => output.clone(),
+        (None, Some(input)) if input == Path::new("-") => {
+            PathBuf::from(format!("blurred.{}", format.extensions_str()[0]))
+        }
         (None, Some(input)) => {
             let stem = input.file_stem().unwrap_or_default().to_string_lossy();
             let name = match input.extension() {
@@ -286,7 +390,11 @@ fn output_path(request: &Request) -> Result<PathBuf> {
         }
         (None, None) => PathBuf::from("blurred.png"),
     };
-    if let Some(input) = &request.input {
+    if let Some(input) = request
+        .input
+        .as_ref()
+        .filter(|input| *input != Path::new("-"))
+    {
         let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
             (Ok(a), Ok(b)) => a == b,
             _ => a == b,

@@ -5,8 +5,8 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use locality::atomic::{self, Pending};
 use locality::error::Error;
+use locality::output::{self, Pending};
 
 /// An empty folder of this test's own, holding `report.json` = "old".
 fn folder_with_a_report(test: &str) -> (PathBuf, PathBuf) {
@@ -55,7 +55,7 @@ fn a_run_stopped_before_writing_leaves_the_old_file() {
 #[test]
 fn a_finished_write_replaces_the_file_whole() {
     let (dir, report) = folder_with_a_report("finished");
-    atomic::write(&report, b"new").unwrap();
+    output::write(&report, b"new").unwrap();
     assert_eq!(fs::read_to_string(&report).unwrap(), "new");
     assert_eq!(files_in(&dir), ["report.json"]);
     fs::remove_dir_all(dir).unwrap();

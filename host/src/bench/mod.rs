@@ -22,7 +22,6 @@ use self::ceilings::Hardware;
 use self::inputs::{Rotation, copies};
 use self::json::{FamilySummary, KernelSummary, Op, Report, Role, Row, Size, Trip};
 use self::roofline::{Roof, intensity, per_second_g, ratio_to_baseline};
-use crate::atomic::{self, Pending};
 use crate::blas::Blas;
 use crate::case::cpu_ms;
 use crate::console::{self, say};
@@ -31,6 +30,7 @@ use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
 use crate::family::{Family, Shape, Tools, Work};
 use crate::interrupt;
+use crate::output::{self, Pending};
 use crate::suite::{self, Plan, cpu_runs};
 use crate::timing::gpu_median_ms;
 
@@ -145,7 +145,7 @@ impl OpenOutputs {
         if let Some(dir) = self.plots {
             for (name, svg) in plot::all(report)? {
                 let path = dir.join(name);
-                atomic::write(&path, svg.as_bytes())?;
+                output::write(&path, svg.as_bytes())?;
                 written.push(path);
             }
         }

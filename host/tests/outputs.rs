@@ -1,0 +1,307 @@
+//! What each kind of output path becomes, with `locality blur` on the
+//! emulator writing a small picture: a regular file is replaced whole with
+//! its permissions kept, a symbolic link is written through, a FIFO or
+//! device is written to and stays what it was, `-` is standard output, a
+//! folder is refused, and nothing is left behind when a run is stopped.
+
+use std::fs;
+use std::io::{Read, Write};
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use image::{DynamicImage, ImageBuffer, ImageFormat, Luma, RgbImage};
+use rand::{Rng, SeedableRng, rngs::SmallRng};
+
+/// A folder of the test's own, holding a random 40×30 RGB `input.png`
+/// (from a seed the failures name).
+fn folder_with_a_picture(name: &str) -> (PathBuf, u64) {
+    let dir = std::env::temp_dir().join(format!("locality-outputs-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let seed = rand::random();
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let samples: Vec<u8> = (0..40 * 30 * 3).map(|_| rng.random()).collect();
+    RgbImage::from_raw(40, 30, samples)
+        .unwrap()
+        .save(dir.join("input.png"))
+        .unwrap();
+    (dir, seed)
+}
+
+fn locality(dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_locality"));
+    command.current_dir(dir).env("CUDA_VISIBLE_DEVICES", "");
+    command
+}
+
+fn blur_to(dir: &Path, output: &str) -> Output {
+    locality(dir)
+        .args(["blur", "--emulate", "input.png", "-o", output])
+        .output()
+        .unwrap()
+}
+
+fn assert_status(output: &Output, code: i32, seed: u64) {
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "seed {seed}: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The names in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+fn is_png(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"\x89PNG\r\n\x1a\n")
+}
+
+#[test]
+fn a_regular_file_is_replaced_whole_and_keeps_its_permissions() {
+    let (dir, seed) = folder_with_a_picture("regular");
+    let old = dir.join("old.png");
+    fs::write(&old, "old").unwrap();
+    fs::set_permissions(&old, fs::Permissions::from_mode(0o640)).unwrap();
+    assert_status(&blur_to(&dir, "old.png"), 0, seed);
+    assert!(is_png(&fs::read(&old).unwrap()));
+    assert_eq!(
+        fs::metadata(&old).unwrap().permissions().mode() & 0o777,
+        0o640
+    );
+    assert_eq!(names_in(&dir), ["input.png", "old.png"]);
+}
+
+#[test]
+fn a_symbolic_link_is_written_through_and_stays_a_link() {
+    let (dir, seed) = folder_with_a_picture("link");
+    fs::create_dir(dir.join("elsewhere")).unwrap();
+    let target = dir.join("elsewhere/target.png");
+    fs::write(&target, "old").unwrap();
+    std::os::unix::fs::symlink("elsewhere/target.png", dir.join("link.png")).unwrap();
+    assert_status(&blur_to(&dir, "link.png"), 0, seed);
+    let link = fs::symlink_metadata(dir.join("link.png")).unwrap();
+    assert!(link.file_type().is_symlink());
+    assert!(is_png(&fs::read(&target).unwrap()));
+    assert_eq!(names_in(&dir.join("elsewhere")), ["target.png"]);
+    // A link to nothing yet: the file it names is created.
+    std::os::unix::fs::symlink("elsewhere/new.png", dir.join("dangling.png")).unwrap();
+    assert_status(&blur_to(&dir, "dangling.png"), 0, seed);
+    assert!(is_png(&fs::read(dir.join("elsewhere/new.png")).unwrap()));
+}
+
+#[test]
+fn a_fifo_is_written_to_its_reader_and_stays_a_fifo() {
+    let (dir, seed) = folder_with_a_picture("fifo");
+    let fifo = dir.join("pipe.png");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let reader_path = fifo.clone();
+    let reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        fs::File::open(reader_path)
+            .unwrap()
+            .read_to_end(&mut bytes)
+            .unwrap();
+        bytes
+    });
+    assert_status(&blur_to(&dir, "pipe.png"), 0, seed);
+    assert!(is_png(&reader.join().unwrap()));
+    assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+}
+
+#[test]
+fn devices_are_written_to_and_never_replaced() {
+    let (dir, seed) = folder_with_a_picture("devices");
+    assert_status(&blur_to(&dir, "/dev/null"), 0, seed);
+    assert!(
+        fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+    let full = blur_to(&dir, "/dev/full");
+    assert_status(&full, 2, seed);
+    assert!(
+        String::from_utf8_lossy(&full.stderr)
+            .contains("cannot write /dev/full: No space left on device"),
+        "{}",
+        String::from_utf8_lossy(&full.stderr)
+    );
+    assert!(
+        fs::metadata("/dev/full")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+    // A device node of the test's own, where the test may make one (root).
+    let node = dir.join("null-device");
+    let made = Command::new("mknod")
+        .arg(&node)
+        .args(["c", "1", "3"])
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    if made.success() {
+        assert_status(&blur_to(&dir, "null-device"), 0, seed);
+        assert!(
+            fs::symlink_metadata(&node)
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
+    }
+    assert!(!names_in(&dir).iter().any(|name| name.ends_with(".tmp")));
+}
+
+#[test]
+fn a_folder_is_refused_before_the_blur_and_left_as_it_was() {
+    let (dir, seed) = folder_with_a_picture("folder");
+    fs::create_dir(dir.join("out.png")).unwrap();
+    let output = blur_to(&dir, "out.png");
+    assert_status(&output, 2, seed);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("cannot write out.png: it is a folder"),
+        "{stderr}"
+    );
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("emulated"));
+    assert!(fs::metadata(dir.join("out.png")).unwrap().is_dir());
+    assert_eq!(names_in(&dir), ["input.png", "out.png"]);
+}
+
+#[test]
+fn a_dash_is_standard_output_and_the_messages_go_to_standard_error() {
+    let (dir, seed) = folder_with_a_picture("stdout");
+    let output = blur_to(&dir, "-");
+    assert_status(&output, 0, seed);
+    assert!(is_png(&output.stdout));
+    let blurred = image::load_from_memory(&output.stdout).unwrap();
+    assert_eq!((blurred.width(), blurred.height()), (40, 30));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("every sample matches"));
+    assert_eq!(names_in(&dir), ["input.png"]);
+}
+
+#[test]
+fn a_dash_reads_the_picture_from_standard_input() {
+    let (dir, seed) = folder_with_a_picture("stdin");
+    let mut child = locality(&dir)
+        .args(["blur", "--emulate", "-", "-o", "from-stdin.png"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let picture = fs::read(dir.join("input.png")).unwrap();
+    child.stdin.take().unwrap().write_all(&picture).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_status(&output, 0, seed);
+    let blurred = image::open(dir.join("from-stdin.png")).unwrap();
+    assert_eq!((blurred.width(), blurred.height()), (40, 30));
+}
+
+#[test]
+fn the_output_format_is_the_one_its_extension_names() {
+    let (dir, seed) = folder_with_a_picture("formats");
+    for (name, format) in [
+        ("out.jpg", ImageFormat::Jpeg),
+        ("out.jpeg", ImageFormat::Jpeg),
+        ("out.bmp", ImageFormat::Bmp),
+        ("out.tif", ImageFormat::Tiff),
+        ("out.webp", ImageFormat::WebP),
+        ("out.gif", ImageFormat::Gif),
+        ("out.png", ImageFormat::Png),
+    ] {
+        let output = blur_to(&dir, name);
+        assert_status(&output, 0, seed);
+        let bytes = fs::read(dir.join(name)).unwrap();
+        assert_eq!(image::guess_format(&bytes).unwrap(), format, "{name}");
+        let blurred = image::load_from_memory(&bytes).unwrap();
+        assert_eq!((blurred.width(), blurred.height()), (40, 30), "{name}");
+    }
+    let jpeg = blur_to(&dir, "quality.jpg");
+    assert!(String::from_utf8_lossy(&jpeg.stdout).contains("(JPEG, quality 90)"));
+    let unknown = blur_to(&dir, "out.xyz");
+    assert_status(&unknown, 2, seed);
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr).contains("names no format"),
+        "{}",
+        String::from_utf8_lossy(&unknown.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&unknown.stdout).contains("emulated"));
+    assert!(!dir.join("out.xyz").exists());
+}
+
+#[test]
+fn a_sixteen_bit_picture_is_reduced_to_eight_bits_with_a_word() {
+    let (dir, seed) = folder_with_a_picture("sixteen");
+    let deep = ImageBuffer::<Luma<u16>, _>::from_fn(20, 10, |x, y| Luma([(x * 3000 + y) as u16]));
+    DynamicImage::ImageLuma16(deep)
+        .save(dir.join("deep.png"))
+        .unwrap();
+    let output = locality(&dir)
+        .args(["blur", "--emulate", "deep.png", "-o", "out.png"])
+        .output()
+        .unwrap();
+    assert_status(&output, 0, seed);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("what lies below 8 bits is lost"),
+        "{stdout}"
+    );
+    assert_eq!(
+        image::open(dir.join("out.png")).unwrap().color(),
+        image::ColorType::L8
+    );
+}
+
+#[test]
+fn a_run_stopped_by_two_interrupts_leaves_no_temporary_file() {
+    let (dir, _) = folder_with_a_picture("interrupted");
+    fs::write(dir.join("out.png"), "old").unwrap();
+    // The chart at a size the emulator takes minutes over.
+    let mut child = locality(&dir)
+        .args(["blur", "--emulate", "--size", "3000x3000", "-o", "out.png"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id().to_string();
+    // Until the temporary file exists, the run has not reached the blur.
+    for _ in 0..200 {
+        if names_in(&dir).iter().any(|name| name.ends_with(".tmp")) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(names_in(&dir).iter().any(|name| name.ends_with(".tmp")));
+    for _ in 0..2 {
+        assert!(
+            Command::new("kill")
+                .args(["-INT", &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(names_in(&dir), ["input.png", "out.png"]);
+    assert_eq!(fs::read(dir.join("out.png")).unwrap(), b"old");
+}
