@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Arg, ArgMatches, Args, Command as ClapCommand, FromArgMatches, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -20,7 +21,7 @@ use crate::lessons;
 use crate::output;
 use crate::picture;
 use crate::report;
-use crate::suite::{self, Plan, WorkLimit};
+use crate::suite::{self, Plan, Step, WorkLimit};
 use crate::timing::Runs;
 
 /// The most timed runs `--runs` asks for: beyond it the median no longer
@@ -647,16 +648,24 @@ fn verify<B: Backend>(
     say!("{} · random inputs from seed {seed}", backend.description())?;
     let mut rng = SmallRng::seed_from_u64(seed);
     let bar = if std::io::stderr().is_terminal() {
-        ProgressBar::new(plan.rows() as u64).with_style(
+        let bar = ProgressBar::new(plan.rows() as u64).with_style(
             ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}")
                 .expect("a valid template"),
-        )
+        );
+        // The clock keeps moving through a step that takes minutes.
+        bar.enable_steady_tick(Duration::from_millis(250));
+        bar
     } else {
         ProgressBar::hidden()
     };
-    let rows = suite::run(backend, twin, plan, &mut rng, |kernel, size| {
-        bar.set_message(format!("verifying {kernel} at {size}"));
-        bar.inc(1);
+    let rows = suite::run(backend, twin, plan, &mut rng, |step| match step {
+        Step::Preparing { family, size } => bar.set_message(format!(
+            "{family} at {size}: inputs, CPU reference, copies and CPU baseline"
+        )),
+        Step::Kernel { kernel, size } => {
+            bar.set_message(format!("verifying {kernel} at {size}"));
+            bar.inc(1);
+        }
     });
     bar.finish_and_clear();
     let rows = rows?;

@@ -269,13 +269,13 @@ pub fn cpu_runs(runs: Runs) -> Runs {
 }
 
 /// Runs the plan on `backend`, and each kernel's twin on `twin` when given,
-/// reporting each kernel to `progress` as it starts.
+/// reporting each size and each kernel to `progress` as it starts.
 pub fn run<B: Backend>(
     backend: &B,
     twin: Option<&B>,
     plan: &Plan,
     rng: &mut SmallRng,
-    progress: impl FnMut(&str, &str),
+    progress: impl FnMut(Step<'_>),
 ) -> Result<Vec<Row>> {
     let mut suite = Suite {
         backend,
@@ -298,7 +298,17 @@ struct Suite<'a, B, P> {
     rows: Vec<Row>,
 }
 
-impl<B: Backend, P: FnMut(&str, &str)> Visitor for Suite<'_, B, P> {
+/// What a run is doing, for its progress bar.
+pub enum Step<'a> {
+    /// A family's problem at one size: its inputs, CPU reference, copies
+    /// and CPU baseline, which at the largest sizes take longer than the
+    /// kernels.
+    Preparing { family: &'static str, size: &'a str },
+    /// One kernel verified and timed on it.
+    Kernel { kernel: &'static str, size: &'a str },
+}
+
+impl<B: Backend, P: FnMut(Step<'_>)> Visitor for Suite<'_, B, P> {
     fn visit<F: Family>(&mut self) -> Result<()> {
         let backend = self.backend;
         let kernels = self.plan.kernels::<F>();
@@ -306,6 +316,11 @@ impl<B: Backend, P: FnMut(&str, &str)> Visitor for Suite<'_, B, P> {
             return Ok(());
         }
         for shape in self.plan.sizes.shapes::<F>() {
+            let size = shape.to_string();
+            (self.progress)(Step::Preparing {
+                family: F::NAME,
+                size: &size,
+            });
             let mut case = Case::<B, F>::new(backend, shape, self.rng)?;
             let work = F::work(shape);
             let (to_gpu, from_gpu) = copies(backend, work, self.plan.runs)?.unzip();
@@ -317,7 +332,10 @@ impl<B: Backend, P: FnMut(&str, &str)> Visitor for Suite<'_, B, P> {
             };
             for &kernel in &kernels {
                 interrupt::check()?;
-                (self.progress)(kernel.name, &shape.to_string());
+                (self.progress)(Step::Kernel {
+                    kernel: kernel.name,
+                    size: &size,
+                });
                 let comparison = case.check(backend, kernel)?;
                 let median_ms =
                     backend.median_ms(self.plan.runs, || case.launch(backend, kernel))?;

@@ -196,10 +196,13 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize, seed: u64) -> Result<(
     console::print(format_args!("{}", table::ceilings(&ceilings, &roofline)))?;
 
     let bar = if std::io::stderr().is_terminal() {
-        ProgressBar::new(measurements as u64).with_style(
+        let bar = ProgressBar::new(measurements as u64).with_style(
             ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}")
                 .expect("a valid template"),
-        )
+        );
+        // The clock keeps moving through a step that takes minutes.
+        bar.enable_steady_tick(std::time::Duration::from_millis(250));
+        bar
     } else {
         ProgressBar::hidden()
     };
