@@ -5,8 +5,9 @@
 //! drawn here, whose edges and rings make the blur easy to see.
 
 use std::fs;
-use std::io::{BufRead, BufReader, Cursor, Read, Seek};
+use std::io::{BufRead, BufReader, Cursor, IsTerminal, Read, Seek};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use gpu::runtime::Kernel;
 use image::codecs::jpeg::JpegEncoder;
@@ -14,6 +15,7 @@ use image::{
     ColorType, DynamicImage, ImageBuffer, ImageDecoder, ImageFormat, ImageReader, Luma, LumaA, Rgb,
     RgbImage, Rgba,
 };
+use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::backend::Backend;
 use crate::console::say;
@@ -209,7 +211,21 @@ fn blur_on<B: Backend>(
     };
     let work = Blur::work(shape);
     limit.check(|| format!("the blur of a {shape} picture"), work)?;
+    let spinner = if std::io::stderr().is_terminal() {
+        let spinner = ProgressBar::new_spinner().with_style(
+            ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("a valid template"),
+        );
+        spinner.enable_steady_tick(Duration::from_millis(250));
+        spinner
+    } else {
+        ProgressBar::hidden()
+    };
+    spinner.set_message(format!("the CPU reference of {shape}"));
     let expected = Blur::reference(shape, samples);
+    spinner.set_message(format!(
+        "{} on {shape}, checked twice, then timed",
+        kernel.name
+    ));
     let mut buffers = Blur::upload(backend, shape, samples)?;
     let mut check = |poison: Option<u8>| -> Result<crate::verify::Comparison> {
         match poison {
@@ -229,6 +245,7 @@ fn blur_on<B: Backend>(
     }
     let median_ms =
         backend.median_ms(runs, || Blur::launch(backend, kernel, shape, &mut buffers))?;
+    spinner.finish_and_clear();
     let speed = match target {
         Target::Gpu => format!(
             "{median_ms:.3} ms, median of {} runs, {:.1} GB/s",
