@@ -417,10 +417,13 @@ impl Visitor for Sweep<'_> {
         for shape in self.plan.sizes.shapes::<F>() {
             let size = Size::of(&shape);
             let work = F::work(shape);
+            self.bar.set_message(format!("inputs at {shape}"));
             let inputs = F::inputs(shape, &mut self.rng)?;
             self.trips
                 .push(self.trip::<F>(shape, &inputs, work, &kernels)?);
             let count = copies(work.bytes as usize, self.l2_bytes);
+            self.bar
+                .set_message(format!("{count} copies of the inputs uploaded at {shape}"));
             let mut sets = Rotation::build(count, || F::upload(gpu, shape, &inputs))?;
             for (index, &kernel) in kernels.iter().enumerate() {
                 let ms = self.time(kernel.name, &size, || {
