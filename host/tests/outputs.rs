@@ -1,8 +1,10 @@
-//! What each kind of output path becomes, with `locality blur` on the
-//! emulator writing a small picture: a regular file is replaced whole with
-//! its permissions kept, a symbolic link is written through, a FIFO or
-//! device is written to and stays what it was, `-` is standard output, a
-//! folder is refused, and nothing is left behind when a run is stopped.
+//! What each kind of output path becomes: reports are written whole or not
+//! at all, an existing file surviving a failure at any point; and, with
+//! `locality blur` on the emulator writing a small picture, a regular file
+//! is replaced whole with its permissions kept, a symbolic link is written
+//! through, a FIFO or device is written to and stays what it was, `-` is
+//! standard output, a folder is refused, and nothing is left behind when a
+//! run is stopped.
 
 use std::fs;
 use std::io::{Read, Write};
@@ -12,6 +14,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use image::{DynamicImage, ImageBuffer, ImageFormat, Luma, RgbImage};
+use locality::error::Error;
+use locality::output::{self, Pending};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 /// A folder of the test's own, holding a random 40×30 RGB `input.png`
@@ -65,6 +69,61 @@ fn names_in(dir: &Path) -> Vec<String> {
 
 fn is_png(bytes: &[u8]) -> bool {
     bytes.starts_with(b"\x89PNG\r\n\x1a\n")
+}
+
+/// An empty folder of this test's own, holding `report.json` = "old".
+fn folder_with_a_report(test: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("locality-outputs-{test}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let report = dir.join("report.json");
+    fs::write(&report, "old").unwrap();
+    (dir, report)
+}
+
+#[test]
+fn a_write_that_fails_halfway_leaves_the_old_file() {
+    let (dir, report) = folder_with_a_report("halfway");
+    let pending = Pending::create(&report).unwrap();
+    let result = pending.finish(|writer| {
+        writer.write_all(b"{\"half\": ")?;
+        Err(std::io::Error::other("the sweep failed"))
+    });
+    assert!(matches!(result, Err(Error::Write { path, .. }) if path == report));
+    assert_eq!(fs::read_to_string(&report).unwrap(), "old");
+    assert_eq!(names_in(&dir), ["report.json"]);
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_run_stopped_before_writing_leaves_the_old_file() {
+    let (dir, report) = folder_with_a_report("stopped");
+    let pending = Pending::create(&report).unwrap();
+    assert_eq!(fs::read_to_string(&report).unwrap(), "old");
+    drop(pending);
+    assert_eq!(fs::read_to_string(&report).unwrap(), "old");
+    assert_eq!(names_in(&dir), ["report.json"]);
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_finished_write_replaces_the_file_whole() {
+    let (dir, report) = folder_with_a_report("finished");
+    output::write(&report, b"new").unwrap();
+    assert_eq!(fs::read_to_string(&report).unwrap(), "new");
+    assert_eq!(names_in(&dir), ["report.json"]);
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_path_that_cannot_be_written_fails_before_any_work() {
+    let (dir, _) = folder_with_a_report("unwritable");
+    let inside_a_file = dir.join("report.json").join("plot.svg");
+    let Err(Error::Write { path, .. }) = Pending::create(&inside_a_file) else {
+        panic!("a file inside a file was created")
+    };
+    assert_eq!(path, inside_a_file);
+    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
