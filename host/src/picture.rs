@@ -112,9 +112,10 @@ pub fn run(request: &Request) -> Result<()> {
         };
         written.map_err(std::io::Error::other)
     })?;
-    let written = match output::is_stdout(&output) {
-        true => "standard output".to_string(),
-        false => output.display().to_string(),
+    let written = if output::is_stdout(&output) {
+        "standard output".to_string()
+    } else {
+        output.display().to_string()
     };
     match format {
         ImageFormat::Jpeg => say!("wrote {written} (JPEG, quality {JPEG_QUALITY})"),
@@ -265,28 +266,30 @@ fn blur_on<B: Backend>(
 /// The picture at `path`, checked before it is decoded: its size against
 /// the kernels' 32-bit indices and the free memory.
 fn read(path: &Path) -> Result<Picture> {
-    let unreadable = |source: image::ImageError| Error::Picture {
-        path: path.to_path_buf(),
-        source,
-    };
+    let unreadable = |source: std::io::Error| unreadable(path, source.into());
     if path == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::stdin()
             .lock()
             .read_to_end(&mut bytes)
-            .map_err(|source| unreadable(source.into()))?;
+            .map_err(unreadable)?;
         return decode(path, ImageReader::new(Cursor::new(bytes)));
     }
-    let file = fs::File::open(path).map_err(|source| unreadable(source.into()))?;
+    let file = fs::File::open(path).map_err(unreadable)?;
     decode(path, ImageReader::new(BufReader::new(file)))
+}
+
+/// The error of a picture at `path` that cannot be read.
+fn unreadable(path: &Path, source: image::ImageError) -> Error {
+    Error::Picture {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// The picture `reader` holds, read from `path` (`-`: standard input).
 fn decode<R: BufRead + Seek>(path: &Path, reader: ImageReader<R>) -> Result<Picture> {
-    let unreadable = |source: image::ImageError| Error::Picture {
-        path: path.to_path_buf(),
-        source,
-    };
+    let unreadable = |source| unreadable(path, source);
     let mut reader = reader
         .with_guessed_format()
         .map_err(|source| unreadable(source.into()))?;
