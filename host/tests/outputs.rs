@@ -17,19 +17,18 @@ use image::{DynamicImage, ImageBuffer, ImageFormat, Luma, RgbImage};
 use locality::error::Error;
 use locality::output::{self, Pending};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
+use tempfile::TempDir;
 
 /// A folder of the test's own, holding a random 40×30 RGB `input.png`
 /// (from a seed the failures name).
-fn folder_with_a_picture(name: &str) -> (PathBuf, u64) {
-    let dir = std::env::temp_dir().join(format!("locality-outputs-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
+fn folder_with_a_picture() -> (TempDir, u64) {
+    let dir = TempDir::with_prefix("locality-outputs-").unwrap();
     let seed = rand::random();
     let mut rng = SmallRng::seed_from_u64(seed);
     let samples: Vec<u8> = (0..40 * 30 * 3).map(|_| rng.random()).collect();
     RgbImage::from_raw(40, 30, samples)
         .unwrap()
-        .save(dir.join("input.png"))
+        .save(dir.path().join("input.png"))
         .unwrap();
     (dir, seed)
 }
@@ -71,19 +70,18 @@ fn is_png(bytes: &[u8]) -> bool {
     bytes.starts_with(b"\x89PNG\r\n\x1a\n")
 }
 
-/// An empty folder of this test's own, holding `report.json` = "old".
-fn folder_with_a_report(test: &str) -> (PathBuf, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("locality-outputs-{test}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    let report = dir.join("report.json");
+/// A folder of this test's own, holding `report.json` = "old".
+fn folder_with_a_report() -> (TempDir, PathBuf) {
+    let dir = TempDir::with_prefix("locality-outputs-").unwrap();
+    let report = dir.path().join("report.json");
     fs::write(&report, "old").unwrap();
     (dir, report)
 }
 
 #[test]
 fn a_write_that_fails_halfway_leaves_the_old_file() {
-    let (dir, report) = folder_with_a_report("halfway");
+    let (folder, report) = folder_with_a_report();
+    let dir = folder.path();
     let pending = Pending::create(&report).unwrap();
     let result = pending.finish(|writer| {
         writer.write_all(b"{\"half\": ")?;
@@ -91,77 +89,79 @@ fn a_write_that_fails_halfway_leaves_the_old_file() {
     });
     assert!(matches!(result, Err(Error::Write { path, .. }) if path == report));
     assert_eq!(fs::read_to_string(&report).unwrap(), "old");
-    assert_eq!(names_in(&dir), ["report.json"]);
-    fs::remove_dir_all(dir).unwrap();
+    assert_eq!(names_in(dir), ["report.json"]);
 }
 
 #[test]
 fn a_run_stopped_before_writing_leaves_the_old_file() {
-    let (dir, report) = folder_with_a_report("stopped");
+    let (folder, report) = folder_with_a_report();
+    let dir = folder.path();
     let pending = Pending::create(&report).unwrap();
     assert_eq!(fs::read_to_string(&report).unwrap(), "old");
     drop(pending);
     assert_eq!(fs::read_to_string(&report).unwrap(), "old");
-    assert_eq!(names_in(&dir), ["report.json"]);
-    fs::remove_dir_all(dir).unwrap();
+    assert_eq!(names_in(dir), ["report.json"]);
 }
 
 #[test]
 fn a_finished_write_replaces_the_file_whole() {
-    let (dir, report) = folder_with_a_report("finished");
+    let (folder, report) = folder_with_a_report();
+    let dir = folder.path();
     output::write(&report, b"new").unwrap();
     assert_eq!(fs::read_to_string(&report).unwrap(), "new");
-    assert_eq!(names_in(&dir), ["report.json"]);
-    fs::remove_dir_all(dir).unwrap();
+    assert_eq!(names_in(dir), ["report.json"]);
 }
 
 #[test]
 fn a_path_that_cannot_be_written_fails_before_any_work() {
-    let (dir, _) = folder_with_a_report("unwritable");
+    let (folder, _) = folder_with_a_report();
+    let dir = folder.path();
     let inside_a_file = dir.join("report.json").join("plot.svg");
     let Err(Error::Write { path, .. }) = Pending::create(&inside_a_file) else {
         panic!("a file inside a file was created")
     };
     assert_eq!(path, inside_a_file);
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn a_regular_file_is_replaced_whole_and_keeps_its_permissions() {
-    let (dir, seed) = folder_with_a_picture("regular");
+    let (folder, seed) = folder_with_a_picture();
+    let dir = folder.path();
     let old = dir.join("old.png");
     fs::write(&old, "old").unwrap();
     fs::set_permissions(&old, fs::Permissions::from_mode(0o640)).unwrap();
-    assert_status(&blur_to(&dir, "old.png"), 0, seed);
+    assert_status(&blur_to(dir, "old.png"), 0, seed);
     assert!(is_png(&fs::read(&old).unwrap()));
     assert_eq!(
         fs::metadata(&old).unwrap().permissions().mode() & 0o777,
         0o640
     );
-    assert_eq!(names_in(&dir), ["input.png", "old.png"]);
+    assert_eq!(names_in(dir), ["input.png", "old.png"]);
 }
 
 #[test]
 fn a_symbolic_link_is_written_through_and_stays_a_link() {
-    let (dir, seed) = folder_with_a_picture("link");
+    let (folder, seed) = folder_with_a_picture();
+    let dir = folder.path();
     fs::create_dir(dir.join("elsewhere")).unwrap();
     let target = dir.join("elsewhere/target.png");
     fs::write(&target, "old").unwrap();
     std::os::unix::fs::symlink("elsewhere/target.png", dir.join("link.png")).unwrap();
-    assert_status(&blur_to(&dir, "link.png"), 0, seed);
+    assert_status(&blur_to(dir, "link.png"), 0, seed);
     let link = fs::symlink_metadata(dir.join("link.png")).unwrap();
     assert!(link.file_type().is_symlink());
     assert!(is_png(&fs::read(&target).unwrap()));
     assert_eq!(names_in(&dir.join("elsewhere")), ["target.png"]);
     // A link to nothing yet: the file it names is created.
     std::os::unix::fs::symlink("elsewhere/new.png", dir.join("dangling.png")).unwrap();
-    assert_status(&blur_to(&dir, "dangling.png"), 0, seed);
+    assert_status(&blur_to(dir, "dangling.png"), 0, seed);
     assert!(is_png(&fs::read(dir.join("elsewhere/new.png")).unwrap()));
 }
 
 #[test]
 fn a_fifo_is_written_to_its_reader_and_stays_a_fifo() {
-    let (dir, seed) = folder_with_a_picture("fifo");
+    let (folder, seed) = folder_with_a_picture();
+    let dir = folder.path();
     let fifo = dir.join("pipe.png");
     assert!(
         Command::new("mkfifo")
@@ -179,22 +179,23 @@ fn a_fifo_is_written_to_its_reader_and_stays_a_fifo() {
             .unwrap();
         bytes
     });
-    assert_status(&blur_to(&dir, "pipe.png"), 0, seed);
+    assert_status(&blur_to(dir, "pipe.png"), 0, seed);
     assert!(is_png(&reader.join().unwrap()));
     assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
 }
 
 #[test]
 fn devices_are_written_to_and_never_replaced() {
-    let (dir, seed) = folder_with_a_picture("devices");
-    assert_status(&blur_to(&dir, "/dev/null"), 0, seed);
+    let (folder, seed) = folder_with_a_picture();
+    let dir = folder.path();
+    assert_status(&blur_to(dir, "/dev/null"), 0, seed);
     assert!(
         fs::metadata("/dev/null")
             .unwrap()
             .file_type()
             .is_char_device()
     );
-    let full = blur_to(&dir, "/dev/full");
+    let full = blur_to(dir, "/dev/full");
     assert_status(&full, 2, seed);
     assert!(
         String::from_utf8_lossy(&full.stderr)
@@ -217,7 +218,7 @@ fn devices_are_written_to_and_never_replaced() {
         .status()
         .unwrap();
     if made.success() {
-        assert_status(&blur_to(&dir, "null-device"), 0, seed);
+        assert_status(&blur_to(dir, "null-device"), 0, seed);
         assert!(
             fs::symlink_metadata(&node)
                 .unwrap()
@@ -225,14 +226,15 @@ fn devices_are_written_to_and_never_replaced() {
                 .is_char_device()
         );
     }
-    assert!(!names_in(&dir).iter().any(|name| name.ends_with(".tmp")));
+    assert!(!names_in(dir).iter().any(|name| name.ends_with(".tmp")));
 }
 
 #[test]
 fn a_folder_is_refused_before_the_blur_and_left_as_it_was() {
-    let (dir, seed) = folder_with_a_picture("folder");
+    let (folder, seed) = folder_with_a_picture();
+    let dir = folder.path();
     fs::create_dir(dir.join("out.png")).unwrap();
-    let output = blur_to(&dir, "out.png");
+    let output = blur_to(dir, "out.png");
     assert_status(&output, 2, seed);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -241,25 +243,27 @@ fn a_folder_is_refused_before_the_blur_and_left_as_it_was() {
     );
     assert!(!String::from_utf8_lossy(&output.stdout).contains("emulated"));
     assert!(fs::metadata(dir.join("out.png")).unwrap().is_dir());
-    assert_eq!(names_in(&dir), ["input.png", "out.png"]);
+    assert_eq!(names_in(dir), ["input.png", "out.png"]);
 }
 
 #[test]
 fn a_dash_is_standard_output_and_the_messages_go_to_standard_error() {
-    let (dir, seed) = folder_with_a_picture("stdout");
-    let output = blur_to(&dir, "-");
+    let (folder, seed) = folder_with_a_picture();
+    let dir = folder.path();
+    let output = blur_to(dir, "-");
     assert_status(&output, 0, seed);
     assert!(is_png(&output.stdout));
     let blurred = image::load_from_memory(&output.stdout).unwrap();
     assert_eq!((blurred.width(), blurred.height()), (40, 30));
     assert!(String::from_utf8_lossy(&output.stderr).contains("every sample matches"));
-    assert_eq!(names_in(&dir), ["input.png"]);
+    assert_eq!(names_in(dir), ["input.png"]);
 }
 
 #[test]
 fn a_dash_reads_the_picture_from_standard_input() {
-    let (dir, seed) = folder_with_a_picture("stdin");
-    let mut child = locality(&dir)
+    let (folder, seed) = folder_with_a_picture();
+    let dir = folder.path();
+    let mut child = locality(dir)
         .args(["blur", "--emulate", "-", "-o", "from-stdin.png"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -276,7 +280,8 @@ fn a_dash_reads_the_picture_from_standard_input() {
 
 #[test]
 fn the_output_format_is_the_one_its_extension_names() {
-    let (dir, seed) = folder_with_a_picture("formats");
+    let (folder, seed) = folder_with_a_picture();
+    let dir = folder.path();
     for (name, format) in [
         ("out.jpg", ImageFormat::Jpeg),
         ("out.jpeg", ImageFormat::Jpeg),
@@ -286,16 +291,16 @@ fn the_output_format_is_the_one_its_extension_names() {
         ("out.gif", ImageFormat::Gif),
         ("out.png", ImageFormat::Png),
     ] {
-        let output = blur_to(&dir, name);
+        let output = blur_to(dir, name);
         assert_status(&output, 0, seed);
         let bytes = fs::read(dir.join(name)).unwrap();
         assert_eq!(image::guess_format(&bytes).unwrap(), format, "{name}");
         let blurred = image::load_from_memory(&bytes).unwrap();
         assert_eq!((blurred.width(), blurred.height()), (40, 30), "{name}");
     }
-    let jpeg = blur_to(&dir, "quality.jpg");
+    let jpeg = blur_to(dir, "quality.jpg");
     assert!(String::from_utf8_lossy(&jpeg.stdout).contains("(JPEG, quality 90)"));
-    let unknown = blur_to(&dir, "out.xyz");
+    let unknown = blur_to(dir, "out.xyz");
     assert_status(&unknown, 2, seed);
     assert!(
         String::from_utf8_lossy(&unknown.stderr).contains("names no format"),
@@ -308,12 +313,13 @@ fn the_output_format_is_the_one_its_extension_names() {
 
 #[test]
 fn a_sixteen_bit_picture_is_reduced_to_eight_bits_with_a_word() {
-    let (dir, seed) = folder_with_a_picture("sixteen");
+    let (folder, seed) = folder_with_a_picture();
+    let dir = folder.path();
     let deep = ImageBuffer::<Luma<u16>, _>::from_fn(20, 10, |x, y| Luma([(x * 3000 + y) as u16]));
     DynamicImage::ImageLuma16(deep)
         .save(dir.join("deep.png"))
         .unwrap();
-    let output = locality(&dir)
+    let output = locality(dir)
         .args(["blur", "--emulate", "deep.png", "-o", "out.png"])
         .output()
         .unwrap();
@@ -331,10 +337,11 @@ fn a_sixteen_bit_picture_is_reduced_to_eight_bits_with_a_word() {
 
 #[test]
 fn a_run_stopped_by_two_interrupts_leaves_no_temporary_file() {
-    let (dir, _) = folder_with_a_picture("interrupted");
+    let (folder, _) = folder_with_a_picture();
+    let dir = folder.path();
     fs::write(dir.join("out.png"), "old").unwrap();
     // The chart at a size the emulator takes minutes over.
-    let mut child = locality(&dir)
+    let mut child = locality(dir)
         .args(["blur", "--emulate", "--size", "3000x3000", "-o", "out.png"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -343,12 +350,12 @@ fn a_run_stopped_by_two_interrupts_leaves_no_temporary_file() {
     let pid = child.id().to_string();
     // Until the temporary file exists, the run has not reached the blur.
     for _ in 0..200 {
-        if names_in(&dir).iter().any(|name| name.ends_with(".tmp")) {
+        if names_in(dir).iter().any(|name| name.ends_with(".tmp")) {
             break;
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(names_in(&dir).iter().any(|name| name.ends_with(".tmp")));
+    assert!(names_in(dir).iter().any(|name| name.ends_with(".tmp")));
     for _ in 0..2 {
         assert!(
             Command::new("kill")
@@ -361,6 +368,6 @@ fn a_run_stopped_by_two_interrupts_leaves_no_temporary_file() {
     }
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
-    assert_eq!(names_in(&dir), ["input.png", "out.png"]);
+    assert_eq!(names_in(dir), ["input.png", "out.png"]);
     assert_eq!(fs::read(dir.join("out.png")).unwrap(), b"old");
 }

@@ -4,19 +4,17 @@
 //! it was.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use image::{DynamicImage, ImageFormat, RgbImage, RgbaImage};
 use locality::reference;
 use rand::{Rng, SeedableRng, rngs::SmallRng};
+use tempfile::TempDir;
 
-/// A folder of the test's own.
-fn folder(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("locality-picture-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+/// A folder of the test's own, removed when the test ends, passed or not.
+fn folder() -> TempDir {
+    TempDir::with_prefix("locality-picture-").unwrap()
 }
 
 fn blur(args: &[&str], dir: &Path) -> Output {
@@ -70,10 +68,11 @@ fn assert_blurred(output: &Output, input: &DynamicImage, written: &Path, radius:
 
 #[test]
 fn without_a_picture_the_built_in_chart_is_blurred() {
-    let dir = folder("chart");
+    let folder = folder();
+    let dir = folder.path();
     let chart = blur(
         &["--radius", "0", "--size", "96x64", "-o", "chart.png"],
-        &dir,
+        dir,
     );
     assert_eq!(
         chart.status.code(),
@@ -81,7 +80,7 @@ fn without_a_picture_the_built_in_chart_is_blurred() {
         "{}",
         String::from_utf8_lossy(&chart.stderr)
     );
-    let output = blur(&["--size", "96x64", "--radius", "2"], &dir);
+    let output = blur(&["--size", "96x64", "--radius", "2"], dir);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains("blurring on the CPU emulator instead"),
@@ -89,32 +88,32 @@ fn without_a_picture_the_built_in_chart_is_blurred() {
     );
     let chart = image::open(dir.join("chart.png")).unwrap();
     assert_blurred(&output, &chart, &dir.join("blurred.png"), 2, 0);
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn a_png_is_blurred_into_a_png_with_every_sample_the_reference() {
-    let dir = folder("png");
+    let folder = folder();
+    let dir = folder.path();
     for (channels, kernel) in [(1, "blur_naive"), (3, "blur_tiled"), (4, "blur_tiled")] {
         let (picture, seed) = random_picture(37, 23, channels);
         picture.save(dir.join("in.png")).unwrap();
         let output = blur(
             &["in.png", "--radius", "3", "--kernel", kernel, "--emulate"],
-            &dir,
+            dir,
         );
         assert_blurred(&output, &picture, &dir.join("in-blurred.png"), 3, seed);
     }
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn a_jpeg_is_blurred_into_a_jpeg() {
-    let dir = folder("jpeg");
+    let folder = folder();
+    let dir = folder.path();
     let (picture, _) = random_picture(64, 48, 3);
     picture
         .save_with_format(dir.join("photo.jpg"), ImageFormat::Jpeg)
         .unwrap();
-    let output = blur(&["photo.jpg", "-o", "soft.jpg", "--emulate"], &dir);
+    let output = blur(&["photo.jpg", "-o", "soft.jpg", "--emulate"], dir);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
     // The samples were checked before the lossy encoding.
@@ -128,7 +127,6 @@ fn a_jpeg_is_blurred_into_a_jpeg() {
         .unwrap();
     assert_eq!(reader.format(), Some(ImageFormat::Jpeg));
     assert_eq!(reader.into_dimensions().unwrap(), (64, 48));
-    fs::remove_dir_all(dir).unwrap();
 }
 
 /// A PNG whose header says `width × height` RGB and holds almost nothing.
@@ -162,7 +160,8 @@ fn png_header(width: u32, height: u32) -> Vec<u8> {
 
 #[test]
 fn bad_inputs_are_errors_that_leave_every_file_as_it_was() {
-    let dir = folder("bad");
+    let folder = folder();
+    let dir = folder.path();
     let (picture, _) = random_picture(20, 10, 3);
     picture.save(dir.join("good.png")).unwrap();
     let good = fs::read(dir.join("good.png")).unwrap();
@@ -195,7 +194,7 @@ fn bad_inputs_are_errors_that_leave_every_file_as_it_was() {
             "radius 5000 is too large",
         ),
     ] {
-        let output = blur(&[args, &["--emulate"]].concat(), &dir);
+        let output = blur(&[args, &["--emulate"]].concat(), dir);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(
@@ -208,7 +207,7 @@ fn bad_inputs_are_errors_that_leave_every_file_as_it_was() {
             "an earlier result\n",
             "{args:?}"
         );
-        let mut names: Vec<String> = fs::read_dir(&dir)
+        let mut names: Vec<String> = fs::read_dir(dir)
             .unwrap()
             .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
@@ -225,5 +224,4 @@ fn bad_inputs_are_errors_that_leave_every_file_as_it_was() {
             "{args:?}"
         );
     }
-    fs::remove_dir_all(dir).unwrap();
 }

@@ -240,8 +240,8 @@ fn interrupted_bench_trial() -> Trial {
         || {
             use std::io::{BufRead, BufReader};
             let io = |error: std::io::Error| Failed::from(error.to_string());
-            let dir =
-                std::env::temp_dir().join(format!("locality-interrupt-{}", std::process::id()));
+            let folder = tempfile::TempDir::with_prefix("locality-interrupt-").map_err(io)?;
+            let dir = folder.path();
             let plots = dir.join("plots");
             std::fs::create_dir_all(&plots).map_err(io)?;
             let (json, roofline) = (dir.join("bench.json"), plots.join("roofline.svg"));
@@ -289,8 +289,8 @@ fn interrupted_bench_trial() -> Trial {
                 return Err("an earlier report was changed".into());
             }
             let mut left: Vec<String> = Vec::new();
-            for folder in [&dir, &plots] {
-                for entry in std::fs::read_dir(folder).map_err(io)? {
+            for listed in [dir, plots.as_path()] {
+                for entry in std::fs::read_dir(listed).map_err(io)? {
                     left.push(
                         entry
                             .map_err(io)?
@@ -304,7 +304,7 @@ fn interrupted_bench_trial() -> Trial {
             if left != ["bench.json", "plots", "results.md", "roofline.svg"] {
                 return Err(format!("left behind: {left:?}").into());
             }
-            std::fs::remove_dir_all(&dir).map_err(io)
+            Ok(())
         },
     )
 }
@@ -316,8 +316,8 @@ fn lessons_trial() -> Trial {
         "every lesson runs, verifies its kernel at every point and writes its JSON and plots",
         || {
             let io = |error: std::io::Error| Failed::from(error.to_string());
-            let dir = std::env::temp_dir().join(format!("locality-lessons-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).map_err(io)?;
+            let folder = tempfile::TempDir::with_prefix("locality-lessons-").map_err(io)?;
+            let dir = folder.path();
             let (json, plots) = (dir.join("lessons.json"), dir.join("plots"));
             let request = locality::lessons::Request {
                 lesson: None,
@@ -351,7 +351,7 @@ fn lessons_trial() -> Trial {
             if lessons.len() != locality::lessons::LESSONS.len() {
                 return Err(format!("{} lessons in the JSON", lessons.len()).into());
             }
-            std::fs::remove_dir_all(&dir).map_err(io)
+            Ok(())
         },
     )
 }
@@ -364,8 +364,8 @@ fn bench_trials() -> Vec<Trial> {
             "the bench command runs end to end at small sizes and writes its JSON and plots",
             || {
                 let io = |error: std::io::Error| Failed::from(error.to_string());
-                let dir =
-                    std::env::temp_dir().join(format!("locality-bench-{}", std::process::id()));
+                let folder = tempfile::TempDir::with_prefix("locality-bench-").map_err(io)?;
+                let dir = folder.path();
                 let json = dir.join("bench.json");
                 let plots = dir.join("plots");
                 let markdown = dir.join("results.md");
@@ -388,7 +388,6 @@ fn bench_trials() -> Vec<Trial> {
                     &markdown.to_string_lossy(),
                 ]
                 .map(String::from);
-                std::fs::create_dir_all(&dir).map_err(io)?;
                 let cli = Cli::try_parse_from(args).map_err(|e| Failed::from(e.to_string()))?;
                 locality::cli::run(&cli).map_err(failed)?;
                 let report = std::fs::read_to_string(&json).map_err(io)?;
@@ -420,7 +419,7 @@ fn bench_trials() -> Vec<Trial> {
                         return Err(format!("{plot} is not a whole SVG").into());
                     }
                 }
-                std::fs::remove_dir_all(&dir).map_err(io)
+                Ok(())
             },
         ),
     ]
