@@ -10,6 +10,11 @@
 // The most threads an SM holds at once, as gpu/src/runtime.rs's.
 #define FULL_SM_THREADS 2048
 
+// The launch-sized shared memory of the scalar tiled kernels, declared once:
+// declared inside the template too, it would name a second array of the
+// same name, which NVRTC warns of.
+extern __shared__ float tiles[];
+
 // Threads per block along x and y of matmul_naive.
 constexpr int NAIVE_BLOCK = 16;
 
@@ -32,7 +37,6 @@ matmul_naive(const float* __restrict__ a, const float* __restrict__ b, float* __
 template <int TILE>
 __device__ void matmul_tiled(const float* __restrict__ a, const float* __restrict__ b,
                              float* __restrict__ c, int m, int n, int k) {
-    extern __shared__ float tiles[];
     float* a_tile = tiles;
     float* b_tile = tiles + TILE * TILE;
     int tx = threadIdx.x, ty = threadIdx.y;
@@ -81,7 +85,6 @@ extern "C" __global__ void __launch_bounds__(COARSE_THREADS, 4)
 matmul_coarse_1d(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
                  int m, int n, int k) {
     constexpr int ROWS = 64, COLS = 64, SLICE = 8, THREAD_ROWS = 8;
-    extern __shared__ float tiles[];
     float* a_tile = tiles;
     float* b_tile = tiles + ROWS * SLICE;
     int t = threadIdx.x;
@@ -139,7 +142,6 @@ __device__ __forceinline__ void store_block(float* c, const float (&sums)[8][8],
 extern "C" __global__ void __launch_bounds__(THREADS, 2)
 matmul_blocked_2d(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
                   int m, int n, int k) {
-    extern __shared__ float tiles[];
     float* a_tile = tiles;
     float* b_tile = tiles + BLOCK * BLOCKED_SLICE;
     int t = threadIdx.x;
