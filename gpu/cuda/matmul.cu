@@ -1,4 +1,4 @@
-// CUDA C++ twins of the kernels in gpu/src/matmul.rs: the same algorithms,
+// CUDA C++ twins of the kernels in gpu/src/matmul/: the same algorithms,
 // launch geometry and memory layout, written as CUDA C++ programmers write
 // them (int indices, fused multiply-adds by contraction). The host compiles
 // them with NVRTC and times each beside its Rust kernel.
@@ -214,7 +214,7 @@ matmul_vectorised(const float* __restrict__ a, const float* __restrict__ b, floa
         __syncthreads();
         // Left a loop, here and in the two kernels after this one, as the
         // Rust kernels' step along a slice is (VECTOR_BLOCKING in
-        // gpu/src/matmul.rs says why).
+        // gpu/src/matmul/mod.rs says why).
         for (int i = 0; i < SLICE; ++i) {
             float a_column[8], b_row[8];
             fragment(a_column, a_tile, i * BLOCK + row, 4);
