@@ -10,10 +10,12 @@
 // The most threads an SM holds at once, as gpu/src/runtime.rs's.
 #define FULL_SM_THREADS 2048
 
-// The launch-sized shared memory of the scalar tiled kernels, declared once:
-// declared inside the template too, it would name a second array of the
-// same name, which NVRTC warns of.
+// The launch-sized shared memory, declared once at file scope: declared
+// inside a template too, it would name a second array of the same name,
+// which NVRTC warns of. The kernels with 16-byte shared loads view it as
+// float4, for its alignment.
 extern __shared__ float tiles[];
+extern __shared__ float4 aligned_tiles[];
 
 // Threads per block along x and y of matmul_naive.
 constexpr int NAIVE_BLOCK = 16;
@@ -124,13 +126,13 @@ constexpr int BLOCK = 128, BLOCKED_SLICE = 8, SLICE = 16, THREADS = 256;
 constexpr int LOADS = BLOCK * SLICE / THREADS, A_SECTOR = 8, A_GROUP = A_SECTOR * BLOCK;
 
 // Stores sums[r][j] at (row_of(r), col_of(j)) where it lies inside m×n.
-template <typename RowOf, typename ColOf>
-__device__ __forceinline__ void store_block(float* c, const float (&sums)[8][8], RowOf row_of,
+template <int COLS, typename RowOf, typename ColOf>
+__device__ __forceinline__ void store_block(float* c, const float (&sums)[8][COLS], RowOf row_of,
                                             ColOf col_of, int m, int n) {
 #pragma unroll
     for (int r = 0; r < 8; ++r) {
 #pragma unroll
-        for (int j = 0; j < 8; ++j) {
+        for (int j = 0; j < COLS; ++j) {
             int row = row_of(r), col = col_of(j);
             if (row < m && col < n) {
                 c[row * n + col] = sums[r][j];
@@ -190,19 +192,21 @@ __device__ __forceinline__ void stage_slice(const float* a, const float* b, floa
     }
 }
 
-// Eight elements in two 16-byte loads, `apart` elements apart.
-__device__ __forceinline__ void fragment(float (&elements)[8], const float* tile, int start,
+// N elements in 16-byte loads of four, `apart` elements apart.
+template <int N>
+__device__ __forceinline__ void fragment(float (&elements)[N], const float* tile, int start,
                                          int apart) {
-    float4 low = *reinterpret_cast<const float4*>(tile + start);
-    float4 high = *reinterpret_cast<const float4*>(tile + start + apart);
-    elements[0] = low.x, elements[1] = low.y, elements[2] = low.z, elements[3] = low.w;
-    elements[4] = high.x, elements[5] = high.y, elements[6] = high.z, elements[7] = high.w;
+#pragma unroll
+    for (int quad = 0; quad < N / 4; ++quad) {
+        float4 loaded = *reinterpret_cast<const float4*>(tile + start + quad * apart);
+        elements[4 * quad] = loaded.x, elements[4 * quad + 1] = loaded.y;
+        elements[4 * quad + 2] = loaded.z, elements[4 * quad + 3] = loaded.w;
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, 2)
 matmul_vectorised(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
                   int m, int n, int k) {
-    extern __shared__ float4 aligned_tiles[];
     float* a_tile = reinterpret_cast<float*>(aligned_tiles);
     float* b_tile = a_tile + BLOCK * SLICE;
     int t = threadIdx.x;
@@ -234,7 +238,6 @@ extern "C" __global__ void __launch_bounds__(THREADS, 2)
 matmul_warptiled(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
                  int m, int n, int k) {
     constexpr int A_ROWS = BLOCK + 4;
-    extern __shared__ float4 aligned_tiles[];
     float* a_tile = reinterpret_cast<float*>(aligned_tiles);
     float* b_tile = a_tile + A_ROWS * SLICE;
     int t = threadIdx.x;
@@ -279,9 +282,11 @@ __device__ __forceinline__ void commit_copies() {
 #endif
 }
 
+// Waits until at most this thread's PENDING newest groups are in flight.
+template <int PENDING>
 __device__ __forceinline__ void wait_for_copies() {
 #if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group 0;" ::: "memory");
+    asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
 #endif
 }
 
@@ -299,24 +304,27 @@ __device__ __forceinline__ void copy_span_async(float* to, const float* from, in
 #endif
 }
 
-// stage_slice with copies instead of loads and stores; where n is a
-// multiple of 4, B's part in 16-byte spans, two per thread.
+// One slice of a ROWS×COLS tile, SLICE_K of k, as stage_slice stages it,
+// with copies instead of loads and stores; where n is a multiple of 4,
+// B's part in 16-byte spans.
+template <int ROWS, int COLS, int SLICE_K>
 __device__ __forceinline__ void copy_slice(const float* a, const float* b, float* a_tile,
                                            float* b_tile, int a_rows, int first_row,
                                            int first_col, int k0, int m, int n, int k) {
+    constexpr int GROUP = A_SECTOR * ROWS;
     int t = threadIdx.x;
 #pragma unroll
-    for (int load = 0; load < LOADS; ++load) {
+    for (int load = 0; load < ROWS * SLICE_K / THREADS; ++load) {
         int e = t + load * THREADS;
-        int row = e % A_GROUP / A_SECTOR, i = e / A_GROUP * A_SECTOR + e % A_SECTOR;
+        int row = e % GROUP / A_SECTOR, i = e / GROUP * A_SECTOR + e % A_SECTOR;
         int a_row = first_row + row, a_col = k0 + i;
         bool a_in = a_row < m && a_col < k;
         copy_async(a_tile + i * a_rows + row, a_in ? a + a_row * k + a_col : a, a_in);
     }
     if (n % 4 == 0) {
-        constexpr int SPANS_PER_ROW = BLOCK / 4;
+        constexpr int SPANS_PER_ROW = COLS / 4;
 #pragma unroll
-        for (int load = 0; load < SLICE * SPANS_PER_ROW / THREADS; ++load) {
+        for (int load = 0; load < SLICE_K * SPANS_PER_ROW / THREADS; ++load) {
             int span = t + load * THREADS;
             int b_row = k0 + span / SPANS_PER_ROW, b_col = first_col + span % SPANS_PER_ROW * 4;
             int count = b_row < k && b_col < n ? min(n - b_col, 4) : 0;
@@ -324,50 +332,80 @@ __device__ __forceinline__ void copy_slice(const float* a, const float* b, float
         }
     } else {
 #pragma unroll
-        for (int load = 0; load < LOADS; ++load) {
+        for (int load = 0; load < SLICE_K * COLS / THREADS; ++load) {
             int e = t + load * THREADS;
-            int b_row = k0 + e / BLOCK, b_col = first_col + e % BLOCK;
+            int b_row = k0 + e / COLS, b_col = first_col + e % COLS;
             bool b_in = b_row < k && b_col < n;
             copy_async(b_tile + e, b_in ? b + b_row * n + b_col : b, b_in);
         }
     }
-    commit_copies();
+}
+
+// The pipelined kernels' one body (gpu/src/matmul/pipelined.rs): STAGES
+// stages of a ROWS×COLS tile and SLICE_K of k, each warp 64 rows ×
+// 4·THREAD_COLS columns, each thread 8 × THREAD_COLS.
+template <int STAGES, int ROWS, int COLS, int SLICE_K, int THREAD_COLS>
+__device__ __forceinline__ void pipelined(const float* __restrict__ a,
+                                          const float* __restrict__ b, float* __restrict__ c,
+                                          int m, int n, int k) {
+    constexpr int A_ROWS = ROWS + 4, STAGE = A_ROWS * SLICE_K + SLICE_K * COLS;
+    constexpr int WARP_COLS = 4 * THREAD_COLS, WARPS_ACROSS = COLS / WARP_COLS;
+    float* tiles = reinterpret_cast<float*>(aligned_tiles);
+    int t = threadIdx.x;
+    int first_row = blockIdx.y * ROWS, first_col = blockIdx.x * COLS;
+    int warp = t / 32, lane = t % 32;
+    int row = warp / WARPS_ACROSS * 64 + lane / 4 * 4;
+    int col = warp % WARPS_ACROSS * WARP_COLS + lane % 4 * 4;
+    int slices = (k + SLICE_K - 1) / SLICE_K;
+    // Copies `slice`, where there is one, and commits a group either way.
+    auto copy = [&](int slice) {
+        if (slice < slices) {
+            float* a_tile = tiles + slice % STAGES * STAGE;
+            copy_slice<ROWS, COLS, SLICE_K>(a, b, a_tile, a_tile + A_ROWS * SLICE_K, A_ROWS,
+                                            first_row, first_col, slice * SLICE_K, m, n, k);
+        }
+        commit_copies();
+    };
+#pragma unroll
+    for (int slice = 0; slice < STAGES - 1; ++slice) copy(slice);
+    float sums[8][THREAD_COLS] = {};
+    for (int slice = 0; slice < slices; ++slice) {
+        wait_for_copies<STAGES - 2>();
+        __syncthreads();
+        copy(slice + STAGES - 1);
+        float* a_tile = tiles + slice % STAGES * STAGE;
+        float* b_tile = a_tile + A_ROWS * SLICE_K;
+        for (int i = 0; i < SLICE_K; ++i) {
+            float a_column[8], b_row[THREAD_COLS];
+            fragment(a_column, a_tile, i * A_ROWS + row, 32);
+            fragment(b_row, b_tile, i * COLS + col, 16);
+#pragma unroll
+            for (int r = 0; r < 8; ++r)
+#pragma unroll
+                for (int j = 0; j < THREAD_COLS; ++j) sums[r][j] += a_column[r] * b_row[j];
+        }
+    }
+    store_block(c, sums, [&](int r) { return first_row + row + r / 4 * 32 + r % 4; },
+                [&](int j) { return first_col + col + j / 4 * 16 + j % 4; }, m, n);
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, 2)
 matmul_pipelined(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
                  int m, int n, int k) {
-    constexpr int A_ROWS = BLOCK + 4, STAGE = A_ROWS * SLICE + SLICE * BLOCK;
-    extern __shared__ float4 aligned_tiles[];
-    float* tiles = reinterpret_cast<float*>(aligned_tiles);
-    int t = threadIdx.x;
-    int first_row = blockIdx.y * BLOCK, first_col = blockIdx.x * BLOCK;
-    int warp = t / 32, lane = t % 32;
-    int row = warp / 4 * 64 + lane / 4 * 4;
-    int col = warp % 4 * 32 + lane % 4 * 4;
-    int slices = (k + SLICE - 1) / SLICE;
-    copy_slice(a, b, tiles, tiles + A_ROWS * SLICE, A_ROWS, first_row, first_col, 0, m, n, k);
-    float sums[8][8] = {};
-    for (int slice = 0; slice < slices; ++slice) {
-        wait_for_copies();
-        __syncthreads();
-        if (slice + 1 < slices) {
-            float* next = tiles + (slice + 1) % 2 * STAGE;
-            copy_slice(a, b, next, next + A_ROWS * SLICE, A_ROWS, first_row, first_col,
-                       (slice + 1) * SLICE, m, n, k);
-        }
-        float* a_tile = tiles + slice % 2 * STAGE;
-        float* b_tile = a_tile + A_ROWS * SLICE;
-        for (int i = 0; i < SLICE; ++i) {
-            float a_column[8], b_row[8];
-            fragment(a_column, a_tile, i * A_ROWS + row, 32);
-            fragment(b_row, b_tile, i * BLOCK + col, 16);
-#pragma unroll
-            for (int r = 0; r < 8; ++r)
-#pragma unroll
-                for (int j = 0; j < 8; ++j) sums[r][j] += a_column[r] * b_row[j];
-        }
-    }
-    store_block(c, sums, [&](int r) { return first_row + row + r / 4 * 32 + r % 4; },
-                [&](int j) { return first_col + col + j / 4 * 16 + j % 4; }, m, n);
+    pipelined<2, BLOCK, BLOCK, SLICE, 8>(a, b, c, m, n, k);
+}
+
+// A 128×256 tile of C per block, 8×16 per thread, slices of 8 of k.
+constexpr int WIDE_COLS = 256, WIDE_SLICE = 8, WIDE_THREAD_COLS = 16;
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+matmul_wide(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+            int m, int n, int k) {
+    pipelined<2, BLOCK, WIDE_COLS, WIDE_SLICE, WIDE_THREAD_COLS>(a, b, c, m, n, k);
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+matmul_multistage(const float* __restrict__ a, const float* __restrict__ b,
+                  float* __restrict__ c, int m, int n, int k) {
+    pipelined<3, BLOCK, WIDE_COLS, WIDE_SLICE, WIDE_THREAD_COLS>(a, b, c, m, n, k);
 }

@@ -208,6 +208,35 @@ fn gpus_from_compute_capability_8_0_get_the_ptx_with_asynchronous_copies() {
     assert_eq!(pipelined.matches("cp.async.cg.shared.global").count(), 4);
     assert_eq!(pipelined.matches("cp.async.commit_group").count(), 2);
     assert_eq!(pipelined.matches("cp.async.wait_group 0").count(), 1);
+    // The 128×256 tiles in slices of 8: four copies of A a thread and eight
+    // of B (two 16-byte ones), started once before the loop at two stages
+    // and twice at three; the three-stage kernel leaves one group pending.
+    for (name, copies_before_the_loop, pending) in
+        [("matmul_wide", 1, 0), ("matmul_multistage", 2, 1)]
+    {
+        let body = body_in(PTX_SM80, name);
+        let sites = copies_before_the_loop + 1;
+        assert_eq!(
+            body.matches("cp.async.ca.shared.global").count(),
+            12 * sites,
+            "{name}"
+        );
+        assert_eq!(
+            body.matches("cp.async.cg.shared.global").count(),
+            2 * sites,
+            "{name}"
+        );
+        assert_eq!(
+            body.matches("cp.async.commit_group").count(),
+            sites,
+            "{name}"
+        );
+        assert_eq!(body.matches("cp.async.wait_group").count(), 1, "{name}");
+        assert!(
+            body.contains(&format!("cp.async.wait_group {pending};")),
+            "{name}"
+        );
+    }
     assert!(!PTX.contains("cp.async"));
     assert!(!body_in(PTX_SM80, "matmul_warptiled").contains("cp.async"));
 }
@@ -326,13 +355,16 @@ fn the_matmul_ladder_uses_the_instructions_its_lessons_name() {
     // Slices of eight unrolled: eight FMAs a thread eight times in the 1-D
     // kernel, eight 8×8 outer products in the 2-D one. From the vectorised
     // kernel on, one step along a slice of 16 (a loop): an 8×8 outer
-    // product from four 16-byte shared loads.
+    // product from four 16-byte shared loads; from the wide kernel on, along
+    // a slice of 8, an 8×16 one from six.
     for (name, fmas, vector_loads) in [
         ("matmul_coarse_1d", 64, 0),
         ("matmul_blocked_2d", 512, 0),
         ("matmul_vectorised", 64, 4),
         ("matmul_warptiled", 64, 4),
         ("matmul_pipelined", 64, 4),
+        ("matmul_wide", 128, 6),
+        ("matmul_multistage", 128, 6),
     ] {
         let body = body(name);
         assert_eq!(body.matches("fma.rn.f32").count(), fmas, "{name}");

@@ -16,11 +16,12 @@
 //! compute on this one.
 
 use crate::runtime::global::{Global, GlobalMut, row_major};
-use crate::runtime::{
-    FULL_SM_THREADS, Launch, Real, pipeline, shared::SharedArray, thread::*, warp,
-};
+use crate::runtime::{FULL_SM_THREADS, Launch, Real, shared::SharedArray, thread::*, warp};
 
+mod pipelined;
 mod staging;
+use pipelined::pipelined;
+pub use pipelined::pipelined_shared_elements;
 use staging::*;
 
 /// What every matmul kernel's launch contract is a function of.
@@ -122,9 +123,25 @@ pub const VECTOR_BLOCKING: Blocking = Blocking {
 /// warp writes at once, four words of each, land in different banks.
 pub const A_TILE_PADDING: u32 = 4;
 
-/// Buffers of [`matmul_pipelined`]: one slice is computed on while the
-/// next is copied into the other.
+/// Buffers of [`matmul_pipelined`] and [`matmul_wide`]: one slice is
+/// computed on while the next is copied into the other.
 pub const PIPELINE_STAGES: u32 = 2;
+
+/// [`matmul_wide`] and [`matmul_multistage`]: a 128×256 tile of C per
+/// block, 8×16 of it per thread, slices of 8 of k (16 would need more than
+/// the 48 KiB of shared memory a block gets without opting in, at two
+/// stages and more).
+pub const WIDE_BLOCKING: Blocking = Blocking {
+    rows: 128,
+    cols: 256,
+    slice: 8,
+    thread_rows: 8,
+    thread_cols: 16,
+};
+
+/// Buffers of [`matmul_multistage`]: two slices in flight while the warps
+/// compute on a third. Three stages of [`WIDE_BLOCKING`] take 36.4 KiB.
+pub const MULTISTAGE_STAGES: u32 = 3;
 
 /// Elements of launch-sized shared memory of a kernel blocked as `blocking`:
 /// an A tile (each of its `slice` k-rows or rows padded by `padding`) and a
@@ -463,15 +480,15 @@ kernels! {
 
     /// Software pipelining: the next slice of A and B copied asynchronously into a second buffer while the warps compute on the first.
     ///
-    /// [`matmul_warptiled`] with two stages of shared memory. Before it
-    /// computes on one slice of k, each thread starts copying its elements
-    /// of the next slice into the other stage with `memcpy_async` (on
-    /// compute capability 8.0 and newer one `cp.async`, `LDGSTS`, straight
-    /// from global to shared memory without a register); they land while it
-    /// computes. One barrier per slice instead of two: it both publishes the
-    /// slice that has landed and frees the stage it overwrites next. Where
-    /// B's rows start on 16-byte boundaries (n a multiple of 4), B's part
-    /// moves in 16-byte copies, two a thread instead of eight.
+    /// [`matmul_warptiled`] with two stages of shared memory ([`pipelined`]
+    /// with no slice pending): before it computes on one slice of k, each
+    /// thread starts copying its elements of the next slice into the other
+    /// stage with `memcpy_async` (on compute capability 8.0 and newer one
+    /// `cp.async`, `LDGSTS`, straight from global to shared memory without
+    /// a register); they land while it computes. One barrier per slice
+    /// instead of two. Where B's rows start on 16-byte boundaries (n a
+    /// multiple of 4), B's part moves in 16-byte copies, two a thread
+    /// instead of eight.
     ///
     /// Compute-to-memory-access ratios: as [`matmul_blocked_2d`]. Bound by
     /// FMA issue, with the copies' latency hidden behind a slice of FMAs.
@@ -481,68 +498,58 @@ kernels! {
     /// registers and fitted one.
     ///
     /// # Safety
-    /// As [`matmul_vectorised`], with [`PIPELINE_STAGES`] ×
-    /// [`blocked_shared_elements`]`(VECTOR_BLOCKING, A_TILE_PADDING)` f32 of
-    /// launch-sized shared memory.
-    #[launch(|problem| VECTOR_BLOCKING.launch(problem, PIPELINE_STAGES * blocked_shared_elements(VECTOR_BLOCKING, A_TILE_PADDING)))]
+    /// As [`pipelined`] with [`VECTOR_BLOCKING`] and [`PIPELINE_STAGES`].
+    #[launch(|problem| VECTOR_BLOCKING.launch(problem, pipelined_shared_elements(VECTOR_BLOCKING, PIPELINE_STAGES)))]
     #[launch_bounds(VECTOR_BLOCKING.threads(), 2)]
     pub unsafe fn matmul_pipelined(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
-        const B: Blocking = VECTOR_BLOCKING;
-        const A_ROWS: u32 = B.rows + A_TILE_PADDING;
-        const STAGE: u32 = blocked_shared_elements(B, A_TILE_PADDING);
-        let t = thread_idx_x();
-        let (first_row, first_col) = (block_idx_y() * B.rows, block_idx_x() * B.cols);
-        // SAFETY: the launch provides both stages, each an A and a B tile.
-        let stage = |slice: u32| unsafe {
-            let a_tile = SharedArray::<f32>::launch_sized().after(slice % PIPELINE_STAGES * STAGE);
-            (a_tile, a_tile.after(A_ROWS * B.slice))
-        };
-        let (warp, lane) = (t / warp::SIZE, t % warp::SIZE);
-        let row = warp / 4 * 64 + lane / 4 * 4;
-        let col = warp % 4 * 32 + lane % 4 * 4;
-        let slices = k.div_ceil(B.slice);
-        let b_in_spans = n.is_multiple_of(4);
-        let copy = |slice: u32| {
-            let (a_tile, b_tile) = stage(slice);
-            let k0 = slice * B.slice;
-            // SAFETY: guarded copies into this thread's own elements of a
-            // stage that no thread reads until the barrier after their wait.
-            unsafe {
-                stage_a(B, pipeline::memcpy_async, a, a_tile, A_ROWS, (first_row, k0), (m, k));
-                if b_in_spans {
-                    copy_b_spans(B, b, b_tile, (first_col, k0), (n, k));
-                } else {
-                    stage_b(B, pipeline::memcpy_async, b, b_tile, (first_col, k0), (n, k));
-                }
-            }
-            pipeline::commit();
-        };
-        copy(0);
-        let mut sums = [[0.0f32; 8]; 8];
-        for slice in 0..slices {
-            pipeline::wait_prior::<0>();
-            // Every thread's copies of this slice have landed, and every
-            // thread is done with the stage the next slice goes to.
-            sync_threads();
-            if slice + 1 < slices {
-                copy(slice + 1);
-            }
-            let (a_tile, b_tile) = stage(slice);
-            for i in 0..B.slice {
-                // SAFETY: the stage landed before the barrier; every start
-                // is a multiple of 4 from a 16-byte boundary.
-                let (a_column, b_row) = unsafe {
-                    (
-                        fragment::<8>(a_tile, i * A_ROWS + row, 32),
-                        fragment::<8>(b_tile, i * B.cols + col, 16),
-                    )
-                };
-                add_outer_product(&mut sums, &a_column, &b_row);
-            }
-        }
-        let spread = |start: u32, apart: u32| move |index: u32| start + index / 4 * apart + index % 4;
-        // SAFETY: each thread stores its own elements of C.
-        unsafe { store_block(c, &sums, spread(first_row + row, 32), spread(first_col + col, 16), m, n) };
+        // SAFETY: forwarded contract.
+        unsafe { pipelined::<{ PIPELINE_STAGES - 2 }, 8>(VECTOR_BLOCKING, a, b, c, (m, n, k)) }
+    }
+
+    /// Wide tiles: a 128×256 tile of C per block and 64×64 per warp, each thread an 8×16 block from six 16-byte shared loads a step.
+    ///
+    /// [`matmul_pipelined`] with [`WIDE_BLOCKING`]: twice the columns per
+    /// block, per warp and per thread, in slices of 8 of k. Each element of
+    /// A staged now feeds 256 columns, and each step of a thread turns six
+    /// 16-byte shared loads into 128 FMAs where [`matmul_pipelined`] turns
+    /// four into 64.
+    ///
+    /// Compute-to-memory-access ratios: 2·128·256 FLOP per (128 + 256)·4
+    /// bytes staged, 42.7 FLOP/B from global memory (32 for 128×128);
+    /// 256 FLOP per 96 bytes of fragments, 2.7 FLOP/B from shared memory
+    /// (2). Bound by FMA issue, and with one block an SM, by how well the
+    /// copies of one slice hide behind the FMAs of another.
+    ///
+    /// Launch bounds: 256 threads and one block an SM: its 128 sums and 24
+    /// fragment elements need more than the 128 registers of two.
+    ///
+    /// # Safety
+    /// As [`pipelined`] with [`WIDE_BLOCKING`] and [`PIPELINE_STAGES`].
+    #[launch(|problem| WIDE_BLOCKING.launch(problem, pipelined_shared_elements(WIDE_BLOCKING, PIPELINE_STAGES)))]
+    #[launch_bounds(WIDE_BLOCKING.threads(), 1)]
+    pub unsafe fn matmul_wide(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
+        // SAFETY: forwarded contract.
+        unsafe { pipelined::<{ PIPELINE_STAGES - 2 }, 16>(WIDE_BLOCKING, a, b, c, (m, n, k)) }
+    }
+
+    /// Multistage: three stages, two slices of A and B in flight while the warps compute on a third.
+    ///
+    /// [`matmul_wide`] with [`MULTISTAGE_STAGES`] stages: a copy has two
+    /// slices of FMAs to land in, not one, which a block alone on its SM
+    /// needs, having no other block to run while it waits.
+    ///
+    /// Compute-to-memory-access ratios: as [`matmul_wide`]. Bound by FMA
+    /// issue.
+    ///
+    /// Launch bounds: as [`matmul_wide`].
+    ///
+    /// # Safety
+    /// As [`pipelined`] with [`WIDE_BLOCKING`] and [`MULTISTAGE_STAGES`].
+    #[launch(|problem| WIDE_BLOCKING.launch(problem, pipelined_shared_elements(WIDE_BLOCKING, MULTISTAGE_STAGES)))]
+    #[launch_bounds(WIDE_BLOCKING.threads(), 1)]
+    pub unsafe fn matmul_multistage(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
+        // SAFETY: forwarded contract.
+        unsafe { pipelined::<{ MULTISTAGE_STAGES - 2 }, 16>(WIDE_BLOCKING, a, b, c, (m, n, k)) }
     }
 }
 

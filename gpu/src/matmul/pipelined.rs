@@ -1,0 +1,138 @@
+//! The pipelined matmuls' one body: a ring of stages in shared memory, the
+//! next slices of A and B copied asynchronously into some while the warps
+//! compute on another.
+
+use super::staging::{add_outer_product, copy_b_spans, fragment, stage_a, stage_b, store_block};
+use super::{A_TILE_PADDING, Blocking, blocked_shared_elements};
+use crate::runtime::global::{Global, GlobalMut};
+use crate::runtime::{pipeline, shared::SharedArray, thread::*, warp};
+
+/// Shared memory of a pipelined kernel blocked as `blocking` with `stages`
+/// stages, in f32: each stage an A tile, padded, and a B tile.
+pub const fn pipelined_shared_elements(blocking: Blocking, stages: u32) -> u32 {
+    stages * blocked_shared_elements(blocking, A_TILE_PADDING)
+}
+
+/// C = A·B with a block's tile of C blocked as `blocking`, `PENDING + 2`
+/// stages of shared memory, and each thread an 8 × `THREAD_COLS` block.
+///
+/// The warps each compute 64 rows × 4·`THREAD_COLS` columns of the block's
+/// tile; in a warp, lanes are 8 down × 4 across, and each lane computes 4×4
+/// blocks 32 rows and 16 columns apart, so that a quarter-warp's 16-byte
+/// fragment loads take one pass through the banks each, A's tile stored
+/// transposed and padded by [`A_TILE_PADDING`] as in `matmul_warptiled`.
+///
+/// Before it computes on a slice of k, each thread starts copying its
+/// elements of the slice `PENDING + 1` ahead into the stage computed on
+/// last (`memcpy_async`: `cp.async`, `LDGSTS`, from compute capability 8.0
+/// on), and waits only until the slice it computes on has landed, leaving
+/// the `PENDING` newer ones in flight. One barrier per slice: it both
+/// publishes the slice that has landed and frees the stage written next.
+/// Where B's rows start on 16-byte boundaries (n a multiple of 4), B's part
+/// moves in 16-byte copies.
+///
+/// # Safety
+/// `a`, `b` and `c` are m×k, k×n and m×n f32 arrays, `c` not overlapping
+/// the others, every index `row * cols + col` fitting in `u32`; blocks of
+/// `blocking.threads()` threads, one per tile of C (n along x, m along y),
+/// with [`pipelined_shared_elements`]`(blocking, PENDING + 2)` f32 of
+/// launch-sized shared memory; `blocking.thread_rows` is 8 and
+/// `blocking.thread_cols` is `THREAD_COLS`, a multiple of 4.
+#[inline(always)]
+pub(super) unsafe fn pipelined<const PENDING: u32, const THREAD_COLS: usize>(
+    blocking: Blocking,
+    a: Global<f32>,
+    b: Global<f32>,
+    c: GlobalMut<f32>,
+    (m, n, k): (u32, u32, u32),
+) {
+    let stages = PENDING + 2;
+    let a_rows = blocking.rows + A_TILE_PADDING;
+    let stage_elements = blocked_shared_elements(blocking, A_TILE_PADDING);
+    let t = thread_idx_x();
+    let (first_row, first_col) = (block_idx_y() * blocking.rows, block_idx_x() * blocking.cols);
+    // SAFETY: the launch provides every stage, each an A and a B tile.
+    let stage = |slice: u32| unsafe {
+        let a_tile = SharedArray::<f32>::launch_sized().after(slice % stages * stage_elements);
+        (a_tile, a_tile.after(a_rows * blocking.slice))
+    };
+    let warp_cols = 4 * THREAD_COLS as u32;
+    let warps_across = blocking.cols / warp_cols;
+    let (warp, lane) = (t / warp::SIZE, t % warp::SIZE);
+    let row = warp / warps_across * 64 + lane / 4 * 4;
+    let col = warp % warps_across * warp_cols + lane % 4 * 4;
+    let slices = k.div_ceil(blocking.slice);
+    let b_in_spans = n.is_multiple_of(4);
+    // Starts copying `slice`, where there is one, and commits a group
+    // either way, so that every wait counts the same groups.
+    let copy = |slice: u32| {
+        if slice < slices {
+            let (a_tile, b_tile) = stage(slice);
+            let k0 = slice * blocking.slice;
+            // SAFETY: guarded copies into this thread's own elements of a
+            // stage that no thread reads until the barrier after their
+            // wait, nor has read since the barrier before.
+            unsafe {
+                let a_copy = (first_row, k0);
+                stage_a(
+                    blocking,
+                    pipeline::memcpy_async,
+                    a,
+                    a_tile,
+                    a_rows,
+                    a_copy,
+                    (m, k),
+                );
+                if b_in_spans {
+                    copy_b_spans(blocking, b, b_tile, (first_col, k0), (n, k));
+                } else {
+                    stage_b(
+                        blocking,
+                        pipeline::memcpy_async,
+                        b,
+                        b_tile,
+                        (first_col, k0),
+                        (n, k),
+                    );
+                }
+            }
+        }
+        pipeline::commit();
+    };
+    for slice in 0..stages - 1 {
+        copy(slice);
+    }
+    let mut sums = [[0.0f32; THREAD_COLS]; 8];
+    for slice in 0..slices {
+        pipeline::wait_prior::<PENDING>();
+        // Every thread's copies of this slice have landed, and every thread
+        // is done with the stage the copies below go to.
+        sync_threads();
+        copy(slice + stages - 1);
+        let (a_tile, b_tile) = stage(slice);
+        for i in 0..blocking.slice {
+            // SAFETY: the stage landed before the barrier; every start is a
+            // multiple of 4 from a 16-byte boundary (a_rows and the
+            // columns are multiples of 4).
+            let (a_column, b_row) = unsafe {
+                (
+                    fragment::<8>(a_tile, i * a_rows + row, 32),
+                    fragment::<THREAD_COLS>(b_tile, i * blocking.cols + col, 16),
+                )
+            };
+            add_outer_product(&mut sums, &a_column, &b_row);
+        }
+    }
+    let spread = |start: u32, apart: u32| move |index: u32| start + index / 4 * apart + index % 4;
+    // SAFETY: each thread stores its own elements of C.
+    unsafe {
+        store_block(
+            c,
+            &sums,
+            spread(first_row + row, 32),
+            spread(first_col + col, 16),
+            m,
+            n,
+        )
+    };
+}
