@@ -78,45 +78,45 @@ fn folder_with_a_report() -> (TempDir, PathBuf) {
     (dir, report)
 }
 
+/// `report` holds `contents` and is alone in its folder: no temporary file
+/// is left beside it.
+fn assert_alone_holding(folder: &TempDir, report: &Path, contents: &str) {
+    assert_eq!(fs::read_to_string(report).unwrap(), contents);
+    assert_eq!(names_in(folder.path()), ["report.json"]);
+}
+
 #[test]
 fn a_write_that_fails_halfway_leaves_the_old_file() {
     let (folder, report) = folder_with_a_report();
-    let dir = folder.path();
     let pending = Pending::create(&report).unwrap();
     let result = pending.finish(|writer| {
         writer.write_all(b"{\"half\": ")?;
         Err(std::io::Error::other("the sweep failed"))
     });
     assert!(matches!(result, Err(Error::Write { path, .. }) if path == report));
-    assert_eq!(fs::read_to_string(&report).unwrap(), "old");
-    assert_eq!(names_in(dir), ["report.json"]);
+    assert_alone_holding(&folder, &report, "old");
 }
 
 #[test]
 fn a_run_stopped_before_writing_leaves_the_old_file() {
     let (folder, report) = folder_with_a_report();
-    let dir = folder.path();
     let pending = Pending::create(&report).unwrap();
     assert_eq!(fs::read_to_string(&report).unwrap(), "old");
     drop(pending);
-    assert_eq!(fs::read_to_string(&report).unwrap(), "old");
-    assert_eq!(names_in(dir), ["report.json"]);
+    assert_alone_holding(&folder, &report, "old");
 }
 
 #[test]
 fn a_finished_write_replaces_the_file_whole() {
     let (folder, report) = folder_with_a_report();
-    let dir = folder.path();
     output::write(&report, b"new").unwrap();
-    assert_eq!(fs::read_to_string(&report).unwrap(), "new");
-    assert_eq!(names_in(dir), ["report.json"]);
+    assert_alone_holding(&folder, &report, "new");
 }
 
 #[test]
 fn a_path_that_cannot_be_written_fails_before_any_work() {
-    let (folder, _) = folder_with_a_report();
-    let dir = folder.path();
-    let inside_a_file = dir.join("report.json").join("plot.svg");
+    let (_folder, report) = folder_with_a_report();
+    let inside_a_file = report.join("plot.svg");
     let Err(Error::Write { path, .. }) = Pending::create(&inside_a_file) else {
         panic!("a file inside a file was created")
     };
