@@ -503,7 +503,7 @@ kernels! {
     #[launch_bounds(VECTOR_BLOCKING.threads(), 2)]
     pub unsafe fn matmul_pipelined(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         // SAFETY: forwarded contract.
-        unsafe { pipelined::<{ PIPELINE_STAGES - 2 }, 8>(VECTOR_BLOCKING, a, b, c, (m, n, k)) }
+        unsafe { pipelined::<{ PIPELINE_STAGES - 2 }, { VECTOR_BLOCKING.thread_cols as usize }>(VECTOR_BLOCKING, a, b, c, (m, n, k)) }
     }
 
     /// Wide tiles: a 128×256 tile of C per block and 64×64 per warp, each thread an 8×16 block from six 16-byte shared loads a step.
@@ -529,7 +529,7 @@ kernels! {
     #[launch_bounds(WIDE_BLOCKING.threads(), 1)]
     pub unsafe fn matmul_wide(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         // SAFETY: forwarded contract.
-        unsafe { pipelined::<{ PIPELINE_STAGES - 2 }, 16>(WIDE_BLOCKING, a, b, c, (m, n, k)) }
+        unsafe { pipelined::<{ PIPELINE_STAGES - 2 }, { WIDE_BLOCKING.thread_cols as usize }>(WIDE_BLOCKING, a, b, c, (m, n, k)) }
     }
 
     /// Multistage: three stages, two slices of A and B in flight while the warps compute on a third.
@@ -549,7 +549,7 @@ kernels! {
     #[launch_bounds(WIDE_BLOCKING.threads(), 1)]
     pub unsafe fn matmul_multistage(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         // SAFETY: forwarded contract.
-        unsafe { pipelined::<{ MULTISTAGE_STAGES - 2 }, 16>(WIDE_BLOCKING, a, b, c, (m, n, k)) }
+        unsafe { pipelined::<{ MULTISTAGE_STAGES - 2 }, { WIDE_BLOCKING.thread_cols as usize }>(WIDE_BLOCKING, a, b, c, (m, n, k)) }
     }
 }
 

@@ -37,7 +37,9 @@ pub const fn pipelined_shared_elements(blocking: Blocking, stages: u32) -> u32 {
 /// `blocking.threads()` threads, one per tile of C (n along x, m along y),
 /// with [`pipelined_shared_elements`]`(blocking, PENDING + 2)` f32 of
 /// launch-sized shared memory; `blocking.thread_rows` is 8 and
-/// `blocking.thread_cols` is `THREAD_COLS`, a multiple of 4.
+/// `blocking.thread_cols` is `THREAD_COLS` (a const generic, for the
+/// arrays' length; the entry points pass the blocking's own), a multiple
+/// of 4.
 #[inline(always)]
 pub(super) unsafe fn pipelined<const PENDING: u32, const THREAD_COLS: usize>(
     blocking: Blocking,
