@@ -341,6 +341,17 @@ __device__ __forceinline__ void copy_slice(const float* a, const float* b, float
     }
 }
 
+// sums += a_column · b_row, the outer product.
+template <int THREAD_COLS>
+__device__ __forceinline__ void add_outer_product(float (&sums)[8][THREAD_COLS],
+                                                  const float (&a_column)[8],
+                                                  const float (&b_row)[THREAD_COLS]) {
+#pragma unroll
+    for (int r = 0; r < 8; ++r)
+#pragma unroll
+        for (int j = 0; j < THREAD_COLS; ++j) sums[r][j] += a_column[r] * b_row[j];
+}
+
 // The pipelined kernels' one body (gpu/src/matmul/pipelined.rs): STAGES
 // stages of a ROWS×COLS tile and SLICE_K of k, each warp 64 rows ×
 // 4·THREAD_COLS columns, each thread 8 × THREAD_COLS.
@@ -366,24 +377,35 @@ __device__ __forceinline__ void pipelined(const float* __restrict__ a,
         }
         commit_copies();
     };
+    // A thread's fragments of step `i` of `slice`.
+    auto load = [&](float (&a_column)[8], float (&b_row)[THREAD_COLS], int slice, int i) {
+        const float* a_tile = tiles + slice % STAGES * STAGE;
+        fragment(a_column, a_tile, i * A_ROWS + row, 32);
+        fragment(b_row, a_tile + A_ROWS * SLICE_K, i * COLS + col, 16);
+    };
 #pragma unroll
     for (int slice = 0; slice < STAGES - 1; ++slice) copy(slice);
+    wait_for_copies<STAGES - 2>();
+    __syncthreads();
     float sums[8][THREAD_COLS] = {};
+    // Steps in pairs, each on fragments loaded the step before; the last
+    // step covers the wait and the barrier.
+    float even_a[8], even_b[THREAD_COLS], odd_a[8], odd_b[THREAD_COLS];
+    load(even_a, even_b, 0, 0);
     for (int slice = 0; slice < slices; ++slice) {
+        copy(slice + STAGES - 1);
+        for (int i = 0; i < SLICE_K - 2; i += 2) {
+            load(odd_a, odd_b, slice, i + 1);
+            add_outer_product(sums, even_a, even_b);
+            load(even_a, even_b, slice, i + 2);
+            add_outer_product(sums, odd_a, odd_b);
+        }
+        load(odd_a, odd_b, slice, SLICE_K - 1);
+        add_outer_product(sums, even_a, even_b);
         wait_for_copies<STAGES - 2>();
         __syncthreads();
-        copy(slice + STAGES - 1);
-        float* a_tile = tiles + slice % STAGES * STAGE;
-        float* b_tile = a_tile + A_ROWS * SLICE_K;
-        for (int i = 0; i < SLICE_K; ++i) {
-            float a_column[8], b_row[THREAD_COLS];
-            fragment(a_column, a_tile, i * A_ROWS + row, 32);
-            fragment(b_row, b_tile, i * COLS + col, 16);
-#pragma unroll
-            for (int r = 0; r < 8; ++r)
-#pragma unroll
-                for (int j = 0; j < THREAD_COLS; ++j) sums[r][j] += a_column[r] * b_row[j];
-        }
+        load(even_a, even_b, min(slice + 1, slices - 1), 0);
+        add_outer_product(sums, odd_a, odd_b);
     }
     store_block(c, sums, [&](int r) { return first_row + row + r / 4 * 32 + r % 4; },
                 [&](int j) { return first_col + col + j / 4 * 16 + j % 4; }, m, n);

@@ -207,10 +207,11 @@ fn gpus_from_compute_capability_8_0_get_the_ptx_with_asynchronous_copies() {
     assert_eq!(pipelined.matches("cp.async.ca.shared.global").count(), 32);
     assert_eq!(pipelined.matches("cp.async.cg.shared.global").count(), 4);
     assert_eq!(pipelined.matches("cp.async.commit_group").count(), 2);
-    assert_eq!(pipelined.matches("cp.async.wait_group 0").count(), 1);
+    assert_eq!(pipelined.matches("cp.async.wait_group 0").count(), 2);
     // The 128×256 tiles in slices of 8: four copies of A a thread and eight
     // of B (two 16-byte ones), started once before the loop at two stages
     // and twice at three; the three-stage kernel leaves one group pending.
+    // Each waits before the loop and at the last step of each slice.
     for (name, copies_before_the_loop, pending) in
         [("matmul_wide", 1, 0), ("matmul_multistage", 2, 1)]
     {
@@ -231,7 +232,7 @@ fn gpus_from_compute_capability_8_0_get_the_ptx_with_asynchronous_copies() {
             sites,
             "{name}"
         );
-        assert_eq!(body.matches("cp.async.wait_group").count(), 1, "{name}");
+        assert_eq!(body.matches("cp.async.wait_group").count(), 2, "{name}");
         assert!(
             body.contains(&format!("cp.async.wait_group {pending};")),
             "{name}"
@@ -353,18 +354,22 @@ fn the_separable_blurs_move_words_and_the_running_one_scans_by_shuffles() {
 #[test]
 fn the_matmul_ladder_uses_the_instructions_its_lessons_name() {
     // Slices of eight unrolled: eight FMAs a thread eight times in the 1-D
-    // kernel, eight 8×8 outer products in the 2-D one. From the vectorised
-    // kernel on, one step along a slice of 16 (a loop): an 8×8 outer
-    // product from four 16-byte shared loads; from the wide kernel on, along
-    // a slice of 8, an 8×16 one from six.
+    // kernel, eight 8×8 outer products in the 2-D one. The vectorised and
+    // warp-tiled kernels take one step along a slice of 16 (a loop): an 8×8
+    // outer product from four 16-byte shared loads. The pipelined ones step
+    // in pairs, each on fragments loaded the step before: a pair in the
+    // loop along the slice (8×8 outer products from 4 loads each, or, from
+    // the wide kernel on, 8×16 ones from 6) and the slice's last pair after
+    // it. The next slice's first fragments LLVM loads at the slice's head,
+    // some of the 16-byte loads split into four 4-byte ones.
     for (name, fmas, vector_loads) in [
         ("matmul_coarse_1d", 64, 0),
         ("matmul_blocked_2d", 512, 0),
         ("matmul_vectorised", 64, 4),
         ("matmul_warptiled", 64, 4),
-        ("matmul_pipelined", 64, 4),
-        ("matmul_wide", 128, 6),
-        ("matmul_multistage", 128, 6),
+        ("matmul_pipelined", 4 * 64, 2 + 2 * 4 + 4),
+        ("matmul_wide", 4 * 128, 4 + 2 * 6 + 6),
+        ("matmul_multistage", 4 * 128, 4 + 2 * 6 + 6),
     ] {
         let body = body(name);
         assert_eq!(body.matches("fma.rn.f32").count(), fmas, "{name}");

@@ -486,7 +486,9 @@ kernels! {
     /// stage with `memcpy_async` (on compute capability 8.0 and newer one
     /// `cp.async`, `LDGSTS`, straight from global to shared memory without
     /// a register); they land while it computes. One barrier per slice
-    /// instead of two. Where B's rows start on 16-byte boundaries (n a
+    /// instead of two. In registers too, the next step's fragments load
+    /// while this step's FMAs run (in pairs of steps, each with fragments
+    /// of its own). Where B's rows start on 16-byte boundaries (n a
     /// multiple of 4), B's part moves in 16-byte copies, two a thread
     /// instead of eight.
     ///

@@ -22,14 +22,18 @@ pub const fn pipelined_shared_elements(blocking: Blocking, stages: u32) -> u32 {
 /// fragment loads take one pass through the banks each, A's tile stored
 /// transposed and padded by [`A_TILE_PADDING`] as in `matmul_warptiled`.
 ///
-/// Before it computes on a slice of k, each thread starts copying its
-/// elements of the slice `PENDING + 1` ahead into the stage computed on
-/// last (`memcpy_async`: `cp.async`, `LDGSTS`, from compute capability 8.0
-/// on), and waits only until the slice it computes on has landed, leaving
-/// the `PENDING` newer ones in flight. One barrier per slice: it both
-/// publishes the slice that has landed and frees the stage written next.
-/// Where B's rows start on 16-byte boundaries (n a multiple of 4), B's part
-/// moves in 16-byte copies.
+/// While it computes on a slice of k, each thread copies its elements of
+/// the slice `PENDING + 1` ahead into the stage computed on last
+/// (`memcpy_async`: `cp.async`, `LDGSTS`, from compute capability 8.0 on).
+/// Each step's FMAs run on fragments loaded the step before, so that the
+/// shared-memory latency of the next loads hides behind them; the steps go
+/// in pairs, with fragments of their own, so that no registers are copied
+/// from one step to the next. The slice's last step also covers the wait
+/// for the next slice (only until it has landed, the `PENDING` newer ones
+/// left in flight) and the one barrier a slice, which both publishes the
+/// slice that has landed and frees the stage written next. Where B's rows
+/// start on 16-byte boundaries (n a multiple of 4), B's part moves in
+/// 16-byte copies.
 ///
 /// # Safety
 /// `a`, `b` and `c` are m×k, k×n and m×n f32 arrays, `c` not overlapping
@@ -39,7 +43,7 @@ pub const fn pipelined_shared_elements(blocking: Blocking, stages: u32) -> u32 {
 /// launch-sized shared memory; `blocking.thread_rows` is 8 and
 /// `blocking.thread_cols` is `THREAD_COLS` (a const generic, for the
 /// arrays' length; the entry points pass the blocking's own), a multiple
-/// of 4.
+/// of 4; `blocking.slice` is even, for the pairs of steps.
 #[inline(always)]
 pub(super) unsafe fn pipelined<const PENDING: u32, const THREAD_COLS: usize>(
     blocking: Blocking,
@@ -101,29 +105,50 @@ pub(super) unsafe fn pipelined<const PENDING: u32, const THREAD_COLS: usize>(
         }
         pipeline::commit();
     };
+    // A thread's fragments of step `i` of `slice`: 8 rows of A's column i
+    // and `THREAD_COLS` columns of B's row i.
+    let fragments = |slice: u32, i: u32| {
+        let (a_tile, b_tile) = stage(slice);
+        // SAFETY: read only after the barrier that publishes the slice;
+        // every start is a multiple of 4 from a 16-byte boundary (a_rows
+        // and the columns are multiples of 4).
+        unsafe {
+            (
+                fragment::<8>(a_tile, i * a_rows + row, 32),
+                fragment::<THREAD_COLS>(b_tile, i * blocking.cols + col, 16),
+            )
+        }
+    };
     for slice in 0..stages - 1 {
         copy(slice);
     }
+    pipeline::wait_prior::<PENDING>();
+    sync_threads();
     let mut sums = [[0.0f32; THREAD_COLS]; 8];
+    // Each step's FMAs run on fragments loaded one step earlier, so that
+    // the next loads' shared-memory latency hides behind them; steps go in
+    // pairs, even and odd fragments in registers of their own, so that no
+    // step copies the next one's fragments over its own.
+    let mut even = fragments(0, 0);
     for slice in 0..slices {
-        pipeline::wait_prior::<PENDING>();
-        // Every thread's copies of this slice have landed, and every thread
-        // is done with the stage the copies below go to.
-        sync_threads();
+        // Into the stage every thread finished reading before the last
+        // barrier.
         copy(slice + stages - 1);
-        let (a_tile, b_tile) = stage(slice);
-        for i in 0..blocking.slice {
-            // SAFETY: the stage landed before the barrier; every start is a
-            // multiple of 4 from a 16-byte boundary (a_rows and the
-            // columns are multiples of 4).
-            let (a_column, b_row) = unsafe {
-                (
-                    fragment::<8>(a_tile, i * a_rows + row, 32),
-                    fragment::<THREAD_COLS>(b_tile, i * blocking.cols + col, 16),
-                )
-            };
-            add_outer_product(&mut sums, &a_column, &b_row);
+        for i in (0..blocking.slice - 2).step_by(2) {
+            let odd = fragments(slice, i + 1);
+            add_outer_product(&mut sums, &even.0, &even.1);
+            even = fragments(slice, i + 2);
+            add_outer_product(&mut sums, &odd.0, &odd.1);
         }
+        let odd = fragments(slice, blocking.slice - 1);
+        add_outer_product(&mut sums, &even.0, &even.1);
+        // The last step's FMAs also cover the wait for the next slice and
+        // the barrier that publishes it; then its first fragments (after
+        // the last slice, a harmless reload of its own).
+        pipeline::wait_prior::<PENDING>();
+        sync_threads();
+        even = fragments((slice + 1).min(slices - 1), 0);
+        add_outer_product(&mut sums, &odd.0, &odd.1);
     }
     let spread = |start: u32, apart: u32| move |index: u32| start + index / 4 * apart + index % 4;
     // SAFETY: each thread stores its own elements of C.
