@@ -262,10 +262,9 @@ kernels! {
         const B: Blocking = COARSE_1D;
         const ROWS: usize = B.thread_rows as usize;
         let t = thread_idx_x();
-        let (first_row, first_col) = (block_idx_y() * B.rows, block_idx_x() * B.cols);
+        let (first_row, first_col) = tile_origin(B);
         // SAFETY: the launch provides both tiles.
-        let a_tile = unsafe { SharedArray::<f32>::launch_sized() };
-        let b_tile = unsafe { a_tile.after(B.rows * B.slice) };
+        let (a_tile, b_tile) = unsafe { slice_tiles(B, B.rows, 0) };
         let (col, row) = (t % B.cols, t / B.cols * B.thread_rows);
         let mut sums = [0.0f32; ROWS];
         for phase in 0..k.div_ceil(B.slice) {
@@ -319,13 +318,10 @@ kernels! {
         const ROWS: usize = B.thread_rows as usize;
         const COLS: usize = B.thread_cols as usize;
         let t = thread_idx_x();
-        let (first_row, first_col) = (block_idx_y() * B.rows, block_idx_x() * B.cols);
+        let (first_row, first_col) = tile_origin(B);
         // SAFETY: the launch provides both tiles.
-        let a_tile = unsafe { SharedArray::<f32>::launch_sized() };
-        let b_tile = unsafe { a_tile.after(B.rows * B.slice) };
-        let threads_per_row = B.cols / B.thread_cols;
-        let row = t / threads_per_row * B.thread_rows;
-        let col = t % threads_per_row * B.thread_cols;
+        let (a_tile, b_tile) = unsafe { slice_tiles(B, B.rows, 0) };
+        let (row, col) = thread_block_origin(B);
         let mut sums = [[0.0f32; COLS]; ROWS];
         for phase in 0..k.div_ceil(B.slice) {
             let k0 = phase * B.slice;
@@ -381,14 +377,10 @@ kernels! {
         const B: Blocking = VECTOR_BLOCKING;
         const ROWS: usize = B.thread_rows as usize;
         const COLS: usize = B.thread_cols as usize;
-        let t = thread_idx_x();
-        let (first_row, first_col) = (block_idx_y() * B.rows, block_idx_x() * B.cols);
+        let (first_row, first_col) = tile_origin(B);
         // SAFETY: the launch provides both tiles.
-        let a_tile = unsafe { SharedArray::<f32>::launch_sized() };
-        let b_tile = unsafe { a_tile.after(B.rows * B.slice) };
-        let threads_per_row = B.cols / B.thread_cols;
-        let row = t / threads_per_row * B.thread_rows;
-        let col = t % threads_per_row * B.thread_cols;
+        let (a_tile, b_tile) = unsafe { slice_tiles(B, B.rows, 0) };
+        let (row, col) = thread_block_origin(B);
         let mut sums = [[0.0f32; COLS]; ROWS];
         for phase in 0..k.div_ceil(B.slice) {
             let k0 = phase * B.slice;
@@ -441,10 +433,9 @@ kernels! {
         const B: Blocking = VECTOR_BLOCKING;
         const A_ROWS: u32 = B.rows + A_TILE_PADDING;
         let t = thread_idx_x();
-        let (first_row, first_col) = (block_idx_y() * B.rows, block_idx_x() * B.cols);
+        let (first_row, first_col) = tile_origin(B);
         // SAFETY: the launch provides both tiles.
-        let a_tile = unsafe { SharedArray::<f32>::launch_sized() };
-        let b_tile = unsafe { a_tile.after(A_ROWS * B.slice) };
+        let (a_tile, b_tile) = unsafe { slice_tiles(B, A_ROWS, 0) };
         // Warps 2 (down) × 4 (across), each 64×32; lanes 8 × 4 in a warp,
         // each with 4×4 blocks at rows +0 and +32, columns +0 and +16.
         let (warp, lane) = (t / warp::SIZE, t % warp::SIZE);

@@ -2,10 +2,13 @@
 //! next slices of A and B copied asynchronously into some while the warps
 //! compute on another.
 
-use super::staging::{add_outer_product, copy_b_spans, fragment, stage_a, stage_b, store_block};
+use super::staging::{
+    add_outer_product, copy_b_spans, fragment, slice_tiles, stage_a, stage_b, store_block,
+    tile_origin,
+};
 use super::{A_TILE_PADDING, Blocking, blocked_shared_elements};
 use crate::runtime::global::{Global, GlobalMut};
-use crate::runtime::{pipeline, shared::SharedArray, thread::*, warp};
+use crate::runtime::{pipeline, thread::*, warp};
 
 /// Shared memory of a pipelined kernel blocked as `blocking` with `stages`
 /// stages, in f32: each stage an A tile, padded, and a B tile.
@@ -56,12 +59,10 @@ pub(super) unsafe fn pipelined<const PENDING: u32, const THREAD_COLS: usize>(
     let a_rows = blocking.rows + A_TILE_PADDING;
     let stage_elements = blocked_shared_elements(blocking, A_TILE_PADDING);
     let t = thread_idx_x();
-    let (first_row, first_col) = (block_idx_y() * blocking.rows, block_idx_x() * blocking.cols);
+    let (first_row, first_col) = tile_origin(blocking);
     // SAFETY: the launch provides every stage, each an A and a B tile.
-    let stage = |slice: u32| unsafe {
-        let a_tile = SharedArray::<f32>::launch_sized().after(slice % stages * stage_elements);
-        (a_tile, a_tile.after(a_rows * blocking.slice))
-    };
+    let stage =
+        |slice: u32| unsafe { slice_tiles(blocking, a_rows, slice % stages * stage_elements) };
     let warp_cols = 4 * THREAD_COLS as u32;
     let warps_across = blocking.cols / warp_cols;
     let (warp, lane) = (t / warp::SIZE, t % warp::SIZE);

@@ -5,7 +5,48 @@
 
 use super::Blocking;
 use crate::runtime::global::{Global, GlobalMut, row_major};
-use crate::runtime::{Real, pipeline, shared::SharedArray, thread::thread_idx_x};
+use crate::runtime::{Real, pipeline, shared::SharedArray, thread::*};
+
+/// The first row and column of this block's tile of C, blocked as
+/// `blocking`: n along x, m along y.
+#[inline(always)]
+pub(super) fn tile_origin(blocking: Blocking) -> (u32, u32) {
+    (block_idx_y() * blocking.rows, block_idx_x() * blocking.cols)
+}
+
+/// The first row and column, in the block's tile of C, of this thread's
+/// `thread_rows`×`thread_cols` block, threads laid across the tile row by
+/// row.
+#[inline(always)]
+pub(super) fn thread_block_origin(blocking: Blocking) -> (u32, u32) {
+    let threads_per_row = blocking.cols / blocking.thread_cols;
+    let t = thread_idx_x();
+    (
+        t / threads_per_row * blocking.thread_rows,
+        t % threads_per_row * blocking.thread_cols,
+    )
+}
+
+/// A block's tiles of one slice of A and B, blocked as `blocking`, from
+/// element `first` of the launch-sized shared memory on: the A tile's
+/// k-rows or rows `a_rows` apart (its rows plus any padding), then the B
+/// tile.
+///
+/// # Safety
+/// The launch provides [`super::blocked_shared_elements`] f32 from
+/// `first` on, with the same padding.
+#[inline(always)]
+pub(super) unsafe fn slice_tiles(
+    blocking: Blocking,
+    a_rows: u32,
+    first: u32,
+) -> (SharedArray<f32>, SharedArray<f32>) {
+    // SAFETY: by this function's contract.
+    unsafe {
+        let a_tile = SharedArray::<f32>::launch_sized().after(first);
+        (a_tile, a_tile.after(a_rows * blocking.slice))
+    }
+}
 
 /// The index of element (`row`, `col`) of a `rows`×`cols` row-major
 /// matrix, or `None` outside it.
