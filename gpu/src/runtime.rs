@@ -270,6 +270,8 @@ pub mod thread {
         block_dim_y => _block_dim_y, block_dim.1;
         /// `gridDim.x`: blocks in the grid along x.
         grid_dim_x => _grid_dim_x, grid_dim.0;
+        /// `gridDim.y`.
+        grid_dim_y => _grid_dim_y, grid_dim.1;
     }
 
     /// `__syncthreads()`: waits until every thread of the block has arrived,
@@ -873,6 +875,30 @@ pub mod shared {
             self.base.wrapping_add(index as usize)
         }
 
+        /// The 32-bit shared-window address of element `index`
+        /// (`__cvta_generic_to_shared`), as `cp.async` takes it: the
+        /// window's start, converted once a kernel, plus a byte offset,
+        /// instead of a 64-bit generic address converted at each copy.
+        #[cfg(target_arch = "nvptx64")]
+        #[inline(always)]
+        pub(crate) fn shared_address(self, index: u32) -> u32 {
+            let start = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u8>();
+            let window_start: u32;
+            // SAFETY: converting an address reads and writes nothing; as
+            // `pure`, the conversion of the one start is computed once.
+            unsafe {
+                core::arch::asm!(
+                    "{{ .reg .u64 window; cvta.to.shared.u64 window, {start}; \
+                     cvt.u32.u64 {window_start}, window; }}",
+                    start = in(reg64) start,
+                    window_start = out(reg32) window_start,
+                    options(pure, nomem, nostack),
+                );
+            }
+            let offset = self.address(index) as usize - start as usize;
+            window_start + offset as u32
+        }
+
         /// Reads element `index`.
         ///
         /// # Safety
@@ -1119,14 +1145,11 @@ pub mod pipeline {
             Some(element) => (source.address(element), 4u32),
             None => (source.address(0), 0),
         };
-        // SAFETY: by this function's contract; `cvta.to.shared` turns the
-        // generic address of the tile into the shared-window address that
-        // `cp.async` takes.
+        // SAFETY: by this function's contract.
         unsafe {
             core::arch::asm!(
-                "{{ .reg .u64 to; cvta.to.shared.u64 to, {tile}; \
-                 cp.async.ca.shared.global [to], [{from}], 4, {bytes}; }}",
-                tile = in(reg64) tile.address(index),
+                "cp.async.ca.shared.global [{to}], [{from}], 4, {bytes};",
+                to = in(reg32) tile.shared_address(index),
                 from = in(reg64) from,
                 bytes = in(reg32) bytes,
                 options(nostack),
@@ -1199,9 +1222,8 @@ pub mod pipeline {
         // SAFETY: as in `memcpy_async`.
         unsafe {
             core::arch::asm!(
-                "{{ .reg .u64 to; cvta.to.shared.u64 to, {tile}; \
-                 cp.async.cg.shared.global [to], [{from}], 16, {bytes}; }}",
-                tile = in(reg64) tile.address(index),
+                "cp.async.cg.shared.global [{to}], [{from}], 16, {bytes};",
+                to = in(reg32) tile.shared_address(index),
                 from = in(reg64) from,
                 bytes = in(reg32) 4 * count,
                 options(nostack),
