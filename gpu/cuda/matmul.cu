@@ -352,10 +352,26 @@ __device__ __forceinline__ void add_outer_product(float (&sums)[8][THREAD_COLS],
         for (int j = 0; j < THREAD_COLS; ++j) sums[r][j] += a_column[r] * b_row[j];
 }
 
-// The pipelined kernels' one body (gpu/src/matmul/pipelined.rs): STAGES
+// This block's tile of C, as (row, column) of tiles: block (x, y) takes
+// tile (y, x) where BAND_ROWS is 1; otherwise blocks, in the order they
+// start, walk bands of BAND_ROWS rows of tiles, down each column of a band
+// before the next (gpu/src/matmul/staging.rs).
+template <unsigned BAND_ROWS>
+__device__ __forceinline__ uint2 tile_of_block() {
+    if (BAND_ROWS == 1) return make_uint2(blockIdx.y, blockIdx.x);
+    unsigned band = BAND_ROWS * gridDim.x;
+    unsigned started = blockIdx.y * gridDim.x + blockIdx.x;
+    unsigned first_row = started / band * BAND_ROWS;
+    unsigned band_rows = min(BAND_ROWS, gridDim.y - first_row);
+    unsigned in_band = started % band;
+    return make_uint2(first_row + in_band % band_rows, in_band / band_rows);
+}
+
+// The pipelined kernels' one body (gpu/src/matmul/pipelined.rs): two
 // stages of a ROWS×COLS tile and SLICE_K of k, each warp 64 rows ×
-// 4·THREAD_COLS columns, each thread 8 × THREAD_COLS.
-template <int STAGES, int ROWS, int COLS, int SLICE_K, int THREAD_COLS>
+// 4·THREAD_COLS columns, each thread 8 × THREAD_COLS, tiles taken in
+// bands of BAND_ROWS rows.
+template <int ROWS, int COLS, int SLICE_K, int THREAD_COLS, unsigned BAND_ROWS>
 __device__ __forceinline__ void pipelined(const float* __restrict__ a,
                                           const float* __restrict__ b, float* __restrict__ c,
                                           int m, int n, int k) {
@@ -363,7 +379,8 @@ __device__ __forceinline__ void pipelined(const float* __restrict__ a,
     constexpr int WARP_COLS = 4 * THREAD_COLS, WARPS_ACROSS = COLS / WARP_COLS;
     float* tiles = reinterpret_cast<float*>(aligned_tiles);
     int t = threadIdx.x;
-    int first_row = blockIdx.y * ROWS, first_col = blockIdx.x * COLS;
+    uint2 tile = tile_of_block<BAND_ROWS>();
+    int first_row = tile.x * ROWS, first_col = tile.y * COLS;
     int warp = t / 32, lane = t % 32;
     int row = warp / WARPS_ACROSS * 64 + lane / 4 * 4;
     int col = warp % WARPS_ACROSS * WARP_COLS + lane % 4 * 4;
@@ -371,7 +388,7 @@ __device__ __forceinline__ void pipelined(const float* __restrict__ a,
     // Copies `slice`, where there is one, and commits a group either way.
     auto copy = [&](int slice) {
         if (slice < slices) {
-            float* a_tile = tiles + slice % STAGES * STAGE;
+            float* a_tile = tiles + slice % 2 * STAGE;
             copy_slice<ROWS, COLS, SLICE_K>(a, b, a_tile, a_tile + A_ROWS * SLICE_K, A_ROWS,
                                             first_row, first_col, slice * SLICE_K, m, n, k);
         }
@@ -379,13 +396,12 @@ __device__ __forceinline__ void pipelined(const float* __restrict__ a,
     };
     // A thread's fragments of step `i` of `slice`.
     auto load = [&](float (&a_column)[8], float (&b_row)[THREAD_COLS], int slice, int i) {
-        const float* a_tile = tiles + slice % STAGES * STAGE;
+        const float* a_tile = tiles + slice % 2 * STAGE;
         fragment(a_column, a_tile, i * A_ROWS + row, 32);
         fragment(b_row, a_tile + A_ROWS * SLICE_K, i * COLS + col, 16);
     };
-#pragma unroll
-    for (int slice = 0; slice < STAGES - 1; ++slice) copy(slice);
-    wait_for_copies<STAGES - 2>();
+    copy(0);
+    wait_for_copies<0>();
     __syncthreads();
     float sums[8][THREAD_COLS] = {};
     // Steps in pairs, each on fragments loaded the step before; the last
@@ -393,7 +409,7 @@ __device__ __forceinline__ void pipelined(const float* __restrict__ a,
     float even_a[8], even_b[THREAD_COLS], odd_a[8], odd_b[THREAD_COLS];
     load(even_a, even_b, 0, 0);
     for (int slice = 0; slice < slices; ++slice) {
-        copy(slice + STAGES - 1);
+        copy(slice + 1);
         for (int i = 0; i < SLICE_K - 2; i += 2) {
             load(odd_a, odd_b, slice, i + 1);
             add_outer_product(sums, even_a, even_b);
@@ -402,7 +418,7 @@ __device__ __forceinline__ void pipelined(const float* __restrict__ a,
         }
         load(odd_a, odd_b, slice, SLICE_K - 1);
         add_outer_product(sums, even_a, even_b);
-        wait_for_copies<STAGES - 2>();
+        wait_for_copies<0>();
         __syncthreads();
         load(even_a, even_b, min(slice + 1, slices - 1), 0);
         add_outer_product(sums, odd_a, odd_b);
@@ -414,7 +430,7 @@ __device__ __forceinline__ void pipelined(const float* __restrict__ a,
 extern "C" __global__ void __launch_bounds__(THREADS, 2)
 matmul_pipelined(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
                  int m, int n, int k) {
-    pipelined<2, BLOCK, BLOCK, SLICE, 8>(a, b, c, m, n, k);
+    pipelined<BLOCK, BLOCK, SLICE, 8, 1>(a, b, c, m, n, k);
 }
 
 // A 128×256 tile of C per block, 8×16 per thread, slices of 8 of k.
@@ -423,11 +439,14 @@ constexpr int WIDE_COLS = 256, WIDE_SLICE = 8, WIDE_THREAD_COLS = 16;
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 matmul_wide(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
             int m, int n, int k) {
-    pipelined<2, BLOCK, WIDE_COLS, WIDE_SLICE, WIDE_THREAD_COLS>(a, b, c, m, n, k);
+    pipelined<BLOCK, WIDE_COLS, WIDE_SLICE, WIDE_THREAD_COLS, 1>(a, b, c, m, n, k);
 }
 
+// Bands of 16 rows of tiles (gpu/src/matmul/mod.rs, BAND_ROWS).
+constexpr unsigned BAND_ROWS = 16;
+
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
-matmul_multistage(const float* __restrict__ a, const float* __restrict__ b,
+matmul_rasterised(const float* __restrict__ a, const float* __restrict__ b,
                   float* __restrict__ c, int m, int n, int k) {
-    pipelined<3, BLOCK, WIDE_COLS, WIDE_SLICE, WIDE_THREAD_COLS>(a, b, c, m, n, k);
+    pipelined<BLOCK, WIDE_COLS, WIDE_SLICE, WIDE_THREAD_COLS, BAND_ROWS>(a, b, c, m, n, k);
 }

@@ -172,7 +172,7 @@ fn launch_contracts_cover_every_output() {
             "matmul_naive" | "matmul_tiled_16" | "matmul_tiled_32" => {
                 (launch.block.0, launch.block.1)
             }
-            "matmul_wide" | "matmul_multistage" => (WIDE_BLOCKING.cols, WIDE_BLOCKING.rows),
+            "matmul_wide" | "matmul_rasterised" => (WIDE_BLOCKING.cols, WIDE_BLOCKING.rows),
             _ => (BLOCKED_2D.cols, BLOCKED_2D.rows),
         };
         let (cols, rows) = (launch.grid.0 * covered.0, launch.grid.1 * covered.1);

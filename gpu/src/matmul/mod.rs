@@ -11,9 +11,10 @@
 //! loads from shared memory feeds many FMAs too (register blocking, 1-D then
 //! 2-D); then it loads those elements 16 bytes at a time, from a tile of A
 //! stored transposed; then the warp's threads are arranged so that no two
-//! of them wait on the same shared-memory bank; and last, the next slice of
-//! A and B is copied into a second buffer, asynchronously, while the warps
-//! compute on this one.
+//! of them wait on the same shared-memory bank; then the next slice of A
+//! and B is copied into a second buffer, asynchronously, while the warps
+//! compute on this one; and last, wider tiles, and an order of blocks whose
+//! neighbours share their A and B in the L2.
 
 use crate::runtime::global::{Global, GlobalMut, row_major};
 use crate::runtime::{FULL_SM_THREADS, Launch, Real, shared::SharedArray, thread::*, warp};
@@ -123,14 +124,14 @@ pub const VECTOR_BLOCKING: Blocking = Blocking {
 /// warp writes at once, four words of each, land in different banks.
 pub const A_TILE_PADDING: u32 = 4;
 
-/// Buffers of [`matmul_pipelined`] and [`matmul_wide`]: one slice is
-/// computed on while the next is copied into the other.
+/// Buffers of the pipelined kernels: one slice is computed on while the
+/// next is copied into the other. (A third, measured on the H100, bought
+/// nothing: at one block an SM, a slice of FMAs already outlasts a copy.)
 pub const PIPELINE_STAGES: u32 = 2;
 
-/// [`matmul_wide`] and [`matmul_multistage`]: a 128×256 tile of C per
+/// [`matmul_wide`] and [`matmul_rasterised`]: a 128×256 tile of C per
 /// block, 8×16 of it per thread, slices of 8 of k (16 would need more than
-/// the 48 KiB of shared memory a block gets without opting in, at two
-/// stages and more).
+/// the 48 KiB of shared memory a block gets without opting in).
 pub const WIDE_BLOCKING: Blocking = Blocking {
     rows: 128,
     cols: 256,
@@ -139,9 +140,10 @@ pub const WIDE_BLOCKING: Blocking = Blocking {
     thread_cols: 16,
 };
 
-/// Buffers of [`matmul_multistage`]: two slices in flight while the warps
-/// compute on a third. Three stages of [`WIDE_BLOCKING`] take 36.4 KiB.
-pub const MULTISTAGE_STAGES: u32 = 3;
+/// Rows of tiles in a band of [`matmul_rasterised`]: with 128×256 tiles,
+/// 16 rows against the 132 SMs of an H100 make the patch of C running at
+/// once about as tall, in bytes of A read, as it is wide in bytes of B.
+pub const BAND_ROWS: u32 = 16;
 
 /// Elements of launch-sized shared memory of a kernel blocked as `blocking`:
 /// an A tile (each of its `slice` k-rows or rows padded by `padding`) and a
@@ -262,7 +264,7 @@ kernels! {
         const B: Blocking = COARSE_1D;
         const ROWS: usize = B.thread_rows as usize;
         let t = thread_idx_x();
-        let (first_row, first_col) = tile_origin(B);
+        let (first_row, first_col) = tile_origin(B, TileOrder::RowByRow);
         // SAFETY: the launch provides both tiles.
         let (a_tile, b_tile) = unsafe { slice_tiles(B, B.rows, 0) };
         let (col, row) = (t % B.cols, t / B.cols * B.thread_rows);
@@ -318,7 +320,7 @@ kernels! {
         const ROWS: usize = B.thread_rows as usize;
         const COLS: usize = B.thread_cols as usize;
         let t = thread_idx_x();
-        let (first_row, first_col) = tile_origin(B);
+        let (first_row, first_col) = tile_origin(B, TileOrder::RowByRow);
         // SAFETY: the launch provides both tiles.
         let (a_tile, b_tile) = unsafe { slice_tiles(B, B.rows, 0) };
         let (row, col) = thread_block_origin(B);
@@ -377,7 +379,7 @@ kernels! {
         const B: Blocking = VECTOR_BLOCKING;
         const ROWS: usize = B.thread_rows as usize;
         const COLS: usize = B.thread_cols as usize;
-        let (first_row, first_col) = tile_origin(B);
+        let (first_row, first_col) = tile_origin(B, TileOrder::RowByRow);
         // SAFETY: the launch provides both tiles.
         let (a_tile, b_tile) = unsafe { slice_tiles(B, B.rows, 0) };
         let (row, col) = thread_block_origin(B);
@@ -433,7 +435,7 @@ kernels! {
         const B: Blocking = VECTOR_BLOCKING;
         const A_ROWS: u32 = B.rows + A_TILE_PADDING;
         let t = thread_idx_x();
-        let (first_row, first_col) = tile_origin(B);
+        let (first_row, first_col) = tile_origin(B, TileOrder::RowByRow);
         // SAFETY: the launch provides both tiles.
         let (a_tile, b_tile) = unsafe { slice_tiles(B, A_ROWS, 0) };
         // Warps 2 (down) × 4 (across), each 64×32; lanes 8 × 4 in a warp,
@@ -491,12 +493,12 @@ kernels! {
     /// registers and fitted one.
     ///
     /// # Safety
-    /// As [`pipelined`] with [`VECTOR_BLOCKING`] and [`PIPELINE_STAGES`].
-    #[launch(|problem| VECTOR_BLOCKING.launch(problem, pipelined_shared_elements(VECTOR_BLOCKING, PIPELINE_STAGES)))]
+    /// As [`pipelined`] with [`VECTOR_BLOCKING`].
+    #[launch(|problem| VECTOR_BLOCKING.launch(problem, pipelined_shared_elements(VECTOR_BLOCKING)))]
     #[launch_bounds(VECTOR_BLOCKING.threads(), 2)]
     pub unsafe fn matmul_pipelined(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         // SAFETY: forwarded contract.
-        unsafe { pipelined::<{ PIPELINE_STAGES - 2 }, { VECTOR_BLOCKING.thread_cols as usize }>(VECTOR_BLOCKING, a, b, c, (m, n, k)) }
+        unsafe { pipelined::<{ VECTOR_BLOCKING.thread_cols as usize }>(VECTOR_BLOCKING, TileOrder::RowByRow, a, b, c, (m, n, k)) }
     }
 
     /// Wide tiles: a 128×256 tile of C per block and 64×64 per warp, each thread an 8×16 block from six 16-byte shared loads a step.
@@ -517,32 +519,39 @@ kernels! {
     /// fragment elements need more than the 128 registers of two.
     ///
     /// # Safety
-    /// As [`pipelined`] with [`WIDE_BLOCKING`] and [`PIPELINE_STAGES`].
-    #[launch(|problem| WIDE_BLOCKING.launch(problem, pipelined_shared_elements(WIDE_BLOCKING, PIPELINE_STAGES)))]
+    /// As [`pipelined`] with [`WIDE_BLOCKING`].
+    #[launch(|problem| WIDE_BLOCKING.launch(problem, pipelined_shared_elements(WIDE_BLOCKING)))]
     #[launch_bounds(WIDE_BLOCKING.threads(), 1)]
     pub unsafe fn matmul_wide(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         // SAFETY: forwarded contract.
-        unsafe { pipelined::<{ PIPELINE_STAGES - 2 }, { WIDE_BLOCKING.thread_cols as usize }>(WIDE_BLOCKING, a, b, c, (m, n, k)) }
+        unsafe { pipelined::<{ WIDE_BLOCKING.thread_cols as usize }>(WIDE_BLOCKING, TileOrder::RowByRow, a, b, c, (m, n, k)) }
     }
 
-    /// Multistage: three stages, two slices of A and B in flight while the warps compute on a third.
+    /// Block rasterisation: the blocks running at once take a squarer patch of C, so that more of the A and B they read is already in the L2.
     ///
-    /// [`matmul_wide`] with [`MULTISTAGE_STAGES`] stages: a copy has two
-    /// slices of FMAs to land in, not one, which a block alone on its SM
-    /// needs, having no other block to run while it waits.
+    /// [`matmul_wide`] with its blocks taking the tiles of C in bands of
+    /// [`BAND_ROWS`] rows of tiles, down each column of a band before the
+    /// next, instead of row by row. With one block an SM, the 132 of an
+    /// H100 running at once cover 8¼ rows of 16 tiles at 4096³ and 4⅛ rows
+    /// of 32 at 8192³ row by row, but 16 rows of 8¼ in bands: per slice
+    /// they read 16·128 + 9·256 = 4352 distinct rows of A and columns of B
+    /// instead of 5248 and 8832, so each element fetched into the L2 from
+    /// memory serves more blocks. Nothing else changes.
     ///
-    /// Compute-to-memory-access ratios: as [`matmul_wide`]. Bound by FMA
-    /// issue.
+    /// Compute-to-memory-access ratios: as [`matmul_wide`]; what changes is
+    /// how much of its global traffic the L2 serves (its hit rate) and how
+    /// much reaches memory. Bound by FMA issue, as [`matmul_wide`]: the
+    /// traffic it saves is traffic that kernel was mostly not waiting for.
     ///
     /// Launch bounds: as [`matmul_wide`].
     ///
     /// # Safety
-    /// As [`pipelined`] with [`WIDE_BLOCKING`] and [`MULTISTAGE_STAGES`].
-    #[launch(|problem| WIDE_BLOCKING.launch(problem, pipelined_shared_elements(WIDE_BLOCKING, MULTISTAGE_STAGES)))]
+    /// As [`pipelined`] with [`WIDE_BLOCKING`].
+    #[launch(|problem| WIDE_BLOCKING.launch(problem, pipelined_shared_elements(WIDE_BLOCKING)))]
     #[launch_bounds(WIDE_BLOCKING.threads(), 1)]
-    pub unsafe fn matmul_multistage(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
+    pub unsafe fn matmul_rasterised(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         // SAFETY: forwarded contract.
-        unsafe { pipelined::<{ MULTISTAGE_STAGES - 2 }, { WIDE_BLOCKING.thread_cols as usize }>(WIDE_BLOCKING, a, b, c, (m, n, k)) }
+        unsafe { pipelined::<{ WIDE_BLOCKING.thread_cols as usize }>(WIDE_BLOCKING, TileOrder::Bands { rows: BAND_ROWS }, a, b, c, (m, n, k)) }
     }
 }
 

@@ -1,23 +1,24 @@
-//! The pipelined matmuls' one body: a ring of stages in shared memory, the
-//! next slices of A and B copied asynchronously into some while the warps
-//! compute on another.
+//! The pipelined matmuls' one body: two stages in shared memory, the next
+//! slice of A and B copied asynchronously into one while the warps compute
+//! on the other.
 
 use super::staging::{
-    add_outer_product, copy_b_spans, fragment, slice_tiles, stage_a, stage_b, store_block,
-    tile_origin,
+    TileOrder, add_outer_product, copy_b_spans, fragment, slice_tiles, stage_a, stage_b,
+    store_block, tile_origin,
 };
-use super::{A_TILE_PADDING, Blocking, blocked_shared_elements};
+use super::{A_TILE_PADDING, Blocking, PIPELINE_STAGES, blocked_shared_elements};
 use crate::runtime::global::{Global, GlobalMut};
 use crate::runtime::{pipeline, thread::*, warp};
 
-/// Shared memory of a pipelined kernel blocked as `blocking` with `stages`
-/// stages, in f32: each stage an A tile, padded, and a B tile.
-pub const fn pipelined_shared_elements(blocking: Blocking, stages: u32) -> u32 {
-    stages * blocked_shared_elements(blocking, A_TILE_PADDING)
+/// Shared memory of a pipelined kernel blocked as `blocking`, in f32: each
+/// of its [`PIPELINE_STAGES`] stages an A tile, padded, and a B tile.
+pub const fn pipelined_shared_elements(blocking: Blocking) -> u32 {
+    PIPELINE_STAGES * blocked_shared_elements(blocking, A_TILE_PADDING)
 }
 
-/// C = A·B with a block's tile of C blocked as `blocking`, `PENDING + 2`
-/// stages of shared memory, and each thread an 8 × `THREAD_COLS` block.
+/// C = A·B with a block's tile of C blocked as `blocking` and taken in
+/// `order`, two stages of shared memory, and each thread an 8 ×
+/// `THREAD_COLS` block.
 ///
 /// The warps each compute 64 rows × 4·`THREAD_COLS` columns of the block's
 /// tile; in a warp, lanes are 8 down × 4 across, and each lane computes 4×4
@@ -26,14 +27,13 @@ pub const fn pipelined_shared_elements(blocking: Blocking, stages: u32) -> u32 {
 /// transposed and padded by [`A_TILE_PADDING`] as in `matmul_warptiled`.
 ///
 /// While it computes on a slice of k, each thread copies its elements of
-/// the slice `PENDING + 1` ahead into the stage computed on last
+/// the next slice into the other stage (the one computed on last)
 /// (`memcpy_async`: `cp.async`, `LDGSTS`, from compute capability 8.0 on).
 /// Each step's FMAs run on fragments loaded the step before, so that the
 /// shared-memory latency of the next loads hides behind them; the steps go
 /// in pairs, with fragments of their own, so that no registers are copied
 /// from one step to the next. The slice's last step also covers the wait
-/// for the next slice (only until it has landed, the `PENDING` newer ones
-/// left in flight) and the one barrier a slice, which both publishes the
+/// for the next slice and the one barrier a slice, which both publishes the
 /// slice that has landed and frees the stage written next. Where B's rows
 /// start on 16-byte boundaries (n a multiple of 4), B's part moves in
 /// 16-byte copies.
@@ -42,27 +42,28 @@ pub const fn pipelined_shared_elements(blocking: Blocking, stages: u32) -> u32 {
 /// `a`, `b` and `c` are m×k, k×n and m×n f32 arrays, `c` not overlapping
 /// the others, every index `row * cols + col` fitting in `u32`; blocks of
 /// `blocking.threads()` threads, one per tile of C (n along x, m along y),
-/// with [`pipelined_shared_elements`]`(blocking, PENDING + 2)` f32 of
+/// with [`pipelined_shared_elements`]`(blocking)` f32 of
 /// launch-sized shared memory; `blocking.thread_rows` is 8 and
 /// `blocking.thread_cols` is `THREAD_COLS` (a const generic, for the
 /// arrays' length; the entry points pass the blocking's own), a multiple
 /// of 4; `blocking.slice` is even, for the pairs of steps.
 #[inline(always)]
-pub(super) unsafe fn pipelined<const PENDING: u32, const THREAD_COLS: usize>(
+pub(super) unsafe fn pipelined<const THREAD_COLS: usize>(
     blocking: Blocking,
+    order: TileOrder,
     a: Global<f32>,
     b: Global<f32>,
     c: GlobalMut<f32>,
     (m, n, k): (u32, u32, u32),
 ) {
-    let stages = PENDING + 2;
     let a_rows = blocking.rows + A_TILE_PADDING;
     let stage_elements = blocked_shared_elements(blocking, A_TILE_PADDING);
     let t = thread_idx_x();
-    let (first_row, first_col) = tile_origin(blocking);
+    let (first_row, first_col) = tile_origin(blocking, order);
     // SAFETY: the launch provides every stage, each an A and a B tile.
-    let stage =
-        |slice: u32| unsafe { slice_tiles(blocking, a_rows, slice % stages * stage_elements) };
+    let stage = |slice: u32| unsafe {
+        slice_tiles(blocking, a_rows, slice % PIPELINE_STAGES * stage_elements)
+    };
     let warp_cols = 4 * THREAD_COLS as u32;
     let warps_across = blocking.cols / warp_cols;
     let (warp, lane) = (t / warp::SIZE, t % warp::SIZE);
@@ -120,10 +121,8 @@ pub(super) unsafe fn pipelined<const PENDING: u32, const THREAD_COLS: usize>(
             )
         }
     };
-    for slice in 0..stages - 1 {
-        copy(slice);
-    }
-    pipeline::wait_prior::<PENDING>();
+    copy(0);
+    pipeline::wait_prior::<0>();
     sync_threads();
     let mut sums = [[0.0f32; THREAD_COLS]; 8];
     // Each step's FMAs run on fragments loaded one step earlier, so that
@@ -134,7 +133,7 @@ pub(super) unsafe fn pipelined<const PENDING: u32, const THREAD_COLS: usize>(
     for slice in 0..slices {
         // Into the stage every thread finished reading before the last
         // barrier.
-        copy(slice + stages - 1);
+        copy(slice + 1);
         for i in (0..blocking.slice - 2).step_by(2) {
             let odd = fragments(slice, i + 1);
             add_outer_product(&mut sums, &even.0, &even.1);
@@ -146,7 +145,7 @@ pub(super) unsafe fn pipelined<const PENDING: u32, const THREAD_COLS: usize>(
         // The last step's FMAs also cover the wait for the next slice and
         // the barrier that publishes it; then its first fragments (after
         // the last slice, a harmless reload of its own).
-        pipeline::wait_prior::<PENDING>();
+        pipeline::wait_prior::<0>();
         sync_threads();
         even = fragments((slice + 1).min(slices - 1), 0);
         add_outer_product(&mut sums, &odd.0, &odd.1);

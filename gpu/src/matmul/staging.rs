@@ -7,11 +7,40 @@ use super::Blocking;
 use crate::runtime::global::{Global, GlobalMut, row_major};
 use crate::runtime::{Real, pipeline, shared::SharedArray, thread::*};
 
+/// The order in which a kernel's blocks take the tiles of C, from a grid
+/// of one block a tile (n along x, m along y). The GPU starts blocks in
+/// the grid's order, x first, so the order decides which tiles run at
+/// once, and so how much of the A and B they read the L2 holds for each
+/// other.
+#[derive(Clone, Copy)]
+pub(super) enum TileOrder {
+    /// Block (x, y) takes tile (y, x): the blocks running at once cover
+    /// whole rows of tiles, every tile of B's width and few of A's height.
+    RowByRow,
+    /// Blocks, in the order they start, walk bands of `rows` rows of
+    /// tiles, down each column of a band before the next: the blocks
+    /// running at once cover a squarer patch of C, which reads fewer
+    /// distinct rows of A and columns of B.
+    Bands { rows: u32 },
+}
+
 /// The first row and column of this block's tile of C, blocked as
-/// `blocking`: n along x, m along y.
+/// `blocking` and taken in `order`.
 #[inline(always)]
-pub(super) fn tile_origin(blocking: Blocking) -> (u32, u32) {
-    (block_idx_y() * blocking.rows, block_idx_x() * blocking.cols)
+pub(super) fn tile_origin(blocking: Blocking, order: TileOrder) -> (u32, u32) {
+    let (tile_row, tile_col) = match order {
+        TileOrder::RowByRow => (block_idx_y(), block_idx_x()),
+        TileOrder::Bands { rows } => {
+            let band = rows * grid_dim_x();
+            let started = block_idx_y() * grid_dim_x() + block_idx_x();
+            let first_row = started / band * rows;
+            // The last band may have fewer rows.
+            let band_rows = rows.min(grid_dim_y() - first_row);
+            let in_band = started % band;
+            (first_row + in_band % band_rows, in_band / band_rows)
+        }
+    };
+    (tile_row * blocking.rows, tile_col * blocking.cols)
 }
 
 /// The first row and column, in the block's tile of C, of this thread's
@@ -279,5 +308,77 @@ pub(super) unsafe fn store_block<const R: usize, const C: usize>(
                 unsafe { c.write(row_major(row, col, n), sum) };
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emulator;
+    use crate::runtime::Launch;
+    use std::sync::Mutex;
+
+    /// The tile of C each block of a `grid` takes in `order`, in the order
+    /// the blocks start, in tiles of one element.
+    fn tiles_taken(grid: (u32, u32), order: TileOrder) -> Vec<(u32, u32)> {
+        let one = Blocking {
+            rows: 1,
+            cols: 1,
+            slice: 1,
+            thread_rows: 1,
+            thread_cols: 1,
+        };
+        let launch = Launch {
+            grid: (grid.0, grid.1, 1),
+            block: (1, 1, 1),
+            shared_bytes: 0,
+        };
+        let taken = Mutex::new(Vec::new());
+        let record = || {
+            let started = block_idx_y() * grid_dim_x() + block_idx_x();
+            let tile = tile_origin(one, order);
+            taken.lock().unwrap().push((started, tile));
+        };
+        emulator::run("tile_origin", &launch, &record).unwrap();
+        let mut taken = taken.into_inner().unwrap();
+        taken.sort();
+        taken.into_iter().map(|(_, tile)| tile).collect()
+    }
+
+    #[test]
+    fn every_order_takes_each_tile_once() {
+        for grid in [(1, 1), (16, 32), (5, 37), (32, 64), (3, 17), (40, 2)] {
+            for order in [TileOrder::RowByRow, TileOrder::Bands { rows: 16 }] {
+                let mut tiles = tiles_taken(grid, order);
+                tiles.sort();
+                let every: Vec<_> = (0..grid.1)
+                    .flat_map(|row| (0..grid.0).map(move |col| (row, col)))
+                    .collect();
+                assert_eq!(tiles, every, "{grid:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn bands_go_down_a_column_of_a_band_before_the_next() {
+        let tiles = tiles_taken((5, 37), TileOrder::Bands { rows: 16 });
+        // Two whole bands of 16 rows, then one of 5.
+        assert_eq!(
+            &tiles[..17],
+            [
+                (0..16).map(|row| (row, 0)).collect::<Vec<_>>(),
+                vec![(0, 1)]
+            ]
+            .concat()
+        );
+        assert_eq!(tiles[5 * 16], (16, 0));
+        assert_eq!(
+            &tiles[5 * 32..5 * 32 + 6],
+            [(32, 0), (33, 0), (34, 0), (35, 0), (36, 0), (32, 1)]
+        );
+        assert_eq!(
+            tiles_taken((5, 37), TileOrder::RowByRow)[..6],
+            [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (1, 0)]
+        );
     }
 }
