@@ -210,6 +210,11 @@ impl Gpu {
         &self.name
     }
 
+    /// The GPU's ordinal, as CUDA numbers devices.
+    pub fn ordinal(&self) -> usize {
+        self.context.ordinal()
+    }
+
     pub(crate) fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
     }

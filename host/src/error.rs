@@ -141,6 +141,14 @@ pub enum Error {
         "no cuBLAS found: libcublas could not be loaded (is the CUDA toolkit's cuBLAS installed?)"
     )]
     NoCublas,
+    #[error(
+        "no NPP found: libnppif (the CUDA toolkit's NPP filtering library) could not be loaded"
+    )]
+    NoNpp,
+    #[error("NPP has no box filter for {channels} channels at radius {radius}")]
+    NppUnsupported { channels: usize, radius: u32 },
+    #[error("NPP's box filter failed with status {status}")]
+    Npp { status: i32 },
     #[error("cuBLAS error while {action}: {source}")]
     Cublas {
         action: &'static str,

@@ -18,6 +18,7 @@ use crate::backend::{Backend, Params, checked_launch};
 use crate::blas::Blas;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
+use crate::npp::Npp;
 use crate::reference::Expected;
 use crate::verify::Comparison;
 
@@ -127,16 +128,43 @@ impl CpuOutput {
 pub struct Tools<'a> {
     pub gpu: &'a Gpu,
     pub blas: Option<&'a Blas>,
+    pub npp: Option<&'a Npp>,
+}
+
+impl Tools<'_> {
+    /// Whether `library` was loaded.
+    pub fn has(&self, library: Library) -> bool {
+        match library {
+            Library::Cublas => self.blas.is_some(),
+            Library::Npp => self.npp.is_some(),
+        }
+    }
+}
+
+/// A library a baseline calls, loaded at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Library {
+    Cublas,
+    Npp,
 }
 
 /// What a user would run instead of the family's kernels.
 pub struct Baseline<F: Family> {
     pub name: &'static str,
-    /// Whether it needs cuBLAS, and is skipped without it.
-    pub needs_blas: bool,
+    /// The library it calls, if any: without it, the bench leaves it out.
+    pub needs: Option<Library>,
     /// Whether it does the family's arithmetic, or only moves its bytes.
     pub arithmetic: bool,
+    /// Whether it can do a shape: where not, the bench leaves it out.
+    pub supports: fn(F::Shape) -> bool,
     pub run: RunBaseline<F>,
+}
+
+impl<F: Family> Baseline<F> {
+    /// Whether the bench times it at all with `tools`.
+    pub fn available(&self, tools: &Tools<'_>) -> bool {
+        self.needs.is_none_or(|library| tools.has(library))
+    }
 }
 
 /// A baseline's run: one launch on a set of the family's buffers.
@@ -202,7 +230,16 @@ pub trait Family: Sized + 'static {
     /// every tile and block width, rectangles.
     fn test_shapes() -> Vec<Self::Shape>;
 
+    /// What the roofline counts: the operations the problem needs and the
+    /// fewest bytes it must move.
     fn work(shape: Self::Shape) -> Work;
+
+    /// The operations the slowest code a run includes takes (the CPU
+    /// reference, the naive kernel): what the work limits hold a size to.
+    /// The roofline's count, unless the family's reference does more.
+    fn cost(shape: Self::Shape) -> f64 {
+        Self::work(shape).ops
+    }
 
     /// The most host memory one set of inputs takes at `shape`, in bytes:
     /// the inputs, the reference and its tolerances, the output read back,

@@ -22,6 +22,7 @@ pub mod families;
 pub mod family;
 pub mod interrupt;
 pub mod lessons;
+pub mod npp;
 pub mod output;
 pub mod picture;
 pub mod reference;

@@ -210,8 +210,11 @@ fn blur_on<B: Backend>(
             },
         ),
     };
+    limit.check(
+        || format!("the blur of a {shape} picture"),
+        Blur::cost(shape),
+    )?;
     let work = Blur::work(shape);
-    limit.check(|| format!("the blur of a {shape} picture"), work)?;
     let spinner = if std::io::stderr().is_terminal() {
         let spinner = ProgressBar::new_spinner().with_style(
             ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("a valid template"),

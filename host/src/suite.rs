@@ -50,13 +50,13 @@ impl WorkLimit {
         because: "every kernel and baseline runs 23 times or more at each size",
     };
 
-    /// Rejects `work`, called `what` in the error, when it is more than
-    /// this limit.
-    pub fn check(&self, what: impl FnOnce() -> String, work: Work) -> Result<()> {
-        if work.ops > self.ops {
+    /// Rejects work of `cost` operations, called `what` in the error, when
+    /// it is more than this limit.
+    pub fn check(&self, what: impl FnOnce() -> String, cost: f64) -> Result<()> {
+        if cost > self.ops {
             return Err(Error::TooMuchWork {
                 what: what(),
-                ops: work.ops,
+                ops: cost,
                 limit: self.ops,
                 because: self.because,
             });
@@ -91,8 +91,8 @@ impl Plan {
 
     /// Rejects a size whose run is more work than the plan's limit.
     fn check_work(&self) -> Result<()> {
-        self.each_shape(&mut |family, shape, work, _| {
-            self.limit.check(|| format!("{family} at {shape}"), work)
+        self.each_shape(&mut |family, shape, cost, _| {
+            self.limit.check(|| format!("{family} at {shape}"), cost)
         })
     }
 
@@ -108,11 +108,11 @@ impl Plan {
     /// and its work and host memory.
     fn each_shape(
         &self,
-        check: &mut dyn FnMut(&str, String, Work, f64) -> Result<()>,
+        check: &mut dyn FnMut(&str, String, f64, f64) -> Result<()>,
     ) -> Result<()> {
         struct Each<'a> {
             plan: &'a Plan,
-            check: &'a mut dyn FnMut(&str, String, Work, f64) -> Result<()>,
+            check: &'a mut dyn FnMut(&str, String, f64, f64) -> Result<()>,
         }
         impl Visitor for Each<'_> {
             fn visit<F: Family>(&mut self) -> Result<()> {
@@ -123,7 +123,7 @@ impl Plan {
                     (self.check)(
                         F::NAME,
                         shape.to_string(),
-                        F::work(shape),
+                        F::cost(shape),
                         F::host_bytes(shape),
                     )?;
                 }

@@ -12,6 +12,8 @@
 
 use std::sync::OnceLock;
 
+use rand::{SeedableRng, rngs::SmallRng};
+
 use clap::Parser;
 use libtest_mimic::{Arguments, Failed, Trial};
 use locality::cli::{Cli, Verdict};
@@ -19,7 +21,8 @@ use locality::device::PTX;
 use locality::families::blur::{Blur, BlurShape, max_radius};
 use locality::families::matmul::{Buffers, Matmul, MatmulShape};
 use locality::families::{self, Visitor};
-use locality::family::Family;
+use locality::family::{CpuOutput, Family};
+use locality::npp::Npp;
 use locality::{Backend, Error, Gpu};
 use locality_tests::{check_kernel, kernel, quiet_seed};
 
@@ -402,6 +405,9 @@ fn bench_trials() -> Vec<Trial> {
                         return Err(format!("the JSON lacks {field}").into());
                     }
                 }
+                if Npp::load().is_ok() && !report.contains("\"npp_box_filter\"") {
+                    return Err("NPP loads, but the JSON has no row of its box filter".into());
+                }
                 let key = "\"vs_cuda_cpp\": ";
                 let measured = |(at, _): (usize, &str)| {
                     report[at + key.len()..].starts_with(|c: char| c.is_ascii_digit())
@@ -423,6 +429,53 @@ fn bench_trials() -> Vec<Trial> {
             },
         ),
     ]
+}
+
+/// NPP's box filter, the blurs' baseline, called as the bench calls it:
+/// away from the border, where NPP's replicated edge and our clipped
+/// window see the same pixels, it agrees with the CPU blur to within one
+/// (its rounding is its own), at 1, 3 and 4 channels.
+fn npp_trial() -> Trial {
+    Trial::test(
+        "NPP's box filter agrees with the CPU blur away from the border",
+        || {
+            let gpu = gpu()?;
+            let npp = Npp::open(gpu).map_err(failed)?;
+            let seed = quiet_seed();
+            for (width, height, channels, radius) in
+                [(61, 37, 3, 2), (64, 40, 1, 1), (45, 30, 4, 5)]
+            {
+                let shape = BlurShape::new(width, height, channels, radius);
+                let image =
+                    Blur::inputs(shape, &mut SmallRng::seed_from_u64(seed)).map_err(failed)?;
+                let input = gpu.upload("the image", &image).map_err(failed)?;
+                let mut output = gpu
+                    .alloc::<u8>("NPP's output", image.len())
+                    .map_err(failed)?;
+                gpu.poison(&mut output).map_err(failed)?;
+                npp.box_filter(&input, &mut output, (width, height, channels), radius)
+                    .map_err(failed)?;
+                let got = gpu.download(&output).map_err(failed)?;
+                let CpuOutput::U8(want) = Blur::cpu(shape, &image) else {
+                    return Err("the CPU blur's output is not bytes".into());
+                };
+                let r = radius as usize;
+                for y in r..height - r {
+                    for sample in r * channels..(width - r) * channels {
+                        let at = y * width * channels + sample;
+                        if got[at].abs_diff(want[at]) > 1 {
+                            return Err(format!(
+                                "{shape:?}, seed {seed}: sample {sample} of row {y} is {} from NPP, {} from the CPU",
+                                got[at], want[at]
+                            )
+                            .into());
+                        }
+                    }
+                }
+            }
+            Ok(())
+        },
+    )
 }
 
 /// The variable that makes a missing GPU fail the GPU tests instead of
@@ -491,6 +544,10 @@ fn main() {
         .into_iter()
         .map(|trial| trial.with_ignored_flag(missing.is_some() && !required))
         .collect();
+    // NPP comes with the CUDA toolkit, not the driver: on a GPU without it
+    // the bench goes on without NPP, and this test is ignored.
+    let npp_missing = missing.is_none() && Npp::load().is_err();
+    trials.push(npp_trial().with_ignored_flag(missing.is_some() && !required || npp_missing));
     trials.push(requirement_trial());
     trials.push(
         Trial::test(

@@ -198,9 +198,9 @@ pub struct Row {
     pub median_ms: f64,
     /// What `ops` counts.
     pub op: Op,
-    /// Operations per run: 2mnk for matmul, 2mn + 3m for gemv, (2r+1)² adds
-    /// per output sample for blur (windows clipped at the border counted
-    /// whole), 0 for a copy.
+    /// Operations per run: 2mnk for matmul, 2mn + 3m for gemv, 4 adds per
+    /// output sample for blur (a running-sum blur's, whatever the radius),
+    /// 0 for a copy.
     pub ops: f64,
     pub gops_per_s: Option<f64>,
     /// The fewest bytes the work must move: each input read once, each

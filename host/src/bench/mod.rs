@@ -27,9 +27,10 @@ use crate::case::cpu_ms;
 use crate::console::{self, say};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::families::{self, Visitor};
+use crate::families::{self, Visitor, blur::Blur};
 use crate::family::{Family, Shape, Tools, Work};
 use crate::interrupt;
+use crate::npp::Npp;
 use crate::output::{self, Pending};
 use crate::suite::{self, Plan, cpu_runs};
 use crate::timing::gpu_median_ms;
@@ -47,10 +48,10 @@ pub struct Outputs {
 
 /// How many medians the sweep takes, for the progress bar, and what it
 /// sweeps, for the reader.
-fn describe(plan: &Plan, with_blas: bool, with_twins: bool) -> (usize, String) {
+fn describe(plan: &Plan, tools: &Tools<'_>, with_twins: bool) -> (usize, String) {
     struct Describe<'a> {
         plan: &'a Plan,
-        with_blas: bool,
+        tools: &'a Tools<'a>,
         with_twins: bool,
         count: usize,
         families: Vec<String>,
@@ -61,14 +62,17 @@ fn describe(plan: &Plan, with_blas: bool, with_twins: bool) -> (usize, String) {
             if kernels.is_empty() {
                 return Ok(());
             }
-            let baselines = F::baselines(&kernels)
-                .iter()
-                .filter(|baseline| self.with_blas || !baseline.needs_blas)
-                .count();
+            let baselines = F::baselines(&kernels);
             let shapes = self.plan.sizes.shapes::<F>();
             let twins = if self.with_twins { kernels.len() } else { 0 };
             // Per size: each kernel, twin and baseline, and the trip.
-            self.count += shapes.len() * (kernels.len() + twins + baselines + 1);
+            for &shape in &shapes {
+                let timed = baselines
+                    .iter()
+                    .filter(|b| b.available(self.tools) && (b.supports)(shape))
+                    .count();
+                self.count += kernels.len() + twins + timed + 1;
+            }
             let sizes: Vec<String> = shapes.iter().map(Shape::short).collect();
             let family = format!("{} {}", F::NAME, sizes.join(", "));
             if !self.families.contains(&family) {
@@ -79,7 +83,7 @@ fn describe(plan: &Plan, with_blas: bool, with_twins: bool) -> (usize, String) {
     }
     let mut describe = Describe {
         plan,
-        with_blas,
+        tools,
         with_twins,
         count: 0,
         families: Vec::new(),
@@ -176,7 +180,17 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize, seed: u64) -> Result<(
     let twin = console::or_say_why(gpu.twin(), |error| {
         format!("{error}; the CUDA C++ twins are skipped")
     })?;
-    let (measurements, description) = describe(plan, blas.is_some(), twin.is_some());
+    let npp = if plan.kernels::<Blur>().is_empty() {
+        None
+    } else {
+        open_npp(&gpu)?
+    };
+    let tools = Tools {
+        gpu: &gpu,
+        blas: blas.as_ref(),
+        npp: npp.as_ref(),
+    };
+    let (measurements, description) = describe(plan, &tools, twin.is_some());
     say!("{description}")?;
     let rotation_bytes = hardware.l2_bytes.map(|l2| inputs::L2_MULTIPLE * l2);
     match rotation_bytes {
@@ -209,10 +223,7 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize, seed: u64) -> Result<(
     let mut sweep = Sweep {
         plan,
         twin,
-        tools: Tools {
-            gpu: &gpu,
-            blas: blas.as_ref(),
-        },
+        tools,
         l2_bytes: hardware.l2_bytes,
         bar: &bar,
         rng,
@@ -249,6 +260,13 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize, seed: u64) -> Result<(
     ));
     outputs.write(&report)?;
     printed
+}
+
+/// NPP, or `None` after saying why it cannot be had.
+fn open_npp(gpu: &Gpu) -> Result<Option<Npp>> {
+    console::or_say_why(Npp::open(gpu), |error| {
+        format!("NPP unavailable ({error}): the blurs are timed without NPP's box filter")
+    })
 }
 
 /// cuBLAS, or `None` after saying why it cannot be had.
@@ -410,11 +428,18 @@ impl Visitor for Sweep<'_> {
                     .transpose()?,
             });
         }
-        let baselines: Vec<_> = F::baselines(&kernels)
+        let available: Vec<_> = F::baselines(&kernels)
             .into_iter()
-            .filter(|baseline| self.tools.blas.is_some() || !baseline.needs_blas)
+            .filter(|baseline| baseline.available(&self.tools))
             .collect();
         for shape in self.plan.sizes.shapes::<F>() {
+            // Numbered among all the family's, so that each keeps its place
+            // in the report at every size.
+            let baselines: Vec<_> = available
+                .iter()
+                .enumerate()
+                .filter(|(_, baseline)| (baseline.supports)(shape))
+                .collect();
             let size = Size::of(&shape);
             let work = F::work(shape);
             self.bar.set_message(format!("inputs at {shape}"));
@@ -452,10 +477,10 @@ impl Visitor for Sweep<'_> {
                     twin_ms,
                     work,
                     baseline: baseline
-                        .filter(|&baseline| baselines.iter().any(|b| b.name == baseline)),
+                        .filter(|&baseline| baselines.iter().any(|(_, b)| b.name == baseline)),
                 });
             }
-            for (index, baseline) in baselines.iter().enumerate() {
+            for &(index, baseline) in &baselines {
                 let tools = &self.tools;
                 let ms = self.time(baseline.name, &size, || {
                     (baseline.run)(tools, shape, sets.next())

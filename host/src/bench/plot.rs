@@ -195,8 +195,7 @@ pub fn roofline(report: &Report) -> Result<String> {
             .chain(roofs.iter().map(|r| r.0.compute_gops)),
     );
     let title = format!("Roofline · {}", report.device.name);
-    let subtitle =
-        "each kernel at its largest size · op = FLOP (matmul, gemv) or integer add (blur)";
+    let subtitle = "each kernel at its largest size · op = FLOP (matmul, gemv) or integer add (blur: 4 a sample)";
     draw(&title, subtitle, |area| {
         let x_axis = (x.0..x.1).log_scale();
         let x_label = "intensity (ops per byte of the fewest bytes moved)";

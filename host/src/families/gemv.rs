@@ -16,7 +16,7 @@ use crate::backend::{Backend, Buffer, Memory, Param};
 use crate::blas::Layout;
 use crate::error::{Error, Result};
 use crate::family::{
-    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work, dims,
+    Baseline, Bound, CpuOutput, Family, Kernels, Library, Op, Shape, SizeSyntax, Tools, Work, dims,
     expect_len, indexable, nonzero,
 };
 use crate::reference::{self, Expected, Float};
@@ -330,8 +330,9 @@ where
         let blas_in = |layout| -> Baseline<Self> {
             Baseline {
                 name: T::BASELINES[layout as usize],
-                needs_blas: true,
+                needs: Some(Library::Cublas),
                 arithmetic: true,
+                supports: |_| true,
                 run: match layout {
                     Layout::RowMajor => {
                         |tools, shape, buffers| blas_gemv(tools, Layout::RowMajor, shape, buffers)

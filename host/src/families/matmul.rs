@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::backend::{Backend, Buffer};
 use crate::error::Result;
 use crate::family::{
-    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work, dims,
+    Baseline, Bound, CpuOutput, Family, Kernels, Library, Op, Shape, SizeSyntax, Tools, Work, dims,
     expect_len, indexable, nonzero,
 };
 use crate::reference::{self, Expected};
@@ -214,8 +214,9 @@ impl Family for Matmul {
     fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
         vec![Baseline {
             name: SGEMM,
-            needs_blas: true,
+            needs: Some(Library::Cublas),
             arithmetic: true,
+            supports: |_| true,
             run: |tools: &Tools<'_>, shape, buffers| {
                 let blas = tools.blas.ok_or(crate::Error::NoCublas)?;
                 let [a_len, b_len, c_len] = shape.checked_lens()?;
