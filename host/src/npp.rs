@@ -72,10 +72,13 @@ type FilterBoxBorder = unsafe extern "C" fn(
 /// The library names tried, newest CUDA first.
 const LIBRARIES: [&str; 3] = ["libnppif.so.13", "libnppif.so.12", "libnppif.so"];
 
-/// NPP's box filters for 1, 3 and 4 channels, bound to a GPU's stream.
+/// The channel counts NPP has an 8-bit box filter for (none for 2).
+const CHANNELS: [usize; 3] = [1, 3, 4];
+
+/// NPP's box filters, one for each of [`CHANNELS`], bound to a GPU's
+/// stream.
 pub struct Npp {
-    /// Indexed by channels − 1; `None` for 2, which NPP has no filter for.
-    filters: [Option<FilterBoxBorder>; 4],
+    filters: [FilterBoxBorder; CHANNELS.len()],
     context: StreamContext,
     stream: Arc<CudaStream>,
     /// Kept loaded while the filters are used.
@@ -87,19 +90,16 @@ impl Npp {
     /// needs from `gpu`.
     pub fn open(gpu: &Gpu) -> Result<Self> {
         let library = Self::load()?;
-        let filter = |name: &[u8]| -> Result<FilterBoxBorder> {
+        let filter = |channels: usize| -> Result<FilterBoxBorder> {
+            let name = format!("nppiFilterBoxBorder_8u_C{channels}R_Ctx");
             // SAFETY: the symbol is declared in NPP's header with the
             // signature of `FilterBoxBorder`.
-            unsafe { library.get::<FilterBoxBorder>(name) }
+            unsafe { library.get::<FilterBoxBorder>(name.as_bytes()) }
                 .map(|symbol| *symbol)
                 .map_err(|_| Error::NoNpp)
         };
-        let filters = [
-            Some(filter(b"nppiFilterBoxBorder_8u_C1R_Ctx")?),
-            None,
-            Some(filter(b"nppiFilterBoxBorder_8u_C3R_Ctx")?),
-            Some(filter(b"nppiFilterBoxBorder_8u_C4R_Ctx")?),
-        ];
+        let [one, three, four] = CHANNELS.map(filter);
+        let filters = [one?, three?, four?];
         let attribute = |attribute| gpu.attribute(attribute);
         let context = StreamContext {
             stream: gpu.stream().cu_stream().cast(),
@@ -141,7 +141,7 @@ impl Npp {
 
     /// Whether NPP has a box filter for images of `channels` channels.
     pub fn supports(channels: usize) -> bool {
-        matches!(channels, 1 | 3 | 4)
+        CHANNELS.contains(&channels)
     }
 
     /// Enqueues NPP's box filter of `radius` over the `width`×`height`
@@ -154,9 +154,9 @@ impl Npp {
         (width, height, channels): (usize, usize, usize),
         radius: u32,
     ) -> Result<()> {
-        let filter = channels
-            .checked_sub(1)
-            .and_then(|index| *self.filters.get(index)?)
+        let index = CHANNELS.iter().position(|&c| c == channels);
+        let filter = index
+            .map(|index| self.filters[index])
             .ok_or(Error::NppUnsupported { channels, radius })?;
         let samples = width * height * channels;
         if input.len() != samples || output.len() != samples {
@@ -174,6 +174,7 @@ impl Npp {
             height: int(height)?,
         };
         let step = int(width * channels)?;
+        let reach = int(radius as usize)?;
         let side = int(2 * radius as usize + 1)?;
         let (source, _read) = input.device_ptr(&self.stream);
         let (destination, _written) = output.device_ptr_mut(&self.stream);
@@ -193,10 +194,7 @@ impl Npp {
                     width: side,
                     height: side,
                 },
-                Point {
-                    x: int(radius as usize)?,
-                    y: int(radius as usize)?,
-                },
+                Point { x: reach, y: reach },
                 BORDER_REPLICATE,
                 self.context,
             )

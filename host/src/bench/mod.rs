@@ -27,8 +27,8 @@ use crate::case::cpu_ms;
 use crate::console::{self, say};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::families::{self, Visitor, blur::Blur};
-use crate::family::{Family, Shape, Tools, Work};
+use crate::families::{self, Visitor};
+use crate::family::{Family, Library, Shape, Tools, Work};
 use crate::interrupt;
 use crate::npp::Npp;
 use crate::output::{self, Pending};
@@ -180,10 +180,10 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize, seed: u64) -> Result<(
     let twin = console::or_say_why(gpu.twin(), |error| {
         format!("{error}; the CUDA C++ twins are skipped")
     })?;
-    let npp = if plan.kernels::<Blur>().is_empty() {
-        None
-    } else {
+    let npp = if needs(plan, Library::Npp) {
         open_npp(&gpu)?
+    } else {
+        None
     };
     let tools = Tools {
         gpu: &gpu,
@@ -260,6 +260,33 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize, seed: u64) -> Result<(
     ));
     outputs.write(&report)?;
     printed
+}
+
+/// Whether a baseline of the plan's kernels calls `library`, so that a
+/// run that times none is not told it is missing.
+fn needs(plan: &Plan, library: Library) -> bool {
+    struct Needs<'a> {
+        plan: &'a Plan,
+        library: Library,
+        found: bool,
+    }
+    impl Visitor for Needs<'_> {
+        fn visit<F: Family>(&mut self) -> Result<()> {
+            let kernels = self.plan.kernels::<F>();
+            self.found |= !kernels.is_empty()
+                && F::baselines(&kernels)
+                    .iter()
+                    .any(|baseline| baseline.needs == Some(self.library));
+            Ok(())
+        }
+    }
+    let mut needs = Needs {
+        plan,
+        library,
+        found: false,
+    };
+    families::visit(&mut needs).expect("looking at baselines cannot fail");
+    needs.found
 }
 
 /// NPP, or `None` after saying why it cannot be had.
