@@ -416,3 +416,224 @@ blur_specialised(const unsigned char* __restrict__ input, unsigned char* __restr
         default: walk_band_specialised<4>(input, output, width, height, radius); break;
     }
 }
+
+// The shuffled kernel: blocks of 128 threads, a warp per stretch of a band
+// of 16 rows (four stretches of one band to a block), each lane one
+// 16-byte line of a row; compiled per channel count and radius (r ≤ 7 and
+// r·C ≤ 16). No shared memory.
+#define SHUFFLED_THREADS 128
+#define SHUFFLED_BAND_ROWS 16
+#define LINE 16
+
+__host__ __device__ constexpr int floor_div(int a, int b) {
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+// Samples 2p and 2p + 1 of a line's words, each in a 16-bit half.
+__device__ __forceinline__ unsigned spread(const unsigned words[4], int p) {
+    return __byte_perm(words[p / 2], 0, p % 2 == 0 ? 0x4140 : 0x4342);
+}
+
+template <int C, int R>
+__device__ void walk_band_shuffled(const unsigned char* __restrict__ input,
+                                   unsigned char* __restrict__ output, int width, int height) {
+    constexpr int reach = R * C, pairs = LINE / 2;
+    constexpr int halo_lanes = (reach + LINE - 1) / LINE;
+    constexpr int warp_output = (32 - 2 * halo_lanes) * LINE;
+    int stride = width * C;
+    int lane = threadIdx.x % 32;
+    int stretch = blockIdx.x * (SHUFFLED_THREADS / 32) + threadIdx.x / 32;
+    long long start = (long long)stretch * warp_output + (lane - halo_lanes) * LINE;
+    int inside_from = (int)min(max(-start, 0ll), (long long)LINE);
+    int inside_to = (int)min(max((long long)stride - start, 0ll), (long long)LINE);
+    bool whole = stride % LINE == 0 && inside_from == 0 && inside_to == LINE;
+    bool writes = lane >= halo_lanes && lane < 32 - halo_lanes && inside_to > 0;
+    long long first_pixel = start / C, last_pixel = (start + LINE - 1) / C;
+    bool interior = first_pixel >= R && last_pixel + R < width;
+    auto read_row = [&](int row, unsigned words[4]) {
+        long long first = (long long)row * stride + start;
+        if (whole) {
+            uint4 line = *reinterpret_cast<const uint4*>(input + first);
+            words[0] = line.x, words[1] = line.y, words[2] = line.z, words[3] = line.w;
+        } else {
+#pragma unroll
+            for (int w = 0; w < 4; ++w) words[w] = 0;
+#pragma unroll
+            for (int i = 0; i < LINE; ++i) {
+                if (i >= inside_from && i < inside_to) {
+                    words[i / 4] |= (unsigned)input[first + i] << 8 * (i % 4);
+                }
+            }
+        }
+    };
+    auto write_row = [&](int row, const unsigned bytes[4]) {
+        long long first = (long long)row * stride + start;
+        if (whole) {
+            *reinterpret_cast<uint4*>(output + first) =
+                make_uint4(bytes[0], bytes[1], bytes[2], bytes[3]);
+        } else {
+#pragma unroll
+            for (int i = 0; i < LINE; ++i) {
+                if (i < inside_to) output[first + i] = bytes[i / 4] >> 8 * (i % 4);
+            }
+        }
+    };
+
+    int first_row = blockIdx.y * SHUFFLED_BAND_ROWS;
+    int end_row = min(first_row + SHUFFLED_BAND_ROWS, height);
+    if constexpr (R == 0) {
+        // A window of one sample is the sample: the band is copied.
+        for (int row = first_row; row < end_row; ++row) {
+            if (writes) {
+                unsigned words[4];
+                read_row(row, words);
+                write_row(row, words);
+            }
+        }
+        return;
+    }
+    constexpr unsigned full_count = (2 * R + 1) * (2 * R + 1);
+    const unsigned full_multiplier = (unsigned)(((1ull << 32) + full_count - 1) / full_count);
+    unsigned sums[pairs] = {};
+    for (int row = max(first_row - R, 0); row < min(first_row + R + 1, height); ++row) {
+        unsigned entering[4];
+        read_row(row, entering);
+#pragma unroll
+        for (int p = 0; p < pairs; ++p) sums[p] += spread(entering, p);
+    }
+    // The row entering the window below `row`, loaded a row ahead.
+    auto entering_below = [&](int row, unsigned words[4]) {
+        if (height - row > R + 1) {
+            read_row(row + R + 1, words);
+        } else {
+#pragma unroll
+            for (int w = 0; w < 4; ++w) words[w] = 0;
+        }
+    };
+    unsigned entering[4] = {};
+    if (first_row < end_row) entering_below(first_row, entering);
+    for (int row = first_row; row < end_row; ++row) {
+        unsigned leaving[4] = {}, entering_next[4] = {};
+        if (row >= R) read_row(row - R, leaving);
+        if (row + 1 < end_row) entering_below(row + 1, entering_next);
+        // Word k of the column sums, from this line's first, at k + 16.
+        unsigned words[16 + pairs + 16];
+        auto fetch = [&](int k) -> unsigned {
+            int lanes = floor_div(k, pairs);
+            unsigned own = sums[k - lanes * pairs];
+            return lanes == 0  ? own
+                   : lanes < 0 ? __shfl_up_sync(0xffffffff, own, -lanes)
+                               : __shfl_down_sync(0xffffffff, own, lanes);
+        };
+        // Pair p's windows reach up to word words_for(p) - 1: pair 0 needs
+        // every word from the first its windows reach, each later pair one
+        // more.
+        auto words_for = [](int p) { return floor_div(2 * p + reach + 1, 2) + 1; };
+        auto fetch_for = [&](int p) {
+            if (p == 0) {
+                constexpr int first = floor_div(-reach, 2), last = floor_div(reach + 1, 2) + 1;
+#pragma unroll
+                for (int k = first; k < last; ++k) words[k + 16] = fetch(k);
+            } else {
+                words[words_for(p) - 1 + 16] = fetch(words_for(p) - 1);
+            }
+        };
+        auto column_pair = [&](int j) -> unsigned {
+            int k = floor_div(j, 2) + 16;
+            return j % 2 == 0 ? words[k] : __byte_perm(words[k], words[k + 1], 0x5432);
+        };
+        unsigned windows[pairs];
+        constexpr int direct = R <= 2 ? pairs : C;
+#pragma unroll
+        for (int p = 0; p < direct; ++p) {
+            fetch_for(p);
+            int at = 2 * p;
+            unsigned sum = column_pair(at - reach);
+#pragma unroll
+            for (int t = 1; t < 2 * R + 1; ++t) sum += column_pair(at - reach + t * C);
+            windows[p] = sum;
+        }
+#pragma unroll
+        for (int p = direct; p < pairs; ++p) {
+            fetch_for(p);
+            int at = 2 * p;
+            unsigned kept = windows[p - C] - column_pair(at - reach - 2 * C) -
+                            column_pair(at - reach - C);
+            windows[p] = kept + column_pair(at + reach - C) + column_pair(at + reach);
+        }
+#pragma unroll
+        for (int p = 0; p < pairs; ++p) sums[p] = sums[p] - spread(leaving, p) + spread(entering, p);
+        if (writes) {
+            int rows = clipped_count(row, R, height);
+            unsigned count = rows * (2 * R + 1);
+            unsigned multiplier = rows == 2 * R + 1
+                                      ? full_multiplier
+                                      : (unsigned)(((1ull << 32) + count - 1) / count);
+            unsigned bytes[4];
+#pragma unroll
+            for (int w = 0; w < 4; ++w) {
+                unsigned q[4];
+                if (interior) {
+#pragma unroll
+                    for (int b = 0; b < 4; ++b) {
+                        int i = 4 * w + b;
+                        unsigned rounded = windows[i / 2] + (count / 2) * 0x10001u;
+                        unsigned sum = i % 2 ? rounded >> 16 : rounded & 0xffff;
+                        q[b] = __umulhi(sum, multiplier);
+                    }
+                } else {
+#pragma unroll
+                    for (int b = 0; b < 4; ++b) {
+                        int i = 4 * w + b;
+                        long long sample = min(max(start + i, 0ll), (long long)stride - 1);
+                        unsigned c = rows * clipped_count((int)(sample / C), R, width);
+                        unsigned sum = (i % 2 ? windows[i / 2] >> 16 : windows[i / 2] & 0xffff) + c / 2;
+                        q[b] = sum / c;
+                    }
+                }
+                bytes[w] = __byte_perm(__byte_perm(q[0], q[1], 0x0040),
+                                       __byte_perm(q[2], q[3], 0x0040), 0x5410);
+            }
+            write_row(row, bytes);
+        }
+#pragma unroll
+        for (int w = 0; w < 4; ++w) entering[w] = entering_next[w];
+    }
+}
+
+// One entry point for each channel count and radius, as the Rust kernel's
+// instances: 1 to 4 channels, r ≤ 7 and r·C ≤ 16.
+#define SHUFFLED_INSTANCE(C, R)                                                       \
+    extern "C" __global__ void __launch_bounds__(SHUFFLED_THREADS, 6)                 \
+        blur_shuffled_##C##_##R(const unsigned char* __restrict__ input,              \
+                                unsigned char* __restrict__ output, int width,        \
+                                int height, int /* channels */, int /* radius */) {   \
+        walk_band_shuffled<C, R>(input, output, width, height);                       \
+    }
+SHUFFLED_INSTANCE(1, 0)
+SHUFFLED_INSTANCE(1, 1)
+SHUFFLED_INSTANCE(1, 2)
+SHUFFLED_INSTANCE(1, 3)
+SHUFFLED_INSTANCE(1, 4)
+SHUFFLED_INSTANCE(1, 5)
+SHUFFLED_INSTANCE(1, 6)
+SHUFFLED_INSTANCE(1, 7)
+SHUFFLED_INSTANCE(2, 0)
+SHUFFLED_INSTANCE(2, 1)
+SHUFFLED_INSTANCE(2, 2)
+SHUFFLED_INSTANCE(2, 3)
+SHUFFLED_INSTANCE(2, 4)
+SHUFFLED_INSTANCE(2, 5)
+SHUFFLED_INSTANCE(2, 6)
+SHUFFLED_INSTANCE(2, 7)
+SHUFFLED_INSTANCE(3, 0)
+SHUFFLED_INSTANCE(3, 1)
+SHUFFLED_INSTANCE(3, 2)
+SHUFFLED_INSTANCE(3, 3)
+SHUFFLED_INSTANCE(3, 4)
+SHUFFLED_INSTANCE(3, 5)
+SHUFFLED_INSTANCE(4, 0)
+SHUFFLED_INSTANCE(4, 1)
+SHUFFLED_INSTANCE(4, 2)
+SHUFFLED_INSTANCE(4, 3)
+SHUFFLED_INSTANCE(4, 4)

@@ -20,6 +20,13 @@
 /// min_blocks)]` or `#[launch_bounds(max_threads)]`, see [`LaunchBounds`])
 /// and the host build of its body. Nothing about a kernel is written twice.
 ///
+/// A kernel generic over constants, `pub unsafe fn name<const C: usize,
+/// …>(…, c: u32, …)`, declares the values it is compiled for,
+/// `#[instances(c, … in (1, …) (2, …))]`: each tuple becomes an entry
+/// point `name_1_…` of its own, which ptxas allocates registers for alone,
+/// the parameters named standing for the constants; on the host the body
+/// picks its instance by those parameters (see [`Instances`]).
+///
 /// On nvptx64 the launch bounds also become a line of the PTX,
 /// `// launch_bounds NAME MAX_THREADS MIN_BLOCKS` (0 for no fewest
 /// blocks), which the build turns into the entry's `.maxntid` and
@@ -34,31 +41,17 @@ macro_rules! kernels {
             $(#[doc = $doc:literal])*
             #[launch($launch:expr $(, $local:ident)?)]
             #[launch_bounds($($bounds:expr),+)]
-            pub unsafe fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block
+            $(#[instances($($by:ident),+ in $(($($value:literal),+))+)])?
+            pub unsafe fn $name:ident $(<$(const $constant:ident: $constant_ty:ty),+>)?
+                ($($arg:ident: $ty:ty),* $(,)?) $body:block
         )*
     ) => {
         $(
-            #[cfg(target_arch = "nvptx64")]
-            ::core::arch::global_asm!(
-                concat!("// launch_bounds ", stringify!($name), " {max_threads} {min_blocks}"),
-                max_threads = const launch_bounds!($($bounds),+).max_threads,
-                min_blocks = const launch_bounds!($($bounds),+).ptx_min_blocks(),
-            );
-
-            #[doc = $lesson]
-            $(#[doc = $doc])*
-            #[cfg(target_arch = "nvptx64")]
-            #[unsafe(no_mangle)]
-            // The global-memory views are `#[repr(transparent)]` raw
-            // pointers, which the lint cannot see: the PTX passes each as
-            // the same `.param .u64` a raw pointer is.
-            #[allow(improper_gpu_kernel_arg)]
-            pub unsafe extern "gpu-kernel" fn $name($($arg: $ty),*) $body
-
-            #[doc = $lesson]
-            $(#[doc = $doc])*
-            #[cfg(not(target_arch = "nvptx64"))]
-            pub unsafe fn $name($($arg: $ty),*) $body
+            kernel! {
+                [$lesson $($doc)*] ($($bounds),+)
+                [$($($by),+ in $(($($value),+))+)?] [$($(const $constant: $constant_ty),+)?]
+                $name ($($arg: $ty),*) ($($arg),*) $body
+            }
         )*
 
         $(#[doc = $list_doc])*
@@ -71,10 +64,129 @@ macro_rules! kernels {
                 launch: $launch,
                 bounds: launch_bounds!($($bounds),+),
                 local_memory: local_memory!($($local)?),
+                instances: instances!($name $($($by),+ in $(($($value),+))+)?),
                 // SAFETY: the caller of `run` takes on the kernel's contract.
                 run: |($($arg,)*)| unsafe { $name($($arg),*) },
             }
         ),*];
+    };
+}
+
+/// One kernel of [`kernels!`]: an entry point, or one for each instance of
+/// a kernel generic over constants, and the host build of its body.
+macro_rules! kernel {
+    (
+        [$lesson:literal $($doc:literal)*] $bounds:tt [] []
+        $name:ident $params:tt $call:tt $body:block
+    ) => {
+        #[cfg(target_arch = "nvptx64")]
+        ::core::arch::global_asm!(
+            concat!("// launch_bounds ", stringify!($name), " {max_threads} {min_blocks}"),
+            max_threads = const launch_bounds! $bounds.max_threads,
+            min_blocks = const launch_bounds! $bounds.ptx_min_blocks(),
+        );
+
+        #[doc = $lesson]
+        $(#[doc = $doc])*
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        // The global-memory views are `#[repr(transparent)]` raw pointers,
+        // which the lint cannot see: the PTX passes each as the same
+        // `.param .u64` a raw pointer is.
+        #[allow(improper_gpu_kernel_arg)]
+        pub unsafe extern "gpu-kernel" fn $name $params $body
+
+        #[doc = $lesson]
+        $(#[doc = $doc])*
+        #[cfg(not(target_arch = "nvptx64"))]
+        pub unsafe fn $name $params $body
+    };
+    (
+        [$lesson:literal $($doc:literal)*] $bounds:tt
+        [$($by:ident),+ in $(($($value:literal),+))+] $generics:tt
+        $name:ident $params:tt $call:tt $body:block
+    ) => {
+        $(kernel_instance!($name $bounds ($($value),+) $generics $params $call $body);)+
+
+        #[doc = $lesson]
+        $(#[doc = $doc])*
+        ///
+        /// On the host, the instance its parameters `
+        #[doc = stringify!($($by),+)]
+        /// ` pick.
+        #[cfg(not(target_arch = "nvptx64"))]
+        pub unsafe fn $name $params {
+            generic_body!($generics $params $body);
+            match ($($by),+) {
+                // SAFETY: by the kernel's contract.
+                $(($($value),+) => unsafe { body::<$($value),+> $call },)+
+                other => panic!(
+                    "{} is compiled for no ({}) = {other:?}",
+                    stringify!($name),
+                    stringify!($($by),+)
+                ),
+            }
+        }
+    };
+}
+
+/// One instance of a generic kernel of [`kernels!`]: an entry point
+/// `NAME_VALUE_VALUE…` with its launch bounds, the body with the constants
+/// given.
+macro_rules! kernel_instance {
+    (
+        $name:ident $bounds:tt ($($value:literal),+) $generics:tt
+        $params:tt $call:tt $body:block
+    ) => {
+        #[cfg(target_arch = "nvptx64")]
+        ::core::arch::global_asm!(
+            concat!(
+                "// launch_bounds ", stringify!($name), $("_", $value,)+
+                " {max_threads} {min_blocks}"
+            ),
+            max_threads = const launch_bounds! $bounds.max_threads,
+            min_blocks = const launch_bounds! $bounds.ptx_min_blocks(),
+        );
+
+        #[cfg(target_arch = "nvptx64")]
+        const _: () = {
+            #[unsafe(export_name = concat!(stringify!($name), $("_", $value),+))]
+            #[allow(improper_gpu_kernel_arg)]
+            unsafe extern "gpu-kernel" fn instance $params {
+                generic_body!($generics $params $body);
+                // SAFETY: by the kernel's contract.
+                unsafe { body::<$($value),+> $call }
+            }
+        };
+    };
+}
+
+/// A generic kernel's body, `body`, inlined into each instance.
+macro_rules! generic_body {
+    ([$($generic:tt)+] $params:tt $body:block) => {
+        // The constants stand for the parameters that picked the instance,
+        // which the body may leave unread.
+        #[allow(unused_variables)]
+        #[inline(always)]
+        unsafe fn body<$($generic)+> $params $body
+    };
+}
+
+/// A kernel's [`Instances`] from its `#[instances(...)]`, or none.
+macro_rules! instances {
+    ($name:ident) => {
+        None
+    };
+    ($name:ident $($by:ident),+ in $(($($value:literal),+))+) => {
+        Some($crate::runtime::Instances {
+            by: &[$(stringify!($by)),+],
+            each: &[$(
+                $crate::runtime::Instance {
+                    entry: concat!(stringify!($name), $("_", $value),+),
+                    values: &[$($value),+],
+                }
+            ),+],
+        })
     };
 }
 
@@ -192,7 +304,9 @@ pub const FULL_SM_THREADS: u32 = 2048;
 /// its launch contract is a function of.
 #[cfg(not(target_arch = "nvptx64"))]
 pub struct Kernel<Args, Problem> {
-    /// The entry point in the PTX: the function's own name.
+    /// The function's own name: its entry point in the PTX, or, for a
+    /// kernel generic over constants, the stem of its instances' (see
+    /// [`Kernel::entries`]).
     pub name: &'static str,
     /// The first line of its doc comment: what it teaches.
     pub lesson: &'static str,
@@ -208,6 +322,9 @@ pub struct Kernel<Args, Problem> {
     /// time, or spilled registers), as its lesson; every other kernel keeps
     /// its data in registers, which the tests and CI hold it to.
     pub local_memory: bool,
+    /// For a kernel generic over constants, the instances it is compiled
+    /// for, each its own entry point; `None` for one entry point, `name`.
+    pub instances: Option<Instances>,
     /// The body of one thread, compiled for the host, for the emulator.
     ///
     /// # Safety
@@ -221,6 +338,67 @@ impl<Args, Problem> Kernel<Args, Problem> {
     pub fn lesson(&self) -> &'static str {
         self.lesson.trim()
     }
+
+    /// Its entry points: its name, or one per instance.
+    pub fn entries(&self) -> Vec<&'static str> {
+        entries(self.name, self.instances)
+    }
+
+    /// The entry point that runs a launch whose parameters named `by` an
+    /// instance have the values `value_of` gives: `name` itself for a
+    /// kernel that is not generic, `None` where no instance has them.
+    pub fn entry(&self, value_of: impl Fn(&str) -> Option<u32>) -> Option<&'static str> {
+        let Some(instances) = self.instances else {
+            return Some(self.name);
+        };
+        let values: Vec<_> = instances.by.iter().map(|&by| value_of(by)).collect();
+        instances
+            .each
+            .iter()
+            .find(|instance| {
+                instance
+                    .values
+                    .iter()
+                    .map(|&v| Some(v))
+                    .eq(values.iter().copied())
+            })
+            .map(|instance| instance.entry)
+    }
+}
+
+/// The instances of a kernel generic over constants, as C++ instantiates a
+/// template: each compiled with its constants known, so that every index
+/// they fix is a constant and its arrays live in registers, and with
+/// registers allocated for it alone. Its launch picks the one whose
+/// constants its parameters `by` equal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Instances {
+    /// The parameters the constants stand for, in order.
+    pub by: &'static [&'static str],
+    /// The instances compiled.
+    pub each: &'static [Instance],
+}
+
+/// The entry points of the kernel `name` with `instances`: its name, or
+/// one per instance.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn entries(name: &'static str, instances: Option<Instances>) -> Vec<&'static str> {
+    match instances {
+        Some(instances) => instances
+            .each
+            .iter()
+            .map(|instance| instance.entry)
+            .collect(),
+        None => vec![name],
+    }
+}
+
+/// One instance of a generic kernel: its entry point,
+/// `NAME_VALUE_VALUE…`, and its constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Instance {
+    pub entry: &'static str,
+    pub values: &'static [u32],
 }
 
 /// Thread, block and grid coordinates, and the block-wide barrier.
@@ -575,6 +753,87 @@ pub mod global {
                 unsafe { address.read_unaligned() }
             };
             word.to_le_bytes()
+        }
+    }
+
+    /// A line: sixteen bytes moved by one 16-byte load or store, as four
+    /// little-endian words, the registers it lands in.
+    pub type Line = [u32; 4];
+
+    impl Global<u8> {
+        /// Reads the sixteen bytes from `index` on with one 16-byte load
+        /// through the read-only path (`LDG.E.128.CONSTANT`), a sixteenth
+        /// of the instructions of byte loads. In assembly, because LLVM
+        /// splits a 16-byte array it is handed into narrower accesses.
+        ///
+        /// # Safety
+        /// As [`Global::read_word`], with `index` a multiple of 16.
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub unsafe fn read_line(self, index: usize) -> Line {
+            let address = self.base.wrapping_add(index);
+            #[cfg(target_arch = "nvptx64")]
+            {
+                let (a, b, c, d): (u32, u32, u32, u32);
+                // SAFETY: by this function's contract; the load only reads.
+                unsafe {
+                    core::arch::asm!(
+                        "ld.global.nc.v4.b32 {{{}, {}, {}, {}}}, [{}];",
+                        out(reg32) a, out(reg32) b, out(reg32) c, out(reg32) d,
+                        in(reg64) address,
+                        options(pure, readonly, nostack),
+                    );
+                }
+                [a, b, c, d]
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            {
+                self.access(index, 16, 16, AccessKind::Read);
+                // SAFETY: checked just now; unaligned as in `read_word`.
+                let bytes = unsafe { address.cast::<[u8; 16]>().read_unaligned() };
+                core::array::from_fn(|w| {
+                    u32::from_le_bytes([
+                        bytes[4 * w],
+                        bytes[4 * w + 1],
+                        bytes[4 * w + 2],
+                        bytes[4 * w + 3],
+                    ])
+                })
+            }
+        }
+    }
+
+    impl GlobalMut<u8> {
+        /// Writes the sixteen bytes from `index` on with one 16-byte store
+        /// (`STG.E.128`).
+        ///
+        /// # Safety
+        /// As [`Global::read_line`], with no other thread touching the bytes.
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub unsafe fn write_line(self, index: usize, line: Line) {
+            let address = self.base.wrapping_add(index);
+            #[cfg(target_arch = "nvptx64")]
+            {
+                let [a, b, c, d] = line;
+                // SAFETY: by this function's contract.
+                unsafe {
+                    core::arch::asm!(
+                        "st.global.v4.b32 [{}], {{{}, {}, {}, {}}};",
+                        in(reg64) address,
+                        in(reg32) a, in(reg32) b, in(reg32) c, in(reg32) d,
+                        options(nostack),
+                    );
+                }
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            {
+                self.access(index, 16, 16, AccessKind::Write);
+                let bytes: [u8; 16] =
+                    core::array::from_fn(|i| (line[i / 4] >> (8 * (i % 4))) as u8);
+                // SAFETY: checked just now; unaligned as in `read_word`.
+                unsafe { address.cast::<[u8; 16]>().write_unaligned(bytes) }
+            }
         }
     }
 
@@ -1465,6 +1724,97 @@ pub mod warp {
     #[track_caller]
     pub fn shfl_up_sync<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
         emulated(ShuffleKind::Up(delta), mask, value)
+    }
+}
+
+/// Hints to the compiler that change no result.
+pub mod hint {
+    /// `value` itself, made again each time this runs, so that LLVM hoists
+    /// neither it nor anything computed from it out of the loop it is in.
+    ///
+    /// LLVM moves every computation whose inputs do not change in a loop
+    /// out of it, however many: each then holds a register along the whole
+    /// loop. Where sixteen such values crowd out what the loop needs, it is
+    /// cheaper to compute them again where they are used, as nvcc's
+    /// rematerialisation does and LLVM's NVPTX backend does not. One `mov`,
+    /// which ptxas removes.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub fn per_iteration(value: u64) -> u64 {
+        let made: u64;
+        // SAFETY: a register copy. Not `pure`, so that LLVM neither hoists
+        // nor merges it; `nomem`, so that memory accesses still move
+        // freely around it.
+        unsafe {
+            core::arch::asm!(
+                "mov.b64 {}, {};",
+                out(reg64) made,
+                in(reg64) value,
+                options(nomem, nostack, preserves_flags),
+            );
+        }
+        made
+    }
+
+    /// [`per_iteration`] on the host: `value`.
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub fn per_iteration(value: u64) -> u64 {
+        value
+    }
+}
+
+/// Bit manipulation of one register, as CUDA's integer intrinsics.
+pub mod bits {
+    #[cfg(target_arch = "nvptx64")]
+    unsafe extern "C" {
+        #[link_name = "llvm.nvvm.prmt"]
+        fn prmt(x: u32, y: u32, selector: u32) -> u32;
+        #[link_name = "llvm.nvvm.mulhi.ui"]
+        fn mulhi(x: u32, y: u32) -> u32;
+    }
+
+    /// `__byte_perm(x, y, selector)`: four bytes picked from the eight of
+    /// `x` (bytes 0 to 3) and `y` (bytes 4 to 7), byte `n` of the result
+    /// the one that nibble `n` of `selector` names (`PRMT`, one
+    /// instruction). Moves bytes between 8- and 16-bit lanes of a register:
+    /// `byte_perm(x, 0, 0x4140)` spreads bytes 0 and 1 of `x` into the two
+    /// 16-bit halves. Each nibble must be at most 7 (the hardware's eighth
+    /// bit asks for a sign instead): the emulator checks it.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub fn byte_perm(x: u32, y: u32, selector: u32) -> u32 {
+        // SAFETY: `prmt` is defined for every operand.
+        unsafe { prmt(x, y, selector) }
+    }
+
+    /// `__umulhi(x, y)`: the high 32 bits of the 64-bit product of `x`
+    /// and `y` (`IMAD.HI.U32`, one instruction). Written out, LLVM keeps
+    /// a 32-bit operand it cannot see is one in a 64-bit register and
+    /// multiplies all 64 bits (three instructions, two more registers).
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub fn umulhi(x: u32, y: u32) -> u32 {
+        // SAFETY: `mulhi` is defined for every operand.
+        unsafe { mulhi(x, y) }
+    }
+
+    /// `__umulhi`, emulated.
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub fn umulhi(x: u32, y: u32) -> u32 {
+        ((u64::from(x) * u64::from(y)) >> 32) as u32
+    }
+
+    /// `__byte_perm`, emulated.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[track_caller]
+    pub fn byte_perm(x: u32, y: u32, selector: u32) -> u32 {
+        assert!(
+            selector & !0x7777 == 0,
+            "byte_perm's selector {selector:#x} names a byte past 7"
+        );
+        let bytes = (u64::from(y) << 32 | u64::from(x)).to_le_bytes();
+        let pick = |n: u32| u32::from(bytes[(selector >> (4 * n) & 7) as usize]) << (8 * n);
+        pick(0) | pick(1) | pick(2) | pick(3)
     }
 }
 

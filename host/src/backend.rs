@@ -3,6 +3,8 @@
 //! is launched through [`Backend::launch`], typed by the kernel's own
 //! parameter list from the `gpu` crate.
 
+use std::any::Any;
+
 use cudarc::driver::{CudaSlice, DeviceRepr, LaunchArgs, PushKernelArg};
 use gpu::emulator::traffic::Traffic;
 use gpu::runtime::global::{Global, GlobalMut};
@@ -71,6 +73,13 @@ pub trait Param: Copy + 'static {
         let _ = host;
         0
     }
+
+    /// A `u32` argument's value, which may pick a generic kernel's
+    /// instance; `None` for any other.
+    fn value<M: Memory>(host: &Self::Host<'_, M>) -> Option<u32> {
+        let _ = host;
+        None
+    }
 }
 
 impl<T: Value> Param for Global<T> {
@@ -126,6 +135,10 @@ macro_rules! scalar_params {
             fn emulated(host: $scalar, _name: &'static str) -> Self {
                 host
             }
+
+            fn value<M: Memory>(host: &$scalar) -> Option<u32> {
+                (host as &dyn Any).downcast_ref::<u32>().copied()
+            }
         }
     )*};
 }
@@ -144,6 +157,13 @@ pub trait Params: Copy + 'static {
 
     /// The elements of the largest buffer argument.
     fn largest(host: &Self::Host<'_, DeviceMemory>) -> usize;
+
+    /// The entry point of `kernel` that runs these arguments: for a generic
+    /// kernel, the instance its arguments pick.
+    fn entry<P, M: Memory>(
+        kernel: &Kernel<Self, P>,
+        host: &Self::Host<'_, M>,
+    ) -> Result<&'static str>;
 }
 
 macro_rules! tuple_params {
@@ -164,6 +184,21 @@ macro_rules! tuple_params {
 
             fn largest(host: &Self::Host<'_, DeviceMemory>) -> usize {
                 [$($param::elements(&host.$index)),*].into_iter().max().unwrap_or(0)
+            }
+
+            fn entry<P, M: Memory>(kernel: &Kernel<Self, P>, host: &Self::Host<'_, M>) -> Result<&'static str> {
+                let values = [$($param::value::<M>(&host.$index)),*];
+                let value_of = |name: &str| {
+                    let index = kernel.params.iter().position(|&param| param == name)?;
+                    values[index]
+                };
+                kernel.entry(value_of).ok_or_else(|| Error::NoInstance {
+                    kernel: kernel.name,
+                    values: kernel.instances.map_or_else(String::new, |instances| {
+                        let named = instances.by.iter().map(|&by| format!("{by} = {:?}", value_of(by)));
+                        named.collect::<Vec<_>>().join(", ")
+                    }),
+                })
             }
         }
     };

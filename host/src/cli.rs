@@ -145,9 +145,10 @@ pub struct BlurArgs {
     /// The blur radius: the window is (2r+1)×(2r+1).
     #[arg(long, default_value_t = 3)]
     pub radius: u32,
-    /// The blur kernel; by default the last of the ladder, the fastest.
-    #[arg(long, default_value = picture::fastest_kernel(), value_parser = blur_kernels())]
-    pub kernel: String,
+    /// The blur kernel; by default the last of the ladder that takes the
+    /// picture's channels and the radius, the fastest.
+    #[arg(long, value_parser = blur_kernels())]
+    pub kernel: Option<String>,
     /// The built-in chart's size, WxH or one number for a square.
     #[arg(long, value_name = "WxH", conflicts_with = "input", default_value = "1024x768", value_parser = parse_chart)]
     pub size: (u32, u32),
@@ -658,6 +659,7 @@ fn verify<B: Backend>(
     } else {
         ProgressBar::hidden()
     };
+    let mut left_out = Vec::new();
     let rows = suite::run(backend, twin, plan, &mut rng, |step| match step {
         Step::Preparing { family, size } => bar.set_message(format!(
             "{family} at {size}: inputs, CPU reference, copies and CPU baseline"
@@ -666,11 +668,18 @@ fn verify<B: Backend>(
             bar.set_message(format!("verifying {kernel} at {size}"));
             bar.inc(1);
         }
+        Step::LeftOut { kernel, size, why } => {
+            left_out.push(format!("{kernel} left out at {size}: {why}"));
+            bar.inc(1);
+        }
     });
     bar.finish_and_clear();
     let rows = rows?;
     console::print(format_args!("{}", report::table(&rows)))?;
     console::print(format_args!("\n{}", report::whole(&rows)))?;
+    for line in &left_out {
+        say!("{line}")?;
+    }
     if rows.iter().any(|row| row.traffic.is_some()) {
         console::print(format_args!("\n{}", report::traffic(&rows)))?;
     }

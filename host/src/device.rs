@@ -88,6 +88,17 @@ pub struct Resources {
 }
 
 impl Resources {
+    /// The most of each resource of `self` and `other`; the fewer threads
+    /// a block.
+    fn most(self, other: Self) -> Self {
+        Self {
+            registers: self.registers.max(other.registers),
+            local_bytes: self.local_bytes.max(other.local_bytes),
+            static_shared_bytes: self.static_shared_bytes.max(other.static_shared_bytes),
+            max_threads_per_block: self.max_threads_per_block.min(other.max_threads_per_block),
+        }
+    }
+
     fn read(function: &CudaFunction) -> Result<Self> {
         let get = |attribute| {
             function
@@ -219,13 +230,19 @@ impl Gpu {
         &self.stream
     }
 
-    /// What the kernel `name` (or its twin, on a twin) takes of this GPU.
-    pub fn resources(&self, name: &'static str) -> Result<Resources> {
-        self.functions()?
-            .kernels
-            .get(name)
-            .map(|(_, resources)| *resources)
-            .ok_or(Error::MissingKernel(name))
+    /// What the kernel with the entry points `entries` (or its twin, on a
+    /// twin) takes of this GPU: for a generic kernel, the most any of its
+    /// instances takes.
+    pub fn resources(&self, entries: &[&'static str]) -> Result<Resources> {
+        let functions = self.functions()?;
+        let each = entries.iter().map(|&entry| {
+            let found = functions.kernels.get(entry);
+            found
+                .map(|(_, resources)| *resources)
+                .ok_or(Error::MissingKernel(entry))
+        });
+        each.reduce(|most, resources| Ok(most?.most(resources?)))
+            .unwrap_or(Err(Error::MissingKernel("a kernel of no entry points")))
     }
 
     /// The GPU's memory, in bytes.
@@ -362,11 +379,12 @@ impl Backend for Gpu {
                 elements,
             });
         }
+        let entry = A::entry(kernel, &args)?;
         let (function, _) = self
             .functions()?
             .kernels
-            .get(kernel.name)
-            .ok_or(Error::MissingKernel(kernel.name))?;
+            .get(entry)
+            .ok_or(Error::MissingKernel(entry))?;
         let mut builder = self.stream.launch_builder(function);
         A::push(&args, &mut builder);
         let config = LaunchConfig {

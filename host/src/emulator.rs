@@ -72,6 +72,7 @@ impl Backend for Emulator {
         args: A::Host<'_, HostMemory>,
     ) -> Result<()> {
         let launch = checked_launch(kernel, problem)?;
+        A::entry(kernel, &args)?;
         let args = A::emulated(args, kernel.params);
         // SAFETY: the caller vouches for the kernel's contract; the
         // emulator runs the contract's own launch shape, and checks every
@@ -141,6 +142,7 @@ impl Backend for CountingEmulator {
         args: A::Host<'_, HostMemory>,
     ) -> Result<()> {
         let launch = checked_launch(kernel, problem)?;
+        A::entry(kernel, &args)?;
         let args = A::emulated(args, kernel.params);
         // SAFETY: as for `Emulator::launch`.
         let traffic = gpu::emulator::run_counting(

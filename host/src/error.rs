@@ -75,6 +75,11 @@ pub enum Error {
     NotABlurKernel(String),
     #[error("the PTX has no kernel {0}: the build is out of date")]
     MissingKernel(&'static str),
+    #[error("{kernel} is compiled for no instance with {values}")]
+    NoInstance {
+        kernel: &'static str,
+        values: String,
+    },
     #[error("no CUDA C++ twins: {0}")]
     NoTwins(String),
     #[error(

@@ -221,6 +221,15 @@ pub trait Family: Sized + 'static {
     /// zero, every index within the kernels' 32-bit arithmetic.
     fn problem(shape: Self::Shape) -> Result<Self::Problem>;
 
+    /// Whether `kernel` is made for `shape` at all: a kernel compiled for
+    /// some radii or channel counts only is left out of a run at the
+    /// others, where the family's other kernels still run; a shape none of
+    /// a run's kernels takes is refused by [`Family::check`]'s error.
+    fn takes(kernel: &Kernel<Self::Args, Self::Problem>, shape: Self::Shape) -> bool {
+        let _ = (kernel, shape);
+        true
+    }
+
     /// Checks that `kernel` can run `shape`, without a GPU.
     fn check(kernel: &Kernel<Self::Args, Self::Problem>, shape: Self::Shape) -> Result<()> {
         checked_launch(kernel, &Self::problem(shape)?).map(drop)

@@ -558,7 +558,7 @@ fn registers(lab: &mut Lab<'_>) -> Result<Outcome> {
     let (mut points, mut rows, mut local_bytes) = (Vec::new(), Vec::new(), Vec::new());
     for (index, (gpu, kernel, label)) in runs.into_iter().enumerate() {
         let (ms, correct) = lab.measure_on::<Registers>(gpu, kernel, shape)?;
-        let resources = gpu.resources(kernel.name)?;
+        let resources = gpu.resources(&kernel.entries())?;
         rows.push(format!(
             "{label}: {} registers, {} bytes of local memory, {:.0} GB/s",
             resources.registers,

@@ -39,8 +39,9 @@ pub struct Request {
     /// The test chart's width and height.
     pub chart: (u32, u32),
     pub radius: u32,
-    /// The blur kernel's entry point, one of [`kernels`].
-    pub kernel: String,
+    /// The blur kernel's entry point, one of [`kernels`]; by default
+    /// [`fastest_kernel`].
+    pub kernel: Option<String>,
     /// Whether to run on the emulator even with a GPU.
     pub emulate: bool,
     pub device: usize,
@@ -60,21 +61,27 @@ pub fn kernels() -> Vec<&'static str> {
     Blur::KERNELS.iter().map(|kernel| kernel.name).collect()
 }
 
-/// The kernel `locality blur` uses unless told: the last of the ladder,
-/// the fastest exact one (the README's blur tables).
-pub fn fastest_kernel() -> &'static str {
-    Blur::KERNELS
-        .last()
-        .expect("the blur family has kernels")
-        .name
+/// The kernel `locality blur` uses unless told: the last of the ladder
+/// made for `shape`, the fastest (the README's blur tables).
+pub fn fastest_kernel(
+    shape: BlurShape,
+) -> &'static Kernel<<Blur as Family>::Args, <Blur as Family>::Problem> {
+    let ladder = Blur::KERNELS.iter().rev();
+    let mut made_for = ladder.filter(|kernel| Blur::takes(kernel, shape));
+    made_for.next().unwrap_or(&Blur::KERNELS[0])
 }
 
 /// Blurs the picture `request` names and writes the result.
 pub fn run(request: &Request) -> Result<()> {
-    let kernel = Blur::KERNELS
-        .iter()
-        .find(|kernel| kernel.name == request.kernel)
-        .ok_or_else(|| Error::NotABlurKernel(request.kernel.clone()))?;
+    let named = match &request.kernel {
+        Some(name) => Some(
+            Blur::KERNELS
+                .iter()
+                .find(|kernel| kernel.name == name)
+                .ok_or_else(|| Error::NotABlurKernel(name.clone()))?,
+        ),
+        None => None,
+    };
     let picture = match &request.input {
         Some(path) => read(path)?,
         None => chart(request.chart)?,
@@ -87,6 +94,7 @@ pub fn run(request: &Request) -> Result<()> {
         picture.channels.into(),
         request.radius,
     );
+    let kernel = named.unwrap_or_else(|| fastest_kernel(shape));
     Blur::check(kernel, shape)?;
     let pending = Pending::create(&output)?;
     let samples = &picture.samples;

@@ -23,7 +23,7 @@ pub fn kernels(kernels: &[KernelInfo], gpu: Option<&Gpu>) -> Result<String> {
         };
         let mut row = vec![kernel.family.to_string(), kernel.name.to_string(), bounds];
         if let Some(gpu) = gpu {
-            let resources = gpu.resources(kernel.name)?;
+            let resources = gpu.resources(&kernel.entries())?;
             row.extend(
                 [
                     resources.registers,

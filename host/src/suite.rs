@@ -298,6 +298,16 @@ struct Suite<'a, B, P> {
     rows: Vec<Row>,
 }
 
+/// Why `kernel` is not made for `shape`: what its check says.
+pub fn left_out_because<F: Family>(
+    kernel: &Kernel<F::Args, F::Problem>,
+    shape: F::Shape,
+) -> String {
+    F::check(kernel, shape)
+        .err()
+        .map_or_else(String::new, |error| error.to_string())
+}
+
 /// What a run is doing, for its progress bar.
 pub enum Step<'a> {
     /// A family's problem at one size: its inputs, CPU reference, copies
@@ -306,6 +316,13 @@ pub enum Step<'a> {
     Preparing { family: &'static str, size: &'a str },
     /// One kernel verified and timed on it.
     Kernel { kernel: &'static str, size: &'a str },
+    /// One kernel not made for it (a radius or channel count it is not
+    /// compiled for), and why.
+    LeftOut {
+        kernel: &'static str,
+        size: &'a str,
+        why: String,
+    },
 }
 
 impl<B: Backend, P: FnMut(Step<'_>)> Visitor for Suite<'_, B, P> {
@@ -331,6 +348,14 @@ impl<B: Backend, P: FnMut(Step<'_>)> Visitor for Suite<'_, B, P> {
                 cpu_name: F::CPU,
             };
             for &kernel in &kernels {
+                if !F::takes(kernel, shape) {
+                    (self.progress)(Step::LeftOut {
+                        kernel: kernel.name,
+                        size: &size,
+                        why: left_out_because::<F>(kernel, shape),
+                    });
+                    continue;
+                }
                 interrupt::check()?;
                 (self.progress)(Step::Kernel {
                     kernel: kernel.name,

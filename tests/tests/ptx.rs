@@ -29,7 +29,7 @@ fn static_shared_arrays() -> Vec<&'static str> {
         .collect()
 }
 
-/// Every kernel, and whether it has shared memory: its launch contract asks
+/// Every kernel's entry points, and whether each has shared memory: its launch contract asks
 /// for some (on its family's first test shape), or it takes the address of
 /// a static shared array.
 fn kernels_and_shared_memory() -> Vec<(&'static str, bool)> {
@@ -38,11 +38,13 @@ fn kernels_and_shared_memory() -> Vec<(&'static str, bool)> {
         fn visit<F: Family>(&mut self) -> locality::Result<()> {
             let problem = F::problem(F::test_shapes()[0])?;
             for kernel in F::KERNELS {
-                let declared = static_shared_arrays()
-                    .iter()
-                    .any(|array| body(kernel.name).contains(&format!(", {array};")));
-                let shared = (kernel.launch)(&problem).shared_bytes > 0 || declared;
-                self.0.push((kernel.name, shared));
+                for entry in kernel.entries() {
+                    let declared = static_shared_arrays()
+                        .iter()
+                        .any(|array| body(entry).contains(&format!(", {array};")));
+                    let shared = (kernel.launch)(&problem).shared_bytes > 0 || declared;
+                    self.0.push((entry, shared));
+                }
             }
             Ok(())
         }
@@ -61,10 +63,16 @@ fn a_static_shared_array_is_declared_with_its_size() {
     assert!(body("bank_conflicts").contains(", BANK_TILE;"));
 }
 
+/// Every kernel's entry points: its name, or one per instance.
+fn every_entry_point() -> Vec<&'static str> {
+    let kernels = families::kernels();
+    kernels.iter().flat_map(|kernel| kernel.entries()).collect()
+}
+
 #[test]
 fn every_entry_point_is_defined_and_no_other() {
     let mut defined: Vec<&str> = ptx_entry_points().collect();
-    let mut expected: Vec<&str> = families::kernels().iter().map(|k| k.name).collect();
+    let mut expected = every_entry_point();
     defined.sort_unstable();
     expected.sort_unstable();
     assert_eq!(defined, expected);
@@ -137,9 +145,12 @@ fn only_the_local_memory_lesson_uses_local_memory() {
     impl Visitor for Check {
         fn visit<F: Family>(&mut self) -> locality::Result<()> {
             for kernel in F::KERNELS {
-                for ptx in [PTX, PTX_SM80] {
-                    let local = body_in(ptx, kernel.name).contains(".local");
-                    assert_eq!(local, kernel.local_memory, "{}", kernel.name);
+                for (ptx, entry) in [PTX, PTX_SM80]
+                    .into_iter()
+                    .flat_map(|ptx| kernel.entries().into_iter().map(move |entry| (ptx, entry)))
+                {
+                    let local = body_in(ptx, entry).contains(".local");
+                    assert_eq!(local, kernel.local_memory, "{entry}");
                 }
                 if kernel.local_memory {
                     self.0.push(kernel.name);
@@ -290,9 +301,18 @@ fn every_kernel_has_a_cuda_cpp_twin_and_no_twin_lacks_a_kernel() {
             [format!("{kernel}_f32"), format!("{kernel}_f64")]
         })
         .collect();
+    // The shuffled blur's instances too: blur_shuffled_C_R.
+    let shuffled: Vec<String> = gpu::CUDA_TWINS
+        .lines()
+        .filter_map(|line| line.strip_prefix("SHUFFLED_INSTANCE("))
+        .map(|rest| {
+            let values = rest.trim_end_matches(')').replace(", ", "_");
+            format!("blur_shuffled_{values}")
+        })
+        .collect();
     twins.retain(|name| !name.contains("##"));
-    twins.extend(gemv.iter().map(String::as_str));
-    let mut kernels: Vec<&str> = families::kernels().iter().map(|k| k.name).collect();
+    twins.extend(gemv.iter().chain(&shuffled).map(String::as_str));
+    let mut kernels = every_entry_point();
     twins.sort_unstable();
     kernels.sort_unstable();
     assert_eq!(twins, kernels);
@@ -301,8 +321,8 @@ fn every_kernel_has_a_cuda_cpp_twin_and_no_twin_lacks_a_kernel() {
 #[test]
 fn the_gemv_ladder_uses_the_instructions_its_lessons_name() {
     let mut checked = 0;
-    for kernel in families::kernels() {
-        let (name, body) = (kernel.name, body(kernel.name));
+    for name in every_entry_point() {
+        let body = body(name);
         let vector = name.contains("_vector_");
         if name.contains("_warp_") || vector {
             assert!(
@@ -445,11 +465,13 @@ fn every_entry_carries_its_launch_bounds() {
             directives.push_str(&format!(".minnctapersm {blocks}\n"));
         }
         directives.push('{');
-        for ptx in [PTX, PTX_SM80] {
+        for (ptx, entry) in [PTX, PTX_SM80]
+            .into_iter()
+            .flat_map(|ptx| kernel.entries().into_iter().map(move |entry| (ptx, entry)))
+        {
             assert!(
-                body_in(ptx, kernel.name).contains(&directives),
-                "{}'s entry does not carry {directives:?}",
-                kernel.name
+                body_in(ptx, entry).contains(&directives),
+                "{entry}'s entry does not carry {directives:?}"
             );
         }
     }

@@ -25,9 +25,11 @@
 #![allow(clippy::needless_range_loop)]
 
 mod separable;
+mod shuffled;
 mod specialised;
 
 pub use separable::*;
+pub use shuffled::*;
 pub use specialised::*;
 
 use crate::runtime::global::{Global, GlobalMut, row_major};
@@ -379,5 +381,48 @@ kernels! {
                 _ => walk_band_specialised::<4>(input, output, image),
             }
         }
+    }
+
+    /// Shuffled: warps on their own, two column sums to a register, windows summed across lanes by shuffles.
+    ///
+    /// [`blur_specialised`] passes every row's column sums through shared
+    /// memory, behind two barriers, and spends a register on each sum. Here
+    /// a warp works alone on its stretch of a band of
+    /// [`SHUFFLED_BAND_ROWS`] rows, each lane on one 16-byte line of each
+    /// row, read and written with one 16-byte access. A column's sum of at
+    /// most (2r+1)·255 fits in 16 bits, so each register holds two and one
+    /// add moves both (so do the windows' sums, up to r = 7); the column
+    /// sums a window reaches past the lane's own line come from the
+    /// neighbouring lanes' registers by `SHFL.UP` and `SHFL.DOWN`, the
+    /// lanes at the warp's ends only lending theirs. No shared memory, no
+    /// barrier, and a window's mean is one multiply-high. The kernel is
+    /// compiled once for each channel count from 1 to
+    /// [`SHUFFLED_CHANNELS`] and each radius up to [`shuffled_max_radius`],
+    /// so that every index is a constant: an instance for each, an entry
+    /// point each with registers of its own.
+    ///
+    /// Compute-to-global-memory-access ratio: about 4 adds per output over
+    /// about 3 bytes moved (one read entering, one leaving, from the cache,
+    /// one written): 1.3 OP/B at every radius. Bound by memory.
+    ///
+    /// Launch bounds: 128 threads, and six blocks an SM (at most 80
+    /// registers; ptxas gives the instances 68 to 76 on an H100, seven
+    /// blocks an SM for most). Eight blocks (64 registers) make some
+    /// instances spill on sm_80 and were no faster on an H100.
+    ///
+    /// # Safety
+    /// As for [`blur_naive`], with blocks of [`SHUFFLED_THREADS`] threads,
+    /// the grid of [`shuffled_launch`], 1 to [`SHUFFLED_CHANNELS`] channels
+    /// and a radius of at most [`shuffled_max_radius`] of the channels.
+    #[launch(shuffled_launch)]
+    #[launch_bounds(SHUFFLED_THREADS, 6)]
+    #[instances(channels, radius in
+        (1, 0) (1, 1) (1, 2) (1, 3) (1, 4) (1, 5) (1, 6) (1, 7)
+        (2, 0) (2, 1) (2, 2) (2, 3) (2, 4) (2, 5) (2, 6) (2, 7)
+        (3, 0) (3, 1) (3, 2) (3, 3) (3, 4) (3, 5)
+        (4, 0) (4, 1) (4, 2) (4, 3) (4, 4))]
+    pub unsafe fn blur_shuffled<const CHANNELS: usize, const RADIUS: usize>(input: Global<u8>, output: GlobalMut<u8>, width: u32, height: u32, channels: u32, radius: u32) {
+        // SAFETY: by this kernel's contract.
+        unsafe { walk_band_shuffled::<CHANNELS, RADIUS>(input, output, (width, height)) }
     }
 }

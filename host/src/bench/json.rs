@@ -278,6 +278,11 @@ impl Size {
         self.side
     }
 
+    /// As the tables write it.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
     /// The shortest label: `n` for a square or cube, the dimensions
     /// otherwise.
     pub fn short(&self) -> &str {

@@ -5,7 +5,8 @@
 
 use std::fmt::Write;
 
-use super::json::{Report, Row};
+use super::json::{Report, Role, Row};
+use crate::families::blur::DEVICE_COPY;
 
 /// The Markdown of `report`.
 pub fn render(report: &Report) -> String {
@@ -59,6 +60,7 @@ pub fn render(report: &Report) -> String {
         .collect();
     text.push_str("Each kernel and baseline at its family's largest size:\n\n");
     text.push_str(&table(&largest));
+    text.push_str(&fastest(&largest));
     text.push_str(&whole_trip(report, &largest));
     let every: Vec<&Row> = report.results.iter().collect();
     text.push_str("\n<details><summary>Every size</summary>\n\n");
@@ -92,6 +94,44 @@ fn table(rows: &[&Row]) -> String {
             row.gbytes_per_s,
             row.intensity.map_or(String::new(), significant),
             100.0 * row.roofline_fraction,
+        );
+    }
+    text
+}
+
+/// The fastest kernel of `rows` at each size, against its baseline and,
+/// where the family times one, the device copy of the same bytes (copy
+/// time / kernel time: the kernel's share of the copy bandwidth).
+fn fastest(rows: &[&Row]) -> String {
+    let mut text = String::from(
+        "\nThe fastest kernel at each size:\n\n\
+         | size | fastest kernel | median ms | vs baseline | share of a device copy |\n\
+         | --- | --- | ---: | --- | ---: |\n",
+    );
+    let mut sizes: Vec<&str> = Vec::new();
+    for row in rows {
+        if !sizes.contains(&row.size.label()) {
+            sizes.push(row.size.label());
+        }
+    }
+    for size in sizes {
+        let at_size = || rows.iter().filter(move |row| row.size.label() == size);
+        let kernels = at_size().filter(|row| row.role == Role::Kernel);
+        let Some(best) = kernels.min_by(|a, b| a.median_ms.total_cmp(&b.median_ms)) else {
+            continue;
+        };
+        let vs_baseline = match (best.ratio_to_baseline, best.baseline) {
+            (Some(ratio), Some(baseline)) => format!("{ratio:.2}× `{baseline}`"),
+            _ => String::new(),
+        };
+        let copy = at_size().find(|row| row.kernel == DEVICE_COPY);
+        let share = copy.map_or(String::new(), |copy| {
+            format!("{:.2}×", copy.median_ms / best.median_ms)
+        });
+        let _ = writeln!(
+            text,
+            "| {size} | `{}` | {:.3} | {vs_baseline} | {share} |",
+            best.kernel, best.median_ms
         );
     }
     text

@@ -32,6 +32,7 @@ use crate::family::{Family, Library, Shape, Tools, Work};
 use crate::interrupt;
 use crate::npp::Npp;
 use crate::output::{self, Pending};
+use crate::suite::left_out_because;
 use crate::suite::{self, Plan, cpu_runs};
 use crate::timing::gpu_median_ms;
 
@@ -232,6 +233,7 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize, seed: u64) -> Result<(
         visited: 0,
         families: Vec::new(),
         kernels: Vec::new(),
+        left_out: Vec::new(),
     };
     families::visit(&mut sweep)?;
     bar.finish_and_clear();
@@ -254,9 +256,14 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize, seed: u64) -> Result<(
     };
     // The reports are written even when the table cannot be printed.
     let printed = console::print(format_args!(
-        "{}\n{}",
+        "{}\n{}{}",
         table::results(&report.results),
-        table::trips(&report)
+        table::trips(&report),
+        sweep
+            .left_out
+            .iter()
+            .map(|line| format!("{line}\n"))
+            .collect::<String>(),
     ));
     outputs.write(&report)?;
     printed
@@ -385,6 +392,8 @@ struct Sweep<'a> {
     visited: usize,
     families: Vec<FamilySummary>,
     kernels: Vec<KernelSummary>,
+    /// Each kernel left out of a size it is not made for, and why.
+    left_out: Vec<String>,
 }
 
 impl Sweep<'_> {
@@ -447,11 +456,11 @@ impl Visitor for Sweep<'_> {
                 name: kernel.name,
                 lesson: kernel.lesson(),
                 launch_bounds: kernel.bounds.into(),
-                resources: gpu.resources(kernel.name)?,
+                resources: gpu.resources(&kernel.entries())?,
                 twin_resources: self
                     .twin
                     .as_ref()
-                    .map(|twin| twin.resources(kernel.name))
+                    .map(|twin| twin.resources(&kernel.entries()))
                     .transpose()?,
             });
         }
@@ -478,6 +487,12 @@ impl Visitor for Sweep<'_> {
                 .set_message(format!("{count} copies of the inputs uploaded at {shape}"));
             let mut sets = Rotation::build(count, || F::upload(gpu, shape, &inputs))?;
             for (index, &kernel) in kernels.iter().enumerate() {
+                if !F::takes(kernel, shape) {
+                    let why = left_out_because::<F>(kernel, shape);
+                    self.left_out
+                        .push(format!("{} left out at {shape}: {why}", kernel.name));
+                    continue;
+                }
                 let ms = self.time(kernel.name, &size, || {
                     F::launch(gpu, kernel, shape, sets.next())
                 })?;
@@ -872,6 +887,20 @@ mod tests {
             "{largest}"
         );
         assert!(largest.contains("× `cublas_sgemm` |"), "{largest}");
+        // The fastest kernel at each size: one line each (gemv's f32 and
+        // f64 share theirs), the blurs' with their share of the device copy.
+        let (_, fastest) = largest
+            .split_once("The fastest kernel at each size")
+            .unwrap();
+        let lines = fastest
+            .lines()
+            .filter(|line| line.starts_with("| ") && line.contains('`'));
+        assert_eq!(lines.clone().count(), 1 + 1 + 8, "{fastest:?}");
+        assert_eq!(
+            lines.filter(|line| line.ends_with("× |")).count(),
+            8,
+            "{fastest}"
+        );
         assert!(text.contains("random inputs from seed 21"));
         assert!(text.contains("**2.95 TB/s** (theoretical 3.35)"), "{text}");
     }

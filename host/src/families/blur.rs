@@ -103,7 +103,8 @@ pub fn max_channels(kernel: &Kernel<Args, Problem>) -> u32 {
 }
 
 /// Whether `kernel` can be launched on a 1×1 image of `channels` channels
-/// at `radius`: the limits that do not depend on the image's size.
+/// at `radius`: the limits that do not depend on the image's size, and
+/// the instances a kernel generic over them is compiled for.
 fn fits(kernel: &Kernel<Args, Problem>, channels: u32, radius: u32) -> bool {
     let problem = Problem {
         width: 1,
@@ -111,7 +112,12 @@ fn fits(kernel: &Kernel<Args, Problem>, channels: u32, radius: u32) -> bool {
         channels,
         radius,
     };
-    checked_launch(kernel, &problem).is_ok()
+    let instance = kernel.entry(|name| match name {
+        "channels" => Some(channels),
+        "radius" => Some(radius),
+        _ => None,
+    });
+    checked_launch(kernel, &problem).is_ok() && instance.is_some()
 }
 
 /// The last value of `range` for which `fits` holds, where it holds up to
@@ -239,6 +245,11 @@ impl Family for Blur {
             channels: shape.channels as u32,
             radius: shape.radius,
         })
+    }
+
+    /// The radii and channel counts `kernel` is compiled or sized for.
+    fn takes(kernel: &Kernel<Args, Problem>, shape: BlurShape) -> bool {
+        check_channels(kernel, shape).is_ok() && check_radius(kernel, shape).is_ok()
     }
 
     /// The image at radius 0 first, then the radius, for a message that

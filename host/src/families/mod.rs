@@ -12,7 +12,7 @@ pub mod matmul;
 pub mod registers;
 pub mod width;
 
-use gpu::runtime::{Kernel, LaunchBounds};
+use gpu::runtime::{Instances, Kernel, LaunchBounds};
 
 use crate::error::{Error, Result};
 use crate::family::{Family, Sizes};
@@ -48,9 +48,15 @@ pub struct KernelInfo {
     /// Whether it uses local memory on purpose, as its lesson.
     pub local_memory: bool,
     pub bounds: LaunchBounds,
+    pub instances: Option<Instances>,
 }
 
 impl KernelInfo {
+    /// Its entry points: its name, or one per instance.
+    pub fn entries(&self) -> Vec<&'static str> {
+        gpu::runtime::entries(self.name, self.instances)
+    }
+
     fn of<F: Family>(kernel: &Kernel<F::Args, F::Problem>) -> Self {
         Self {
             family: F::NAME,
@@ -59,6 +65,7 @@ impl KernelInfo {
             benched: F::BENCHED,
             local_memory: kernel.local_memory,
             bounds: kernel.bounds,
+            instances: kernel.instances,
         }
     }
 }
@@ -91,9 +98,25 @@ pub fn check(kernels: &[&'static str], sizes: &Sizes) -> Result<()> {
     struct Check<'a>(&'a [&'static str], &'a Sizes);
     impl Visitor for Check<'_> {
         fn visit<F: Family>(&mut self) -> Result<()> {
-            for kernel in F::KERNELS.iter().filter(|k| self.0.contains(&k.name)) {
-                for dims in self.1.dims::<F>() {
-                    for shape in self.1.shapes_of::<F>(&dims) {
+            let kernels: Vec<_> = F::KERNELS
+                .iter()
+                .filter(|k| self.0.contains(&k.name))
+                .collect();
+            for dims in self.1.dims::<F>() {
+                for shape in self.1.shapes_of::<F>(&dims) {
+                    // The kernels made for the shape, or, where none is,
+                    // all of them, so that the first says why.
+                    let takers: Vec<_> = kernels
+                        .iter()
+                        .copied()
+                        .filter(|kernel| F::takes(kernel, shape))
+                        .collect();
+                    let checked = if takers.is_empty() {
+                        kernels.clone()
+                    } else {
+                        takers
+                    };
+                    for kernel in checked {
                         match F::check(kernel, shape) {
                             Err(error @ Error::GridTooLarge { .. }) => {
                                 return Err(largest_dimension::<F>(kernel, self.1, &dims, error));
