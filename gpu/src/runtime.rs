@@ -760,11 +760,53 @@ pub mod global {
     /// little-endian words, the registers it lands in.
     pub type Line = [u32; 4];
 
+    /// One 16-byte load through the read-only path
+    /// (`ld.global.nc.v4.b32`, `LDG.E.128.CONSTANT`). In assembly, because
+    /// LLVM splits a 16-byte value it is handed into narrower accesses.
+    ///
+    /// # Safety
+    /// `address` is 16-byte aligned, in global memory, and nothing writes
+    /// its bytes while the kernel runs.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub(crate) unsafe fn load_v4(address: *const u8) -> [u32; 4] {
+        let (a, b, c, d): (u32, u32, u32, u32);
+        // SAFETY: by this function's contract; the load only reads.
+        unsafe {
+            core::arch::asm!(
+                "ld.global.nc.v4.b32 {{{}, {}, {}, {}}}, [{}];",
+                out(reg32) a, out(reg32) b, out(reg32) c, out(reg32) d,
+                in(reg64) address,
+                options(pure, readonly, nostack),
+            );
+        }
+        [a, b, c, d]
+    }
+
+    /// One 16-byte store (`st.global.v4.b32`, `STG.E.128`).
+    ///
+    /// # Safety
+    /// `address` is 16-byte aligned, in global memory, and no other thread
+    /// touches its bytes.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub(crate) unsafe fn store_v4(address: *mut u8, words: [u32; 4]) {
+        let [a, b, c, d] = words;
+        // SAFETY: by this function's contract.
+        unsafe {
+            core::arch::asm!(
+                "st.global.v4.b32 [{}], {{{}, {}, {}, {}}};",
+                in(reg64) address,
+                in(reg32) a, in(reg32) b, in(reg32) c, in(reg32) d,
+                options(nostack),
+            );
+        }
+    }
+
     impl Global<u8> {
         /// Reads the sixteen bytes from `index` on with one 16-byte load
-        /// through the read-only path (`LDG.E.128.CONSTANT`), a sixteenth
-        /// of the instructions of byte loads. In assembly, because LLVM
-        /// splits a 16-byte array it is handed into narrower accesses.
+        /// through the read-only path (`load_v4` on the GPU), a sixteenth
+        /// of the instructions of byte loads.
         ///
         /// # Safety
         /// As [`Global::read_word`], with `index` a multiple of 16.
@@ -773,18 +815,9 @@ pub mod global {
         pub unsafe fn read_line(self, index: usize) -> Line {
             let address = self.base.wrapping_add(index);
             #[cfg(target_arch = "nvptx64")]
-            {
-                let (a, b, c, d): (u32, u32, u32, u32);
-                // SAFETY: by this function's contract; the load only reads.
-                unsafe {
-                    core::arch::asm!(
-                        "ld.global.nc.v4.b32 {{{}, {}, {}, {}}}, [{}];",
-                        out(reg32) a, out(reg32) b, out(reg32) c, out(reg32) d,
-                        in(reg64) address,
-                        options(pure, readonly, nostack),
-                    );
-                }
-                [a, b, c, d]
+            // SAFETY: by this function's contract.
+            unsafe {
+                load_v4(address)
             }
             #[cfg(not(target_arch = "nvptx64"))]
             {
@@ -814,17 +847,9 @@ pub mod global {
         pub unsafe fn write_line(self, index: usize, line: Line) {
             let address = self.base.wrapping_add(index);
             #[cfg(target_arch = "nvptx64")]
-            {
-                let [a, b, c, d] = line;
-                // SAFETY: by this function's contract.
-                unsafe {
-                    core::arch::asm!(
-                        "st.global.v4.b32 [{}], {{{}, {}, {}, {}}};",
-                        in(reg64) address,
-                        in(reg32) a, in(reg32) b, in(reg32) c, in(reg32) d,
-                        options(nostack),
-                    );
-                }
+            // SAFETY: by this function's contract.
+            unsafe {
+                store_v4(address, line)
             }
             #[cfg(not(target_arch = "nvptx64"))]
             {
@@ -1914,32 +1939,15 @@ impl Real for f32 {
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     unsafe fn load_vector(address: *const Self) -> [f32; 4] {
-        let (a, b, c, d): (u32, u32, u32, u32);
-        // SAFETY: by the caller's contract; the load only reads.
-        unsafe {
-            core::arch::asm!(
-                "ld.global.nc.v4.b32 {{{}, {}, {}, {}}}, [{}];",
-                out(reg32) a, out(reg32) b, out(reg32) c, out(reg32) d,
-                in(reg64) address,
-                options(pure, readonly, nostack),
-            );
-        }
-        [a, b, c, d].map(f32::from_bits)
+        // SAFETY: by the caller's contract.
+        unsafe { global::load_v4(address.cast()) }.map(f32::from_bits)
     }
 
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     unsafe fn store_vector(address: *mut Self, values: [f32; 4]) {
-        let [a, b, c, d] = values.map(f32::to_bits);
         // SAFETY: by the caller's contract.
-        unsafe {
-            core::arch::asm!(
-                "st.global.v4.b32 [{}], {{{}, {}, {}, {}}};",
-                in(reg64) address,
-                in(reg32) a, in(reg32) b, in(reg32) c, in(reg32) d,
-                options(nostack),
-            );
-        }
+        unsafe { global::store_v4(address.cast(), values.map(f32::to_bits)) }
     }
 }
 
