@@ -4,7 +4,6 @@
 //! and no barrier.
 
 use core::num::{NonZeroU32, NonZeroU64};
-use core::ops::{Add, Sub};
 
 use super::{Problem, clipped_window};
 use crate::runtime::bits::{byte_perm, umulhi};
@@ -79,48 +78,19 @@ pub fn shuffled_launch(problem: &Problem) -> Launch {
     }
 }
 
-/// Two sums side by side in one register, so that one add moves both (SIMD
-/// within a register): the 16-bit halves of a `u32` while the sums fit in
-/// 16 bits, the 32-bit halves of a `u64` (two registers) past that. No
-/// half ever goes below zero or past its width, so that no borrow or carry
+/// `value` in both 16-bit halves of a register, where two sums sit side
+/// by side so that one add moves both (SIMD within a register). No half
+/// ever goes below zero or past 16 bits, so that no borrow or carry
 /// crosses from one into the other.
-trait Pair: Copy + Add<Output = Self> + Sub<Output = Self> {
-    /// From the two 16-bit halves of `pair`.
-    fn widen(pair: u32) -> Self;
-    /// `value` in both halves.
-    fn splat(value: u32) -> Self;
-    /// The two sums, the first sample's first.
-    fn halves(self) -> [u32; 2];
+#[inline(always)]
+fn splat(value: u32) -> u32 {
+    value * 0x1_0001
 }
 
-impl Pair for u32 {
-    #[inline(always)]
-    fn widen(pair: u32) -> Self {
-        pair
-    }
-    #[inline(always)]
-    fn splat(value: u32) -> Self {
-        value * 0x1_0001
-    }
-    #[inline(always)]
-    fn halves(self) -> [u32; 2] {
-        [self & 0xffff, self >> 16]
-    }
-}
-
-impl Pair for u64 {
-    #[inline(always)]
-    fn widen(pair: u32) -> Self {
-        u64::from(pair & 0xffff) | u64::from(pair >> 16) << 32
-    }
-    #[inline(always)]
-    fn splat(value: u32) -> Self {
-        u64::from(value) * 0x1_0000_0001
-    }
-    #[inline(always)]
-    fn halves(self) -> [u32; 2] {
-        [self as u32, (self >> 32) as u32]
-    }
+/// The two sums of a register, the first sample's first.
+#[inline(always)]
+fn halves(pair: u32) -> [u32; 2] {
+    [pair & 0xffff, pair >> 16]
 }
 
 /// ⌈2³² / `divisor`⌉, for a divisor from 2 to 4096: see [`mean_by`].
@@ -163,26 +133,7 @@ pub(super) unsafe fn walk_band_shuffled<const C: usize, const R: usize>(
 ) {
     // The windows' sums fit in 16 bits up to r = 7: (2r+1)²·255 + its
     // rounding ≤ 57 487.
-    let diameter = 2 * R + 1;
-    if diameter * diameter * 256 <= 1 << 16 {
-        // SAFETY: by this function's contract.
-        unsafe { walk_band_as::<C, R, u32>(input, output, (width, height)) }
-    } else {
-        // SAFETY: by this function's contract.
-        unsafe { walk_band_as::<C, R, u64>(input, output, (width, height)) }
-    }
-}
-
-/// [`walk_band_shuffled`] with the windows' sums in pairs of `W`.
-///
-/// # Safety
-/// As for [`walk_band_shuffled`].
-#[inline(always)]
-unsafe fn walk_band_as<const C: usize, const R: usize, W: Pair>(
-    input: Global<u8>,
-    output: GlobalMut<u8>,
-    (width, height): (u32, u32),
-) {
+    const { assert!(R <= SHUFFLED_MAX_RADIUS as usize) };
     let (channels, radius) = (C as u32, R as u32);
     let reach = (R * C) as isize;
     let line = LINE as usize;
@@ -339,14 +290,13 @@ unsafe fn walk_band_as<const C: usize, const R: usize, W: Pair>(
         };
         // The column sums of samples j and j + 1, j from −r·C on: a word,
         // or the halves of two neighbouring words (one `PRMT`).
-        let column_pair = |words: &[u32], j: isize| -> W {
+        let column_pair = |words: &[u32], j: isize| -> u32 {
             let k = j.div_euclid(2) + BEFORE;
-            let pair = if j % 2 == 0 {
+            if j % 2 == 0 {
                 words[k as usize]
             } else {
                 byte_perm(words[k as usize], words[k as usize + 1], 0x5432)
-            };
-            W::widen(pair)
+            }
         };
         // The window sums of samples 2p and 2p + 1: the column sums C
         // apart from −r·C to r·C; past the first few, each from the pair
@@ -354,7 +304,7 @@ unsafe fn walk_band_as<const C: usize, const R: usize, W: Pair>(
         // loops, not one with a branch, so that LLVM unrolls each (at r = 8
         // one would pass its size limit, and the arrays would go to local
         // memory).
-        let mut windows = [W::splat(0); PAIRS];
+        let mut windows = [0; PAIRS];
         let c = C as isize;
         let direct = if R <= 2 { PAIRS } else { C };
         for p in 0..direct {
@@ -362,7 +312,7 @@ unsafe fn walk_band_as<const C: usize, const R: usize, W: Pair>(
             let at = 2 * p as isize;
             let mut sum = column_pair(&words, at - reach);
             for t in 1..2 * R as isize + 1 {
-                sum = sum + column_pair(&words, at - reach + t * c);
+                sum += column_pair(&words, at - reach + t * c);
             }
             windows[p] = sum;
         }
@@ -402,8 +352,8 @@ unsafe fn walk_band_as<const C: usize, const R: usize, W: Pair>(
             for w in 0..WORDS {
                 let q = if interior {
                     [0, 1, 2, 3].map(|b| {
-                        let rounded = windows[2 * w + b / 2] + W::splat(count / 2);
-                        mean_by(rounded.halves()[b % 2], multiplier)
+                        let rounded = windows[2 * w + b / 2] + splat(count / 2);
+                        mean_by(halves(rounded)[b % 2], multiplier)
                     })
                 } else {
                     // Near the image's left and right edges each window
@@ -417,7 +367,7 @@ unsafe fn walk_band_as<const C: usize, const R: usize, W: Pair>(
                         let sample = (start + i as i64).max(0).min(i64::from(stride) - 1);
                         let columns = clipped_window(sample as u32 / channels, radius, width);
                         let count = rows * columns.len() as u32;
-                        let sum = windows[i / 2].halves()[i % 2] + count / 2;
+                        let sum = halves(windows[i / 2])[i % 2] + count / 2;
                         NonZeroU32::new(count).map_or(0, |count| sum / count)
                     })
                 };
@@ -450,7 +400,7 @@ mod tests {
     #[test]
     fn pairs_hold_a_lines_samples() {
         let words = [0x0403_0201, 0x0807_0605, 0x0c0b_0a09, 0x100f_0e0d];
-        let pairs: Vec<[u32; 2]> = (0..PAIRS).map(|p| spread(&words, p).halves()).collect();
+        let pairs: Vec<[u32; 2]> = (0..PAIRS).map(|p| halves(spread(&words, p))).collect();
         let samples: Vec<u32> = pairs.into_iter().flatten().collect();
         assert_eq!(samples, (1..=16).collect::<Vec<_>>());
     }
