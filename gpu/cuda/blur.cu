@@ -510,8 +510,8 @@ __device__ void walk_band_shuffled(const unsigned char* __restrict__ input,
             for (int w = 0; w < 4; ++w) words[w] = 0;
         }
     };
-    unsigned entering[4] = {};
-    if (first_row < end_row) entering_below(first_row, entering);
+    unsigned entering[4];
+    entering_below(first_row, entering);
     for (int row = first_row; row < end_row; ++row) {
         unsigned leaving[4] = {}, entering_next[4] = {};
         if (row >= R) read_row(row - R, leaving);

@@ -351,17 +351,14 @@ impl<Args, Problem> Kernel<Args, Problem> {
         let Some(instances) = self.instances else {
             return Some(self.name);
         };
-        let values: Vec<_> = instances.by.iter().map(|&by| value_of(by)).collect();
+        let picks = |instance: &&Instance| {
+            let mut pairs = instance.values.iter().zip(instances.by);
+            pairs.all(|(&value, &by)| value_of(by) == Some(value))
+        };
         instances
             .each
             .iter()
-            .find(|instance| {
-                instance
-                    .values
-                    .iter()
-                    .map(|&v| Some(v))
-                    .eq(values.iter().copied())
-            })
+            .find(picks)
             .map(|instance| instance.entry)
     }
 }

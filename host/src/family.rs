@@ -221,13 +221,14 @@ pub trait Family: Sized + 'static {
     /// zero, every index within the kernels' 32-bit arithmetic.
     fn problem(shape: Self::Shape) -> Result<Self::Problem>;
 
-    /// Whether `kernel` is made for `shape` at all: a kernel compiled for
-    /// some radii or channel counts only is left out of a run at the
-    /// others, where the family's other kernels still run; a shape none of
-    /// a run's kernels takes is refused by [`Family::check`]'s error.
-    fn takes(kernel: &Kernel<Self::Args, Self::Problem>, shape: Self::Shape) -> bool {
+    /// Whether `kernel` is made for `shape` at all, and if not why: a
+    /// kernel compiled for some radii or channel counts only is left out of
+    /// a run at the others, where the family's other kernels still run; a
+    /// shape none of a run's kernels is made for is refused by
+    /// [`Family::check`]'s error.
+    fn made_for(kernel: &Kernel<Self::Args, Self::Problem>, shape: Self::Shape) -> Result<()> {
         let _ = (kernel, shape);
-        true
+        Ok(())
     }
 
     /// Checks that `kernel` can run `shape`, without a GPU.

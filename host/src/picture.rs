@@ -67,7 +67,7 @@ pub fn fastest_kernel(
     shape: BlurShape,
 ) -> &'static Kernel<<Blur as Family>::Args, <Blur as Family>::Problem> {
     let ladder = Blur::KERNELS.iter().rev();
-    let mut made_for = ladder.filter(|kernel| Blur::takes(kernel, shape));
+    let mut made_for = ladder.filter(|kernel| Blur::made_for(kernel, shape).is_ok());
     made_for.next().unwrap_or(&Blur::KERNELS[0])
 }
 

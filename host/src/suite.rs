@@ -298,16 +298,6 @@ struct Suite<'a, B, P> {
     rows: Vec<Row>,
 }
 
-/// Why `kernel` is not made for `shape`: what its check says.
-pub fn left_out_because<F: Family>(
-    kernel: &Kernel<F::Args, F::Problem>,
-    shape: F::Shape,
-) -> String {
-    F::check(kernel, shape)
-        .err()
-        .map_or_else(String::new, |error| error.to_string())
-}
-
 /// What a run is doing, for its progress bar.
 pub enum Step<'a> {
     /// A family's problem at one size: its inputs, CPU reference, copies
@@ -348,11 +338,11 @@ impl<B: Backend, P: FnMut(Step<'_>)> Visitor for Suite<'_, B, P> {
                 cpu_name: F::CPU,
             };
             for &kernel in &kernels {
-                if !F::takes(kernel, shape) {
+                if let Err(why) = F::made_for(kernel, shape) {
                     (self.progress)(Step::LeftOut {
                         kernel: kernel.name,
                         size: &size,
-                        why: left_out_because::<F>(kernel, shape),
+                        why: why.to_string(),
                     });
                     continue;
                 }

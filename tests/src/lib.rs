@@ -76,15 +76,18 @@ pub fn kernel<F: Family>(name: &str) -> &'static gpu::runtime::Kernel<F::Args, F
         .unwrap_or_else(|| panic!("no kernel {name} in {}", F::NAME))
 }
 
-/// Checks every kernel of `F` made for `shape` ([`Family::takes`]) with
-/// inputs from `seed`: the
-/// error names the kernel, the shape and the seed.
+/// Checks every kernel of `F` made for `shape` ([`Family::made_for`])
+/// with inputs from `seed`: the error names the kernel, the shape and the
+/// seed.
 pub fn check_family<B: Backend, F: Family>(
     backend: &B,
     shape: F::Shape,
     seed: u64,
 ) -> Result<(), String> {
-    for kernel in F::KERNELS.iter().filter(|kernel| F::takes(kernel, shape)) {
+    for kernel in F::KERNELS
+        .iter()
+        .filter(|kernel| F::made_for(kernel, shape).is_ok())
+    {
         check_kernel::<B, F>(backend, kernel, shape, seed)?;
     }
     Ok(())

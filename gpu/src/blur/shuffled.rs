@@ -235,12 +235,9 @@ pub(super) unsafe fn walk_band_shuffled<const C: usize, const R: usize>(
         }
     };
     // Loaded a row ahead, so that each warp has two rows from memory in
-    // flight: the one this row's windows need next, and the next's.
-    let mut entering = if first_row < end_row {
-        entering_below(first_row)
-    } else {
-        [0; WORDS]
-    };
+    // flight: the one this row's windows need next, and the next's. (The
+    // grid's bands all start inside the image.)
+    let mut entering = entering_below(first_row);
     for row in first_row..end_row {
         // The row that leaves the window, read again from the cache, and
         // the row entering it after the next, loaded first so that they

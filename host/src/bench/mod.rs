@@ -32,7 +32,6 @@ use crate::family::{Family, Library, Shape, Tools, Work};
 use crate::interrupt;
 use crate::npp::Npp;
 use crate::output::{self, Pending};
-use crate::suite::left_out_because;
 use crate::suite::{self, Plan, cpu_runs};
 use crate::timing::gpu_median_ms;
 
@@ -487,8 +486,7 @@ impl Visitor for Sweep<'_> {
                 .set_message(format!("{count} copies of the inputs uploaded at {shape}"));
             let mut sets = Rotation::build(count, || F::upload(gpu, shape, &inputs))?;
             for (index, &kernel) in kernels.iter().enumerate() {
-                if !F::takes(kernel, shape) {
-                    let why = left_out_because::<F>(kernel, shape);
+                if let Err(why) = F::made_for(kernel, shape) {
                     self.left_out
                         .push(format!("{} left out at {shape}: {why}", kernel.name));
                     continue;

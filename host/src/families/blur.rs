@@ -248,8 +248,9 @@ impl Family for Blur {
     }
 
     /// The radii and channel counts `kernel` is compiled or sized for.
-    fn takes(kernel: &Kernel<Args, Problem>, shape: BlurShape) -> bool {
-        check_channels(kernel, shape).is_ok() && check_radius(kernel, shape).is_ok()
+    fn made_for(kernel: &Kernel<Args, Problem>, shape: BlurShape) -> Result<()> {
+        check_channels(kernel, shape)?;
+        check_radius(kernel, shape)
     }
 
     /// The image at radius 0 first, then the radius, for a message that
