@@ -11,6 +11,8 @@ use rand::{SeedableRng, rngs::SmallRng};
 
 use crate::backend::Backend;
 use crate::bench;
+use crate::bench::ceilings::Hardware;
+use crate::bench::roofline::Roof;
 use crate::console::{self, say};
 use crate::device::Gpu;
 use crate::emulator::{CountingEmulator, Emulator};
@@ -60,6 +62,11 @@ pub struct Cli {
     /// would (requests, sectors, bank conflicts) and print it.
     #[arg(long, requires = "emulate")]
     pub traffic: bool,
+    /// Print every kernel's row (time, throughput, error, its twin's time),
+    /// the copies to the GPU and back and the CPU baseline, not only each
+    /// family's fastest kernel.
+    #[arg(short, long)]
+    pub verbose: bool,
     /// List every kernel with its lesson and, on a GPU, the registers,
     /// local memory and shared memory the driver gave it; run nothing.
     #[arg(long)]
@@ -211,7 +218,7 @@ pub struct BenchArgs {
     /// creating it if needed.
     #[arg(long, value_name = "DIR")]
     pub plots: Option<PathBuf>,
-    /// Write the README's results tables to FILE as Markdown: each kernel
+    /// Write the results tables to FILE as Markdown: each kernel
     /// at its family's largest size, then every row.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
@@ -518,9 +525,15 @@ pub fn run(cli: &Cli) -> Result<Verdict> {
         None if cli.traffic => {
             let counting = CountingEmulator::default();
             let plan = cli.plan(Target::Emulator)?;
-            verify(&counting, None, &plan, cli.seed)
+            verify(&counting, None, &plan, cli.seed, Screen::every_row())
         }
-        None if cli.emulate => verify(&Emulator, None, &cli.plan(Target::Emulator)?, cli.seed),
+        None if cli.emulate => verify(
+            &Emulator,
+            None,
+            &cli.plan(Target::Emulator)?,
+            cli.seed,
+            Screen::emulated(cli.verbose),
+        ),
         None => verify_on_gpu(cli),
     }
 }
@@ -534,7 +547,17 @@ fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
             let twin = console::or_say_why(gpu.twin(), |error| {
                 format!("{error}; the CUDA C++ twins are skipped.")
             })?;
-            verify(&gpu, twin.as_ref(), &plan, cli.seed)
+            let hardware = Hardware::read(&gpu);
+            let peak = hardware.peak_bandwidth_gbytes().map(|bandwidth| Roof {
+                compute_gops: hardware.peak_fp32_gflops().unwrap_or(f64::INFINITY),
+                bandwidth_gbytes: bandwidth,
+            });
+            let screen = Screen {
+                verbose: cli.verbose,
+                timed: true,
+                peak,
+            };
+            verify(&gpu, twin.as_ref(), &plan, cli.seed, screen)
         }
         Err(missing @ (Error::NoDriver | Error::NoDevice)) => {
             match cli.device {
@@ -551,7 +574,14 @@ fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
                     "Verifying the kernels on the CPU emulator instead, at small sizes (--emulate asks for this)."
                 )?;
             }
-            let verdict = verify(&Emulator, None, &cli.emulated_defaults()?, cli.seed)?;
+            let plan = cli.emulated_defaults()?;
+            let verdict = verify(
+                &Emulator,
+                None,
+                &plan,
+                cli.seed,
+                Screen::emulated(cli.verbose),
+            )?;
             Ok(if verdict == Verdict::Correct {
                 Verdict::EmulatedOnly
             } else {
@@ -602,7 +632,13 @@ fn run_lessons(args: &LessonsArgs) -> Result<Verdict> {
                 limit: WorkLimit::EMULATED,
             };
             plan.validate()?;
-            let verdict = verify(&Emulator, None, &plan, Some(request.seed))?;
+            let verdict = verify(
+                &Emulator,
+                None,
+                &plan,
+                Some(request.seed),
+                Screen::every_row(),
+            )?;
             Ok(if verdict == Verdict::Correct {
                 Verdict::EmulatedOnly
             } else {
@@ -637,16 +673,55 @@ fn list(device: usize) -> Result<()> {
     Ok(())
 }
 
+/// What the default run prints once its kernels are verified.
+#[derive(Clone, Copy, Debug)]
+struct Screen {
+    /// Every kernel's row, the copies and the CPU, not only the summary.
+    verbose: bool,
+    /// Whether the times mean something: on a GPU, not on the emulator.
+    timed: bool,
+    /// The GPU's theoretical limits, the summary's yardstick, where known.
+    peak: Option<Roof>,
+}
+
+impl Screen {
+    fn emulated(verbose: bool) -> Self {
+        Self {
+            verbose,
+            timed: false,
+            peak: None,
+        }
+    }
+
+    fn every_row() -> Self {
+        Self::emulated(true)
+    }
+}
+
+/// What to try after the default run.
+const NEXT_STEPS: &str = "\
+next: cargo run --release -- --verbose       every kernel's row, the copies and the CPU baseline
+      cargo run --release -- bench           a sweep of sizes against cuBLAS, NPP and the
+                                             GPU's measured ceilings (--plots DIR draws it)
+      cargo run --release -- lessons         the material's memory lessons, each with a verdict
+      cargo run --release -- blur [PICTURE]  a picture (or a test chart) blurred on the GPU
+      cargo run --release -- --help          every option
+";
+
 /// Verifies and times the plan's kernels on `backend`, and their twins on
-/// `twin` when given, and prints the table.
+/// `twin` when given, and prints what `screen` asks for.
 fn verify<B: Backend>(
     backend: &B,
     twin: Option<&B>,
     plan: &Plan,
     seed: Option<u64>,
+    screen: Screen,
 ) -> Result<Verdict> {
     let seed = seed.unwrap_or_else(rand::random);
-    say!("{} · random inputs from seed {seed}", backend.description())?;
+    say!(
+        "{} · random inputs from seed {seed} (--seed {seed} replays them)",
+        backend.description()
+    )?;
     let mut rng = SmallRng::seed_from_u64(seed);
     let bar = if std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(plan.rows() as u64).with_style(
@@ -675,8 +750,15 @@ fn verify<B: Backend>(
     });
     bar.finish_and_clear();
     let rows = rows?;
-    console::print(format_args!("{}", report::table(&rows)))?;
-    console::print(format_args!("\n{}", report::whole(&rows)))?;
+    if screen.verbose {
+        console::print(format_args!("{}", report::table(&rows)))?;
+        console::print(format_args!("\n{}", report::whole(&rows)))?;
+    } else {
+        console::print(format_args!(
+            "{}",
+            report::summary(&rows, screen.timed, screen.peak)
+        ))?;
+    }
     for line in &left_out {
         say!("{line}")?;
     }
@@ -710,6 +792,40 @@ fn verify<B: Backend>(
         if let Some(Err(skipped)) = &row.twin {
             say!("{} at {}: twin skipped: {skipped}", row.kernel, row.size)?;
         }
+    }
+    let checked = match (twin.is_some(), screen.timed) {
+        (true, _) => {
+            "each kernel and its CUDA C++ twin checked element by element against a CPU reference"
+        }
+        (false, true) => "each kernel checked element by element against a CPU reference",
+        (false, false) => {
+            "each kernel checked element by element against a CPU reference, and every barrier, \
+             shared-memory access and global-memory index by the emulator"
+        }
+    };
+    let runs = match rows.len() {
+        1 => "1 run".to_string(),
+        runs => format!("{runs} runs"),
+    };
+    if failures.is_empty() {
+        say!("\nAll correct ({runs}): {checked}.")?;
+    } else {
+        say!("\n{} of {runs} WRONG (above).", failures.len())?;
+    }
+    if let (false, Some(peak)) = (screen.verbose, screen.peak) {
+        say!(
+            "of the peak: the fastest kernel's time against the shortest the GPU's theoretical \
+             limits allow ({:.2} TB/s, {:.1} TFLOP/s FP32), which nothing reaches; bench measures \
+             the practical ones.",
+            peak.bandwidth_gbytes / 1e3,
+            peak.compute_gops / 1e3
+        )?;
+    }
+    if !screen.timed && !screen.verbose {
+        say!("Times on the emulator mean nothing; on a GPU this run times every kernel.")?;
+    }
+    if !screen.verbose {
+        console::print(format_args!("\n{NEXT_STEPS}"))?;
     }
     Ok(if failures.is_empty() {
         Verdict::Correct

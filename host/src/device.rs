@@ -13,7 +13,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::{CompileOptions, Ptx, compile_ptx_with_opts};
 use gpu::runtime::Kernel;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, DeviceMemory, Params, Transfer, Value, checked_launch};
 use crate::error::{During, Error, Result};
@@ -75,7 +75,7 @@ pub fn availability() -> Result<()> {
 /// What a compiled kernel takes of the GPU, as the driver reports it once
 /// the PTX is compiled for this GPU (ptxas's register allocation and spills
 /// included, which the PTX itself cannot show).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Resources {
     /// Registers per thread.
     pub registers: u32,

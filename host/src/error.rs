@@ -195,6 +195,14 @@ pub enum Error {
         path.display()
     )]
     OutputKind { path: PathBuf, kind: &'static str },
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: {message}", path.display())]
+    Docs { path: PathBuf, message: String },
     #[error("cannot write {}: {source}", path.display())]
     Write {
         path: PathBuf,

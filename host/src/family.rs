@@ -12,7 +12,8 @@ use std::fmt;
 use clap::{Arg, ArgMatches};
 use gpu::runtime::Kernel;
 use rand::rngs::SmallRng;
-use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, Params, checked_launch};
 use crate::blas::Blas;
@@ -23,7 +24,9 @@ use crate::reference::Expected;
 use crate::verify::Comparison;
 
 /// A size as the user gives it and the report shows it.
-pub trait Shape: Copy + fmt::Display + fmt::Debug + Serialize + Send + Sync + 'static {
+pub trait Shape:
+    Copy + fmt::Display + fmt::Debug + Serialize + DeserializeOwned + Send + Sync + 'static
+{
     /// One number for the x axis of a plot: the side of the square or cube
     /// of the same volume.
     fn side(&self) -> f64;
@@ -74,7 +77,7 @@ impl SizeSyntax {
 }
 
 /// What a run's throughput is counted in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Op {
     /// Floating-point operations, a multiply and an add each.
@@ -99,7 +102,7 @@ pub struct Work {
 
 /// Which ceiling of the roofline the family's kernels are meant to approach,
 /// and so which throughput its plot shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Bound {
     Compute,
@@ -180,6 +183,9 @@ pub trait Family: Sized + 'static {
     /// options `--NAME` and `--NAME-sizes`, and its group in the report.
     /// Families that differ in element type only share it.
     const NAME: &'static str;
+    /// How a run's tables name the family's problems: its name, with the
+    /// element type where families share one.
+    const LABEL: &'static str = Self::NAME;
     const SIZE: SizeSyntax;
     const BOUND: Bound;
     /// The plot's x axis for square sizes, e.g. "n (A is n×n)".

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use gpu::emulator::traffic::Traffic;
 use gpu::runtime::Kernel;
 use rand::{SeedableRng, rngs::SmallRng};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::backend::Backend;
 use crate::bench::ceilings::Hardware;
@@ -159,7 +159,7 @@ impl Lesson {
 }
 
 /// What a lesson's run says of its claim.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// The GPU shows what the claim says.
@@ -173,7 +173,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    fn describe(self) -> &'static str {
+    pub fn describe(self) -> &'static str {
         match self {
             Self::Confirmed => "confirmed",
             Self::Hidden => "true of the traffic, hidden in the time by the caches",
@@ -184,7 +184,7 @@ impl Verdict {
 }
 
 /// One measured point of a sweep.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Point {
     /// What the point is, where its x alone does not say.
     pub label: Option<String>,
@@ -201,9 +201,9 @@ pub struct Point {
 }
 
 /// A lesson's run: its points, what they show, and the verdict.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Outcome {
-    pub kernel: &'static str,
+    pub kernel: String,
     pub points: Vec<Point>,
     /// A bound the points are set against (the roofline), where there is one.
     pub bound: Option<Vec<(f64, f64)>>,
@@ -212,24 +212,41 @@ pub struct Outcome {
 }
 
 /// A lesson's entry in the JSON report.
-#[derive(Serialize)]
-struct Entry<'a> {
-    name: &'static str,
-    title: &'static str,
-    claim: &'static str,
-    x_axis: &'static str,
-    y_axis: &'static str,
-    counted: Option<&'static str>,
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Entry {
+    pub name: String,
+    pub title: String,
+    pub claim: String,
+    pub x_axis: String,
+    pub y_axis: String,
+    pub counted: Option<String>,
     #[serde(flatten)]
-    outcome: &'a Outcome,
+    pub outcome: Outcome,
 }
 
-#[derive(Serialize)]
-struct Report<'a> {
-    device: String,
-    seed: u64,
-    runs: usize,
-    lessons: Vec<Entry<'a>>,
+/// What `--json` writes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Report {
+    pub device: String,
+    pub seed: u64,
+    pub runs: usize,
+    pub lessons: Vec<Entry>,
+}
+
+impl Report {
+    /// One plot per lesson that sweeps, by file name: what `--plots` writes.
+    pub fn plots(&self) -> Result<Vec<(String, String)>> {
+        let mut plots = Vec::new();
+        for entry in &self.lessons {
+            let Some(lesson) = LESSONS.iter().find(|lesson| lesson.name == entry.name) else {
+                continue;
+            };
+            if let Some(svg) = picture(lesson, &entry.outcome, &self.device).transpose()? {
+                plots.push((format!("{}.svg", lesson.name), svg));
+            }
+        }
+        Ok(plots)
+    }
 }
 
 /// What `locality lessons` was asked for.
@@ -805,7 +822,7 @@ fn outcome(
         Verdict::Wrong
     };
     Outcome {
-        kernel,
+        kernel: kernel.to_string(),
         points,
         bound,
         finding,
@@ -853,48 +870,46 @@ pub fn run(request: &Request) -> Result<bool> {
         console::print(format_args!("\n{}", describe(lesson, &outcome)))?;
         outcomes.push(outcome);
     }
-    let entries: Vec<Entry<'_>> = lessons
+    let correct = outcomes
         .iter()
-        .zip(&outcomes)
-        .map(|(lesson, outcome)| Entry {
-            name: lesson.name,
-            title: lesson.title,
-            claim: lesson.claim,
-            x_axis: lesson.x_axis,
-            y_axis: lesson.y_axis,
-            counted: lesson.counted,
-            outcome,
-        })
-        .collect();
+        .all(|outcome| outcome.verdict != Verdict::Wrong);
+    let report = Report {
+        device: gpu.name().to_string(),
+        seed: request.seed,
+        runs: request.runs.timed,
+        lessons: lessons
+            .iter()
+            .zip(outcomes)
+            .map(|(lesson, outcome)| Entry {
+                name: lesson.name.to_string(),
+                title: lesson.title.to_string(),
+                claim: lesson.claim.to_string(),
+                x_axis: lesson.x_axis.to_string(),
+                y_axis: lesson.y_axis.to_string(),
+                counted: lesson.counted.map(str::to_string),
+                outcome,
+            })
+            .collect(),
+    };
     let mut written = Vec::new();
     if let Some(json) = json {
         written.push(json.path().to_path_buf());
-        let report = Report {
-            device: gpu.name().to_string(),
-            seed: request.seed,
-            runs: request.runs.timed,
-            lessons: entries,
-        };
         json.finish(|writer| {
             serde_json::to_writer_pretty(&mut *writer, &report)?;
             writeln!(writer)
         })?;
     }
     if let Some(dir) = &request.plots {
-        for (lesson, outcome) in lessons.iter().zip(&outcomes) {
-            if let Some(svg) = picture(lesson, outcome, gpu.name()).transpose()? {
-                let path = dir.join(format!("{}.svg", lesson.name));
-                output::write(&path, svg.as_bytes())?;
-                written.push(path);
-            }
+        for (name, svg) in report.plots()? {
+            let path = dir.join(name);
+            output::write(&path, svg.as_bytes())?;
+            written.push(path);
         }
     }
     for path in written {
         say!("wrote {}", path.display())?;
     }
-    Ok(outcomes
-        .iter()
-        .all(|outcome| outcome.verdict != Verdict::Wrong))
+    Ok(correct)
 }
 
 /// A lesson's claim, its points, what they show and the verdict, as text.
@@ -949,7 +964,7 @@ fn picture(lesson: &Lesson, outcome: &Outcome, device: &str) -> Option<Result<St
     let log_x = lesson.log_x?;
     // The sweep: the points a label does not set apart.
     let mut lines = vec![LessonLine {
-        name: outcome.kernel.to_string(),
+        name: outcome.kernel.clone(),
         points: outcome
             .points
             .iter()

@@ -7,7 +7,7 @@
 //! `console`, `atomic`, `interrupt`; `backend` (buffers, kernel parameters, the launch); `device` and
 //! `emulator` (the two backends); `blas`; `reference`, `verify`; `family`
 //! (what the host knows of a family), `case`; `families` (each family, and
-//! the list of them); `suite`, `report`, `bench`, `picture`; `lessons`; `cli`.
+//! the list of them); `suite`, `report`, `bench`, `picture`; `lessons`; `docs`; `cli`.
 
 pub mod backend;
 pub mod bench;
@@ -16,6 +16,7 @@ pub mod case;
 pub mod cli;
 pub mod console;
 pub mod device;
+pub mod docs;
 pub mod emulator;
 pub mod error;
 pub mod families;

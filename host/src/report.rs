@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use crate::bench::roofline::Roof;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::families::KernelInfo;
@@ -41,6 +42,75 @@ pub fn kernels(kernels: &[KernelInfo], gpu: Option<&Gpu>) -> Result<String> {
     Ok(aligned(&header, &rows, |column| {
         column < 2 || column == lesson
     }))
+}
+
+/// The first screen of the default run: one line per problem of a ladder
+/// family, saying how many of its kernels are correct and, where `timed`
+/// (on a GPU), which is fastest, its share of `peak` where the GPU's is
+/// known, and its speed against its CUDA C++ twin; then the lessons'
+/// kernels in one line.
+pub fn summary(rows: &[Row], timed: bool, peak: Option<Roof>) -> String {
+    let mut header = vec!["family", "size", "correct"];
+    if timed {
+        header.extend(["fastest kernel", "median ms"]);
+        if peak.is_some() {
+            header.push("of the peak");
+        }
+        header.push("vs its C++ twin");
+    }
+    let mut problems: Vec<Vec<&Row>> = Vec::new();
+    for row in rows.iter().filter(|row| row.benched) {
+        match problems.last_mut() {
+            Some(problem) if problem[0].problem == row.problem => problem.push(row),
+            _ => problems.push(vec![row]),
+        }
+    }
+    let correct = |rows: &[&Row]| {
+        let passed = rows.iter().filter(|row| row.passed()).count();
+        format!("{passed} of {}", rows.len())
+    };
+    let cells: Vec<Vec<String>> = problems
+        .iter()
+        .map(|problem| {
+            let mut cells = vec![
+                problem[0].family.to_string(),
+                problem[0].size.clone(),
+                correct(problem),
+            ];
+            if timed {
+                let fastest = problem
+                    .iter()
+                    .min_by(|a, b| a.median_ms.total_cmp(&b.median_ms))
+                    .expect("a problem has a kernel");
+                let (work, ms) = (fastest.work, fastest.median_ms);
+                cells.extend([fastest.kernel.to_string(), format!("{ms:.3}")]);
+                if let Some(peak) = peak {
+                    cells.push(format!(
+                        "{:.1}%",
+                        100.0 * peak.fraction(work.ops, work.bytes, ms)
+                    ));
+                }
+                cells.push(match &fastest.twin {
+                    Some(Ok(twin)) => format!("{:.2}×", twin.median_ms / ms),
+                    _ => "-".to_string(),
+                });
+            }
+            cells
+        })
+        .collect();
+    let mut text = aligned(&header, &cells, |column| column < 2 || column == 3);
+    let lessons: Vec<&Row> = rows.iter().filter(|row| !row.benched).collect();
+    if !lessons.is_empty() {
+        let mut families: Vec<&str> = lessons.iter().map(|row| row.family).collect();
+        families.dedup();
+        let _ = writeln!(
+            text,
+            "the lessons' kernels ({}): {} correct",
+            families.join(", "),
+            correct(&lessons)
+        );
+    }
+    text
 }
 
 /// One line per kernel: what ran, how fast, how correct; and, where twins

@@ -159,6 +159,13 @@ impl Plan {
 /// One verified and timed kernel, and its CUDA C++ twin.
 #[derive(Clone, Debug)]
 pub struct Row {
+    /// The family's label.
+    pub family: &'static str,
+    /// Whether the family is a ladder that `bench` times, not a lesson's.
+    pub benched: bool,
+    /// Which problem of the run it was: the kernels that ran on the same
+    /// inputs share it.
+    pub problem: usize,
     pub kernel: &'static str,
     pub size: String,
     pub median_ms: f64,
@@ -185,7 +192,7 @@ pub struct Whole {
 }
 
 /// One direction's copy, from or into each kind of host memory.
-#[derive(Clone, Copy, Debug, serde::Serialize)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Copies {
     pub bytes: f64,
     pub pinned_ms: f64,
@@ -283,6 +290,7 @@ pub fn run<B: Backend>(
         plan,
         rng,
         progress,
+        problems: 0,
         rows: Vec::new(),
     };
     families::visit(&mut suite)?;
@@ -295,6 +303,8 @@ struct Suite<'a, B, P> {
     plan: &'a Plan,
     rng: &'a mut SmallRng,
     progress: P,
+    /// Problems prepared so far.
+    problems: usize,
     rows: Vec<Row>,
 }
 
@@ -329,6 +339,7 @@ impl<B: Backend, P: FnMut(Step<'_>)> Visitor for Suite<'_, B, P> {
                 size: &size,
             });
             let mut case = Case::<B, F>::new(backend, shape, self.rng)?;
+            self.problems += 1;
             let work = F::work(shape);
             let (to_gpu, from_gpu) = copies(backend, work, self.plan.runs)?.unzip();
             let whole = Whole {
@@ -363,6 +374,9 @@ impl<B: Backend, P: FnMut(Step<'_>)> Visitor for Suite<'_, B, P> {
                     },
                 };
                 self.rows.push(Row {
+                    family: F::LABEL,
+                    benched: F::BENCHED,
+                    problem: self.problems,
                     kernel: kernel.name,
                     size: shape.to_string(),
                     median_ms,

@@ -9,16 +9,18 @@
 
 use std::fmt;
 
-use serde::{Serialize, Serializer};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::roofline::Roof;
 use crate::device::Resources;
+use crate::families::{self, Visitor};
 pub use crate::family::{Bound, Op};
-use crate::family::{Parameter, Shape};
+use crate::family::{Family, Parameter, Shape};
 pub use crate::suite::Copies;
 
 /// The whole report.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
     /// Changes when a field changes meaning or goes away.
     pub schema_version: u32,
@@ -39,41 +41,41 @@ pub struct Report {
 }
 
 /// One problem's copies to the GPU and back, and the CPU baseline on it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Trip {
-    pub family: &'static str,
+    pub family: String,
     /// The kernels this problem is theirs (gemv's f32 and f64 kernels share
     /// a family but not their problems).
-    pub kernels: Vec<&'static str>,
+    pub kernels: Vec<String>,
     pub size: Size,
     /// The inputs, host to GPU.
     pub to_gpu: Copies,
     /// The outputs, GPU to host.
     pub from_gpu: Copies,
     /// What the CPU baseline is.
-    pub cpu: &'static str,
+    pub cpu: String,
     pub cpu_threads: usize,
     /// Its median wall-clock time on the same inputs.
     pub cpu_ms: f64,
 }
 
 /// A family, and how its plot shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FamilySummary {
-    pub name: &'static str,
+    pub name: String,
     /// The ceiling its kernels are meant to approach: its plot shows FLOP/s
     /// against the compute ceiling, or bytes/s against the copy bandwidth.
     pub bound: Bound,
     /// The plot's x axis when every size is a square or a cube.
-    pub square_axis: &'static str,
+    pub square_axis: String,
 }
 
 /// A kernel: its family, its lesson, and its resources on this GPU.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct KernelSummary {
-    pub family: &'static str,
-    pub name: &'static str,
-    pub lesson: &'static str,
+    pub family: String,
+    pub name: String,
+    pub lesson: String,
     /// What its declaration asks of ptxas, and its twin's
     /// `__launch_bounds__` too.
     pub launch_bounds: LaunchBounds,
@@ -85,7 +87,7 @@ pub struct KernelSummary {
 /// A kernel's `#[launch_bounds]`: the most threads a block has, and the
 /// fewest blocks an SM must hold (null where the kernel leaves that to
 /// ptxas).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaunchBounds {
     pub max_threads: u32,
     pub min_blocks: Option<u32>,
@@ -101,7 +103,7 @@ impl From<gpu::runtime::LaunchBounds> for LaunchBounds {
 }
 
 /// The GPU, as the driver describes it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Device {
     pub name: String,
     /// "major.minor", e.g. "9.0".
@@ -112,7 +114,7 @@ pub struct Device {
 }
 
 /// The limits measured in this run, and the theoretical ones beside them.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct Ceilings {
     /// A device-to-device copy: bytes read plus bytes written, per second.
     pub copy_gbytes_per_s: f64,
@@ -128,7 +130,7 @@ pub struct Ceilings {
 }
 
 /// The roofline every result is measured against.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct Roofline {
     /// The compute ceiling: `sgemm_gflops` when measured, else the
     /// theoretical FP32 peak; null when neither is known, and then only
@@ -164,7 +166,7 @@ impl Roofline {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ComputeSource {
     CublasSgemm,
@@ -172,7 +174,7 @@ pub enum ComputeSource {
 }
 
 /// How each result was timed.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct Runs {
     /// Untimed runs first.
     pub warmup: usize,
@@ -187,12 +189,12 @@ pub struct Runs {
 }
 
 /// One kernel or baseline at one size.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
-    pub family: &'static str,
+    pub family: String,
     /// The entry point, or the baseline's name (`cublas_sgemm`,
     /// `cublas_{s,d}gemv_{row,col}_major`, `device_copy`).
-    pub kernel: &'static str,
+    pub kernel: String,
     pub role: Role,
     pub size: Size,
     pub median_ms: f64,
@@ -217,7 +219,7 @@ pub struct Row {
     pub roofline_fraction: f64,
     /// What the kernel is compared with; null for a baseline itself, or
     /// when cuBLAS is missing.
-    pub baseline: Option<&'static str>,
+    pub baseline: Option<String>,
     /// Baseline time / kernel time at the same size: above 1 the kernel is
     /// faster than its baseline.
     pub ratio_to_baseline: Option<f64>,
@@ -235,7 +237,7 @@ pub struct Row {
     pub vs_cpu_end_to_end: Option<f64>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// One of this project's kernels.
@@ -293,6 +295,28 @@ impl Size {
 impl Serialize for Size {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.fields.serialize(serializer)
+    }
+}
+
+/// A size read back from a report: the shape of the family whose
+/// dimensions it names (no two families' shapes have the same names).
+impl<'de> Deserialize<'de> for Size {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Parse(serde_json::Value, Option<Size>);
+        impl Visitor for Parse {
+            fn visit<F: Family>(&mut self) -> crate::error::Result<()> {
+                if self.1.is_none()
+                    && let Ok(shape) = serde_json::from_value::<F::Shape>(self.0.clone())
+                {
+                    self.1 = Some(Size::of(&shape));
+                }
+                Ok(())
+            }
+        }
+        let mut parse = Parse(serde_json::Value::deserialize(deserializer)?, None);
+        families::visit(&mut parse).expect("parsing a size cannot fail");
+        let Parse(fields, size) = parse;
+        size.ok_or_else(|| D::Error::custom(format!("{fields} is no family's size")))
     }
 }
 

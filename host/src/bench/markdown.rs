@@ -69,6 +69,174 @@ pub fn render(report: &Report) -> String {
     text
 }
 
+/// The run's device and ceilings in one line, for a table taken from it.
+pub fn measured_on(report: &Report) -> String {
+    let ceilings = &report.ceilings;
+    let sgemm = match ceilings.sgemm_gflops {
+        Some(gflops) => format!(", cuBLAS SGEMM {:.1} TFLOP/s", gflops / 1e3),
+        None => String::new(),
+    };
+    format!(
+        "{}, seed {}, ceilings measured in the same run: a device copy {:.2} TB/s{sgemm}",
+        report.device.name,
+        report.runs.seed,
+        ceilings.copy_gbytes_per_s / 1e3
+    )
+}
+
+/// Each ladder family's best kernel at its largest size, one line per
+/// problem there: its time, its share of the roofline, and its speed
+/// against the library a user would call instead and against its CUDA C++
+/// twin. A ladder family is one with a baseline to beat.
+pub fn summary(report: &Report) -> String {
+    let mut text = String::from(
+        "| family | size | best kernel | median ms | of the roofline | vs the library | vs its C++ twin |\n\
+         | --- | --- | --- | ---: | ---: | --- | ---: |\n",
+    );
+    for family in &report.families {
+        let rows = || {
+            report
+                .results
+                .iter()
+                .filter(|row| row.family == family.name)
+        };
+        if !rows().any(|row| row.ratio_to_baseline.is_some()) {
+            continue;
+        }
+        let side = rows().map(|row| row.size.side()).fold(0.0, f64::max);
+        for trip in report
+            .trips
+            .iter()
+            .filter(|trip| trip.family == family.name && trip.size.side() == side)
+        {
+            let Some(best) = rows()
+                .filter(|row| row.size == trip.size && trip.kernels.contains(&row.kernel))
+                .min_by(|a, b| a.median_ms.total_cmp(&b.median_ms))
+            else {
+                continue;
+            };
+            let label = match best.kernel.rsplit_once('_') {
+                Some((_, element @ ("f32" | "f64"))) => format!("{} {element}", family.name),
+                _ => family.name.clone(),
+            };
+            let _ = writeln!(
+                text,
+                "| {label} | {} | `{}` | {:.3} | {:.1}% | {} | {} |",
+                best.size,
+                best.kernel,
+                best.median_ms,
+                100.0 * best.roofline_fraction,
+                versus_baseline(best),
+                best.vs_cuda_cpp
+                    .map_or(String::new(), |ratio| format!("{ratio:.2}×")),
+            );
+        }
+    }
+    text
+}
+
+/// Each kernel and baseline of `family` at `size` (its largest, when not
+/// given), in teaching order, with what it teaches.
+pub fn ladder(report: &Report, family: &str, size: Option<&str>) -> Option<String> {
+    let rows = || report.results.iter().filter(|row| row.family == family);
+    let side = rows().map(|row| row.size.side()).fold(0.0, f64::max);
+    let at_size: Vec<&Row> = rows()
+        .filter(|row| match size {
+            Some(size) => row.size.label() == size,
+            None => row.size.side() == side,
+        })
+        .collect();
+    if at_size.is_empty() {
+        return None;
+    }
+    let mut text = String::from(
+        "| step | what it teaches | median ms | Gop/s | GB/s | of the roofline | vs the library | vs C++ |\n\
+         | --- | --- | ---: | ---: | ---: | ---: | --- | ---: |\n",
+    );
+    for row in at_size {
+        let lesson = report
+            .kernels
+            .iter()
+            .find(|kernel| kernel.name == row.kernel)
+            .map_or("", |kernel| kernel.lesson.as_str());
+        let _ = writeln!(
+            text,
+            "| `{}` | {lesson} | {:.3} | {} | {:.0} | {:.1}% | {} | {} |",
+            row.kernel,
+            row.median_ms,
+            row.gops_per_s
+                .map_or(String::new(), |gops| format!("{gops:.0}")),
+            row.gbytes_per_s,
+            100.0 * row.roofline_fraction,
+            versus_baseline(row),
+            row.vs_cuda_cpp
+                .map_or(String::new(), |ratio| format!("{ratio:.2}×")),
+        );
+    }
+    Some(text)
+}
+
+/// Every kernel against its CUDA C++ twin: the ratio at each size's
+/// extremes and at the family's largest size, and the registers ptxas gave
+/// each side.
+pub fn twins(report: &Report) -> String {
+    let mut text = String::from(
+        "| kernel | vs C++, over the sweep | at the largest size | registers, Rust / C++ |\n\
+         | --- | ---: | ---: | ---: |\n",
+    );
+    for kernel in &report.kernels {
+        let rows: Vec<&Row> = report
+            .results
+            .iter()
+            .filter(|row| row.kernel == kernel.name && row.vs_cuda_cpp.is_some())
+            .collect();
+        let ratios = rows.iter().filter_map(|row| row.vs_cuda_cpp);
+        let (low, high) = ratios.fold((f64::INFINITY, 0.0f64), |(low, high), ratio| {
+            (low.min(ratio), high.max(ratio))
+        });
+        let Some(largest) = rows
+            .iter()
+            .max_by(|a, b| a.size.side().total_cmp(&b.size.side()))
+        else {
+            continue;
+        };
+        let at_largest = rows
+            .iter()
+            .filter(|row| row.size.side() == largest.size.side())
+            .filter_map(|row| row.vs_cuda_cpp);
+        let (at_low, at_high) = at_largest.fold((f64::INFINITY, 0.0f64), |(low, high), ratio| {
+            (low.min(ratio), high.max(ratio))
+        });
+        let range = |low: f64, high: f64| {
+            if format!("{low:.2}") == format!("{high:.2}") {
+                format!("{low:.2}×")
+            } else {
+                format!("{low:.2}–{high:.2}×")
+            }
+        };
+        let registers = match kernel.twin_resources {
+            Some(twin) => format!("{} / {}", kernel.resources.registers, twin.registers),
+            None => kernel.resources.registers.to_string(),
+        };
+        let _ = writeln!(
+            text,
+            "| `{}` | {} | {} | {registers} |",
+            kernel.name,
+            range(low, high),
+            range(at_low, at_high),
+        );
+    }
+    text
+}
+
+/// `ratio× name`: a row against its baseline, where it has one.
+fn versus_baseline(row: &Row) -> String {
+    match (row.ratio_to_baseline, &row.baseline) {
+        (Some(ratio), Some(baseline)) => format!("{ratio:.2}× `{baseline}`"),
+        _ => String::new(),
+    }
+}
+
 /// One table row per row of `rows`.
 fn table(rows: &[&Row]) -> String {
     let mut text = String::from(
@@ -79,10 +247,7 @@ fn table(rows: &[&Row]) -> String {
         let vs_cpp = row
             .vs_cuda_cpp
             .map_or(String::new(), |ratio| format!("{ratio:.2}×"));
-        let vs_baseline = match (row.ratio_to_baseline, row.baseline) {
-            (Some(ratio), Some(baseline)) => format!("{ratio:.2}× `{baseline}`"),
-            _ => String::new(),
-        };
+        let vs_baseline = versus_baseline(row);
         let _ = writeln!(
             text,
             "| `{}` | {} | {:.3} | {} | {:.0} | {} | {:.1}% | {vs_cpp} | {vs_baseline} |",
@@ -102,7 +267,7 @@ fn table(rows: &[&Row]) -> String {
 /// The fastest kernel of `rows` at each size, against its baseline and,
 /// where the family times one, the device copy of the same bytes (copy
 /// time / kernel time: the kernel's share of the copy bandwidth).
-fn fastest(rows: &[&Row]) -> String {
+pub fn fastest(rows: &[&Row]) -> String {
     let mut text = String::from(
         "\nThe fastest kernel at each size:\n\n\
          | size | fastest kernel | median ms | vs baseline | share of a device copy |\n\
@@ -120,10 +285,7 @@ fn fastest(rows: &[&Row]) -> String {
         let Some(best) = kernels.min_by(|a, b| a.median_ms.total_cmp(&b.median_ms)) else {
             continue;
         };
-        let vs_baseline = match (best.ratio_to_baseline, best.baseline) {
-            (Some(ratio), Some(baseline)) => format!("{ratio:.2}× `{baseline}`"),
-            _ => String::new(),
-        };
+        let vs_baseline = versus_baseline(best);
         let copy = at_size().find(|row| row.kernel == DEVICE_COPY);
         let share = copy.map_or(String::new(), |copy| {
             format!("{:.2}×", copy.median_ms / best.median_ms)
@@ -178,7 +340,8 @@ fn whole_trip(report: &Report, rows: &[&Row]) -> String {
             trip.cpu_ms,
             row.vs_cpu.unwrap_or(f64::NAN),
             row.vs_cpu_end_to_end.unwrap_or(f64::NAN),
-            pays_off_from(report, row.kernel).unwrap_or_else(|| "never, in this sweep".to_string()),
+            pays_off_from(report, &row.kernel)
+                .unwrap_or_else(|| "never, in this sweep".to_string()),
         );
     }
     let mut cpus: Vec<String> = report

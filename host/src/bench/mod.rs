@@ -5,7 +5,7 @@
 pub mod ceilings;
 mod inputs;
 pub mod json;
-mod markdown;
+pub mod markdown;
 pub mod plot;
 pub mod roofline;
 mod table;
@@ -346,12 +346,12 @@ fn rows(measured: &[Measurement], roof: Roof, trips: &[Trip]) -> Vec<Row> {
             let intensity = intensity(ops, bytes);
             let trip = trips
                 .iter()
-                .find(|trip| trip.kernels.contains(&m.kernel) && trip.size == m.size);
+                .find(|trip| trip.kernels.iter().any(|k| k == m.kernel) && trip.size == m.size);
             let end_to_end_ms =
                 trip.map(|trip| trip.to_gpu.pinned_ms + m.median_ms + trip.from_gpu.pinned_ms);
             Row {
-                family: m.family,
-                kernel: m.kernel,
+                family: m.family.to_string(),
+                kernel: m.kernel.to_string(),
                 role: m.order.1,
                 size: m.size.clone(),
                 median_ms: m.median_ms,
@@ -363,7 +363,7 @@ fn rows(measured: &[Measurement], roof: Roof, trips: &[Trip]) -> Vec<Row> {
                 intensity,
                 roofline_bound_gops_per_s: intensity.map(|i| roof.bound(i)),
                 roofline_fraction: roof.fraction(ops, bytes, m.median_ms),
-                baseline: baseline_ms.and(m.baseline),
+                baseline: baseline_ms.and(m.baseline.map(str::to_string)),
                 ratio_to_baseline: baseline_ms.map(|b| ratio_to_baseline(b, m.median_ms)),
                 twin_median_ms: m.twin_ms,
                 vs_cuda_cpp: m.twin_ms.map(|twin| twin / m.median_ms),
@@ -410,12 +410,15 @@ impl Sweep<'_> {
         let (to_gpu, from_gpu) =
             suite::copies(self.tools.gpu, work, self.plan.runs)?.expect("a GPU copies");
         let trip = Trip {
-            family: F::NAME,
-            kernels: kernels.iter().map(|kernel| kernel.name).collect(),
+            family: F::NAME.to_string(),
+            kernels: kernels
+                .iter()
+                .map(|kernel| kernel.name.to_string())
+                .collect(),
             size: Size::of(&shape),
             to_gpu,
             from_gpu,
-            cpu: F::CPU,
+            cpu: F::CPU.to_string(),
             cpu_threads: rayon::current_num_threads(),
             cpu_ms: cpu_ms::<F>(shape, inputs, cpu_runs(self.plan.runs))?,
         };
@@ -443,17 +446,17 @@ impl Visitor for Sweep<'_> {
         self.visited += 1;
         if !self.families.iter().any(|family| family.name == F::NAME) {
             self.families.push(FamilySummary {
-                name: F::NAME,
+                name: F::NAME.to_string(),
                 bound: F::BOUND,
-                square_axis: F::SQUARE_AXIS,
+                square_axis: F::SQUARE_AXIS.to_string(),
             });
         }
         let gpu = self.tools.gpu;
         for kernel in &kernels {
             self.kernels.push(KernelSummary {
-                family: F::NAME,
-                name: kernel.name,
-                lesson: kernel.lesson(),
+                family: F::NAME.to_string(),
+                name: kernel.name.to_string(),
+                lesson: kernel.lesson().to_string(),
                 launch_bounds: kernel.bounds.into(),
                 resources: gpu.resources(&kernel.entries())?,
                 twin_resources: self
@@ -762,10 +765,10 @@ mod tests {
                 );
             }
         }
-        let summary = |name, bound, square_axis| FamilySummary {
-            name,
+        let summary = |name: &str, bound, square_axis: &str| FamilySummary {
+            name: name.to_string(),
             bound,
-            square_axis,
+            square_axis: square_axis.to_string(),
         };
         // Copies at 55 GB/s pinned and 8 pageable; a CPU that does 550
         // GFLOP/s of matmul, moves 108 GB/s in gemv and 9 G window adds a
@@ -778,7 +781,7 @@ mod tests {
                 .iter_mut()
                 .find(|t| t.family == m.family && t.size == m.size && t.to_gpu.bytes == bytes)
             {
-                trip.kernels.push(m.kernel);
+                trip.kernels.push(m.kernel.to_string());
                 continue;
             }
             let copies = |bytes: f64| Copies {
@@ -792,12 +795,12 @@ mod tests {
                 _ => m.work.ops / 9e6,
             };
             trips.push(Trip {
-                family: m.family,
-                kernels: vec![m.kernel],
+                family: m.family.to_string(),
+                kernels: vec![m.kernel.to_string()],
                 size: m.size.clone(),
                 to_gpu: copies(bytes),
                 from_gpu: copies(m.work.output_bytes),
-                cpu: "sample",
+                cpu: "sample".to_string(),
                 cpu_threads: 16,
                 cpu_ms,
             });
@@ -833,7 +836,7 @@ mod tests {
     #[test]
     fn rows_carry_their_baseline_and_come_grouped_in_teaching_order() {
         let report = sample_report();
-        let kernels: Vec<&str> = report.results.iter().map(|r| r.kernel).collect();
+        let kernels: Vec<&str> = report.results.iter().map(|r| r.kernel.as_str()).collect();
         assert_eq!(
             &kernels[..6],
             ["matmul_naive"; 5]
@@ -848,7 +851,7 @@ mod tests {
             .iter()
             .find(|r| r.kernel == SGEMM && r.size == naive.size)
             .unwrap();
-        assert_eq!(naive.baseline, Some(SGEMM));
+        assert_eq!(naive.baseline.as_deref(), Some(SGEMM));
         assert_relative_eq!(
             naive.ratio_to_baseline.unwrap(),
             sgemm.median_ms / naive.median_ms
@@ -858,7 +861,7 @@ mod tests {
         assert_eq!((sgemm.twin_median_ms, sgemm.vs_cuda_cpp), (None, None));
         let copy = report.results.last().unwrap();
         assert_eq!(
-            (copy.kernel, copy.intensity, copy.gops_per_s),
+            (copy.kernel.as_str(), copy.intensity, copy.gops_per_s),
             (DEVICE_COPY, None, None)
         );
         assert!(table::results(&report.results).lines().count() > report.results.len());

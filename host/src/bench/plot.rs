@@ -277,7 +277,7 @@ pub fn throughput(report: &Report, family: &FamilySummary) -> Result<String> {
     // Each kernel's line, and its CUDA C++ twin's (`true`) where it ran:
     // the same work in the twin's time.
     let mut lines: Vec<Line<'_>> = Vec::new();
-    for rows in series(report, Some(family.name)) {
+    for rows in series(report, Some(&family.name)) {
         for twin in [false, true] {
             let mut points: Vec<(f64, f64)> = rows
                 .iter()
@@ -309,7 +309,7 @@ pub fn throughput(report: &Report, family: &FamilySummary) -> Result<String> {
     sizes.sort_by(|a, b| a.0.total_cmp(&b.0));
     let square = sizes.iter().all(|(_, short)| !short.contains('×'));
     let x_label = if square {
-        family.square_axis
+        family.square_axis.as_str()
     } else {
         "size (at the side of the square or cube of equal size)"
     };
@@ -791,17 +791,17 @@ pub fn against_parameter(
 }
 
 /// One colour per kernel, the same in every plot: its place in its family.
-fn colours(report: &Report) -> Vec<(&'static str, RGBColor)> {
-    let mut assigned: Vec<(&'static str, RGBColor)> = Vec::new();
+fn colours(report: &Report) -> Vec<(&str, RGBColor)> {
+    let mut assigned = Vec::new();
     for family in &report.families {
-        let mut kernels: Vec<&'static str> = Vec::new();
+        let mut kernels: Vec<&str> = Vec::new();
         for row in report
             .results
             .iter()
             .filter(|row| row.family == family.name)
         {
-            if !kernels.contains(&row.kernel) {
-                kernels.push(row.kernel);
+            if !kernels.contains(&row.kernel.as_str()) {
+                kernels.push(&row.kernel);
             }
         }
         for (index, kernel) in kernels.into_iter().enumerate() {
@@ -811,7 +811,7 @@ fn colours(report: &Report) -> Vec<(&'static str, RGBColor)> {
     assigned
 }
 
-fn marker_style(report: &Report, row: &Row, colours: &[(&'static str, RGBColor)]) -> MarkerStyle {
+fn marker_style(report: &Report, row: &Row, colours: &[(&str, RGBColor)]) -> MarkerStyle {
     let family = report
         .families
         .iter()

@@ -65,7 +65,7 @@ pub fn results(rows: &[Row]) -> String {
     // lines up its ratios.
     let name_width = rows
         .iter()
-        .filter_map(|row| row.baseline)
+        .filter_map(|row| row.baseline.as_deref())
         .map(str::len)
         .max()
         .unwrap_or(0);
@@ -87,7 +87,7 @@ pub fn results(rows: &[Row]) -> String {
                 number(row.twin_median_ms, 4),
                 row.vs_cuda_cpp
                     .map_or("-".to_string(), |ratio| format!("{ratio:.2}×")),
-                match (row.ratio_to_baseline, row.baseline) {
+                match (row.ratio_to_baseline, &row.baseline) {
                     (Some(ratio), Some(baseline)) => format!("{ratio:.2}× {baseline:<name_width$}"),
                     _ => format!("-{}", " ".repeat(name_width + 1)),
                 },
@@ -137,7 +137,11 @@ pub fn trips(report: &Report) -> String {
         })
         .collect();
     let mut table = aligned(&header, &cells, |column| column < 2);
-    let mut kernels: Vec<&str> = report.results.iter().map(|row| row.kernel).collect();
+    let mut kernels: Vec<&str> = report
+        .results
+        .iter()
+        .map(|row| row.kernel.as_str())
+        .collect();
     kernels.dedup();
     for kernel in kernels {
         if report

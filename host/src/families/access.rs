@@ -9,7 +9,7 @@ use gpu::access::{Args, KERNELS, Problem};
 use gpu::runtime::Kernel;
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, Buffer};
 use crate::error::{Error, Result};
@@ -20,7 +20,8 @@ use crate::reference::Expected;
 use crate::verify::{Comparison, compare, uniform_floats};
 
 /// n elements copied from input[offset + i·stride].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AccessShape {
     pub n: usize,
     pub stride: usize,

@@ -8,7 +8,7 @@ use gpu::banks::{Args, BLOCK, KERNELS, Problem, TILE};
 use gpu::runtime::Kernel;
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, Buffer};
 use crate::error::Result;
@@ -21,7 +21,8 @@ use crate::verify::{Comparison, compare, uniform_floats};
 
 /// `blocks` blocks whose warps read the tile at `stride`, `rounds` words
 /// a thread.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BanksShape {
     pub stride: u32,
     pub blocks: usize,

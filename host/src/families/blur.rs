@@ -11,7 +11,7 @@ use gpu::runtime::Kernel;
 use rand::distr::Uniform;
 use rand::{Rng, rngs::SmallRng};
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, Buffer, checked_launch};
 use crate::error::{Error, Result};
@@ -25,7 +25,8 @@ use crate::verify::{Comparison, compare, random_vec};
 
 /// An image of `width × height` pixels of `channels` samples each, blurred
 /// over a (2·radius+1)² window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BlurShape {
     pub width: usize,
     pub height: usize,

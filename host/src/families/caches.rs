@@ -9,7 +9,7 @@ use gpu::caches::{Args, BLOCK, CHUNK, KERNELS, Problem};
 use gpu::runtime::Kernel;
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, Buffer};
 use crate::error::{Error, Result};
@@ -22,7 +22,8 @@ use crate::verify::{Comparison, compare, uniform_floats};
 
 /// A working set of `set` elements, read by `blocks` blocks, `chunks`
 /// chunks each.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CachesShape {
     pub set: usize,
     pub blocks: usize,

@@ -9,7 +9,7 @@ use gpu::constant::{Args, COEFFICIENTS, KERNELS, Problem, TABLE};
 use gpu::runtime::Kernel;
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, Buffer};
 use crate::error::Result;
@@ -20,7 +20,8 @@ use crate::reference::{Expected, gamma};
 use crate::verify::{Comparison, compare, uniform_floats};
 
 /// n elements; a warp's lanes read coefficients `spread` apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ConstantShape {
     pub n: usize,
     pub spread: u32,

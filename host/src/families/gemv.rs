@@ -10,7 +10,7 @@ use gpu::gemv::{Args, KERNELS_F32, KERNELS_F64, Problem};
 use gpu::runtime::Kernel;
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, Buffer, Memory, Param};
 use crate::blas::Layout;
@@ -27,15 +27,25 @@ use crate::verify::{Comparison, compare, uniform_floats};
 pub const ALPHA: f64 = 1.25;
 pub const BETA: f64 = 0.75;
 
-/// A is m×n, x has n elements, y has m; and the scalars α and β.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+/// A is m×n, x has n elements, y has m; and the scalars α and β, which a
+/// report leaves out as always the defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GemvShape {
     pub m: usize,
     pub n: usize,
-    #[serde(skip)]
+    #[serde(skip, default = "alpha")]
     pub alpha: f64,
-    #[serde(skip)]
+    #[serde(skip, default = "beta")]
     pub beta: f64,
+}
+
+fn alpha() -> f64 {
+    ALPHA
+}
+
+fn beta() -> f64 {
+    BETA
 }
 
 impl GemvShape {
@@ -91,6 +101,8 @@ impl Shape for GemvShape {
 
 /// The element types the gemv kernels are built for.
 pub trait Element: Float + Param {
+    /// The family's label: "gemv" and the type.
+    const LABEL: &'static str;
     const KERNELS: &'static [Kernel<Args<Self>, Problem>];
     /// The cuBLAS baselines, with A row-major and column-major.
     const BASELINES: [&'static str; 2];
@@ -103,8 +115,9 @@ pub trait Element: Float + Param {
 }
 
 macro_rules! element {
-    ($type:ty, $kernels:ident, $row_major:literal, $col_major:literal, $output:ident) => {
+    ($type:ty, $label:literal, $kernels:ident, $row_major:literal, $col_major:literal, $output:ident) => {
         impl Element for $type {
+            const LABEL: &'static str = $label;
             const KERNELS: &'static [Kernel<Args<Self>, Problem>] = $kernels;
             const BASELINES: [&'static str; 2] = [$row_major, $col_major];
 
@@ -121,6 +134,7 @@ macro_rules! element {
 
 element!(
     f32,
+    "gemv f32",
     KERNELS_F32,
     "cublas_sgemv_row_major",
     "cublas_sgemv_col_major",
@@ -128,6 +142,7 @@ element!(
 );
 element!(
     f64,
+    "gemv f64",
     KERNELS_F64,
     "cublas_dgemv_row_major",
     "cublas_dgemv_col_major",
@@ -169,6 +184,7 @@ where
     CudaBlas: BlasGemv<T>,
 {
     const NAME: &'static str = "gemv";
+    const LABEL: &'static str = T::LABEL;
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "MxN",
         names: &["m", "n"],

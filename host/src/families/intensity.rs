@@ -10,7 +10,7 @@ use gpu::intensity::{Args, KERNELS, Problem};
 use gpu::runtime::Kernel;
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, Buffer};
 use crate::error::{Error, Result};
@@ -26,7 +26,8 @@ pub const MULTIPLIER: f32 = 0.999;
 pub const ADDEND: f32 = 0.0005;
 
 /// n elements, `fmas` FMAs on each.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct IntensityShape {
     pub n: usize,
     pub fmas: u32,

@@ -7,7 +7,7 @@ use clap::ArgMatches;
 use gpu::matmul::{Args, KERNELS, Problem};
 use gpu::runtime::Kernel;
 use rand::rngs::SmallRng;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, Buffer};
 use crate::error::Result;
@@ -19,7 +19,8 @@ use crate::reference::{self, Expected};
 use crate::verify::{Comparison, compare, uniform_floats};
 
 /// A is m×k, B is k×n, C is m×n.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MatmulShape {
     pub m: usize,
     pub n: usize,

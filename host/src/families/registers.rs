@@ -8,7 +8,7 @@ use gpu::registers::{Args, KERNELS, LENGTH, Problem};
 use gpu::runtime::Kernel;
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, Buffer};
 use crate::error::Result;
@@ -21,7 +21,8 @@ use crate::verify::{Comparison, compare, uniform_floats};
 
 /// n threads, each with an array of [`LENGTH`] elements, rotated by
 /// `rotation`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RegistersShape {
     pub n: usize,
     pub rotation: u32,

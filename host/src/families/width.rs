@@ -9,7 +9,7 @@ use gpu::width::{Args, KERNELS, Problem};
 use rand::distr::Uniform;
 use rand::{Rng, rngs::SmallRng};
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, Buffer};
 use crate::error::Result;
@@ -20,7 +20,8 @@ use crate::reference::Expected;
 use crate::verify::{Comparison, compare, random_vec};
 
 /// Bytes copied.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct WidthShape {
     pub bytes: usize,
 }
