@@ -1,5 +1,8 @@
 //! The README and docs/ link only to files and headings that exist: every
 //! relative link's file, and every `#anchor`'s heading, as GitHub names it.
+//! And every figure in them is what the program writes from the committed
+//! results: `LOCALITY_REGENERATE=1 cargo test --release --test docs`
+//! writes them afresh.
 
 use std::collections::HashMap;
 use std::fs;
@@ -88,6 +91,37 @@ fn anchors(markdown: &str) -> Vec<String> {
         *count += 1;
     }
     found
+}
+
+#[test]
+fn every_generated_table_and_plot_is_as_the_committed_results_make_it() {
+    let root = root();
+    let generated = locality::docs::generate(&root).unwrap();
+    assert!(
+        generated
+            .iter()
+            .any(|file| file.path.extension().is_some_and(|ext| ext == "svg")),
+        "no plot is generated"
+    );
+    let regenerate = std::env::var_os("LOCALITY_REGENERATE").is_some_and(|value| value == "1");
+    let mut stale = Vec::new();
+    for file in generated {
+        let path = root.join(&file.path);
+        if fs::read_to_string(&path).is_ok_and(|committed| committed == file.contents) {
+            continue;
+        }
+        if regenerate {
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, &file.contents).unwrap();
+        } else {
+            stale.push(file.path.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "not as the committed results make them (LOCALITY_REGENERATE=1 cargo test --release \
+         --test docs writes them): {stale:?}"
+    );
 }
 
 #[test]
