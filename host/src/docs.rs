@@ -185,14 +185,15 @@ fn block(sources: &mut Sources<'_>, path: &Path, spec: &str) -> Result<String, S
             .ok_or(format!("{what} names no family"))
     };
     let missing = |family: &str| format!("{} has no {family} results", source.display());
+    // A table of a bench run, under the line that says which run it is.
+    let captioned = |report: &BenchReport, table: String| {
+        let caption = markdown::measured_on(report);
+        format!("{caption} ([JSON]({link})):\n\n{}", table.trim_start())
+    };
     match what {
         "summary" => {
             let report = sources.bench(source)?;
-            Ok(format!(
-                "{} ([JSON]({link})):\n\n{}",
-                markdown::measured_on(report),
-                markdown::summary(report)
-            ))
+            Ok(captioned(report, markdown::summary(report)))
         }
         "ladder" => {
             let family = family()?;
@@ -200,10 +201,7 @@ fn block(sources: &mut Sources<'_>, path: &Path, spec: &str) -> Result<String, S
             let report = sources.bench(source)?;
             let table =
                 markdown::ladder(report, family, size.as_deref()).ok_or_else(|| missing(family))?;
-            Ok(format!(
-                "{} ([JSON]({link})):\n\n{table}",
-                markdown::measured_on(report)
-            ))
+            Ok(captioned(report, table))
         }
         "fastest" => {
             let family = family()?;
@@ -214,20 +212,12 @@ fn block(sources: &mut Sources<'_>, path: &Path, spec: &str) -> Result<String, S
             if rows.is_empty() {
                 return Err(missing(family));
             }
-            Ok(format!(
-                "{} ([JSON]({link})):\n{}",
-                markdown::measured_on(report),
-                markdown::fastest(&rows)
-            ))
+            Ok(captioned(report, markdown::fastest(&rows)))
         }
         "results" => Ok(markdown::render(sources.bench(source)?)),
         "twins" => {
             let report = sources.bench(source)?;
-            Ok(format!(
-                "{} ([JSON]({link})):\n\n{}",
-                markdown::measured_on(report),
-                markdown::twins(report)
-            ))
+            Ok(captioned(report, markdown::twins(report)))
         }
         "plot" => {
             let name = family()?;
