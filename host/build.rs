@@ -1,4 +1,4 @@
-//! Compiles the `gpu` crate to PTX with rustc's own NVPTX backend, for the
+//! Compiles the `kernels` crate to PTX with rustc's own NVPTX backend, for the
 //! host crate to embed.
 //!
 //! The nested cargo gets its own target directory and a clean environment:
@@ -40,14 +40,21 @@ const TARGET: &str = "nvptx64-nvidia-cuda-short-ptr";
 
 fn main() {
     let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
-    let gpu_dir = manifest_dir.join("../gpu");
+    let gpu_dir = manifest_dir.join("../kernels");
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("set by cargo"));
 
-    println!("cargo::rerun-if-changed={}", gpu_dir.join("src").display());
-    println!(
-        "cargo::rerun-if-changed={}",
-        gpu_dir.join("Cargo.toml").display()
-    );
+    // The kernels, and the device runtime and launch vocabulary they use.
+    for dir in [
+        &gpu_dir,
+        &manifest_dir.join("../crates/gpu-std"),
+        &manifest_dir.join("../crates/gpu-core"),
+    ] {
+        println!("cargo::rerun-if-changed={}", dir.join("src").display());
+        println!(
+            "cargo::rerun-if-changed={}",
+            dir.join("Cargo.toml").display()
+        );
+    }
 
     let target_spec = out_dir.join(format!("{TARGET}.json"));
     write_target_spec(&target_spec);
@@ -59,19 +66,22 @@ fn main() {
             let target_dir = out_dir.join(format!("gpu-target-{cpu}"));
             let child = gpu_build(&gpu_dir, &target_spec, &target_dir, cpu)
                 .spawn()
-                .expect("could not run cargo for the gpu crate");
+                .expect("could not run cargo for the kernels crate");
             (child, target_dir, file)
         })
         .collect();
     for (mut child, target_dir, file) in builds {
         let status = child.wait().expect("could not wait for cargo");
-        assert!(status.success(), "compiling the gpu crate to PTX failed");
-        let ptx = target_dir.join(TARGET).join("release/deps/gpu.s");
+        assert!(
+            status.success(),
+            "compiling the kernels crate to PTX failed"
+        );
+        let ptx = target_dir.join(TARGET).join("release/deps/kernels.s");
         copy_ptx(&ptx, &out_dir.join(file));
     }
 }
 
-/// The nested cargo that compiles the gpu crate to PTX for `cpu`.
+/// The nested cargo that compiles the kernels crate to PTX for `cpu`.
 fn gpu_build(gpu_dir: &Path, target_spec: &Path, target_dir: &Path, cpu: &str) -> Command {
     let cargo = env::var_os("CARGO").expect("set by cargo");
     let mut command = Command::new(cargo);
@@ -94,11 +104,23 @@ fn gpu_build(gpu_dir: &Path, target_spec: &Path, target_dir: &Path, cpu: &str) -
         .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
         .env("CARGO_PROFILE_RELEASE_LTO", "fat")
         .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
-        // The workspace turns overflow checks on for the emulated kernels;
-        // on the GPU they would only add branches to a trap.
+        // Every crate of the build, the device runtime's and core's too, is
+        // compiled for `cpu`: the runtime picks `cp.async` by it.
+        .env(
+            "CARGO_ENCODED_RUSTFLAGS",
+            [
+                format!("-Ctarget-cpu={cpu}"),
+                format!("-Cllvm-args=-unroll-threshold={UNROLL_THRESHOLD}"),
+            ]
+            .join("\x1f"),
+        )
+        // The workspace turns overflow checks on for the emulated kernels
+        // and runtime; on the GPU they would only add branches to a trap.
         .args([
             "--config",
-            "profile.release.package.gpu.overflow-checks=false",
+            "profile.release.package.kernels.overflow-checks=false",
+            "--config",
+            "profile.release.package.gpu-std.overflow-checks=false",
         ])
         .args([
             "rustc",
@@ -109,8 +131,7 @@ fn gpu_build(gpu_dir: &Path, target_spec: &Path, target_dir: &Path, cpu: &str) -
         .arg("--target")
         .arg(target_spec)
         .args(["--crate-type", "cdylib", "--"])
-        .args(["--emit=asm", &format!("-Ctarget-cpu={cpu}")])
-        .arg(format!("-Cllvm-args=-unroll-threshold={UNROLL_THRESHOLD}"))
+        .arg("--emit=asm")
         // Fat LTO writes the whole program's PTX as the `.s` file; the link
         // step after it would want `llvm-bitcode-linker`, which rustup does
         // not ship for this target, so it is replaced by a no-op.

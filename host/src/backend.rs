@@ -1,14 +1,14 @@
 //! Where kernels run: the GPU, or the CPU emulator. A backend knows buffers,
 //! launches and timing, and no kernel by name: every kernel of every family
 //! is launched through [`Backend::launch`], typed by the kernel's own
-//! parameter list from the `gpu` crate.
+//! parameter list from the `kernels` crate.
 
 use std::any::Any;
 
 use cudarc::driver::{CudaSlice, DeviceRepr, LaunchArgs, PushKernelArg};
-use gpu::emulator::traffic::Traffic;
-use gpu::runtime::global::{Global, GlobalMut};
-use gpu::runtime::{Kernel, Launch, shared};
+use gpu_emulator::traffic::Traffic;
+use gpu_std::global::{Global, GlobalMut};
+use gpu_std::{Kernel, Launch, shared};
 
 use crate::error::{Error, Result};
 use crate::timing::Runs;

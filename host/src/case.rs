@@ -1,7 +1,7 @@
 //! One set of random inputs for a family on a backend, with its reference:
 //! every kernel of the family is checked on it in turn.
 
-use gpu::runtime::Kernel;
+use gpu_std::Kernel;
 use rand::rngs::SmallRng;
 
 use crate::backend::Backend;

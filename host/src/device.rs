@@ -1,5 +1,5 @@
 //! The GPU: one CUDA context, one stream, and the kernels' module loaded
-//! from the PTX that the build script compiled from the `gpu` crate, with
+//! from the PTX that the build script compiled from the `kernels` crate, with
 //! each kernel's resources as the driver reports them; and, where NVRTC is
 //! there, the kernels' CUDA C++ twins compiled for this GPU.
 
@@ -12,14 +12,14 @@ use cudarc::driver::{
     LaunchConfig, result, sys,
 };
 use cudarc::nvrtc::{CompileOptions, Ptx, compile_ptx_with_opts};
-use gpu::runtime::Kernel;
+use gpu_std::Kernel;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, DeviceMemory, Params, Transfer, Value, checked_launch};
 use crate::error::{During, Error, Result};
 use crate::timing::{self, Runs};
 
-/// The PTX of every kernel, compiled from the `gpu` crate at build time for
+/// The PTX of every kernel, compiled from the `kernels` crate at build time for
 /// compute capability 7.5, the oldest the project runs on.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 
@@ -125,7 +125,7 @@ struct Functions {
 /// Which implementation of the kernels a [`Gpu`] launches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Language {
-    /// The Rust kernels of the `gpu` crate.
+    /// The Rust kernels of the `kernels` crate.
     Rust,
     /// Their CUDA C++ twins, compiled with NVRTC.
     CudaCpp,
@@ -462,7 +462,7 @@ fn compile_twins(
         name: Some("twins.cu".to_string()),
         ..CompileOptions::default()
     };
-    let ptx = compile_ptx_with_opts(gpu::CUDA_TWINS, options)
+    let ptx = compile_ptx_with_opts(kernels::CUDA_TWINS, options)
         .map_err(|error| format!("NVRTC could not compile them: {error}"))?;
     load(context, ptx, ptx_entry_points()).map_err(|error| error.to_string())
 }

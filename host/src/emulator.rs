@@ -1,14 +1,14 @@
 //! The CPU emulator as a [`Backend`]: buffers are host vectors, and each
-//! launch runs the `gpu` crate's kernels, compiled for the host, under
-//! `gpu::emulator`, which checks every barrier and every shared- and
+//! launch runs the `kernels` crate's kernels, compiled for the host, under
+//! `gpu_emulator`, which checks every barrier and every shared- and
 //! global-memory access; [`CountingEmulator`] also counts each launch's
 //! memory traffic as the hardware would.
 
 use std::cell::RefCell;
 
-use gpu::emulator::Limits;
-use gpu::emulator::traffic::Traffic;
-use gpu::runtime::Kernel;
+use gpu_emulator::Limits;
+use gpu_emulator::traffic::Traffic;
+use gpu_std::Kernel;
 
 use crate::backend::{Backend, HostMemory, Params, Value, checked_launch};
 use crate::error::{Error, Result};
@@ -61,7 +61,7 @@ impl Backend for Emulator {
     }
 
     fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {
-        gpu::emulator::set_constant(name, values);
+        gpu_emulator::set_constant(name, values);
         Ok(())
     }
 
@@ -78,7 +78,7 @@ impl Backend for Emulator {
         // emulator runs the contract's own launch shape, and checks every
         // global access against its buffer.
         let limits = Limits::within(kernel.bounds);
-        gpu::emulator::run_within(kernel.name, &launch, limits, &|| unsafe {
+        gpu_emulator::run_within(kernel.name, &launch, limits, &|| unsafe {
             (kernel.run)(args)
         })
         .map_err(Error::Emulator)
@@ -92,7 +92,7 @@ impl Backend for Emulator {
 }
 
 /// The emulator, counting every launch's memory traffic: requests, sectors
-/// and bank conflicts per warp-level instruction (`gpu::emulator::traffic`).
+/// and bank conflicts per warp-level instruction (`gpu_emulator::traffic`).
 #[derive(Default)]
 pub struct CountingEmulator {
     /// Each kernel's last launch.
@@ -131,7 +131,7 @@ impl Backend for CountingEmulator {
     }
 
     fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {
-        gpu::emulator::set_constant(name, values);
+        gpu_emulator::set_constant(name, values);
         Ok(())
     }
 
@@ -145,7 +145,7 @@ impl Backend for CountingEmulator {
         A::entry(kernel, &args)?;
         let args = A::emulated(args, kernel.params);
         // SAFETY: as for `Emulator::launch`.
-        let traffic = gpu::emulator::run_counting(
+        let traffic = gpu_emulator::run_counting(
             kernel.name,
             &launch,
             Limits::within(kernel.bounds),

@@ -135,7 +135,7 @@ pub enum Error {
         comparison: String,
     },
     #[error("the emulator caught a bug in {0}")]
-    Emulator(gpu::emulator::Diagnostic),
+    Emulator(gpu_emulator::Diagnostic),
     #[error("CUDA error while {action}: {source}")]
     Cuda {
         action: &'static str,

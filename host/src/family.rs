@@ -1,5 +1,5 @@
 //! What the host knows of a kernel family beyond its kernels, which come
-//! from the `gpu` crate: the problem as the user gives it, random inputs,
+//! from the `kernels` crate: the problem as the user gives it, random inputs,
 //! the CPU reference, the work it counts, and what a user would run instead.
 //!
 //! The command line, the default run, the bench and the tests are written
@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use clap::{Arg, ArgMatches};
-use gpu::runtime::Kernel;
+use gpu_std::Kernel;
 use rand::rngs::SmallRng;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -174,7 +174,7 @@ impl<F: Family> Baseline<F> {
 pub type RunBaseline<F> =
     fn(&Tools<'_>, <F as Family>::Shape, &mut <F as Family>::Buffers<Gpu>) -> Result<()>;
 
-/// The kernels of one family, as the `gpu` crate declares them.
+/// The kernels of one family, as the `kernels` crate declares them.
 pub type Kernels<F> = [Kernel<<F as Family>::Args, <F as Family>::Problem>];
 
 /// A kernel family, as the host drives it.

@@ -9,8 +9,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use gpu::emulator::traffic::Traffic;
-use gpu::runtime::Kernel;
+use gpu_emulator::traffic::Traffic;
+use gpu_std::Kernel;
 use rand::{SeedableRng, rngs::SmallRng};
 use serde::{Deserialize, Serialize};
 
@@ -620,7 +620,7 @@ fn registers(lab: &mut Lab<'_>) -> Result<Outcome> {
 /// The warps' reads at every stride from 1 to 32 words, and the
 /// wavefronts the emulator counts for each.
 fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
-    let blocks = full_gpu_blocks(lab, gpu::banks::BLOCK);
+    let blocks = full_gpu_blocks(lab, kernels::banks::BLOCK);
     let mut points = Vec::new();
     for stride in 1..=32 {
         let shape = BanksShape {
@@ -694,8 +694,8 @@ const THREADS_PER_SM: usize = 2048;
 
 /// The working set from 16 KiB to four times the L2, doubling.
 fn caches(lab: &mut Lab<'_>) -> Result<Outcome> {
-    let blocks = full_gpu_blocks(lab, gpu::caches::BLOCK);
-    let chunk_bytes = 4 * gpu::caches::CHUNK as usize;
+    let blocks = full_gpu_blocks(lab, kernels::caches::BLOCK);
+    let chunk_bytes = 4 * kernels::caches::CHUNK as usize;
     let chunks = (CACHE_BYTES_READ / (blocks * chunk_bytes)).max(1);
     let l2 = lab.hardware.l2_bytes.unwrap_or(64 << 20);
     let mut points = Vec::new();

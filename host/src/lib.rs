@@ -1,4 +1,4 @@
-//! The host side of locality: it loads the PTX compiled from the `gpu`
+//! The host side of locality: it loads the PTX compiled from the `kernels`
 //! crate, launches every kernel through one typed path, checks every output
 //! element against a CPU reference and times the kernels; or runs the same
 //! kernels, compiled for the host, under the CPU emulator.

@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader, Cursor, IsTerminal, Read, Seek};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use gpu::runtime::Kernel;
+use gpu_std::Kernel;
 use image::codecs::jpeg::JpegEncoder;
 use image::{
     ColorType, DynamicImage, ImageBuffer, ImageDecoder, ImageFormat, ImageReader, Luma, LumaA, Rgb,

@@ -201,7 +201,7 @@ pub(crate) fn aligned(
 }
 
 /// One line per kernel that the backend counted: the memory traffic of one
-/// launch, per warp-level instruction, as `gpu::emulator::traffic` counts
+/// launch, per warp-level instruction, as `gpu_emulator::traffic` counts
 /// it.
 pub fn traffic(rows: &[Row]) -> String {
     let header = [

@@ -2,8 +2,8 @@
 //! `cargo run`: every selected kernel verified against the CPU reference and
 //! timed, one row each.
 
-use gpu::emulator::traffic::Traffic;
-use gpu::runtime::Kernel;
+use gpu_emulator::traffic::Traffic;
+use gpu_std::Kernel;
 use rand::rngs::SmallRng;
 
 use crate::backend::{Backend, Transfer};

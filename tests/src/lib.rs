@@ -69,7 +69,7 @@ pub fn proptest_config(cases: u32) -> Config {
 }
 
 /// Family `F`'s kernel called `name`.
-pub fn kernel<F: Family>(name: &str) -> &'static gpu::runtime::Kernel<F::Args, F::Problem> {
+pub fn kernel<F: Family>(name: &str) -> &'static gpu_std::Kernel<F::Args, F::Problem> {
     F::KERNELS
         .iter()
         .find(|kernel| kernel.name == name)
@@ -96,7 +96,7 @@ pub fn check_family<B: Backend, F: Family>(
 /// Checks one kernel of `F` on `shape` with inputs from `seed`.
 pub fn check_kernel<B: Backend, F: Family>(
     backend: &B,
-    kernel: &gpu::runtime::Kernel<F::Args, F::Problem>,
+    kernel: &gpu_std::Kernel<F::Args, F::Problem>,
     shape: F::Shape,
     seed: u64,
 ) -> Result<(), String> {

@@ -4,13 +4,13 @@
 //! the index, without the process crashing. And correct kernels that use CUDA's
 //! rule that a returned thread no longer counts at a barrier must pass.
 
-use gpu::emulator::{
+use gpu_emulator::{
     self, Access, AccessKind, Diagnostic, Dim3, Fault, Launch, LaunchBounds, Limits,
 };
-use gpu::runtime::global::{Global, GlobalMut, row_major};
-use gpu::runtime::shared::SharedArray;
-use gpu::runtime::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y};
-use gpu::runtime::{Real, pipeline};
+use gpu_std::global::{Global, GlobalMut, row_major};
+use gpu_std::shared::SharedArray;
+use gpu_std::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y};
+use gpu_std::{Real, pipeline};
 use locality_tests::seed;
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
@@ -111,7 +111,7 @@ fn run_tiled_matmul([m, n, k]: [u32; 3], bug: Bug) -> Result<(Vec<f32>, Vec<f64>
     );
     let launch = Launch::covering((n, m, 1), (TILE, TILE, 1), 2 * TILE * TILE * 4);
     // SAFETY: the views check every access, and the launch covers C.
-    emulator::run("tiled_matmul", &launch, &|| unsafe {
+    gpu_emulator::run("tiled_matmul", &launch, &|| unsafe {
         tiled_matmul(a_view, b_view, c_view, [m, n, k], bug)
     })?;
     Ok((c, expected))
@@ -232,7 +232,7 @@ fn a_blur_window_clipped_one_past_the_edge_reads_past_the_image() {
     );
     let launch = Launch::covering((width, height, 1), (16, 16, 1), 0);
     // SAFETY: the views check every access.
-    let diagnostic = emulator::run("blur_clipped_one_past", &launch, &|| unsafe {
+    let diagnostic = gpu_emulator::run("blur_clipped_one_past", &launch, &|| unsafe {
         blur_clipped_one_past(input_view, output_view, width, height)
     })
     .unwrap_err();
@@ -300,7 +300,7 @@ fn a_write_after_a_read_by_another_thread_is_a_race() {
     let values: Vec<u32> = (0..32).map(|_| rng.random()).collect();
     let values = Global::new("values", &values);
     // SAFETY: 32 threads, 32 values.
-    let diagnostic = emulator::run("shift_left", &one_block(32, 128), &|| unsafe {
+    let diagnostic = gpu_emulator::run("shift_left", &one_block(32, 128), &|| unsafe {
         shift_left(values)
     })
     .unwrap_err();
@@ -341,7 +341,7 @@ fn a_read_after_a_write_by_another_thread_is_a_race() {
     let values: Vec<u32> = (0..32).map(|_| rng.random()).collect();
     let values = Global::new("values", &values);
     // SAFETY: 32 threads, 32 values.
-    let diagnostic = emulator::run("rewrite_then_read_left", &one_block(32, 128), &|| unsafe {
+    let diagnostic = gpu_emulator::run("rewrite_then_read_left", &one_block(32, 128), &|| unsafe {
         rewrite_then_read_left(values)
     })
     .unwrap_err();
@@ -367,7 +367,7 @@ fn two_threads_writing_one_element_is_a_race() {
         unsafe { SharedArray::<f64>::launch_sized().write(0, thread_idx_x() as f64) };
     }
     // SAFETY: the kernel touches only shared memory.
-    let diagnostic = emulator::run("all_write_zero", &one_block(4, 8), &|| unsafe {
+    let diagnostic = gpu_emulator::run("all_write_zero", &one_block(4, 8), &|| unsafe {
         all_write_zero()
     })
     .unwrap_err();
@@ -389,7 +389,7 @@ fn a_barrier_under_divergent_control_flow_is_reported() {
         }
         sync_threads();
     }
-    let diagnostic = emulator::run("divergent", &one_block(32, 0), &divergent).unwrap_err();
+    let diagnostic = gpu_emulator::run("divergent", &one_block(32, 0), &divergent).unwrap_err();
     let Fault::DivergentBarrier { first, other } = diagnostic.fault else {
         panic!("expected a divergent barrier, got {diagnostic}");
     };
@@ -424,7 +424,7 @@ fn a_returned_thread_no_longer_counts_at_a_barrier() {
     let mut values = original.clone();
     let view = GlobalMut::new("values", &mut values);
     // SAFETY: the 20 live threads touch the 20 values.
-    emulator::run("rotate", &one_block(32, 128), &|| unsafe {
+    gpu_emulator::run("rotate", &one_block(32, 128), &|| unsafe {
         rotate(view, 20)
     })
     .unwrap();
@@ -445,7 +445,7 @@ fn an_access_past_the_launch_sized_shared_memory_is_reported() {
     let launch = one_block(4, TILE * TILE * 4);
     // SAFETY: only shared memory is touched, and the emulator checks it.
     let diagnostic =
-        emulator::run("second_tile", &launch, &|| unsafe { second_tile() }).unwrap_err();
+        gpu_emulator::run("second_tile", &launch, &|| unsafe { second_tile() }).unwrap_err();
     assert_eq!(
         diagnostic.fault,
         Fault::SharedOutOfBounds {
@@ -475,8 +475,8 @@ fn a_vector_read_of_shared_memory_off_its_16_byte_boundary_is_reported() {
     }
     let launch = one_block(4, 4 * 4 * 4);
     // SAFETY: only shared memory is touched, and the emulator checks it.
-    emulator::run("quads", &launch, &|| unsafe { quads(0) }).unwrap();
-    let diagnostic = emulator::run("quads", &launch, &|| unsafe { quads(1) }).unwrap_err();
+    gpu_emulator::run("quads", &launch, &|| unsafe { quads(0) }).unwrap();
+    let diagnostic = gpu_emulator::run("quads", &launch, &|| unsafe { quads(1) }).unwrap_err();
     assert_eq!(
         diagnostic.fault,
         Fault::SharedMisaligned {
@@ -537,7 +537,7 @@ fn rotate(bug: CopyBug) -> (Result<(), Diagnostic>, Vec<f32>) {
     );
     // SAFETY: 32 threads, 32 floats of shared memory and of `out`; the
     // emulator checks the rest.
-    let result = emulator::run("rotate_by_copies", &one_block(32, 32 * 4), &|| unsafe {
+    let result = gpu_emulator::run("rotate_by_copies", &one_block(32, 32 * 4), &|| unsafe {
         rotate_by_copies(source_view, out_view, 30, bug)
     });
     (result, out)
@@ -584,7 +584,7 @@ fn a_16_byte_copy_zero_fills_past_the_end_and_must_be_aligned() {
     let run = |shift| {
         // SAFETY: 4 threads, 16 floats of shared memory and of `out`; the
         // emulator checks the rest.
-        emulator::run("copy_spans", &one_block(4, 16 * 4), &|| unsafe {
+        gpu_emulator::run("copy_spans", &one_block(4, 16 * 4), &|| unsafe {
             copy_spans(source_view, out_view, 10, shift)
         })
     };
@@ -626,7 +626,7 @@ fn a_16_byte_store_must_be_aligned_and_inside_the_buffer() {
     let out_view = GlobalMut::new("out", &mut out);
     let run = |threads, shift| {
         // SAFETY: the emulator checks the stores.
-        emulator::run("store_vectors", &one_block(threads, 0), &|| unsafe {
+        gpu_emulator::run("store_vectors", &one_block(threads, 0), &|| unsafe {
             store_vectors(out_view, shift)
         })
     };
@@ -719,7 +719,7 @@ fn a_panicking_kernel_is_reported_with_its_thread_and_message() {
         block: (4, 1, 1),
         shared_bytes: 0,
     };
-    let diagnostic = emulator::run("divide", &launch, &|| divide(1)).unwrap_err();
+    let diagnostic = gpu_emulator::run("divide", &launch, &|| divide(1)).unwrap_err();
     assert_eq!(diagnostic.block, (0, 0, 0));
     let Fault::Panic { thread, message } = diagnostic.fault else {
         panic!("expected a panic, got {diagnostic}")
@@ -740,7 +740,7 @@ fn an_overflow_in_a_kernel_is_reported_in_a_release_build() {
         block: (4, 1, 1),
         shared_bytes: 0,
     };
-    let diagnostic = emulator::run("left_neighbour", &launch, &|| {
+    let diagnostic = gpu_emulator::run("left_neighbour", &launch, &|| {
         std::hint::black_box(left_neighbour());
     })
     .unwrap_err();
@@ -768,7 +768,7 @@ fn later_blocks_see_no_shared_data_of_earlier_ones() {
         shared_bytes: 16,
     };
     // SAFETY: only shared memory is touched, and the emulator checks it.
-    let diagnostic = emulator::run("read_without_writing", &launch, &|| unsafe {
+    let diagnostic = gpu_emulator::run("read_without_writing", &launch, &|| unsafe {
         read_without_writing()
     })
     .unwrap_err();
@@ -793,7 +793,7 @@ fn an_index_beyond_u32_breaks_the_promise_the_gpu_code_relies_on() {
     let values = vec![0u32; 4];
     let view = Global::new("values", &values);
     // SAFETY: the emulator checks the index arithmetic and the access.
-    let diagnostic = emulator::run("far_row", &one_block(2, 0), &|| unsafe {
+    let diagnostic = gpu_emulator::run("far_row", &one_block(2, 0), &|| unsafe {
         far_row(view, 1 << 16)
     })
     .unwrap_err();
@@ -826,10 +826,11 @@ fn a_spin_wait_is_stopped_as_a_kernel_that_never_finishes() {
         ..Limits::default()
     };
     // SAFETY: one flag, read and written through a checked view.
-    let diagnostic = emulator::run_within("wait_for_flag", &one_block(2, 0), limits, &|| unsafe {
-        wait_for_flag(view)
-    })
-    .unwrap_err();
+    let diagnostic =
+        gpu_emulator::run_within("wait_for_flag", &one_block(2, 0), limits, &|| unsafe {
+            wait_for_flag(view)
+        })
+        .unwrap_err();
     assert_eq!(
         diagnostic.fault,
         Fault::DidNotFinish {
@@ -852,7 +853,7 @@ fn a_barrier_in_an_endless_loop_is_stopped_too() {
         ..Limits::default()
     };
     let diagnostic =
-        emulator::run_within("forever", &one_block(4, 0), limits, &forever).unwrap_err();
+        gpu_emulator::run_within("forever", &one_block(4, 0), limits, &forever).unwrap_err();
     assert!(
         matches!(
             diagnostic.fault,
@@ -868,17 +869,18 @@ fn a_barrier_in_an_endless_loop_is_stopped_too() {
 #[test]
 fn a_stack_overflow_is_reported_and_the_process_goes_on() {
     fn large_local_array() {
-        let array = [thread_idx_x(); emulator::STACK_BYTES / 4 + 1];
+        let array = [thread_idx_x(); gpu_emulator::STACK_BYTES / 4 + 1];
         std::hint::black_box(&array);
     }
     for _ in 0..2 {
         let diagnostic =
-            emulator::run("large_local_array", &one_block(4, 0), &large_local_array).unwrap_err();
+            gpu_emulator::run("large_local_array", &one_block(4, 0), &large_local_array)
+                .unwrap_err();
         assert_eq!(
             diagnostic.fault,
             Fault::StackOverflow {
                 thread: (0, 0, 0),
-                bytes: emulator::STACK_BYTES
+                bytes: gpu_emulator::STACK_BYTES
             }
         );
     }
@@ -888,7 +890,7 @@ fn a_stack_overflow_is_reported_and_the_process_goes_on() {
     let mut values = original.clone();
     let view = GlobalMut::new("values", &mut values);
     // SAFETY: one thread per value.
-    emulator::run("double", &one_block(20, 0), &|| unsafe {
+    gpu_emulator::run("double", &one_block(20, 0), &|| unsafe {
         let t = thread_idx_x() as usize;
         view.write(t, 2 * view.read(t));
     })
@@ -906,7 +908,7 @@ fn a_launch_beyond_cudas_limits_or_the_launch_bounds_is_refused_before_any_threa
         block: (65536, 65536, 1),
         shared_bytes: 0,
     };
-    let diagnostic = emulator::run("wraps", &wraps, &body).unwrap_err();
+    let diagnostic = gpu_emulator::run("wraps", &wraps, &body).unwrap_err();
     assert_eq!(
         diagnostic.fault,
         Fault::InvalidLaunch {
@@ -920,13 +922,13 @@ fn a_launch_beyond_cudas_limits_or_the_launch_bounds_is_refused_before_any_threa
         block: (64, 32, 1),
         shared_bytes: 0,
     };
-    let diagnostic = emulator::run("too_many", &too_many, &body).unwrap_err();
+    let diagnostic = gpu_emulator::run("too_many", &too_many, &body).unwrap_err();
     assert_eq!(
         diagnostic.to_string(),
         "too_many: launch refused: the threads per block is 2048, outside CUDA's limit of 1024"
     );
     let huge_shared = one_block(32, u32::MAX);
-    let diagnostic = emulator::run("huge_shared", &huge_shared, &body).unwrap_err();
+    let diagnostic = gpu_emulator::run("huge_shared", &huge_shared, &body).unwrap_err();
     assert!(
         matches!(diagnostic.fault, Fault::InvalidLaunch { value, .. } if value == u64::from(u32::MAX)),
         "{diagnostic}"
@@ -936,10 +938,10 @@ fn a_launch_beyond_cudas_limits_or_the_launch_bounds_is_refused_before_any_threa
         block: (32, 1, 1),
         shared_bytes: 0,
     };
-    assert!(emulator::run("empty", &empty, &body).is_err());
+    assert!(gpu_emulator::run("empty", &empty, &body).is_err());
     let bounded = Limits::within(LaunchBounds::new(128, Some(4)));
     let diagnostic =
-        emulator::run_within("bounded", &one_block(256, 0), bounded, &body).unwrap_err();
+        gpu_emulator::run_within("bounded", &one_block(256, 0), bounded, &body).unwrap_err();
     assert_eq!(
         diagnostic.fault,
         Fault::BeyondLaunchBounds {
@@ -952,7 +954,7 @@ fn a_launch_beyond_cudas_limits_or_the_launch_bounds_is_refused_before_any_threa
         "bounded: launch refused: 256 threads a block, more than the 128 of the kernel's launch bounds"
     );
     assert!(!ran.get());
-    emulator::run_within("bounded", &one_block(128, 0), bounded, &body).unwrap();
+    gpu_emulator::run_within("bounded", &one_block(128, 0), bounded, &body).unwrap();
     assert!(ran.get());
 }
 
@@ -979,7 +981,7 @@ unsafe fn rotate_static(out: GlobalMut<f32>, bug: StaticBug) {
     // SAFETY: inside an emulated kernel.
     let (words, launch_sized) = unsafe {
         (
-            gpu::shared_array!(ROTATED: [f32; 32]),
+            gpu_std::shared_array!(ROTATED: [f32; 32]),
             SharedArray::<f32>::launch_sized(),
         )
     };
@@ -1015,7 +1017,7 @@ fn run_rotate_static(bug: StaticBug) -> (Result<(), Diagnostic>, Vec<f32>) {
     // SAFETY: blocks of 32 threads and 128 bytes; the emulator checks the
     // rest. Both blocks write the first 32 elements of `out`, one at a
     // time, as the emulator runs blocks in turn.
-    let result = emulator::run("rotate_static", &launch, &|| unsafe {
+    let result = gpu_emulator::run("rotate_static", &launch, &|| unsafe {
         rotate_static(view, bug)
     });
     (result, out)
@@ -1075,7 +1077,7 @@ fn a_static_shared_array_element_nobody_wrote_is_uninitialised() {
 /// Inside an emulated kernel.
 unsafe fn large_static_array() {
     // SAFETY: by this function's contract.
-    let large = unsafe { gpu::shared_array!(LARGE: [f32; 10240]) };
+    let large = unsafe { gpu_std::shared_array!(LARGE: [f32; 10240]) };
     // SAFETY: inside the array.
     unsafe { large.write(thread_idx_x(), 1.0) };
 }
@@ -1083,15 +1085,16 @@ unsafe fn large_static_array() {
 #[test]
 fn static_and_launch_sized_shared_memory_together_are_limited() {
     // SAFETY: the emulator checks the launch.
-    let fits = emulator::run("large_static_array", &one_block(32, 8 * 1024), &|| unsafe {
+    let fits = gpu_emulator::run("large_static_array", &one_block(32, 8 * 1024), &|| unsafe {
         large_static_array()
     });
     fits.unwrap();
     // SAFETY: the emulator checks the launch.
-    let diagnostic = emulator::run("large_static_array", &one_block(32, 9 * 1024), &|| unsafe {
-        large_static_array()
-    })
-    .unwrap_err();
+    let diagnostic =
+        gpu_emulator::run("large_static_array", &one_block(32, 9 * 1024), &|| unsafe {
+            large_static_array()
+        })
+        .unwrap_err();
     assert_eq!(
         diagnostic.fault,
         Fault::StaticSharedTooLarge {
@@ -1107,7 +1110,7 @@ fn static_and_launch_sized_shared_memory_together_are_limited() {
 /// # Safety
 /// Inside an emulated kernel.
 unsafe fn read_constant(out: GlobalMut<f32>, index: u32) {
-    let table = gpu::constant_array!(DIAGNOSED: [f32; 4]);
+    let table = gpu_std::constant_array!(DIAGNOSED: [f32; 4]);
     // SAFETY: by this function's contract; the emulator checks the rest.
     unsafe { out.write(thread_idx_x() as usize, table.read(index)) };
 }
@@ -1118,7 +1121,7 @@ fn a_constant_array_is_read_as_set_and_checked() {
     let view = GlobalMut::new("out", &mut out);
     let run = |index| {
         // SAFETY: the emulator checks the reads.
-        emulator::run("read_constant", &one_block(2, 0), &|| unsafe {
+        gpu_emulator::run("read_constant", &one_block(2, 0), &|| unsafe {
             read_constant(view, index)
         })
     };
@@ -1130,7 +1133,7 @@ fn a_constant_array_is_read_as_set_and_checked() {
             index: 1
         }
     );
-    emulator::set_constant("DIAGNOSED", &[1.0, 2.0, 3.0, 4.0]);
+    gpu_emulator::set_constant("DIAGNOSED", &[1.0, 2.0, 3.0, 4.0]);
     run(1).unwrap();
     assert_eq!(out, [2.0, 2.0]);
     assert_eq!(

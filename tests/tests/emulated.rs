@@ -129,7 +129,7 @@ fn the_reciprocal_rounds_as_a_division_does() {
     let mut counts: Vec<u32> = (1..=1017).map(|span| span * span).collect();
     counts.extend([2, 3, 5, 1 << 21, (1 << 22) - 1]);
     for count in counts {
-        let reciprocal = gpu::blur::Reciprocal::new(count);
+        let reciprocal = kernels::blur::Reciprocal::new(count);
         for quotient in 0..=255u32 {
             for sum in [
                 quotient * count,
@@ -222,7 +222,7 @@ fn every_cpu_baseline_agrees_with_the_reference() {
     families::visit(&mut Check(SmallRng::seed_from_u64(seed()))).unwrap();
     // The blur's running sums at the largest radius, where a window holds
     // 4095² samples.
-    let shape = BlurShape::new(5, 3, 2, gpu::blur::MAX_RADIUS);
+    let shape = BlurShape::new(5, 3, 2, kernels::blur::MAX_RADIUS);
     let case = Case::<Emulator, Blur>::new(&Emulator, shape, &mut SmallRng::seed_from_u64(seed()))
         .unwrap();
     assert!(

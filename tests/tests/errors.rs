@@ -2,9 +2,9 @@
 //! GPU work: these tests need no GPU.
 
 use clap::Parser;
-use gpu::blur::MAX_RADIUS;
-use gpu::matmul::{BLOCKED_2D, COARSE_1D, WIDE_BLOCKING};
-use gpu::runtime::{Kernel, LaunchBounds};
+use gpu_std::{Kernel, LaunchBounds};
+use kernels::blur::MAX_RADIUS;
+use kernels::matmul::{BLOCKED_2D, COARSE_1D, WIDE_BLOCKING};
 use locality::backend::checked_launch;
 use locality::cli::Cli;
 use locality::families::blur::{Blur, BlurShape, max_channels, max_radius};

@@ -287,13 +287,13 @@ fn skip_launch_bounds(declaration: &str) -> &str {
 
 #[test]
 fn every_kernel_has_a_cuda_cpp_twin_and_no_twin_lacks_a_kernel() {
-    let mut twins: Vec<&str> = gpu::CUDA_TWINS
+    let mut twins: Vec<&str> = kernels::CUDA_TWINS
         .split("extern \"C\" __global__ void ")
         .skip(1)
         .filter_map(|rest| skip_launch_bounds(rest).split('(').next())
         .collect();
     // The gemv twins are declared through a macro: kernel##_f32 and _f64.
-    let gemv: Vec<String> = gpu::CUDA_TWINS
+    let gemv: Vec<String> = kernels::CUDA_TWINS
         .lines()
         .filter_map(|line| line.strip_prefix("GEMV_ENTRY_POINTS("))
         .flat_map(|rest| {
@@ -302,7 +302,7 @@ fn every_kernel_has_a_cuda_cpp_twin_and_no_twin_lacks_a_kernel() {
         })
         .collect();
     // The shuffled blur's instances too: blur_shuffled_C_R.
-    let shuffled: Vec<String> = gpu::CUDA_TWINS
+    let shuffled: Vec<String> = kernels::CUDA_TWINS
         .lines()
         .filter_map(|line| line.strip_prefix("SHUFFLED_INSTANCE("))
         .map(|rest| {
@@ -424,7 +424,7 @@ fn the_coefficients_are_a_constant_array_read_with_ld_const() {
     for ptx in [PTX, PTX_SM80] {
         let declaration = format!(
             ".visible .const .align 4 .b8 {}[1024];",
-            gpu::constant::TABLE
+            kernels::constant::TABLE
         );
         assert!(ptx.contains(&declaration), "no {declaration}");
         let body = body_in(ptx, "coefficients_from_constant");

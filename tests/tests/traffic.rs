@@ -3,7 +3,7 @@
 //! breaks a claim fails here. Each kernel is also checked against the
 //! reference on the same run, so the counts are those of a correct kernel.
 
-use gpu::emulator::traffic::Traffic;
+use gpu_emulator::traffic::Traffic;
 use locality::Backend;
 use locality::CountingEmulator;
 use locality::case::Case;

@@ -3,11 +3,11 @@
 //! address can be wrong, each reported with the thread, the site and the
 //! lane or index.
 
-use gpu::emulator::{self, Diagnostic, Fault, LaneProblem, Launch};
-use gpu::runtime::Real;
-use gpu::runtime::global::{Global, GlobalMut};
-use gpu::runtime::thread::{sync_threads, thread_idx_x};
-use gpu::runtime::warp::{ALL_LANES, shfl_down_sync, shfl_xor_sync};
+use gpu_emulator::{Diagnostic, Fault, LaneProblem, Launch};
+use gpu_std::Real;
+use gpu_std::global::{Global, GlobalMut};
+use gpu_std::thread::{sync_threads, thread_idx_x};
+use gpu_std::warp::{ALL_LANES, shfl_down_sync, shfl_xor_sync};
 use locality_tests::seed;
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
@@ -28,7 +28,7 @@ fn per_thread<T: Copy>(
 ) -> Result<Vec<T>, Diagnostic> {
     let mut out = vec![poison; threads as usize];
     let view = GlobalMut::new("out", &mut out);
-    emulator::run("per_thread", &one_block(threads), &|| {
+    gpu_emulator::run("per_thread", &one_block(threads), &|| {
         let t = thread_idx_x();
         let value = body(t);
         // SAFETY: one element per thread, inside the buffer.

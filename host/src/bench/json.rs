@@ -93,8 +93,8 @@ pub struct LaunchBounds {
     pub min_blocks: Option<u32>,
 }
 
-impl From<gpu::runtime::LaunchBounds> for LaunchBounds {
-    fn from(bounds: gpu::runtime::LaunchBounds) -> Self {
+impl From<gpu_std::LaunchBounds> for LaunchBounds {
+    fn from(bounds: gpu_std::LaunchBounds) -> Self {
         Self {
             max_threads: bounds.max_threads,
             min_blocks: bounds.min_blocks,

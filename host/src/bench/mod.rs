@@ -14,7 +14,7 @@ use std::fs;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
-use gpu::runtime::Kernel;
+use gpu_std::Kernel;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::{SeedableRng, rngs::SmallRng};
 

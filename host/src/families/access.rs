@@ -5,8 +5,8 @@
 use std::fmt;
 
 use clap::{Arg, ArgMatches, value_parser};
-use gpu::access::{Args, KERNELS, Problem};
-use gpu::runtime::Kernel;
+use gpu_std::Kernel;
+use kernels::access::{Args, KERNELS, Problem};
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

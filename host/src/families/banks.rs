@@ -4,8 +4,8 @@
 use std::fmt;
 
 use clap::{Arg, ArgMatches, value_parser};
-use gpu::banks::{Args, BLOCK, KERNELS, Problem, TILE};
-use gpu::runtime::Kernel;
+use gpu_std::Kernel;
+use kernels::banks::{Args, BLOCK, KERNELS, Problem, TILE};
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -6,8 +6,8 @@ use std::fmt;
 use std::ops::RangeInclusive;
 
 use clap::{Arg, ArgMatches, value_parser};
-use gpu::blur::{Args, KERNELS, MAX_RADIUS, Problem};
-use gpu::runtime::Kernel;
+use gpu_std::Kernel;
+use kernels::blur::{Args, KERNELS, MAX_RADIUS, Problem};
 use rand::distr::Uniform;
 use rand::{Rng, rngs::SmallRng};
 use rayon::prelude::*;

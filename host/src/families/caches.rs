@@ -5,8 +5,8 @@
 use std::fmt;
 
 use clap::ArgMatches;
-use gpu::caches::{Args, BLOCK, CHUNK, KERNELS, Problem};
-use gpu::runtime::Kernel;
+use gpu_std::Kernel;
+use kernels::caches::{Args, BLOCK, CHUNK, KERNELS, Problem};
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -5,8 +5,8 @@
 use std::fmt;
 
 use clap::{Arg, ArgMatches, value_parser};
-use gpu::constant::{Args, COEFFICIENTS, KERNELS, Problem, TABLE};
-use gpu::runtime::Kernel;
+use gpu_std::Kernel;
+use kernels::constant::{Args, COEFFICIENTS, KERNELS, Problem, TABLE};
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

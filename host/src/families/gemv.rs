@@ -6,8 +6,8 @@ use std::fmt;
 
 use clap::ArgMatches;
 use cudarc::cublas::{CudaBlas, Gemv as BlasGemv};
-use gpu::gemv::{Args, KERNELS_F32, KERNELS_F64, Problem};
-use gpu::runtime::Kernel;
+use gpu_std::Kernel;
+use kernels::gemv::{Args, KERNELS_F32, KERNELS_F64, Problem};
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -6,8 +6,8 @@
 use std::fmt;
 
 use clap::{Arg, ArgMatches, value_parser};
-use gpu::intensity::{Args, KERNELS, Problem};
-use gpu::runtime::Kernel;
+use gpu_std::Kernel;
+use kernels::intensity::{Args, KERNELS, Problem};
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -4,8 +4,8 @@
 use std::fmt;
 
 use clap::ArgMatches;
-use gpu::matmul::{Args, KERNELS, Problem};
-use gpu::runtime::Kernel;
+use gpu_std::Kernel;
+use kernels::matmul::{Args, KERNELS, Problem};
 use rand::rngs::SmallRng;
 use serde::{Deserialize, Serialize};
 

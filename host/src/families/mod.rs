@@ -12,7 +12,7 @@ pub mod matmul;
 pub mod registers;
 pub mod width;
 
-use gpu::runtime::{Instances, Kernel, LaunchBounds};
+use gpu_std::{Instances, Kernel, LaunchBounds};
 
 use crate::error::{Error, Result};
 use crate::family::{Family, Sizes};
@@ -54,7 +54,7 @@ pub struct KernelInfo {
 impl KernelInfo {
     /// Its entry points: its name, or one per instance.
     pub fn entries(&self) -> Vec<&'static str> {
-        gpu::runtime::entries(self.name, self.instances)
+        gpu_std::entries(self.name, self.instances)
     }
 
     fn of<F: Family>(kernel: &Kernel<F::Args, F::Problem>) -> Self {

@@ -4,8 +4,8 @@
 use std::fmt;
 
 use clap::{Arg, ArgMatches, value_parser};
-use gpu::registers::{Args, KERNELS, LENGTH, Problem};
-use gpu::runtime::Kernel;
+use gpu_std::Kernel;
+use kernels::registers::{Args, KERNELS, LENGTH, Problem};
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -4,8 +4,8 @@
 use std::fmt;
 
 use clap::ArgMatches;
-use gpu::runtime::Kernel;
-use gpu::width::{Args, KERNELS, Problem};
+use gpu_std::Kernel;
+use kernels::width::{Args, KERNELS, Problem};
 use rand::distr::Uniform;
 use rand::{Rng, rngs::SmallRng};
 use rayon::prelude::*;

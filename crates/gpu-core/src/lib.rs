@@ -1,0 +1,99 @@
+//! What the device, the host and the emulator all know of a launch: its
+//! shape (grid, block, shared memory), a kernel's launch bounds, and the
+//! limits every GPU of compute capability 7.5 or newer sets. It stands
+//! where Rust-CUDA's `cust_core` stands: the vocabulary shared by the code
+//! that runs on the GPU and the code that launches it, with no code of
+//! either.
+#![no_std]
+
+/// The launch-sized shared memory every GPU of compute capability 7.5 or
+/// newer gives a block without an opt-in attribute.
+pub const SHARED_LIMIT_BYTES: u64 = 48 * 1024;
+
+/// x, y and z extents or coordinates.
+pub type Dim3 = (u32, u32, u32);
+
+/// A launch's shape: what a kernel's launch contract asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    pub grid: Dim3,
+    pub block: Dim3,
+    /// Launch-sized shared memory per block.
+    pub shared_bytes: u32,
+}
+
+impl Launch {
+    /// Blocks of `block` threads, enough of them to cover `threads` along
+    /// each axis.
+    pub const fn covering(threads: Dim3, block: Dim3, shared_bytes: u32) -> Self {
+        Self {
+            grid: (
+                threads.0.div_ceil(block.0),
+                threads.1.div_ceil(block.1),
+                threads.2.div_ceil(block.2),
+            ),
+            block,
+            shared_bytes,
+        }
+    }
+}
+
+/// CUDA's `__launch_bounds__(max_threads, min_blocks)`: the most threads a
+/// block of the kernel is ever launched with, and, where declared, the
+/// fewest such blocks that must fit on one SM at once.
+///
+/// They reach ptxas as the entry's `.maxntid` and `.minnctapersm` (the
+/// build helper writes them there), and it
+/// allocates registers for that occupancy: with 65536 registers an SM, 256
+/// threads and 2 blocks leave at most 128 registers a thread, 4 blocks 64,
+/// 8 blocks 32, and a kernel that needs more spills. Declaring the fewest
+/// blocks is not free: ptxas then also feels free to use every register
+/// up to that cap, so a small kernel that would take 36 registers takes
+/// 80 under `(128, 1)`, and a chain of loads may run further ahead with
+/// more registers than full occupancy leaves (the gemvs). Each kernel's
+/// bounds are best measured against the others, and its doc comment
+/// should say why they are what they are.
+///
+/// The host and the emulator refuse a launch of more threads a block than
+/// `max_threads`, as the GPU does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchBounds {
+    /// The most threads a block has (`.maxntid`).
+    pub max_threads: u32,
+    /// The fewest blocks an SM must hold at once (`.minnctapersm`).
+    pub min_blocks: Option<u32>,
+}
+
+impl LaunchBounds {
+    /// The bounds of a kernel's declaration; checked when the crate
+    /// compiles: a block has 1 to 1024 threads, an SM holds at least one.
+    pub const fn new(max_threads: u32, min_blocks: Option<u32>) -> Self {
+        assert!(
+            max_threads >= 1 && max_threads <= 1024,
+            "a block has 1 to 1024 threads"
+        );
+        if let Some(blocks) = min_blocks {
+            assert!(blocks >= 1, "an SM holds at least one block");
+        }
+        Self {
+            max_threads,
+            min_blocks,
+        }
+    }
+
+    /// The fewest blocks as the PTX line of `gpu_std::kernels!` writes
+    /// it: 0 for none declared.
+    pub const fn ptx_min_blocks(&self) -> u32 {
+        match self.min_blocks {
+            Some(blocks) => blocks,
+            None => 0,
+        }
+    }
+}
+
+/// The most threads an SM of compute capability 8.0 or 9.0 holds at once.
+/// A memory-bound kernel whose registers do not limit it declares
+/// `FULL_SM_THREADS / threads` blocks in its launch bounds: every warp an
+/// SM can hold is another load in flight, so ptxas must fit them all, at
+/// most 32 registers a thread.
+pub const FULL_SM_THREADS: u32 = 2048;

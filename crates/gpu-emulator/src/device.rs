@@ -1,0 +1,249 @@
+//! The device runtime's operations on the CPU: what `gpu-std` calls on the
+//! host where the GPU build talks to the hardware. Each acts on the
+//! emulated thread that is running, and reports what CUDA leaves undefined
+//! as the running launch's diagnostic. Kernels call `gpu-std`, never these.
+
+use std::panic::Location;
+
+use super::traffic::Space;
+pub use super::{AccessKind, ShuffleKind};
+use super::{
+    CONSTANTS, Copy as PendingCopy, Dim3, Fault, ShuffleCall, Wait, running, stop, with_current,
+};
+
+pub fn thread_idx() -> Dim3 {
+    with_current(|current| current.thread)
+}
+
+pub fn block_idx() -> Dim3 {
+    with_current(|current| current.block)
+}
+
+pub fn block_dim() -> Dim3 {
+    with_current(|current| current.launch.block)
+}
+
+pub fn grid_dim() -> Dim3 {
+    with_current(|current| current.launch.grid)
+}
+
+pub fn sync_threads(barrier: &'static Location<'static>) {
+    let yielder = with_current(|current| current.yielder.get());
+    // SAFETY: the yielder belongs to the coroutine that is running this code.
+    unsafe { (*yielder).suspend(Wait::Barrier(barrier)) };
+}
+
+/// This lane's result of a shuffle of `kind` over the lanes of `mask`,
+/// `bits` its own value, made at `site`.
+pub fn shuffle(kind: ShuffleKind, mask: u32, bits: u64, site: &'static Location<'static>) -> u64 {
+    let yielder = with_current(|current| current.yielder.get());
+    let call = ShuffleCall {
+        site,
+        kind,
+        mask,
+        bits,
+    };
+    // SAFETY: the yielder belongs to the coroutine that is running this code.
+    unsafe { (*yielder).suspend(Wait::Shuffle(call)) };
+    running().shuffled.get()
+}
+
+/// Element `index` of the constant array `name` of `len` elements, read at
+/// `site` by the running thread.
+pub fn constant_read(
+    name: &'static str,
+    len: u32,
+    index: u32,
+    site: &'static Location<'static>,
+) -> f32 {
+    let thread = with_current(|current| {
+        current.record(
+            site,
+            AccessKind::Read,
+            Space::Constant { array: name },
+            4 * u64::from(index),
+            4,
+        );
+        current.thread
+    });
+    if index >= len {
+        stop(Fault::ConstantOutOfBounds {
+            thread,
+            array: name,
+            index,
+            len,
+        });
+    }
+    let value = CONSTANTS.with_borrow(|constants| {
+        constants
+            .iter()
+            .find(|&&(known, _)| known == name)
+            .and_then(|(_, values)| values.get(index as usize).copied())
+    });
+    value.unwrap_or_else(|| {
+        stop(Fault::ConstantUnset {
+            thread,
+            array: name,
+            index,
+        })
+    })
+}
+
+/// The address of the running block's static shared array `name`, of
+/// `bytes` bytes.
+pub fn static_shared(name: &'static str, bytes: u32) -> *mut u8 {
+    let declared = with_current(|current| current.memory.borrow_mut().declare(name, bytes));
+    declared.unwrap_or_else(|fault| stop(fault))
+}
+
+/// Stops the running thread for touching element `index` of the static
+/// shared array `array` of `len` elements.
+pub fn static_shared_out_of_bounds(
+    array: &'static str,
+    index: u32,
+    len: u32,
+    kind: AccessKind,
+) -> ! {
+    let thread = with_current(|current| current.thread);
+    stop(Fault::StaticSharedOutOfBounds {
+        thread,
+        kind,
+        array,
+        index,
+        len,
+    })
+}
+
+pub fn shared_base() -> *mut u8 {
+    with_current(|current| current.memory.borrow().base)
+}
+
+/// Checks and records an access of `size` bytes at `address`, made at
+/// `site`.
+pub fn shared_access(
+    address: *const u8,
+    size: usize,
+    kind: AccessKind,
+    site: &'static Location<'static>,
+) {
+    let checked = with_current(|current| {
+        let mut memory = current.memory.borrow_mut();
+        let offset = memory.offset_of(address);
+        memory.access(
+            current.linear,
+            current.launch.block,
+            offset,
+            size as u32,
+            kind,
+        )?;
+        current.record(site, kind, Space::Shared, offset as u64, size as u32);
+        Ok(())
+    });
+    if let Err(fault) = checked {
+        stop(fault);
+    }
+}
+
+/// Starts an asynchronous copy of `bytes` to shared `address`, made at
+/// `site`: checked and recorded as a shared store now, landed at the
+/// thread's wait.
+pub fn memcpy_async(address: *const u8, bytes: &[u8], site: &'static Location<'static>) {
+    let started = with_current(|current| {
+        let offset = {
+            let mut memory = current.memory.borrow_mut();
+            let offset = memory.offset_of(address);
+            memory.start_copy(
+                current.linear,
+                current.launch.block,
+                offset,
+                bytes.len() as u32,
+            )?;
+            offset
+        };
+        let size = bytes.len() as u32;
+        current.record(site, AccessKind::Write, Space::Shared, offset as u64, size);
+        current.pipeline.borrow_mut().open.push(PendingCopy {
+            offset: offset as u32,
+            bytes: bytes.to_vec(),
+        });
+        Ok(())
+    });
+    if let Err(fault) = started {
+        stop(fault);
+    }
+}
+
+/// Closes the running thread's open group of copies.
+pub fn pipeline_commit() {
+    with_current(|current| current.commit_copies());
+}
+
+/// Lands all but the newest `keep` of the running thread's committed groups.
+pub fn pipeline_wait(keep: u32) {
+    if let Err(fault) = with_current(|current| current.land_copies(keep)) {
+        stop(fault);
+    }
+}
+
+/// One access to a global buffer, as the runtime's views report it.
+pub struct GlobalAccess {
+    pub buffer: &'static str,
+    /// The buffer's first byte, which tells buffers apart.
+    pub base: usize,
+    pub len: usize,
+    pub index: usize,
+    /// Elements the access moves at once: 1, a vector's, or fewer at the
+    /// end of a buffer.
+    pub elements: usize,
+    /// What `index` must be a multiple of: the access's width in elements.
+    pub alignment: usize,
+    pub element_bytes: usize,
+    /// Bytes each of the access's instructions moves: all of them, except
+    /// for one element whose alignment is less than its size, which the
+    /// compiler moves in pieces of its alignment (a `#[repr(C)]` pair of
+    /// `f32` is two 4-byte loads), and the hardware counts so.
+    pub piece_bytes: usize,
+    pub kind: AccessKind,
+}
+
+/// Checks and records an access to elements `index..index + elements` of a
+/// global buffer of `len` elements, made at `site`.
+pub fn global_access(access: GlobalAccess, site: &'static Location<'static>) {
+    let in_bounds = access
+        .index
+        .checked_add(access.elements)
+        .is_some_and(|end| end <= access.len);
+    let aligned = access.index.is_multiple_of(access.alignment);
+    let thread = with_current(|current| {
+        if in_bounds && aligned {
+            let space = Space::Global {
+                base: access.base,
+                buffer: access.buffer,
+            };
+            let offset = (access.index * access.element_bytes) as u64;
+            let size = access.elements * access.element_bytes;
+            for piece in (0..size).step_by(access.piece_bytes) {
+                let bytes = access.piece_bytes.min(size - piece) as u32;
+                current.record(site, access.kind, space, offset + piece as u64, bytes);
+            }
+        }
+        current.thread
+    });
+    if !in_bounds {
+        stop(Fault::GlobalOutOfBounds {
+            thread,
+            kind: access.kind,
+            buffer: access.buffer,
+            index: access.index.max(access.len),
+            len: access.len,
+        });
+    }
+    if !aligned {
+        stop(Fault::GlobalMisaligned {
+            thread,
+            buffer: access.buffer,
+            index: access.index,
+            bytes: access.alignment * access.element_bytes,
+        });
+    }
+}

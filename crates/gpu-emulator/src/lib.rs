@@ -1,0 +1,1263 @@
+//! The CPU side of the device runtime: runs a kernel's threads, block by
+//! block, as coroutines on one OS thread, with CUDA's barrier semantics, and
+//! checks every barrier and every shared-memory access.
+//!
+//! A block runs in rounds: every live thread runs until it reaches its next
+//! `sync_threads` or returns. When all live threads wait, they must wait at
+//! the same barrier (the same call site, reached the same number of times);
+//! then the barrier opens and the next round starts. A thread that has
+//! returned no longer counts, as on the GPU.
+//!
+//! Between two barriers, two accesses to the same shared byte by different
+//! threads, at least one a write, are a race: on the GPU their order is
+//! undefined. Each shared byte carries a shadow of who last wrote and read it
+//! in which barrier interval ("epoch"), so a race is found whatever order
+//! the emulator happens to run the threads in.
+//!
+//! A warp's shuffle is a rendezvous too, of the lanes its mask names: a lane
+//! that reaches one waits, like at a barrier, until every live thread of the
+//! block waits somewhere; then each shuffle whose lanes all wait at it with
+//! the same mask exchanges their values, and they go on. A mask that names a
+//! lane that is not there, has returned or waits elsewhere, or a lane that
+//! reads one outside the mask, would leave the value undefined on the GPU:
+//! here it is a diagnostic. (CUDA lets a mask name a returned lane as long as
+//! no lane reads it; the emulator holds kernels to the stricter rule.)
+//!
+//! Global memory is the host's own, seen through the runtime's views: every
+//! access is checked against its buffer's length, and a vector access
+//! against its alignment too, so that an index past the end is reported,
+//! never read or written.
+//!
+//! Nothing a kernel does stops the process: a launch beyond CUDA's limits is
+//! refused before any thread runs, a thread that calls into the runtime more
+//! often than [`Limits::steps_per_thread`] is stopped as one that would never
+//! finish (a spin-wait on memory another thread or block should write: the
+//! emulator runs one thread at a time between barriers, one block at a
+//! time), and a thread that overflows its stack is stopped at the guard page
+//! (on Linux, x86-64 and AArch64).
+
+use std::cell::{Cell, RefCell};
+use std::fmt;
+use std::panic::{self, AssertUnwindSafe, Location};
+
+use corosensei::stack::{DefaultStack, Stack};
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+
+pub use gpu_core::{Dim3, Launch, LaunchBounds, SHARED_LIMIT_BYTES};
+
+pub mod device;
+mod guard;
+pub mod traffic;
+
+use traffic::{Record, Space, Traffic};
+
+/// Stack of one emulated thread: room for the 512 KiB of local memory
+/// CUDA gives a thread at most, and the host's frames around it.
+pub const STACK_BYTES: usize = 1 << 20;
+
+/// CUDA's limits on a launch, for every GPU of compute capability 7.5 or
+/// newer.
+const MAX_THREADS_PER_BLOCK: u64 = 1024;
+const MAX_BLOCK: Dim3 = (1024, 1024, 64);
+const MAX_GRID: Dim3 = (u32::MAX >> 1, 65535, 65535);
+
+/// How much an emulated launch may do before it is stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Calls one thread may make into the device runtime (an index, a
+    /// barrier, a shared- or global-memory access) in one launch.
+    pub steps_per_thread: u64,
+    /// The most threads a block may have: CUDA's 1024, or the kernel's
+    /// launch bounds ([`Limits::within`]), which the GPU enforces too.
+    pub threads_per_block: u32,
+}
+
+impl Default for Limits {
+    /// 2³⁴ calls: more than any kernel of the project makes at the sizes
+    /// the host lets the emulator run, and about half a minute of spinning
+    /// on one load; blocks of up to CUDA's 1024 threads, as for a kernel
+    /// that declares no launch bounds.
+    fn default() -> Self {
+        Self {
+            steps_per_thread: 1 << 34,
+            threads_per_block: MAX_THREADS_PER_BLOCK as u32,
+        }
+    }
+}
+
+impl Limits {
+    /// The default limits, with blocks no larger than `bounds` allow.
+    pub fn within(bounds: LaunchBounds) -> Self {
+        Self {
+            threads_per_block: bounds.max_threads,
+            ..Self::default()
+        }
+    }
+}
+
+/// A bug the emulator found: which kernel, which block, what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub kernel: &'static str,
+    pub block: Dim3,
+    pub fault: Fault,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    Read,
+    Write,
+}
+
+/// One thread's access to shared or global memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub thread: Dim3,
+    pub kind: AccessKind,
+}
+
+/// Where a lane named in a shuffle's mask is instead, or what else is wrong
+/// with the shuffle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneProblem {
+    /// The block has no thread in that lane: its last warp is partial.
+    NotInBlock,
+    /// The lane's thread has returned.
+    Returned,
+    /// The lane waits at a barrier.
+    AtBarrier(&'static Location<'static>),
+    /// The lane waits at another shuffle, or at the same one with another
+    /// mask, or on another pass (`passed` shuffles before it).
+    AtShuffle {
+        site: &'static Location<'static>,
+        mask: u32,
+        passed: u32,
+    },
+    /// The shuffling lane is not in its own mask.
+    CallerNotInMask,
+    /// The lane the shuffle reads from is not in the mask.
+    SourceNotInMask,
+}
+
+/// A thread waiting at a barrier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Waiter {
+    pub thread: Dim3,
+    pub barrier: &'static Location<'static>,
+    /// Barriers this thread had passed before this one.
+    pub passed: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The live threads of a block wait at different barriers: a
+    /// `sync_threads` under control flow that diverges inside the block.
+    DivergentBarrier { first: Waiter, other: Waiter },
+    /// Two threads touched one shared byte between the same two barriers,
+    /// at least one of them writing.
+    SharedRace {
+        offset: u32,
+        earlier: Access,
+        later: Access,
+    },
+    /// An access past the launch's shared-memory size.
+    SharedOutOfBounds {
+        thread: Dim3,
+        kind: AccessKind,
+        offset: i64,
+        size: u32,
+        limit: u32,
+    },
+    /// An access past the end of a statically sized shared array.
+    StaticSharedOutOfBounds {
+        thread: Dim3,
+        kind: AccessKind,
+        array: &'static str,
+        index: u32,
+        len: u32,
+    },
+    /// A read past the end of a constant array.
+    ConstantOutOfBounds {
+        thread: Dim3,
+        array: &'static str,
+        index: u32,
+        len: u32,
+    },
+    /// A read of a constant the host has not set.
+    ConstantUnset {
+        thread: Dim3,
+        array: &'static str,
+        index: u32,
+    },
+    /// Statically sized shared arrays and the launch-sized memory together
+    /// larger than a block may have.
+    StaticSharedTooLarge {
+        array: &'static str,
+        bytes: u32,
+        limit: u64,
+    },
+    /// An access of `size` bytes at an offset that is not a multiple of
+    /// `size`: on the GPU, a misaligned address.
+    SharedMisaligned {
+        thread: Dim3,
+        kind: AccessKind,
+        offset: u32,
+        size: u32,
+    },
+    /// An access to a shared byte that an asynchronous copy by `copier`
+    /// has yet to land in: the copier has not waited for it.
+    CopyInFlight {
+        offset: u32,
+        copier: Dim3,
+        access: Access,
+    },
+    /// A read of a shared byte that no thread of this block has written.
+    SharedUninitialized { thread: Dim3, offset: u32 },
+    /// An access past the end of a buffer in global memory.
+    GlobalOutOfBounds {
+        thread: Dim3,
+        kind: AccessKind,
+        buffer: &'static str,
+        index: usize,
+        len: usize,
+    },
+    /// A vector or word access of `bytes` at an element index that is not
+    /// a multiple of its width: on the GPU, a misaligned address.
+    GlobalMisaligned {
+        thread: Dim3,
+        buffer: &'static str,
+        index: usize,
+        bytes: usize,
+    },
+    /// A shuffle whose mask names `lane` wrongly (see [`LaneProblem`]).
+    BadShuffle {
+        thread: Dim3,
+        site: &'static Location<'static>,
+        mask: u32,
+        lane: u32,
+        problem: LaneProblem,
+    },
+    /// The kernel panicked (an overflow, a division by zero, ...).
+    Panic { thread: Dim3, message: String },
+    /// A thread called into the runtime more often than the limit allows:
+    /// a loop that would never end.
+    DidNotFinish { thread: Dim3, steps: u64 },
+    /// A thread ran past the end of its stack.
+    StackOverflow { thread: Dim3, bytes: usize },
+    /// The stack of an emulated thread could not be allocated.
+    NoStack { thread: Dim3, reason: String },
+    /// The launch is beyond CUDA's limits: no thread ran.
+    InvalidLaunch {
+        what: &'static str,
+        value: u64,
+        limit: u64,
+    },
+    /// The block has more threads than the kernel's launch bounds allow,
+    /// which the GPU refuses too: no thread ran.
+    BeyondLaunchBounds { threads: u64, max_threads: u32 },
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Fault::InvalidLaunch { .. } | Fault::BeyondLaunchBounds { .. } = self.fault {
+            return write!(f, "{}: {}", self.kernel, self.fault);
+        }
+        let (x, y, z) = self.block;
+        write!(f, "{}, block ({x}, {y}, {z}): {}", self.kernel, self.fault)
+    }
+}
+
+fn thread(t: Dim3) -> String {
+    format!("thread ({}, {}, {})", t.0, t.1, t.2)
+}
+
+fn verb(kind: AccessKind) -> &'static str {
+    match kind {
+        AccessKind::Read => "read",
+        AccessKind::Write => "wrote",
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::DivergentBarrier { first, other } => write!(
+                f,
+                "divergent barrier: {} waits at the sync_threads at {} (its barrier #{}), but {} waits at {} \
+                 (its barrier #{}); every live thread of a block must reach the same barrier",
+                thread(first.thread),
+                first.barrier,
+                first.passed + 1,
+                thread(other.thread),
+                other.barrier,
+                other.passed + 1
+            ),
+            Self::SharedRace {
+                offset,
+                earlier,
+                later,
+            } => write!(
+                f,
+                "shared-memory race at byte {offset}: {} {} it and {} {} it with no sync_threads between",
+                thread(earlier.thread),
+                verb(earlier.kind),
+                thread(later.thread),
+                verb(later.kind)
+            ),
+            Self::SharedOutOfBounds {
+                thread: t,
+                kind,
+                offset,
+                size,
+                limit,
+            } => write!(
+                f,
+                "{} {} {size} bytes of shared memory at offset {offset}, outside the launch's {limit} bytes",
+                thread(*t),
+                verb(*kind)
+            ),
+            Self::StaticSharedOutOfBounds {
+                thread: t,
+                kind,
+                array,
+                index,
+                len,
+            } => write!(
+                f,
+                "{} {} element {index} of the shared array {array}, which has {len}",
+                thread(*t),
+                verb(*kind)
+            ),
+            Self::ConstantOutOfBounds {
+                thread: t,
+                array,
+                index,
+                len,
+            } => write!(
+                f,
+                "{} read element {index} of the constant array {array}, which has {len}",
+                thread(*t)
+            ),
+            Self::ConstantUnset {
+                thread: t,
+                array,
+                index,
+            } => write!(
+                f,
+                "{} read element {index} of the constant array {array}, which the host has not set",
+                thread(*t)
+            ),
+            Self::StaticSharedTooLarge {
+                array,
+                bytes,
+                limit,
+            } => write!(
+                f,
+                "declaring the shared array {array} takes the block's shared memory to {bytes} \
+                 bytes, more than {limit}"
+            ),
+            Self::SharedMisaligned {
+                thread: t,
+                kind,
+                offset,
+                size,
+            } => write!(
+                f,
+                "{} {} {size} bytes of shared memory at offset {offset}, not a multiple of \
+                 {size}: a misaligned address on the GPU",
+                thread(*t),
+                verb(*kind)
+            ),
+            Self::CopyInFlight {
+                offset,
+                copier,
+                access,
+            } => write!(
+                f,
+                "{} {} shared byte {offset}, the destination of a memcpy_async by {} that is \
+                 still in flight: the copier must wait for it (pipeline::wait_prior), and \
+                 other threads pass a sync_threads after that wait",
+                thread(access.thread),
+                verb(access.kind),
+                thread(*copier)
+            ),
+            Self::SharedUninitialized { thread: t, offset } => {
+                write!(
+                    f,
+                    "{} read shared byte {offset}, which no thread of the block has written",
+                    thread(*t)
+                )
+            }
+            Self::GlobalOutOfBounds {
+                thread: t,
+                kind,
+                buffer,
+                index,
+                len,
+            } => write!(
+                f,
+                "{} {} {buffer}[{index}], outside the {len} elements of global buffer {buffer}",
+                thread(*t),
+                verb(*kind)
+            ),
+            Self::GlobalMisaligned {
+                thread: t,
+                buffer,
+                index,
+                bytes,
+            } => write!(
+                f,
+                "{} accessed {bytes} bytes of {buffer} at element {index}, not a multiple of \
+                 {bytes} bytes from the buffer's start: a misaligned address on the GPU",
+                thread(*t)
+            ),
+            Self::BadShuffle {
+                thread: t,
+                site,
+                mask,
+                lane,
+                problem,
+            } => {
+                write!(
+                    f,
+                    "{} shuffles at {site} with mask {mask:#010x}, ",
+                    thread(*t)
+                )?;
+                match problem {
+                    LaneProblem::NotInBlock => write!(
+                        f,
+                        "which names lane {lane}, but its warp has no thread there"
+                    ),
+                    LaneProblem::Returned => {
+                        write!(f, "which names lane {lane}, whose thread has returned")
+                    }
+                    LaneProblem::AtBarrier(barrier) => write!(
+                        f,
+                        "which names lane {lane}, but that lane waits at the sync_threads at \
+                         {barrier}: every lane of the mask must reach the same shuffle"
+                    ),
+                    LaneProblem::AtShuffle {
+                        site: other,
+                        mask: other_mask,
+                        passed,
+                    } => write!(
+                        f,
+                        "which names lane {lane}, but that lane waits at the shuffle at \
+                         {other} with mask {other_mask:#010x} (its shuffle #{}): every lane \
+                         of the mask must reach the same shuffle with the same mask",
+                        passed + 1
+                    ),
+                    LaneProblem::CallerNotInMask => {
+                        write!(f, "which leaves out its own lane {lane}")
+                    }
+                    LaneProblem::SourceNotInMask => write!(
+                        f,
+                        "and reads lane {lane}, which the mask leaves out: an undefined value"
+                    ),
+                }
+            }
+            Self::Panic { thread: t, message } => write!(f, "{} panicked: {message}", thread(*t)),
+            Self::DidNotFinish { thread: t, steps } => write!(
+                f,
+                "{} did not finish: {steps} calls into the device runtime, a loop that never \
+                 ends (waiting for a write that another thread makes after a barrier, or \
+                 another block makes at all, never ends here: the emulator runs one thread \
+                 at a time between barriers, one block at a time)",
+                thread(*t)
+            ),
+            Self::StackOverflow { thread: t, bytes } => write!(
+                f,
+                "{} overflowed its stack of {bytes} bytes (a local array too large, or \
+                 recursion too deep)",
+                thread(*t)
+            ),
+            Self::NoStack { thread: t, reason } => {
+                write!(f, "no stack for {}: {reason}", thread(*t))
+            }
+            Self::InvalidLaunch { what, value, limit } => write!(
+                f,
+                "launch refused: {what} is {value}, outside CUDA's limit of {limit}"
+            ),
+            Self::BeyondLaunchBounds {
+                threads,
+                max_threads,
+            } => write!(
+                f,
+                "launch refused: {threads} threads a block, more than the {max_threads} of \
+                 the kernel's launch bounds"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+/// Runs `body` once per thread of every block of `launch`, in block order,
+/// within the default [`Limits`], and reports the first bug found, naming
+/// `kernel`.
+///
+/// `body` is the body of one thread: typically a call of a `kernels!`
+/// function with the launch's arguments.
+pub fn run(kernel: &'static str, launch: &Launch, body: &dyn Fn()) -> Result<(), Diagnostic> {
+    run_within(kernel, launch, Limits::default(), body)
+}
+
+/// [`run`] within `limits`.
+pub fn run_within(
+    kernel: &'static str,
+    launch: &Launch,
+    limits: Limits,
+    body: &dyn Fn(),
+) -> Result<(), Diagnostic> {
+    launch_blocks(kernel, launch, limits, false, body).map(drop)
+}
+
+/// [`run_within`], counting the launch's memory traffic as the hardware
+/// would (see [`traffic`]).
+pub fn run_counting(
+    kernel: &'static str,
+    launch: &Launch,
+    limits: Limits,
+    body: &dyn Fn(),
+) -> Result<Traffic, Diagnostic> {
+    launch_blocks(kernel, launch, limits, true, body)
+}
+
+/// Runs every block of `launch`; the traffic when `counting`.
+fn launch_blocks(
+    kernel: &'static str,
+    launch: &Launch,
+    limits: Limits,
+    counting: bool,
+    body: &dyn Fn(),
+) -> Result<Traffic, Diagnostic> {
+    check_launch(launch, limits).map_err(|fault| Diagnostic {
+        kernel,
+        block: (0, 0, 0),
+        fault,
+    })?;
+    // 8-byte words, so that every element type the kernels use is aligned;
+    // all ones, like the poison of the outputs, for stale contents.
+    let mut words = vec![u64::MAX; (launch.shared_bytes as usize).div_ceil(8)];
+    let memory = RefCell::new(SharedMemory {
+        base: words.as_mut_ptr().cast(),
+        shadow: vec![Shadow::default(); launch.shared_bytes as usize],
+        limit: launch.shared_bytes,
+        statics: Vec::new(),
+        static_words: None,
+        epoch: 0,
+        block_start: 0,
+    });
+    let (gx, gy, gz) = launch.grid;
+    let mut traffic = Traffic::default();
+    for z in 0..gz {
+        for y in 0..gy {
+            for x in 0..gx {
+                let block = (x, y, z);
+                traffic +=
+                    run_block(launch, limits, counting, block, &memory, body).map_err(|fault| {
+                        Diagnostic {
+                            kernel,
+                            block,
+                            fault,
+                        }
+                    })?;
+            }
+        }
+    }
+    Ok(traffic)
+}
+
+/// Refuses a launch that no GPU would run: an empty or oversized grid or
+/// block, a block beyond the kernel's launch bounds, or more shared memory
+/// than a block gets.
+fn check_launch(launch: &Launch, limits: Limits) -> Result<(), Fault> {
+    let within = |what, value: u64, limit: u64| {
+        if value == 0 || value > limit {
+            return Err(Fault::InvalidLaunch { what, value, limit });
+        }
+        Ok(())
+    };
+    let (block, grid) = (launch.block, launch.grid);
+    for (what, value, limit) in [
+        ("the block's x dimension", block.0, MAX_BLOCK.0),
+        ("the block's y dimension", block.1, MAX_BLOCK.1),
+        ("the block's z dimension", block.2, MAX_BLOCK.2),
+        ("the grid's x dimension", grid.0, MAX_GRID.0),
+        ("the grid's y dimension", grid.1, MAX_GRID.1),
+        ("the grid's z dimension", grid.2, MAX_GRID.2),
+    ] {
+        within(what, value.into(), limit.into())?;
+    }
+    let threads = u64::from(block.0) * u64::from(block.1) * u64::from(block.2);
+    within("the threads per block", threads, MAX_THREADS_PER_BLOCK)?;
+    if threads > u64::from(limits.threads_per_block) {
+        return Err(Fault::BeyondLaunchBounds {
+            threads,
+            max_threads: limits.threads_per_block,
+        });
+    }
+    if u64::from(launch.shared_bytes) > SHARED_LIMIT_BYTES {
+        return Err(Fault::InvalidLaunch {
+            what: "the shared memory per block, in bytes,",
+            value: launch.shared_bytes.into(),
+            limit: SHARED_LIMIT_BYTES,
+        });
+    }
+    Ok(())
+}
+
+/// The launch's shared memory and its shadow. Epochs only grow, across
+/// blocks too, so that the shadow never needs clearing.
+struct SharedMemory {
+    base: *mut u8,
+    /// One per byte: the launch-sized memory's from offset 0, the static
+    /// arrays' from [`STATIC_START`].
+    shadow: Vec<Shadow>,
+    /// The launch-sized memory's bytes.
+    limit: u32,
+    /// The statically sized arrays declared so far in the launch: name,
+    /// offset from [`STATIC_START`], bytes.
+    statics: Vec<(&'static str, u32, u32)>,
+    /// Their memory, allocated at the first declaration, whole, so that it
+    /// never moves while threads hold its address.
+    static_words: Option<Box<[u64]>>,
+    /// The current barrier interval.
+    epoch: u32,
+    /// The current block's first epoch: a byte last written before it holds
+    /// another block's data.
+    block_start: u32,
+}
+
+/// Who last wrote one shared byte, and who read it, in which epoch; threads
+/// as linear indices in the block. Epoch 0, the default, is no epoch at all.
+#[derive(Clone, Copy, Default)]
+struct Shadow {
+    write_epoch: u32,
+    writer: u32,
+    read_epoch: u32,
+    reader: u32,
+    /// A second reader in `read_epoch`, other than `reader`; `NONE` while
+    /// there is none. Two readers are enough to tell whether a writer races
+    /// with a reader other than itself.
+    other_reader: u32,
+    /// The thread whose asynchronous copy to this byte is in flight.
+    copier: Option<u32>,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// Where the static shared arrays' offsets start: past any launch-sized
+/// memory, so that an access past the launch-sized memory is never taken
+/// for one of theirs.
+const STATIC_START: i64 = 64 * 1024;
+
+impl SharedMemory {
+    /// Checks one access by thread `me` of `block` and records it.
+    fn access(
+        &mut self,
+        me: u32,
+        block: Dim3,
+        offset: i64,
+        size: u32,
+        kind: AccessKind,
+    ) -> Result<(), Fault> {
+        let thread = coordinates(me, block);
+        let end = offset + i64::from(size);
+        let launch_sized = offset >= 0 && end <= i64::from(self.limit);
+        let statics = STATIC_START..=STATIC_START + self.static_bytes();
+        let declared = statics.contains(&offset) && statics.contains(&end);
+        if !launch_sized && !declared {
+            return Err(Fault::SharedOutOfBounds {
+                thread,
+                kind,
+                offset,
+                size,
+                limit: self.limit,
+            });
+        }
+        let offset = offset as u32;
+        if !offset.is_multiple_of(size) {
+            return Err(Fault::SharedMisaligned {
+                thread,
+                kind,
+                offset,
+                size,
+            });
+        }
+        let race = |offset, earlier: u32, earlier_kind| Fault::SharedRace {
+            offset,
+            earlier: Access {
+                thread: coordinates(earlier, block),
+                kind: earlier_kind,
+            },
+            later: Access { thread, kind },
+        };
+        for byte in offset..offset + size {
+            let epoch = self.epoch;
+            let shadow = &mut self.shadow[byte as usize];
+            if let Some(copier) = shadow.copier {
+                return Err(Fault::CopyInFlight {
+                    offset: byte,
+                    copier: coordinates(copier, block),
+                    access: Access { thread, kind },
+                });
+            }
+            let written_now = shadow.write_epoch == epoch && shadow.writer != me;
+            match kind {
+                AccessKind::Read => {
+                    if shadow.write_epoch < self.block_start {
+                        return Err(Fault::SharedUninitialized {
+                            thread,
+                            offset: byte,
+                        });
+                    }
+                    if written_now {
+                        return Err(race(byte, shadow.writer, AccessKind::Write));
+                    }
+                    if shadow.read_epoch != epoch {
+                        *shadow = Shadow {
+                            read_epoch: epoch,
+                            reader: me,
+                            other_reader: NONE,
+                            ..*shadow
+                        };
+                    } else if shadow.reader != me && shadow.other_reader == NONE {
+                        shadow.other_reader = me;
+                    }
+                }
+                AccessKind::Write => {
+                    if written_now {
+                        return Err(race(byte, shadow.writer, AccessKind::Write));
+                    }
+                    let other_reader = if shadow.reader != me {
+                        shadow.reader
+                    } else {
+                        shadow.other_reader
+                    };
+                    if shadow.read_epoch == epoch && other_reader != NONE {
+                        return Err(race(byte, other_reader, AccessKind::Read));
+                    }
+                    shadow.write_epoch = epoch;
+                    shadow.writer = me;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The offset of `address`: from the start of the launch-sized memory,
+    /// or from [`STATIC_START`] on inside the static arrays.
+    fn offset_of(&self, address: *const u8) -> i64 {
+        if let Some(words) = &self.static_words {
+            let start = words.as_ptr() as i64;
+            let inside = (address as i64).wrapping_sub(start);
+            if (0..(8 * words.len()) as i64).contains(&inside) {
+                return STATIC_START + inside;
+            }
+        }
+        (address as i64).wrapping_sub(self.base as i64)
+    }
+
+    /// The static arrays' bytes so far.
+    fn static_bytes(&self) -> i64 {
+        self.statics
+            .last()
+            .map_or(0, |&(_, offset, bytes)| i64::from(offset + bytes))
+    }
+
+    /// The address of the static array `name` of `bytes` bytes: where an
+    /// earlier declaration in the launch put it, else after the others,
+    /// 16-byte aligned, as ptxas places them.
+    fn declare(&mut self, name: &'static str, bytes: u32) -> Result<*mut u8, Fault> {
+        let offset = match self.statics.iter().find(|&&(known, ..)| known == name) {
+            Some(&(_, offset, _)) => offset,
+            None => {
+                let offset = (self.static_bytes() as u32).next_multiple_of(16);
+                let total = u64::from(self.limit) + u64::from(offset) + u64::from(bytes);
+                if total > SHARED_LIMIT_BYTES {
+                    return Err(Fault::StaticSharedTooLarge {
+                        array: name,
+                        bytes: total as u32,
+                        limit: SHARED_LIMIT_BYTES,
+                    });
+                }
+                self.statics.push((name, offset, bytes));
+                let end = STATIC_START as usize + (offset + bytes) as usize;
+                self.shadow
+                    .resize(end.max(self.shadow.len()), Shadow::default());
+                offset
+            }
+        };
+        let words = self.static_words.get_or_insert_with(|| {
+            vec![u64::MAX; SHARED_LIMIT_BYTES as usize / 8].into_boxed_slice()
+        });
+        // SAFETY: offset + bytes is within the limit, and so inside `words`.
+        Ok(unsafe { words.as_mut_ptr().cast::<u8>().add(offset as usize) })
+    }
+
+    /// Checks an asynchronous copy of `size` bytes to `offset` by thread
+    /// `me` as a write made now, and marks its bytes in flight.
+    fn start_copy(&mut self, me: u32, block: Dim3, offset: i64, size: u32) -> Result<(), Fault> {
+        self.access(me, block, offset, size, AccessKind::Write)?;
+        for byte in offset as u32..offset as u32 + size {
+            self.shadow[byte as usize].copier = Some(me);
+        }
+        Ok(())
+    }
+
+    /// Lands a copy started by thread `me`: its bytes are written now, in
+    /// the current epoch, as a write of `me`'s.
+    fn land_copy(&mut self, me: u32, block: Dim3, copy: &Copy) -> Result<(), Fault> {
+        for byte in copy.offset..copy.offset + copy.bytes.len() as u32 {
+            self.shadow[byte as usize].copier = None;
+        }
+        let size = copy.bytes.len() as u32;
+        self.access(me, block, copy.offset.into(), size, AccessKind::Write)?;
+        // SAFETY: `access` checked that the bytes lie inside the allocation.
+        unsafe {
+            let to = self.base.add(copy.offset as usize);
+            std::ptr::copy_nonoverlapping(copy.bytes.as_ptr(), to, copy.bytes.len());
+        }
+        Ok(())
+    }
+}
+
+/// An asynchronous copy in flight: the bytes read from global memory when
+/// it started, and where in shared memory they land.
+struct Copy {
+    offset: u32,
+    bytes: Vec<u8>,
+}
+
+/// A thread's asynchronous copies: the groups it has committed, oldest
+/// first, and the copies it has started since its last commit.
+#[derive(Default)]
+struct Pipeline {
+    committed: std::collections::VecDeque<Vec<Copy>>,
+    open: Vec<Copy>,
+}
+
+/// The emulated thread now running, as the runtime's functions see it.
+struct Current<'a> {
+    launch: &'a Launch,
+    limits: Limits,
+    /// Calls this thread has made into the runtime.
+    steps: Cell<u64>,
+    block: Dim3,
+    thread: Dim3,
+    linear: u32,
+    memory: &'a RefCell<SharedMemory>,
+    yielder: Cell<*const Yielder<(), Wait>>,
+    /// The value the thread's last shuffle returned.
+    shuffled: Cell<u64>,
+    /// Its asynchronous copies in flight.
+    pipeline: RefCell<Pipeline>,
+    fault: &'a RefCell<Option<Fault>>,
+    /// The thread's memory accesses since the last barrier, when the launch
+    /// counts its traffic.
+    accesses: Option<RefCell<Vec<Record>>>,
+}
+
+impl Current<'_> {
+    /// Records an access from `site` of `size` bytes at `offset` in `space`,
+    /// when the launch counts its traffic.
+    fn record(
+        &self,
+        site: &'static Location<'static>,
+        kind: AccessKind,
+        space: Space,
+        offset: u64,
+        size: u32,
+    ) {
+        if let Some(accesses) = &self.accesses {
+            accesses.borrow_mut().push(Record {
+                site: std::ptr::from_ref(site) as usize,
+                kind,
+                space,
+                offset,
+                size,
+                lane: self.linear % 32,
+            });
+        }
+    }
+
+    /// Closes this thread's open group of copies.
+    fn commit_copies(&self) {
+        let mut pipeline = self.pipeline.borrow_mut();
+        let group = std::mem::take(&mut pipeline.open);
+        pipeline.committed.push_back(group);
+    }
+
+    /// Lands every committed group of this thread's copies but the newest
+    /// `keep`.
+    fn land_copies(&self, keep: u32) -> Result<(), Fault> {
+        loop {
+            let group = {
+                let mut pipeline = self.pipeline.borrow_mut();
+                if pipeline.committed.len() <= keep as usize {
+                    return Ok(());
+                }
+                pipeline
+                    .committed
+                    .pop_front()
+                    .expect("more than `keep` groups")
+            };
+            self.land(&group)?;
+        }
+    }
+
+    fn land(&self, copies: &[Copy]) -> Result<(), Fault> {
+        let mut memory = self.memory.borrow_mut();
+        for copy in copies {
+            memory.land_copy(self.linear, self.launch.block, copy)?;
+        }
+        Ok(())
+    }
+}
+
+thread_local! {
+    /// The constant arrays' contents, by name, as the host last set them
+    /// on this OS thread, which runs every emulated thread of its launches.
+    static CONSTANTS: RefCell<Vec<(&'static str, Vec<f32>)>> = const { RefCell::new(Vec::new()) };
+    /// Erased from `Current<'_>`; valid while the thread it names runs.
+    static CURRENT: Cell<*const ()> = const { Cell::new(std::ptr::null()) };
+    /// Stacks of finished threads, for the next ones.
+    static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The panic payload that stops a thread at a fault recorded beforehand.
+struct Stop;
+
+/// Calls `f` with the running thread, counting the call as one step.
+fn with_current<R>(f: impl FnOnce(&Current<'_>) -> R) -> R {
+    let current = running();
+    let steps = current.steps.get() + 1;
+    current.steps.set(steps);
+    if steps > current.limits.steps_per_thread {
+        stop(Fault::DidNotFinish {
+            thread: current.thread,
+            steps,
+        });
+    }
+    f(current)
+}
+
+fn running<'a>() -> &'a Current<'a> {
+    let current = CURRENT.get();
+    assert!(
+        !current.is_null(),
+        "a device runtime function was called outside an emulated kernel launch"
+    );
+    // SAFETY: CURRENT points into `schedule`'s frame for exactly as long as
+    // the thread it describes runs, and nothing keeps the reference longer.
+    unsafe { &*current.cast::<Current<'_>>() }
+}
+
+fn coordinates(linear: u32, block: Dim3) -> Dim3 {
+    (
+        linear % block.0,
+        linear / block.0 % block.1,
+        linear / (block.0 * block.1),
+    )
+}
+
+fn run_block(
+    launch: &Launch,
+    limits: Limits,
+    counting: bool,
+    block: Dim3,
+    memory: &RefCell<SharedMemory>,
+    kernel: &dyn Fn(),
+) -> Result<Traffic, Fault> {
+    {
+        let mut memory = memory.borrow_mut();
+        memory.epoch += 1;
+        memory.block_start = memory.epoch;
+    }
+    let fault = RefCell::new(None);
+    let threads: Vec<Current<'_>> = (0..launch.block.0 * launch.block.1 * launch.block.2)
+        .map(|linear| Current {
+            launch,
+            limits,
+            steps: Cell::new(0),
+            block,
+            thread: coordinates(linear, launch.block),
+            linear,
+            memory,
+            yielder: Cell::new(std::ptr::null()),
+            shuffled: Cell::new(0),
+            pipeline: RefCell::default(),
+            fault: &fault,
+            accesses: counting.then(RefCell::default),
+        })
+        .collect();
+    schedule(&threads, kernel, &fault)
+}
+
+/// What a thread waits at when it gives the OS thread back.
+#[derive(Clone, Copy)]
+enum Wait {
+    Barrier(&'static Location<'static>),
+    Shuffle(ShuffleCall),
+}
+
+/// A lane waiting at a shuffle, with its value.
+#[derive(Clone, Copy)]
+struct ShuffleCall {
+    site: &'static Location<'static>,
+    kind: ShuffleKind,
+    mask: u32,
+    bits: u64,
+}
+
+/// Which lane a shuffle reads.
+#[derive(Clone, Copy, Debug)]
+pub enum ShuffleKind {
+    /// `lane ^ lane_mask`.
+    Xor(u32),
+    /// `lane + delta`.
+    Down(u32),
+    /// `lane - delta`.
+    Up(u32),
+}
+
+impl ShuffleKind {
+    /// The lane that `lane` reads: its own where the source is past the
+    /// warp's last lane.
+    fn source(self, lane: u32) -> u32 {
+        let source = match self {
+            Self::Xor(lane_mask) => lane ^ lane_mask,
+            Self::Down(delta) => lane.saturating_add(delta),
+            Self::Up(delta) => lane.checked_sub(delta).unwrap_or(lane),
+        };
+        if source < 32 { source } else { lane }
+    }
+}
+
+type Thread = Coroutine<(), Wait, (), DefaultStack>;
+
+/// Runs the block's threads round by round, barrier to barrier; the traffic
+/// of their accesses when they are recorded.
+fn schedule(
+    threads: &[Current<'_>],
+    kernel: &dyn Fn(),
+    fault: &RefCell<Option<Fault>>,
+) -> Result<Traffic, Fault> {
+    let mut traffic = Traffic::default();
+    let mut coroutines: Vec<Option<Thread>> = Vec::with_capacity(threads.len());
+    let mut guards = Vec::with_capacity(threads.len());
+    for current in threads {
+        let stack = match STACKS.with_borrow_mut(Vec::pop) {
+            Some(stack) => stack,
+            None => DefaultStack::new(STACK_BYTES).map_err(|error| Fault::NoStack {
+                thread: current.thread,
+                reason: error.to_string(),
+            })?,
+        };
+        guards.push(guard::guard_page(stack.limit().get()));
+        let yielder = &current.yielder;
+        // SAFETY: `kernel` and `threads` outlive every coroutine: each one
+        // is finished or dropped (unwound) before this function returns.
+        coroutines.push(Some(unsafe {
+            Coroutine::with_stack_unchecked(stack, move |this: &Yielder<_, _>, ()| {
+                yielder.set(this);
+                kernel();
+            })
+        }));
+    }
+    let mut barriers_passed = vec![0u32; threads.len()];
+    let mut shuffles_passed = vec![0u32; threads.len()];
+    let mut live: Vec<usize> = (0..threads.len()).collect();
+    loop {
+        // Run every live thread until it waits at a barrier or returns,
+        // exchanging the values of shuffles whenever all wait somewhere.
+        let mut waiting = Vec::with_capacity(live.len());
+        let mut runnable = live;
+        loop {
+            let mut shuffling = Vec::new();
+            for index in runnable {
+                CURRENT.set((&raw const threads[index]).cast());
+                let coroutine = coroutines[index]
+                    .as_mut()
+                    .expect("a live thread has a coroutine");
+                let outcome =
+                    guard::watch(coroutine, guards[index].clone(), overflowed, |thread| {
+                        panic::catch_unwind(AssertUnwindSafe(|| thread.resume(())))
+                    });
+                CURRENT.set(std::ptr::null());
+                match outcome {
+                    Ok(CoroutineResult::Yield(Wait::Barrier(barrier))) => {
+                        waiting.push((index, barrier));
+                    }
+                    Ok(CoroutineResult::Yield(Wait::Shuffle(call))) => {
+                        shuffling.push((index, call));
+                    }
+                    Ok(CoroutineResult::Return(())) => {
+                        let finished = coroutines[index]
+                            .take()
+                            .expect("a live thread has a coroutine");
+                        STACKS.with_borrow_mut(|stacks| stacks.push(finished.into_stack()));
+                        // Copies nobody waited for still land.
+                        threads[index].commit_copies();
+                        threads[index].land_copies(0)?;
+                    }
+                    Err(payload) => {
+                        let thread = threads[index].thread;
+                        return Err(fault.take().unwrap_or_else(|| Fault::Panic {
+                            thread,
+                            message: panic_message(&*payload),
+                        }));
+                    }
+                }
+            }
+            if shuffling.is_empty() {
+                break;
+            }
+            exchange(threads, &waiting, &shuffling, &shuffles_passed)?;
+            runnable = shuffling.into_iter().map(|(index, _)| index).collect();
+            for &index in &runnable {
+                shuffles_passed[index] += 1;
+            }
+        }
+        traffic += round_traffic(threads);
+        let Some(&(first, first_barrier)) = waiting.first() else {
+            return Ok(traffic);
+        };
+        let waiter = |index: usize, barrier| Waiter {
+            thread: threads[index].thread,
+            barrier,
+            passed: barriers_passed[index],
+        };
+        if let Some(&(other, other_barrier)) = waiting.iter().find(|&&(index, barrier)| {
+            barrier != first_barrier || barriers_passed[index] != barriers_passed[first]
+        }) {
+            return Err(Fault::DivergentBarrier {
+                first: waiter(first, first_barrier),
+                other: waiter(other, other_barrier),
+            });
+        }
+        threads[first].memory.borrow_mut().epoch += 1;
+        for &(index, _) in &waiting {
+            barriers_passed[index] += 1;
+        }
+        live = waiting.into_iter().map(|(index, _)| index).collect();
+    }
+}
+
+/// Gives every thread in `shuffling` its shuffle's result, once every
+/// live thread of the block waits: at a barrier (`waiting`) or at a
+/// shuffle. Each lane a mask names must wait at the same shuffle, with
+/// the same mask, on the same pass, or it never will.
+fn exchange(
+    threads: &[Current<'_>],
+    waiting: &[(usize, &'static Location<'static>)],
+    shuffling: &[(usize, ShuffleCall)],
+    shuffles_passed: &[u32],
+) -> Result<(), Fault> {
+    let mut waits = vec![None; threads.len()];
+    for &(index, barrier) in waiting {
+        waits[index] = Some(Wait::Barrier(barrier));
+    }
+    for &(index, call) in shuffling {
+        waits[index] = Some(Wait::Shuffle(call));
+    }
+    for &(index, call) in shuffling {
+        let lane = index as u32 % 32;
+        let warp = index - lane as usize;
+        let bad = |lane, problem| Fault::BadShuffle {
+            thread: threads[index].thread,
+            site: call.site,
+            mask: call.mask,
+            lane,
+            problem,
+        };
+        let named = |lane: u32| call.mask & (1 << lane) != 0;
+        if !named(lane) {
+            return Err(bad(lane, LaneProblem::CallerNotInMask));
+        }
+        for other in (0..32).filter(|&other| named(other)) {
+            let problem = match waits.get(warp + other as usize) {
+                None => LaneProblem::NotInBlock,
+                Some(None) => LaneProblem::Returned,
+                Some(Some(Wait::Barrier(barrier))) => LaneProblem::AtBarrier(barrier),
+                Some(Some(Wait::Shuffle(theirs))) => {
+                    let passed = shuffles_passed[warp + other as usize];
+                    if theirs.site == call.site
+                        && theirs.mask == call.mask
+                        && passed == shuffles_passed[index]
+                    {
+                        continue;
+                    }
+                    LaneProblem::AtShuffle {
+                        site: theirs.site,
+                        mask: theirs.mask,
+                        passed,
+                    }
+                }
+            };
+            return Err(bad(other, problem));
+        }
+        let source = call.kind.source(lane);
+        if !named(source) {
+            return Err(bad(source, LaneProblem::SourceNotInMask));
+        }
+        let Some(Wait::Shuffle(theirs)) = waits[warp + source as usize] else {
+            unreachable!("every lane of the mask waits at this shuffle");
+        };
+        threads[index].shuffled.set(theirs.bits);
+    }
+    Ok(())
+}
+
+/// The traffic of the round just run, warp by warp, and the accesses
+/// forgotten for the next.
+fn round_traffic(threads: &[Current<'_>]) -> Traffic {
+    let mut traffic = Traffic::default();
+    for warp in threads.chunks(32) {
+        let mut records = Vec::new();
+        for thread in warp {
+            if let Some(accesses) = &thread.accesses {
+                records.append(&mut accesses.borrow_mut());
+            }
+        }
+        if !records.is_empty() {
+            traffic += traffic::count(&records);
+        }
+    }
+    traffic
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    match (
+        payload.downcast_ref::<&str>(),
+        payload.downcast_ref::<String>(),
+    ) {
+        (Some(message), _) => (*message).to_string(),
+        (_, Some(message)) => message.clone(),
+        _ => "a panic without a message".to_string(),
+    }
+}
+
+/// Runs on the running thread's stack, reset, once it has overflowed.
+fn overflowed() {
+    stop(Fault::StackOverflow {
+        thread: running().thread,
+        bytes: STACK_BYTES,
+    });
+}
+
+/// Stops the running thread with `fault`; `run` reports it.
+fn stop(fault: Fault) -> ! {
+    *running().fault.borrow_mut() = Some(fault);
+    panic::resume_unwind(Box::new(Stop))
+}
+
+/// Sets the constant array `name` (`constant_array!`) for the launches
+/// that follow on this thread, as `cudaMemcpyToSymbol` does on a GPU.
+pub fn set_constant(name: &'static str, values: &[f32]) {
+    CONSTANTS.with_borrow_mut(|constants| {
+        constants.retain(|&(known, _)| known != name);
+        constants.push((name, values.to_vec()));
+    });
+}

@@ -1,0 +1,67 @@
+#[cfg(target_arch = "nvptx64")]
+use core::arch::nvptx;
+
+#[cfg(not(target_arch = "nvptx64"))]
+use gpu_emulator::device as emulator;
+
+macro_rules! special_register {
+    ($($(#[$meta:meta])* $name:ident => $intrinsic:ident, $emulated:ident . $axis:tt;)*) => {$(
+        $(#[$meta])*
+        #[cfg(target_arch = "nvptx64")]
+        #[inline(always)]
+        pub fn $name() -> u32 {
+            // SAFETY: reading a special register has no side effects and
+            // is defined in every kernel.
+            unsafe { nvptx::$intrinsic() as u32 }
+        }
+
+        $(#[$meta])*
+        #[cfg(not(target_arch = "nvptx64"))]
+        pub fn $name() -> u32 {
+            emulator::$emulated().$axis
+        }
+    )*};
+}
+
+special_register! {
+    /// `threadIdx.x`: this thread's index inside its block.
+    thread_idx_x => _thread_idx_x, thread_idx.0;
+    /// `threadIdx.y`.
+    thread_idx_y => _thread_idx_y, thread_idx.1;
+    /// `blockIdx.x`: this block's index inside the grid.
+    block_idx_x => _block_idx_x, block_idx.0;
+    /// `blockIdx.y`.
+    block_idx_y => _block_idx_y, block_idx.1;
+    /// `blockIdx.z`.
+    block_idx_z => _block_idx_z, block_idx.2;
+    /// `blockDim.x`: threads per block along x.
+    block_dim_x => _block_dim_x, block_dim.0;
+    /// `blockDim.y`.
+    block_dim_y => _block_dim_y, block_dim.1;
+    /// `gridDim.x`: blocks in the grid along x.
+    grid_dim_x => _grid_dim_x, grid_dim.0;
+    /// `gridDim.y`.
+    grid_dim_y => _grid_dim_y, grid_dim.1;
+}
+
+/// `__syncthreads()`: waits until every thread of the block has arrived,
+/// and makes the shared-memory writes made before it visible after it.
+///
+/// Every live thread of the block must reach the same barrier: calling
+/// it under control flow that diverges inside a block is undefined. (A
+/// thread that has returned no longer counts.)
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn sync_threads() {
+    // SAFETY: `bar.sync 0` is defined for any block whose live threads
+    // all reach it, which is the contract stated above.
+    unsafe { nvptx::_syncthreads() }
+}
+
+/// `__syncthreads()`, emulated: the barrier is known by its call site,
+/// so that the emulator can tell two different barriers apart.
+#[cfg(not(target_arch = "nvptx64"))]
+#[track_caller]
+pub fn sync_threads() {
+    emulator::sync_threads(core::panic::Location::caller());
+}
