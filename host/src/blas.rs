@@ -18,9 +18,9 @@ use crate::error::{During, Error, Result};
 /// How a matrix is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
-    /// A[i][j] at i·n + j.
+    /// `A[i][j]` at `i·n + j`.
     RowMajor,
-    /// A[i][j] at j·m + i.
+    /// `A[i][j]` at `j·m + i`.
     ColMajor,
 }
 

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 /// program's own messages go to standard error, out of its way.
 static STDOUT_HANDED_OVER: AtomicBool = AtomicBool::new(false);
 
-/// Leaves standard output to an output file; [`print`] writes to standard
+/// Leaves standard output to an output file; [`print()`] writes to standard
 /// error from now on.
 pub fn hand_stdout_over() {
     STDOUT_HANDED_OVER.store(true, Ordering::SeqCst);

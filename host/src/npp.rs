@@ -75,7 +75,7 @@ const LIBRARIES: [&str; 3] = ["libnppif.so.13", "libnppif.so.12", "libnppif.so"]
 /// The channel counts NPP has an 8-bit box filter for (none for 2).
 const CHANNELS: [usize; 3] = [1, 3, 4];
 
-/// NPP's box filters, one for each of [`CHANNELS`], bound to a GPU's
+/// NPP's box filters, one for each of `CHANNELS`, bound to a GPU's
 /// stream.
 pub struct Npp {
     filters: [FilterBoxBorder; CHANNELS.len()],

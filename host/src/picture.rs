@@ -39,7 +39,7 @@ pub struct Request {
     /// The test chart's width and height.
     pub chart: (u32, u32),
     pub radius: u32,
-    /// The blur kernel's entry point, one of [`kernels`]; by default
+    /// The blur kernel's entry point, one of [`kernels()`]; by default
     /// [`fastest_kernel`].
     pub kernel: Option<String>,
     /// Whether to run on the emulator even with a GPU.

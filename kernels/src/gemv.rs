@@ -30,30 +30,30 @@ pub struct Problem {
 pub type Args<T> = (T, Global<T>, Global<T>, T, GlobalMut<T>, u32, u32);
 
 /// Threads per block (one-dimensional) for every gemv kernel; also the width
-/// of the window of x that [`gemv_col_major_shared_x`] stages.
+/// of the window of x that `gemv_col_major_shared_x` stages.
 pub const BLOCK: u32 = 128;
 
-/// Elements of launch-sized shared memory [`gemv_col_major_shared_x`] needs.
+/// Elements of launch-sized shared memory `gemv_col_major_shared_x` needs.
 pub const SHARED_X_ELEMENTS: u32 = BLOCK;
 
-/// Rows per block of [`gemv_row_major_warp`] and [`gemv_row_major_vector`]:
+/// Rows per block of `gemv_row_major_warp` and `gemv_row_major_vector`:
 /// a warp per row, [`BLOCK`] threads.
 pub const WARP_ROWS_PER_BLOCK: u32 = BLOCK / warp::SIZE;
 
-/// Threads per block of [`gemv_col_major_split`] and
-/// [`gemv_col_major_vector`]: 32 warps, which share the columns. Fewer
+/// Threads per block of `gemv_col_major_split` and
+/// `gemv_col_major_vector`: 32 warps, which share the columns. Fewer
 /// leave too few loads in flight at n ≤ 8192 (measured on the H100 with
 /// 8 and 16 warps: 0.4–0.8× cuBLAS there, against 1.0–1.7× with 32).
 pub const SPLIT_BLOCK: u32 = 1024;
 
-/// Warps per block of [`gemv_col_major_split`] and [`gemv_col_major_vector`].
+/// Warps per block of `gemv_col_major_split` and `gemv_col_major_vector`.
 pub const SPLIT_WARPS: u32 = SPLIT_BLOCK / warp::SIZE;
 
-/// Lanes of [`gemv_col_major_vector`] that read one 128-byte line of a
+/// Lanes of `gemv_col_major_vector` that read one 128-byte line of a
 /// column, 16 bytes each.
 pub const LINE_LANES: u32 = 8;
 
-/// Rows of a block of [`gemv_col_major_vector`]: one 128-byte line of each
+/// Rows of a block of `gemv_col_major_vector`: one 128-byte line of each
 /// column, 32 in f32 and 16 in f64.
 pub const fn vector_rows<T: Real>() -> u32 {
     LINE_LANES * T::VECTOR_LEN
@@ -66,7 +66,7 @@ fn one_thread_per_row<T>(problem: &Problem) -> Launch {
     Launch::covering((problem.m, 1, 1), (BLOCK, 1, 1), 0)
 }
 
-/// [`gemv_col_major_shared_x`]'s contract: one thread per row, and the
+/// `gemv_col_major_shared_x`'s contract: one thread per row, and the
 /// window of x in shared memory.
 fn shared_x_launch<T>(problem: &Problem) -> Launch {
     let shared_bytes = SHARED_X_ELEMENTS * size_of::<T>() as u32;
@@ -89,14 +89,14 @@ fn warp_per_row<T>(problem: &Problem) -> Launch {
     row_blocks(problem, WARP_ROWS_PER_BLOCK, BLOCK, 0)
 }
 
-/// [`gemv_col_major_split`]'s contract: 32 rows per block, one per lane,
+/// `gemv_col_major_split`'s contract: 32 rows per block, one per lane,
 /// and a partial sum per row and warp in shared memory.
 fn split_launch<T>(problem: &Problem) -> Launch {
     let shared_bytes = SPLIT_WARPS * warp::SIZE * size_of::<T>() as u32;
     row_blocks(problem, warp::SIZE, SPLIT_BLOCK, shared_bytes)
 }
 
-/// [`gemv_col_major_vector`]'s contract: [`vector_rows`] rows per block,
+/// `gemv_col_major_vector`'s contract: [`vector_rows`] rows per block,
 /// and a partial sum per row and warp in shared memory.
 fn vector_split_launch<T: Real>(problem: &Problem) -> Launch {
     let rows = vector_rows::<T>();
@@ -180,7 +180,7 @@ unsafe fn gemv_row_major<T: Real>(
 ///
 /// At each step the warp reads 32 consecutive elements of one column: one
 /// coalesced transaction, every byte used. Same arithmetic, same bytes as
-/// [`gemv_row_major`]; only the storage order differs.
+/// `gemv_row_major`; only the storage order differs.
 ///
 /// Compute-to-global-memory-access ratio: 0.5 FLOP/B in f32, 0.25 in f64.
 /// Bound by memory bandwidth, which it can approach.
@@ -190,7 +190,7 @@ unsafe fn gemv_row_major<T: Real>(
 /// the FMAs; twice as fast as without bounds (H100, 8192²).
 ///
 /// # Safety
-/// As for [`gemv_row_major`], with `a` column-major.
+/// As for `gemv_row_major`, with `a` column-major.
 #[inline(always)]
 unsafe fn gemv_col_major<T: Real>(
     alpha: T,
@@ -212,7 +212,7 @@ unsafe fn gemv_col_major<T: Real>(
     }
 }
 
-/// [`gemv_col_major`] with x staged through shared memory: the block slides
+/// `gemv_col_major` with x staged through shared memory: the block slides
 /// a window of [`BLOCK`] elements of x along n, each thread loading one
 /// element per window, then every thread reading the whole window.
 ///
@@ -223,13 +223,13 @@ unsafe fn gemv_col_major<T: Real>(
 /// The lesson is a negative one: all threads of a warp read the same x[j],
 /// a broadcast the L1 cache already serves, so staging x saves no global
 /// traffic and adds barriers. Compute-to-global-memory-access ratio: as
-/// [`gemv_col_major`]. Bound by memory bandwidth plus the barrier stalls.
+/// `gemv_col_major`. Bound by memory bandwidth plus the barrier stalls.
 ///
 /// Launch bounds (declared with the entry points below): 128 threads, and
-/// four blocks an SM, as for [`gemv_col_major`].
+/// four blocks an SM, as for `gemv_col_major`.
 ///
 /// # Safety
-/// As for [`gemv_col_major`], with blocks of exactly [`BLOCK`] threads and
+/// As for `gemv_col_major`, with blocks of exactly [`BLOCK`] threads and
 /// [`SHARED_X_ELEMENTS`] elements of launch-sized shared memory.
 #[inline(always)]
 unsafe fn gemv_col_major_shared_x<T: Real>(
@@ -326,7 +326,7 @@ unsafe fn read_each<T: Real>(buffer: Global<T>, index: usize, count: u32) -> T::
 /// of one row, coalesced; then the lanes sum their partial dots with five
 /// shuffles (`SHFL.BFLY`), registers to registers.
 ///
-/// The transpose of [`gemv_row_major`]'s problem: there a thread owned a
+/// The transpose of `gemv_row_major`'s problem: there a thread owned a
 /// row and its warp's loads lay a row apart; here a warp owns a row.
 ///
 /// Compute-to-global-memory-access ratio: 0.5 FLOP/B in f32, 0.25 in f64.
@@ -337,7 +337,7 @@ unsafe fn read_each<T: Real>(buffer: Global<T>, index: usize, count: u32) -> T::
 /// every warp an SM holds (16 blocks).
 ///
 /// # Safety
-/// As for [`gemv_row_major`], with blocks of exactly [`BLOCK`] threads.
+/// As for `gemv_row_major`, with blocks of exactly [`BLOCK`] threads.
 #[inline(always)]
 unsafe fn gemv_row_major_warp<T: Real>(
     alpha: T,
@@ -366,7 +366,7 @@ unsafe fn gemv_row_major_warp<T: Real>(
     }
 }
 
-/// [`gemv_row_major_warp`] with 16-byte loads: each lane reads 4 f32 (2
+/// `gemv_row_major_warp` with 16-byte loads: each lane reads 4 f32 (2
 /// f64) of A at once (`LDG.E.128`), so a warp moves 512 bytes per load
 /// instruction instead of 128 (f32), with a quarter of the instructions.
 ///
@@ -376,14 +376,14 @@ unsafe fn gemv_row_major_warp<T: Real>(
 /// is read in vectors where those line up with A's, element by element
 /// where they do not.
 ///
-/// Compute-to-global-memory-access ratio: as [`gemv_row_major_warp`].
+/// Compute-to-global-memory-access ratio: as `gemv_row_major_warp`.
 /// Bound by memory bandwidth, with four times the bytes in flight per load.
 ///
 /// Launch bounds (declared with the entry points below): 128 threads, and
 /// four blocks an SM: at full occupancy (32 registers) it spills.
 ///
 /// # Safety
-/// As for [`gemv_row_major_warp`]; `a` and `x` start 16-byte aligned.
+/// As for `gemv_row_major_warp`; `a` and `x` start 16-byte aligned.
 #[inline(always)]
 unsafe fn gemv_row_major_vector<T: Real>(
     alpha: T,
@@ -478,19 +478,19 @@ unsafe fn sum_partials<T: Real>(
 /// `w` on columns w, w + 32, …; the warps' partial sums meet in shared
 /// memory.
 ///
-/// [`gemv_col_major`] has one warp per 32 rows, so at 16384 rows a GPU of
+/// `gemv_col_major` has one warp per 32 rows, so at 16384 rows a GPU of
 /// 132 SMs holds 4 warps per SM, each waiting on one 128-byte load at a
 /// time: too few bytes in flight to cover the memory's latency. Here 32
 /// warps share each 32 rows: 32 times the loads in flight.
 ///
-/// Compute-to-global-memory-access ratio: as [`gemv_col_major`]. Bound by
+/// Compute-to-global-memory-access ratio: as `gemv_col_major`. Bound by
 /// memory bandwidth.
 ///
 /// Launch bounds (declared with the entry points below): 1024 threads, and
 /// two blocks an SM (every warp).
 ///
 /// # Safety
-/// As for [`gemv_col_major`], with blocks of exactly [`SPLIT_BLOCK`]
+/// As for `gemv_col_major`, with blocks of exactly [`SPLIT_BLOCK`]
 /// threads and [`split_launch`]'s shared memory.
 #[inline(always)]
 unsafe fn gemv_col_major_split<T: Real>(
@@ -522,7 +522,7 @@ unsafe fn gemv_col_major_split<T: Real>(
     }
 }
 
-/// [`gemv_col_major_split`] with 16-byte loads: 8 lanes read one 128-byte
+/// `gemv_col_major_split` with 16-byte loads: 8 lanes read one 128-byte
 /// line of a column, 16 bytes each (`LDG.E.128`), and a warp reads 4
 /// columns at once, 512 bytes per load instruction; the 32 warps of a
 /// block take 128 columns per step. Each lane keeps a sum per row of its vector;
@@ -533,14 +533,14 @@ unsafe fn gemv_col_major_split<T: Real>(
 /// of the vector; otherwise, and for the rows past m, the lanes read
 /// element by element.
 ///
-/// Compute-to-global-memory-access ratio: as [`gemv_col_major`]. Bound by
+/// Compute-to-global-memory-access ratio: as `gemv_col_major`. Bound by
 /// memory bandwidth.
 ///
 /// Launch bounds (declared with the entry points below): 1024 threads, and
 /// two blocks an SM (every warp).
 ///
 /// # Safety
-/// As for [`gemv_col_major_split`], with [`vector_split_launch`]'s shared
+/// As for `gemv_col_major_split`, with [`vector_split_launch`]'s shared
 /// memory; `a` starts 16-byte aligned.
 #[inline(always)]
 unsafe fn gemv_col_major_vector<T: Real>(

@@ -23,6 +23,7 @@
 //! It needs the nightly toolchain with the `rust-src` component (the build
 //! compiles `core` for the GPU, since rustup ships none for it), and says
 //! so when either is missing.
+#![deny(missing_docs)]
 
 use std::collections::HashMap;
 use std::env;
@@ -44,7 +45,7 @@ const TARGETS: [(&str, &str); 2] = [("sm_75", ""), ("sm_80", "_sm80")];
 /// loop branch and counter every 4 FMAs and runs 6% slower than its CUDA
 /// C++ twin. Loops whose trip count is known only at run time are not
 /// affected.
-const UNROLL_THRESHOLD: u32 = 1000;
+pub const UNROLL_THRESHOLD: u32 = 1000;
 
 /// The built-in target's data layout gives every pointer 64 bits. Shared
 /// memory is at most 228 KiB, so CUDA C++ addresses it with 32-bit

@@ -4,6 +4,7 @@
 //! where Rust-CUDA's `cust_core` stands: the vocabulary shared by the code
 //! that runs on the GPU and the code that launches it, with no code of
 //! either.
+#![deny(missing_docs)]
 #![no_std]
 
 /// The launch-sized shared memory every GPU of compute capability 7.5 or
@@ -16,7 +17,9 @@ pub type Dim3 = (u32, u32, u32);
 /// A launch's shape: what a kernel's launch contract asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Launch {
+    /// Blocks along x, y and z (`gridDim`).
     pub grid: Dim3,
+    /// Threads a block along x, y and z (`blockDim`).
     pub block: Dim3,
     /// Launch-sized shared memory per block.
     pub shared_bytes: u32,

@@ -11,22 +11,28 @@ use super::{
     CONSTANTS, Copy as PendingCopy, Dim3, Fault, ShuffleCall, Wait, running, stop, with_current,
 };
 
+/// The running thread's index in its block (`threadIdx`).
 pub fn thread_idx() -> Dim3 {
     with_current(|current| current.thread)
 }
 
+/// The running block's index in the grid (`blockIdx`).
 pub fn block_idx() -> Dim3 {
     with_current(|current| current.block)
 }
 
+/// Threads per block along x, y and z (`blockDim`).
 pub fn block_dim() -> Dim3 {
     with_current(|current| current.launch.block)
 }
 
+/// Blocks in the grid along x, y and z (`gridDim`).
 pub fn grid_dim() -> Dim3 {
     with_current(|current| current.launch.grid)
 }
 
+/// Makes the running thread wait at the block-wide barrier called at
+/// `barrier` (`__syncthreads`) until the block's live threads all wait.
 pub fn sync_threads(barrier: &'static Location<'static>) {
     let yielder = with_current(|current| current.yielder.get());
     // SAFETY: the yielder belongs to the coroutine that is running this code.
@@ -114,6 +120,8 @@ pub fn static_shared_out_of_bounds(
     })
 }
 
+/// The first byte of the launch-sized shared memory (CUDA's
+/// `extern __shared__` array).
 pub fn shared_base() -> *mut u8 {
     with_current(|current| current.memory.borrow().base)
 }
@@ -187,22 +195,27 @@ pub fn pipeline_wait(keep: u32) {
 
 /// One access to a global buffer, as the runtime's views report it.
 pub struct GlobalAccess {
+    /// The buffer's name in diagnostics.
     pub buffer: &'static str,
     /// The buffer's first byte, which tells buffers apart.
     pub base: usize,
+    /// Elements the buffer has.
     pub len: usize,
+    /// The access's first element.
     pub index: usize,
     /// Elements the access moves at once: 1, a vector's, or fewer at the
     /// end of a buffer.
     pub elements: usize,
     /// What `index` must be a multiple of: the access's width in elements.
     pub alignment: usize,
+    /// Bytes per element.
     pub element_bytes: usize,
     /// Bytes each of the access's instructions moves: all of them, except
     /// for one element whose alignment is less than its size, which the
     /// compiler moves in pieces of its alignment (a `#[repr(C)]` pair of
     /// `f32` is two 4-byte loads), and the hardware counts so.
     pub piece_bytes: usize,
+    /// Whether the access reads or writes.
     pub kind: AccessKind,
 }
 

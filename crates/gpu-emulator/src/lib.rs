@@ -35,6 +35,7 @@
 //! emulator runs one thread at a time between barriers, one block at a
 //! time), and a thread that overflows its stack is stopped at the guard page
 //! (on Linux, x86-64 and AArch64).
+#![deny(missing_docs)]
 
 use std::cell::{Cell, RefCell};
 use std::fmt;
@@ -98,21 +99,30 @@ impl Limits {
 /// A bug the emulator found: which kernel, which block, what.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// The kernel's name, as the launch gave it.
     pub kernel: &'static str,
+    /// The block the fault happened in (`blockIdx`); `(0, 0, 0)` for a
+    /// launch refused before any block ran.
     pub block: Dim3,
+    /// What went wrong.
     pub fault: Fault,
 }
 
+/// Whether an access reads or writes memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AccessKind {
+    /// A load.
     Read,
+    /// A store, or an asynchronous copy's write to shared memory.
     Write,
 }
 
 /// One thread's access to shared or global memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Access {
+    /// The thread's index in its block (`threadIdx`).
     pub thread: Dim3,
+    /// Whether it read or wrote.
     pub kind: AccessKind,
 }
 
@@ -129,8 +139,11 @@ pub enum LaneProblem {
     /// The lane waits at another shuffle, or at the same one with another
     /// mask, or on another pass (`passed` shuffles before it).
     AtShuffle {
+        /// Where that lane's shuffle is in the kernel's source.
         site: &'static Location<'static>,
+        /// The mask that lane passed.
         mask: u32,
+        /// Shuffles that lane had passed before the one it waits at.
         passed: u32,
     },
     /// The shuffling lane is not in its own mask.
@@ -142,119 +155,214 @@ pub enum LaneProblem {
 /// A thread waiting at a barrier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Waiter {
+    /// The thread's index in its block (`threadIdx`).
     pub thread: Dim3,
+    /// The `sync_threads` call it waits at.
     pub barrier: &'static Location<'static>,
     /// Barriers this thread had passed before this one.
     pub passed: u32,
 }
 
+/// What the emulator found wrong with a launch or one of its threads.
+///
+/// Threads are named by their index in the block (`threadIdx`). Shared
+/// offsets count bytes from the start of the launch-sized memory; the
+/// statically sized arrays' bytes count from 64 KiB on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fault {
     /// The live threads of a block wait at different barriers: a
     /// `sync_threads` under control flow that diverges inside the block.
-    DivergentBarrier { first: Waiter, other: Waiter },
+    DivergentBarrier {
+        /// The first thread found waiting.
+        first: Waiter,
+        /// A thread waiting at another barrier, or at the same one on
+        /// another pass.
+        other: Waiter,
+    },
     /// Two threads touched one shared byte between the same two barriers,
     /// at least one of them writing.
     SharedRace {
+        /// The byte both touched.
         offset: u32,
+        /// The access made first in this barrier interval.
         earlier: Access,
+        /// The access that conflicts with it.
         later: Access,
     },
     /// An access past the launch's shared-memory size.
     SharedOutOfBounds {
+        /// The thread that made the access.
         thread: Dim3,
+        /// Whether it read or wrote.
         kind: AccessKind,
+        /// The access's first byte; negative when it lies before the
+        /// shared memory.
         offset: i64,
+        /// Bytes the access moves.
         size: u32,
+        /// The launch-sized shared memory, in bytes
+        /// ([`Launch::shared_bytes`]).
         limit: u32,
     },
     /// An access past the end of a statically sized shared array.
     StaticSharedOutOfBounds {
+        /// The thread that made the access.
         thread: Dim3,
+        /// Whether it read or wrote.
         kind: AccessKind,
+        /// The array's name, as declared.
         array: &'static str,
+        /// The element the thread asked for.
         index: u32,
+        /// Elements the array has.
         len: u32,
     },
     /// A read past the end of a constant array.
     ConstantOutOfBounds {
+        /// The thread that read.
         thread: Dim3,
+        /// The constant array's name.
         array: &'static str,
+        /// The element the thread asked for.
         index: u32,
+        /// Elements the array has.
         len: u32,
     },
     /// A read of a constant the host has not set.
     ConstantUnset {
+        /// The thread that read.
         thread: Dim3,
+        /// The constant array's name.
         array: &'static str,
+        /// The element the thread asked for, which no [`set_constant`]
+        /// call has given a value.
         index: u32,
     },
     /// Statically sized shared arrays and the launch-sized memory together
     /// larger than a block may have.
     StaticSharedTooLarge {
+        /// The array whose declaration went past the limit.
         array: &'static str,
+        /// Shared bytes the block would need with that array.
         bytes: u32,
+        /// Shared bytes a block may have ([`SHARED_LIMIT_BYTES`]).
         limit: u64,
     },
     /// An access of `size` bytes at an offset that is not a multiple of
     /// `size`: on the GPU, a misaligned address.
     SharedMisaligned {
+        /// The thread that made the access.
         thread: Dim3,
+        /// Whether it read or wrote.
         kind: AccessKind,
+        /// The access's first byte.
         offset: u32,
+        /// Bytes the access moves.
         size: u32,
     },
     /// An access to a shared byte that an asynchronous copy by `copier`
     /// has yet to land in: the copier has not waited for it.
     CopyInFlight {
+        /// The byte still in flight.
         offset: u32,
+        /// The thread that started the copy.
         copier: Dim3,
+        /// The access that came too soon.
         access: Access,
     },
     /// A read of a shared byte that no thread of this block has written.
-    SharedUninitialized { thread: Dim3, offset: u32 },
+    SharedUninitialized {
+        /// The thread that read.
+        thread: Dim3,
+        /// The byte it read.
+        offset: u32,
+    },
     /// An access past the end of a buffer in global memory.
     GlobalOutOfBounds {
+        /// The thread that made the access.
         thread: Dim3,
+        /// Whether it read or wrote.
         kind: AccessKind,
+        /// The buffer's name, as its view was given it.
         buffer: &'static str,
+        /// The first element past the end that the access touches.
         index: usize,
+        /// Elements the buffer has.
         len: usize,
     },
     /// A vector or word access of `bytes` at an element index that is not
     /// a multiple of its width: on the GPU, a misaligned address.
     GlobalMisaligned {
+        /// The thread that made the access.
         thread: Dim3,
+        /// The buffer's name, as its view was given it.
         buffer: &'static str,
+        /// The access's first element.
         index: usize,
+        /// The access's width in bytes, which its address must be a
+        /// multiple of.
         bytes: usize,
     },
     /// A shuffle whose mask names `lane` wrongly (see [`LaneProblem`]).
     BadShuffle {
+        /// The thread that shuffled.
         thread: Dim3,
+        /// Where its shuffle is in the kernel's source.
         site: &'static Location<'static>,
+        /// The lane mask it passed.
         mask: u32,
+        /// The lane at fault: one the mask names, the caller's own, or
+        /// the one it reads.
         lane: u32,
+        /// What is wrong with that lane.
         problem: LaneProblem,
     },
     /// The kernel panicked (an overflow, a division by zero, ...).
-    Panic { thread: Dim3, message: String },
+    Panic {
+        /// The thread that panicked.
+        thread: Dim3,
+        /// The panic's message.
+        message: String,
+    },
     /// A thread called into the runtime more often than the limit allows:
     /// a loop that would never end.
-    DidNotFinish { thread: Dim3, steps: u64 },
+    DidNotFinish {
+        /// The thread that was stopped.
+        thread: Dim3,
+        /// Calls it had made into the runtime when it was stopped.
+        steps: u64,
+    },
     /// A thread ran past the end of its stack.
-    StackOverflow { thread: Dim3, bytes: usize },
+    StackOverflow {
+        /// The thread whose stack overflowed.
+        thread: Dim3,
+        /// The stack's size ([`STACK_BYTES`]).
+        bytes: usize,
+    },
     /// The stack of an emulated thread could not be allocated.
-    NoStack { thread: Dim3, reason: String },
+    NoStack {
+        /// The thread that got no stack.
+        thread: Dim3,
+        /// Why the allocation failed.
+        reason: String,
+    },
     /// The launch is beyond CUDA's limits: no thread ran.
     InvalidLaunch {
+        /// The launch's quantity out of range, in words.
         what: &'static str,
+        /// Its value in the launch: 0, or more than `limit`.
         value: u64,
+        /// The most CUDA allows.
         limit: u64,
     },
     /// The block has more threads than the kernel's launch bounds allow,
     /// which the GPU refuses too: no thread ran.
-    BeyondLaunchBounds { threads: u64, max_threads: u32 },
+    BeyondLaunchBounds {
+        /// Threads per block in the launch.
+        threads: u64,
+        /// The most the kernel's launch bounds allow.
+        max_threads: u32,
+    },
 }
 
 impl fmt::Display for Diagnostic {

@@ -27,10 +27,15 @@ use super::AccessKind;
 /// What a launch moved, counted per warp-level instruction.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Traffic {
+    /// Loads from global memory.
     pub global_load: Global,
+    /// Stores to global memory.
     pub global_store: Global,
+    /// Loads from shared memory.
     pub shared_load: Shared,
+    /// Stores to shared memory, asynchronous copies' writes included.
     pub shared_store: Shared,
+    /// Reads of constant arrays.
     pub constant_load: Constant,
     /// The global loads again, by buffer.
     pub loads_by_buffer: BTreeMap<&'static str, Global>,

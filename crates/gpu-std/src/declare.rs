@@ -320,6 +320,8 @@ pub fn entries(name: &'static str, instances: Option<Instances>) -> Vec<&'static
 /// `NAME_VALUE_VALUE…`, and its constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Instance {
+    /// The entry point's name: the kernel's, then each value after a `_`.
     pub entry: &'static str,
+    /// The constants' values, in the order of [`Instances::by`].
     pub values: &'static [u32],
 }

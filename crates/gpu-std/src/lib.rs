@@ -12,6 +12,7 @@
 //! never touch `core::arch::nvptx` or `asm!` themselves: this crate is the
 //! one place that talks to the hardware, small enough to audit, and
 //! everything in it is emulated with CUDA's semantics.
+#![deny(missing_docs)]
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -43,10 +44,10 @@ pub mod thread;
 /// Global memory, as kernels see it: views of the host's buffers.
 ///
 /// Elements are indexed with `usize`, as Rust slices are, and kernels
-/// compute row-major indices with [`row_major`], whose arithmetic may not
-/// wrap: a wrapping `u32` expression such as `j * m + row` keeps the
-/// compiler from turning it into a pointer that steps by `m` along a loop,
-/// which CUDA C++ gets from `int`, whose overflow is undefined.
+/// compute row-major indices with [`global::row_major`], whose arithmetic
+/// may not wrap: a wrapping `u32` expression such as `j * m + row` keeps
+/// the compiler from turning it into a pointer that steps by `m` along a
+/// loop, which CUDA C++ gets from `int`, whose overflow is undefined.
 ///
 /// On nvptx64 a view is the bare device pointer, so a kernel's parameters
 /// and loads are exactly those of a raw pointer. On the host a view also

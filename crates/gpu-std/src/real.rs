@@ -9,6 +9,7 @@ use crate::warp;
 pub trait Real:
     Copy + core::ops::Add<Output = Self> + core::ops::Mul<Output = Self> + PartialEq + warp::Shuffle
 {
+    /// Zero: where a sum starts.
     const ZERO: Self;
 
     /// The elements of one 16-byte vector load: `[f32; 4]` or `[f64; 2]`.

@@ -79,6 +79,8 @@ impl<T: Copy> SharedArray<T> {
 
     /// The address of element `index`, for the runtime's own
     /// instructions.
+    // Below sm_80 the copies that take it are loads and stores.
+    #[cfg_attr(not(target_feature = "sm_80"), allow(dead_code))]
     #[inline(always)]
     pub(crate) fn address(self, index: u32) -> *mut T {
         self.base.wrapping_add(index as usize)
@@ -89,6 +91,8 @@ impl<T: Copy> SharedArray<T> {
     /// window's start, converted once a kernel, plus a byte offset,
     /// instead of a 64-bit generic address converted at each copy.
     #[cfg(target_arch = "nvptx64")]
+    // Below sm_80 the copies that take it are loads and stores.
+    #[cfg_attr(not(target_feature = "sm_80"), allow(dead_code))]
     #[inline(always)]
     pub(crate) fn shared_address(self, index: u32) -> u32 {
         let start = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u8>();

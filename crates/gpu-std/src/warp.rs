@@ -10,7 +10,9 @@ pub const ALL_LANES: u32 = u32::MAX;
 /// A value a shuffle moves: one 32-bit register, or two for 64 bits
 /// (which the hardware shuffles one half at a time, as CUDA does).
 pub trait Shuffle: Copy {
+    /// The value's bits, in the low 32 for a 32-bit type.
     fn to_bits(self) -> u64;
+    /// The value [`Shuffle::to_bits`] gave `bits` for.
     fn from_bits(bits: u64) -> Self;
 }
 
