@@ -12,6 +12,71 @@
 //! never touch `core::arch::nvptx` or `asm!` themselves: this crate is the
 //! one place that talks to the hardware, small enough to audit, and
 //! everything in it is emulated with CUDA's semantics.
+//!
+//! A kernel, declared once and run on the emulator (built for the GPU, the
+//! same declaration is the PTX entry `scale`):
+//!
+//! ```
+//! use gpu_std::global::{Global, GlobalMut};
+//! use gpu_std::thread::{block_dim_x, block_idx_x, thread_idx_x};
+//! use gpu_std::{Launch, kernels};
+//!
+//! kernels! {
+//!     /// The crate's kernels, as the host knows them.
+//!     pub const KERNELS: [Kernel<(Global<f32>, GlobalMut<f32>, u32), u32>];
+//!
+//!     /// Doubles n elements, one a thread.
+//!     #[launch(|&n| Launch::covering((n, 1, 1), (128, 1, 1), 0))]
+//!     #[launch_bounds(128)]
+//!     pub unsafe fn scale(input: Global<f32>, output: GlobalMut<f32>, n: u32) {
+//!         let i = block_idx_x() * block_dim_x() + thread_idx_x();
+//!         if i < n {
+//!             // SAFETY: i < n, the length of both buffers.
+//!             unsafe { output.write(i as usize, 2.0 * input.read(i as usize)) };
+//!         }
+//!     }
+//! }
+//!
+//! let (input, mut output) = (vec![1.5f32; 300], vec![0.0f32; 300]);
+//! let kernel = &KERNELS[0];
+//! let launch = (kernel.launch)(&300);
+//! let (x, y) = (Global::new("input", &input), GlobalMut::new("output", &mut output));
+//! // SAFETY: both buffers hold the 300 elements the kernel reads and writes.
+//! gpu_emulator::run(kernel.name, &launch, &|| unsafe { scale(x, y, 300) }).unwrap();
+//! assert!(output.iter().all(|&value| value == 3.0));
+//! ```
+//!
+//! With its guard gone (`if i <= n`), the emulator names the thread and the
+//! element, where a GPU would write past the buffer:
+//!
+//! ```
+//! # use gpu_std::global::{Global, GlobalMut};
+//! # use gpu_std::thread::{block_dim_x, block_idx_x, thread_idx_x};
+//! # use gpu_std::{Launch, kernels};
+//! kernels! {
+//!     /// One kernel with a wrong guard.
+//!     pub const KERNELS: [Kernel<(Global<f32>, GlobalMut<f32>, u32), u32>];
+//!
+//!     /// Copies n elements, and one more.
+//!     #[launch(|&n| Launch::covering((n + 1, 1, 1), (128, 1, 1), 0))]
+//!     #[launch_bounds(128)]
+//!     pub unsafe fn copy_one_past(input: Global<f32>, output: GlobalMut<f32>, n: u32) {
+//!         let i = block_idx_x() * block_dim_x() + thread_idx_x();
+//!         if i <= n {
+//!             // SAFETY: none: i = n is past both buffers, which the emulator reports.
+//!             unsafe { output.write(i as usize, input.read(i as usize)) };
+//!         }
+//!     }
+//! }
+//! let (input, mut output) = (vec![1.0f32; 300], vec![0.0f32; 300]);
+//! let launch = (KERNELS[0].launch)(&300);
+//! let (x, y) = (Global::new("input", &input), GlobalMut::new("output", &mut output));
+//! let diagnostic = gpu_emulator::run("copy_one_past", &launch, &|| unsafe {
+//!     copy_one_past(x, y, 300)
+//! })
+//! .unwrap_err();
+//! assert!(diagnostic.to_string().contains("input[300]"), "{diagnostic}");
+//! ```
 #![deny(missing_docs)]
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(
