@@ -1,0 +1,179 @@
+//! What every lesson is made of: the lab it runs in (the GPU, its
+//! hardware, the runs, the inputs), its points and outcome, and the
+//! verdicts.
+
+use gpu_emulator::traffic::Traffic;
+use gpu_std::Kernel;
+use rand::{SeedableRng, rngs::SmallRng};
+use serde::{Deserialize, Serialize};
+
+use crate::backend::Backend;
+use crate::bench::ceilings::Hardware;
+use crate::case::Case;
+use crate::device::Gpu;
+use crate::emulator::CountingEmulator;
+use crate::error::{Error, Result};
+use crate::family::Family;
+use crate::timing::Runs;
+
+/// What a lesson's run says of its claim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The GPU shows what the claim says.
+    Confirmed,
+    /// The traffic is as the claim says, but the caches hide its cost.
+    Hidden,
+    /// The GPU does not show what the claim says.
+    NotShown,
+    /// A kernel computed something wrong: the lesson proves nothing.
+    Wrong,
+}
+
+impl Verdict {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Confirmed => "confirmed",
+            Self::Hidden => "true of the traffic, hidden in the time by the caches",
+            Self::NotShown => "not shown by this GPU",
+            Self::Wrong => "WRONG: a kernel's output did not match the CPU reference",
+        }
+    }
+}
+
+/// One measured point of a sweep.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Point {
+    /// What the point is, where its x alone does not say.
+    pub label: Option<String>,
+    pub x: f64,
+    /// The kernel's median time.
+    pub ms: f64,
+    /// The lesson's quantity: what its plot shows.
+    pub y: f64,
+    /// What the emulator counts for the same access pattern (the lesson's
+    /// `counted`), where the lesson is about it.
+    pub counted: Option<f64>,
+    /// Whether every element of the output matched the reference.
+    pub correct: bool,
+}
+
+/// A lesson's run: its points, what they show, and the verdict.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Outcome {
+    pub kernel: String,
+    pub points: Vec<Point>,
+    /// A bound the points are set against (the roofline), where there is one.
+    pub bound: Option<Vec<(f64, f64)>>,
+    pub finding: String,
+    pub verdict: Verdict,
+}
+
+/// Where the lessons run: the GPU, what it is, and where the inputs come
+/// from.
+pub struct Lab<'a> {
+    pub(super) gpu: &'a Gpu,
+    pub(super) device: usize,
+    pub(super) hardware: Hardware,
+    pub(super) runs: Runs,
+    pub(super) rng: SmallRng,
+}
+
+impl Lab<'_> {
+    /// Verifies family `F`'s kernel on `shape` (fresh inputs, poisoned
+    /// output, every element), then times it.
+    pub(super) fn measure<F: Family>(&mut self, shape: F::Shape) -> Result<(f64, bool)> {
+        self.measure_on::<F>(self.gpu, &F::KERNELS[0], shape)
+    }
+
+    /// [`Lab::measure`] for `kernel` as `gpu` loaded it.
+    pub(super) fn measure_on<F: Family>(
+        &mut self,
+        gpu: &Gpu,
+        kernel: &Kernel<F::Args, F::Problem>,
+        shape: F::Shape,
+    ) -> Result<(f64, bool)> {
+        let mut case = Case::<Gpu, F>::new(gpu, shape, &mut self.rng)?;
+        let correct = case.check(gpu, kernel)?.passed();
+        let ms = gpu.median_ms(self.runs, || case.launch(gpu, kernel))?;
+        Ok((ms, correct))
+    }
+}
+
+/// What the access lessons count.
+pub(super) const FETCHED_PER_USED: &str = "bytes fetched per byte used";
+
+/// The traffic of family `F`'s first kernel at `shape`, as the emulator
+/// counts it.
+pub(super) fn traffic<F: Family>(shape: F::Shape) -> Result<Traffic> {
+    kernel_traffic::<F>(&F::KERNELS[0], shape)
+}
+
+/// The traffic of `kernel` at `shape`, as the emulator counts it.
+pub(super) fn kernel_traffic<F: Family>(
+    kernel: &Kernel<F::Args, F::Problem>,
+    shape: F::Shape,
+) -> Result<Traffic> {
+    let counting = CountingEmulator::default();
+    let mut rng = SmallRng::seed_from_u64(0);
+    // Checked, not only launched: `prepare` sets what the kernel needs
+    // (the constant array), and the count is of a correct run.
+    let mut case = Case::<CountingEmulator, F>::new(&counting, shape, &mut rng)?;
+    let comparison = case.check(&counting, kernel)?;
+    if !comparison.passed() {
+        return Err(Error::WrongOnEmulator {
+            kernel: kernel.name,
+            comparison: comparison.to_string(),
+        });
+    }
+    Ok(counting
+        .traffic(kernel.name)
+        .expect("the counting emulator counts every launch"))
+}
+
+/// Bytes fetched per byte used by the global loads of family `F`'s kernel
+/// at `shape`, as the emulator counts them.
+pub(super) fn fetched_per_used<F: Family>(shape: F::Shape) -> Result<f64> {
+    let loads = traffic::<F>(shape)?.global_load;
+    Ok(loads.bytes_fetched() as f64 / loads.bytes_used as f64)
+}
+
+/// The copy's elements in the emulator's count of its traffic.
+pub(super) const COUNTED_ELEMENTS: usize = 4096;
+
+/// GB/s of the bytes a copy of `n` elements uses, read and written.
+pub(super) fn copy_rate(n: usize, ms: f64) -> f64 {
+    8.0 * n as f64 / ms / 1e6
+}
+
+/// The mean y of the points `keep` keeps; NaN where it keeps none.
+pub(super) fn mean_y(points: &[Point], keep: impl Fn(&Point) -> bool) -> f64 {
+    let rates: Vec<f64> = points
+        .iter()
+        .filter(|point| keep(point))
+        .map(|point| point.y)
+        .collect();
+    rates.iter().sum::<f64>() / rates.len() as f64
+}
+
+/// The outcome, WRONG whatever the timings when any output was.
+pub(super) fn outcome(
+    kernel: &'static str,
+    points: Vec<Point>,
+    bound: Option<Vec<(f64, f64)>>,
+    finding: String,
+    verdict: Verdict,
+) -> Outcome {
+    let verdict = if points.iter().all(|point| point.correct) {
+        verdict
+    } else {
+        Verdict::Wrong
+    };
+    Outcome {
+        kernel: kernel.to_string(),
+        points,
+        bound,
+        finding,
+        verdict,
+    }
+}

@@ -1,0 +1,362 @@
+//! `locality lessons`: the material's claims about memory, each run on the
+//! GPU. A lesson sweeps one parameter of a lesson kernel (a stride, an
+//! offset, a working set, FLOP per byte), verifies every element of every
+//! launch against the CPU reference before timing it, and sets what the GPU
+//! shows against the claim as the material states it, with a verdict.
+//! Each lesson runs at its family's size for the GPU, the one the default
+//! run uses.
+
+mod access;
+mod arithmetic;
+mod lab;
+mod on_chip;
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use rand::{SeedableRng, rngs::SmallRng};
+use serde::{Deserialize, Serialize};
+
+use crate::bench::ceilings::Hardware;
+use crate::bench::plot::{self, LessonLine};
+use crate::console::{self, say};
+use crate::device::Gpu;
+use crate::error::{Error, Result};
+use crate::output::{self, Pending};
+use crate::timing::Runs;
+
+use lab::{FETCHED_PER_USED, Lab};
+pub use lab::{Outcome, Point, Verdict};
+
+/// A lesson: the claim, and the sweep that tests it.
+pub struct Lesson {
+    pub name: &'static str,
+    pub title: &'static str,
+    /// The claim as the material makes it.
+    pub claim: &'static str,
+    x_axis: &'static str,
+    /// Whether x is plotted on a log axis; `None` for a lesson of a few
+    /// labelled points, which gets no plot.
+    log_x: Option<bool>,
+    y_axis: &'static str,
+    /// What the emulator counts at each point, where it counts something.
+    counted: Option<&'static str>,
+    run: fn(&mut Lab<'_>) -> Result<Outcome>,
+}
+
+/// Every lesson, in the material's order.
+pub const LESSONS: &[Lesson] = &[
+    Lesson {
+        name: "coalescing",
+        title: "Coalescing: a warp's scattered reads waste most of each transaction",
+        claim: "Global memory serves a warp in 32-byte sectors of 128-byte lines: when the \
+                threads of a warp read scattered (uncoalesced) addresses, most of the bytes \
+                of each transaction are fetched for nothing.",
+        x_axis: "stride s (elements of 4 bytes)",
+        log_x: Some(true),
+        y_axis: "effective bandwidth (GB/s of bytes used)",
+        counted: Some(FETCHED_PER_USED),
+        run: access::coalescing,
+    },
+    Lesson {
+        name: "alignment",
+        title: "Alignment: a warp's reads across a boundary take an extra transaction",
+        claim: "A warp whose accesses straddle an alignment boundary needs an extra \
+                transaction, so misaligned accesses lower the effective bandwidth.",
+        x_axis: "offset o (elements of 4 bytes)",
+        log_x: Some(false),
+        y_axis: "effective bandwidth (GB/s of bytes used)",
+        counted: Some(FETCHED_PER_USED),
+        run: access::alignment,
+    },
+    Lesson {
+        name: "width",
+        title: "Access width and alignment: one load of a pair of floats, or two",
+        claim: "Each thread's access moves 1 to 16 bytes; a struct of two floats aligned to 8 \
+                bytes is loaded in one 8-byte access, while the same struct aligned to 4 takes \
+                two, for 50% lower bus utilisation.",
+        x_axis: "bytes per access of each thread",
+        log_x: Some(true),
+        y_axis: "effective bandwidth (GB/s of bytes used)",
+        counted: Some(FETCHED_PER_USED),
+        run: access::width,
+    },
+    Lesson {
+        name: "constant",
+        title: "Constant memory: one address broadcast to a warp, or 32 served in turn",
+        claim: "Constant memory is cached and broadcasts one address to every thread of a \
+                warp in a single read; when the threads of a warp read different addresses, \
+                the reads are serialised.",
+        x_axis: "kernel and spread",
+        log_x: None,
+        y_axis: "GFLOP/s (one multiply-add per coefficient read)",
+        counted: Some("distinct addresses per warp-wide coefficient read"),
+        run: on_chip::constant,
+    },
+    Lesson {
+        name: "registers",
+        title: "Registers and local memory: an array indexed at run time, and spills",
+        claim: "An automatic array indexed at run time is placed in local memory, which is \
+                as slow as global memory, and so are registers that spill.",
+        x_axis: "kernel",
+        log_x: None,
+        y_axis: "GB/s of the arrays read",
+        counted: None,
+        run: on_chip::registers,
+    },
+    Lesson {
+        name: "banks",
+        title: "Bank conflicts: a warp's reads in one bank are served one after another",
+        claim: "Shared memory is divided into 32 banks of 4-byte words; lanes of a warp that \
+                read different words of one bank are served one after another (a bank \
+                conflict), so a d-way conflict divides the shared-memory bandwidth by d.",
+        x_axis: "stride (4-byte words) between the lanes' reads",
+        log_x: Some(false),
+        y_axis: "shared-memory read bandwidth (GB/s)",
+        counted: Some("wavefronts per read"),
+        run: on_chip::banks,
+    },
+    Lesson {
+        name: "caches",
+        title: "Caches: L1, L2 and device memory, each with its bandwidth",
+        claim: "Reads are served by the per-SM L1 cache, the L2 cache shared by all SMs, or \
+                device memory, each larger and slower than the one before: the bandwidth a \
+                kernel gets depends on which level holds its working set.",
+        x_axis: "working set (bytes)",
+        log_x: Some(true),
+        y_axis: "read bandwidth (GB/s)",
+        counted: None,
+        run: on_chip::caches,
+    },
+    Lesson {
+        name: "intensity",
+        title: "Arithmetic intensity: below the ridge point memory bounds, above it compute",
+        claim: "A kernel whose FLOP per byte is below the GPU's ridge point (12.5 FLOP/B on an \
+                A100) is bound by memory bandwidth, above it by arithmetic throughput.",
+        x_axis: "arithmetic intensity (FLOP per byte of global memory)",
+        log_x: Some(true),
+        y_axis: "GFLOP/s",
+        counted: None,
+        run: arithmetic::intensity,
+    },
+];
+
+/// The names `locality lessons NAME` takes.
+pub fn names() -> Vec<&'static str> {
+    LESSONS.iter().map(|lesson| lesson.name).collect()
+}
+
+impl Lesson {
+    /// Whether `--plots` draws it: a sweep, not a few labelled points.
+    pub fn plotted(&self) -> bool {
+        self.log_x.is_some()
+    }
+}
+
+/// A lesson's entry in the JSON report.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Entry {
+    pub name: String,
+    pub title: String,
+    pub claim: String,
+    pub x_axis: String,
+    pub y_axis: String,
+    pub counted: Option<String>,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// What `--json` writes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Report {
+    pub device: String,
+    pub seed: u64,
+    pub runs: usize,
+    pub lessons: Vec<Entry>,
+}
+
+impl Report {
+    /// One plot per lesson that sweeps, by file name: what `--plots` writes.
+    pub fn plots(&self) -> Result<Vec<(String, String)>> {
+        let mut plots = Vec::new();
+        for entry in &self.lessons {
+            let Some(lesson) = LESSONS.iter().find(|lesson| lesson.name == entry.name) else {
+                continue;
+            };
+            if let Some(svg) = picture(lesson, &entry.outcome, &self.device).transpose()? {
+                plots.push((format!("{}.svg", lesson.name), svg));
+            }
+        }
+        Ok(plots)
+    }
+}
+
+/// What `locality lessons` was asked for.
+pub struct Request {
+    /// One lesson by name, or all of them.
+    pub lesson: Option<String>,
+    pub json: Option<PathBuf>,
+    pub plots: Option<PathBuf>,
+    pub runs: Runs,
+    pub seed: u64,
+    pub device: usize,
+}
+
+/// The lessons `request` names, each run on the GPU, printed, and written
+/// to the JSON and the plots; whether every kernel was correct.
+pub fn run(request: &Request) -> Result<bool> {
+    let lessons: Vec<&Lesson> = LESSONS
+        .iter()
+        .filter(|lesson| {
+            request
+                .lesson
+                .as_deref()
+                .is_none_or(|name| name == lesson.name)
+        })
+        .collect();
+    let gpu = Gpu::new(request.device)?;
+    let json = request.json.as_deref().map(Pending::create).transpose()?;
+    if let Some(dir) = &request.plots {
+        std::fs::create_dir_all(dir).map_err(|source| Error::write(dir, source))?;
+        // A probe proves now that the folder takes files.
+        drop(Pending::create(&dir.join("lesson.svg"))?);
+    }
+    let mut lab = Lab {
+        gpu: &gpu,
+        device: request.device,
+        hardware: Hardware::read(&gpu),
+        runs: request.runs,
+        rng: SmallRng::seed_from_u64(request.seed),
+    };
+    say!(
+        "{} · random inputs from seed {} · {} warm-up + {} timed runs, median reported; every \
+         output verified against the CPU reference before it is timed",
+        gpu.name(),
+        request.seed,
+        request.runs.warmup,
+        request.runs.timed
+    )?;
+    let mut outcomes = Vec::new();
+    for lesson in &lessons {
+        let outcome = (lesson.run)(&mut lab)?;
+        console::print(format_args!("\n{}", describe(lesson, &outcome)))?;
+        outcomes.push(outcome);
+    }
+    let correct = outcomes
+        .iter()
+        .all(|outcome| outcome.verdict != Verdict::Wrong);
+    let report = Report {
+        device: gpu.name().to_string(),
+        seed: request.seed,
+        runs: request.runs.timed,
+        lessons: lessons
+            .iter()
+            .zip(outcomes)
+            .map(|(lesson, outcome)| Entry {
+                name: lesson.name.to_string(),
+                title: lesson.title.to_string(),
+                claim: lesson.claim.to_string(),
+                x_axis: lesson.x_axis.to_string(),
+                y_axis: lesson.y_axis.to_string(),
+                counted: lesson.counted.map(str::to_string),
+                outcome,
+            })
+            .collect(),
+    };
+    let mut written = Vec::new();
+    if let Some(json) = json {
+        written.push(json.path().to_path_buf());
+        json.finish(|writer| {
+            serde_json::to_writer_pretty(&mut *writer, &report)?;
+            writeln!(writer)
+        })?;
+    }
+    if let Some(dir) = &request.plots {
+        for (name, svg) in report.plots()? {
+            let path = dir.join(name);
+            output::write(&path, svg.as_bytes())?;
+            written.push(path);
+        }
+    }
+    for path in written {
+        say!("wrote {}", path.display())?;
+    }
+    Ok(correct)
+}
+
+/// A lesson's claim, its points, what they show and the verdict, as text.
+fn describe(lesson: &Lesson, outcome: &Outcome) -> String {
+    let mut text = format!(
+        "{}\n  claim: {}\n\n  {:>10}  {:>10}  {:>14}  {:>16}  {:>3}\n",
+        lesson.title,
+        lesson.claim,
+        "x",
+        "median ms",
+        "y",
+        if lesson.counted.is_some() {
+            "counted"
+        } else {
+            ""
+        },
+        "ok"
+    );
+    for point in &outcome.points {
+        let fetched = point
+            .counted
+            .map_or_else(|| "-".to_string(), |ratio| format!("{ratio:.3}"));
+        if let Some(label) = &point.label {
+            text += &format!("  {:>10}: {label}\n", point.x);
+        }
+        text += &format!(
+            "  {:>10}  {:>10.4}  {:>14.1}  {:>16}  {:>3}\n",
+            point.x,
+            point.ms,
+            point.y,
+            fetched,
+            if point.correct { "yes" } else { "NO" }
+        );
+    }
+    let counted = lesson.counted.map_or_else(String::new, |counted| {
+        format!("; counted: {counted}, by the emulator")
+    });
+    text += &format!(
+        "  (x: {}; y: {}{counted}; kernel {})\n\n  this GPU: {}\n  verdict: {}\n",
+        lesson.x_axis,
+        lesson.y_axis,
+        outcome.kernel,
+        outcome.finding,
+        outcome.verdict.describe()
+    );
+    text
+}
+
+/// A lesson's plot: its points, and its bound where it has one; `None`
+/// for a lesson without one.
+fn picture(lesson: &Lesson, outcome: &Outcome, device: &str) -> Option<Result<String>> {
+    let log_x = lesson.log_x?;
+    // The sweep: the points a label does not set apart.
+    let mut lines = vec![LessonLine {
+        name: outcome.kernel.clone(),
+        points: outcome
+            .points
+            .iter()
+            .filter(|point| point.label.is_none())
+            .map(|point| (point.x, point.y))
+            .collect(),
+        dashed: false,
+    }];
+    if let Some(bound) = &outcome.bound {
+        lines.push(LessonLine {
+            name: "roofline from the sweep's ends".to_string(),
+            points: bound.clone(),
+            dashed: true,
+        });
+    }
+    Some(plot::lesson(
+        lesson.title,
+        &format!("{device} · verdict: {}", outcome.verdict.describe()),
+        (lesson.x_axis, log_x),
+        lesson.y_axis,
+        &lines,
+    ))
+}

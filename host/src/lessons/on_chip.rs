@@ -1,0 +1,268 @@
+//! The lessons of the memories on the chip: constant memory, registers and
+//! local memory, shared-memory banks, the caches.
+
+use crate::device::{Gpu, with_register_cap};
+use crate::error::{Error, Result};
+use crate::families::banks::{Banks, BanksShape};
+use crate::families::caches::{Caches, CachesShape};
+use crate::families::constant::{Constant, ConstantShape};
+use crate::families::registers::{Registers, RegistersShape};
+use crate::family::Family;
+
+use super::lab::{Lab, Outcome, Point, Verdict, kernel_traffic, mean_y, outcome, traffic};
+
+/// Both kernels with the warp's lanes on one coefficient and on 32.
+pub(super) fn constant(lab: &mut Lab<'_>) -> Result<Outcome> {
+    let mut points = Vec::new();
+    for kernel in Constant::KERNELS {
+        for spread in [0, 1] {
+            let shape = ConstantShape {
+                n: Constant::SIZE.on_gpu[0],
+                spread,
+            };
+            let (ms, correct) = lab.measure_on::<Constant>(lab.gpu, kernel, shape)?;
+            let traffic = kernel_traffic::<Constant>(kernel, ConstantShape { n: 256, spread })?;
+            let addresses = match traffic.loads_by_buffer.get("coefficients") {
+                Some(loads) => loads.bytes_used as f64 / 4.0 / loads.requests as f64,
+                None => {
+                    traffic.constant_load.addresses as f64 / traffic.constant_load.requests as f64
+                }
+            };
+            let lanes = if spread == 0 {
+                "one coefficient a warp"
+            } else {
+                "32 coefficients a warp"
+            };
+            points.push(Point {
+                label: Some(format!("{}, {lanes}", kernel.name)),
+                x: (points.len() + 1) as f64,
+                ms,
+                y: Constant::work(shape).ops / ms / 1e6,
+                counted: Some(addresses),
+                correct,
+            });
+        }
+    }
+    let rate = |index: usize| points[index].y;
+    let finding = format!(
+        "constant memory: {:.0} GFLOP/s with one coefficient a warp, {:.0} with 32 ({:.3}×); \
+         global memory through L1: {:.0} and {:.0} ({:.3}×). The constant cache's broadcast is \
+         {:.2}× L1's; its 32 addresses a read are served one after another.",
+        rate(0),
+        rate(1),
+        rate(1) / rate(0),
+        rate(2),
+        rate(3),
+        rate(3) / rate(2),
+        rate(0) / rate(2),
+    );
+    let verdict = if rate(1) < rate(0) / 4.0 && rate(0) > 0.9 * rate(2) {
+        Verdict::Confirmed
+    } else {
+        Verdict::NotShown
+    };
+    Ok(outcome(
+        "coefficients_from_constant, coefficients_from_global",
+        points,
+        None,
+        finding,
+        verdict,
+    ))
+}
+
+/// The register cap under which `array_in_registers` spills: half of
+/// what it takes without one.
+pub(super) const REGISTER_CAP: u32 = 32;
+
+/// The array in registers, in local memory, and in registers under a cap
+/// that spills them, with what the driver gave each.
+pub(super) fn registers(lab: &mut Lab<'_>) -> Result<Outcome> {
+    let shape = RegistersShape {
+        n: Registers::SIZE.on_gpu[0],
+        rotation: 5,
+    };
+    let [in_registers, in_local_memory] = [0, 1].map(|index| &Registers::KERNELS[index]);
+    let capped_ptx = with_register_cap(lab.gpu.ptx()?, in_registers.name, REGISTER_CAP)
+        .ok_or(Error::MissingKernel(in_registers.name))?;
+    let capped = Gpu::with_ptx(lab.device, &capped_ptx)?;
+    let runs = [
+        (lab.gpu, in_registers, in_registers.name.to_string()),
+        (lab.gpu, in_local_memory, in_local_memory.name.to_string()),
+        (
+            &capped,
+            in_registers,
+            format!("{} under .maxnreg {REGISTER_CAP}", in_registers.name),
+        ),
+    ];
+    let (mut points, mut rows, mut local_bytes) = (Vec::new(), Vec::new(), Vec::new());
+    for (index, (gpu, kernel, label)) in runs.into_iter().enumerate() {
+        let (ms, correct) = lab.measure_on::<Registers>(gpu, kernel, shape)?;
+        let resources = gpu.resources(&kernel.entries())?;
+        rows.push(format!(
+            "{label}: {} registers, {} bytes of local memory, {:.0} GB/s",
+            resources.registers,
+            resources.local_bytes,
+            shape.bytes_read() / ms / 1e6
+        ));
+        points.push(Point {
+            label: Some(format!(
+                "{label} ({} registers, {} local bytes)",
+                resources.registers, resources.local_bytes
+            )),
+            x: (index + 1) as f64,
+            ms,
+            y: shape.bytes_read() / ms / 1e6,
+            counted: None,
+            correct,
+        });
+        local_bytes.push(resources.local_bytes);
+    }
+    let slower = |point: &Point| point.ms / points[0].ms;
+    let (local, spilled) = (slower(&points[1]), slower(&points[2]));
+    let finding = format!(
+        "{}. Against the registers: local memory {local:.2}× the time, spilled registers \
+         {spilled:.2}×.",
+        rows.join("; ")
+    );
+    let used_local = local_bytes[0] == 0 && local_bytes[1..].iter().all(|&bytes| bytes > 0);
+    let verdict = match (used_local, local.min(spilled) > 1.1) {
+        (true, true) => Verdict::Confirmed,
+        (true, false) => Verdict::Hidden,
+        (false, _) => Verdict::NotShown,
+    };
+    Ok(outcome(
+        "array_in_registers, array_in_local_memory",
+        points,
+        None,
+        finding,
+        verdict,
+    ))
+}
+
+/// The warps' reads at every stride from 1 to 32 words, and the
+/// wavefronts the emulator counts for each.
+pub(super) fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
+    let blocks = full_gpu_blocks(lab, kernels::banks::BLOCK);
+    let mut points = Vec::new();
+    for stride in 1..=32 {
+        let shape = BanksShape {
+            stride,
+            blocks,
+            rounds: Banks::SIZE.on_gpu[1],
+        };
+        let (ms, correct) = lab.measure::<Banks>(shape)?;
+        let loads = traffic::<Banks>(BanksShape {
+            blocks: 1,
+            rounds: 32,
+            ..shape
+        })?
+        .shared_load;
+        points.push(Point {
+            label: None,
+            x: f64::from(stride),
+            ms,
+            y: shape.bytes_read() / ms / 1e6,
+            counted: Some(loads.wavefronts as f64 / loads.requests as f64),
+            correct,
+        });
+    }
+    let degree_rate = |degree: u32| {
+        mean_y(&points, |point| {
+            let shape = BanksShape {
+                stride: point.x as u32,
+                blocks,
+                rounds: Banks::SIZE.on_gpu[1],
+            };
+            shape.conflict_degree() == degree
+        })
+    };
+    let degrees = [1, 2, 4, 8, 16, 32];
+    let rates: Vec<f64> = degrees.iter().map(|&degree| degree_rate(degree)).collect();
+    let listed: Vec<String> = degrees
+        .iter()
+        .zip(&rates)
+        .map(|(degree, rate)| format!("{degree}-way {rate:.0} GB/s ({:.2}×)", rate / rates[0]))
+        .collect();
+    let finding = format!(
+        "by conflict degree gcd(stride, 32), averaged over its strides: {}.",
+        listed.join(", ")
+    );
+    let falling = rates.windows(2).all(|pair| pair[1] < pair[0] * 1.05);
+    let verdict = if falling && rates[5] < rates[0] / 8.0 {
+        Verdict::Confirmed
+    } else {
+        Verdict::NotShown
+    };
+    Ok(outcome(
+        Banks::KERNELS[0].name,
+        points,
+        None,
+        finding,
+        verdict,
+    ))
+}
+
+/// Blocks of `block` threads that fill every SM of the GPU once.
+pub(super) fn full_gpu_blocks(lab: &Lab<'_>, block: u32) -> usize {
+    let sms = lab.hardware.multiprocessors.unwrap_or(1) as usize;
+    sms * THREADS_PER_SM / block as usize
+}
+
+/// Bytes the cache lesson reads per launch: enough to time from L1.
+pub(super) const CACHE_BYTES_READ: usize = 1 << 30;
+/// Threads an SM holds at once on every GPU since Volta, and so blocks of
+/// the cache kernel per SM that fill it.
+pub(super) const THREADS_PER_SM: usize = 2048;
+
+/// The working set from 16 KiB to four times the L2, doubling.
+pub(super) fn caches(lab: &mut Lab<'_>) -> Result<Outcome> {
+    let blocks = full_gpu_blocks(lab, kernels::caches::BLOCK);
+    let chunk_bytes = 4 * kernels::caches::CHUNK as usize;
+    let chunks = (CACHE_BYTES_READ / (blocks * chunk_bytes)).max(1);
+    let l2 = lab.hardware.l2_bytes.unwrap_or(64 << 20);
+    let mut points = Vec::new();
+    let mut set_bytes = 16 << 10;
+    while set_bytes <= 4 * l2.next_power_of_two() {
+        let shape = CachesShape {
+            set: set_bytes / 4,
+            blocks,
+            chunks,
+        };
+        let (ms, correct) = lab.measure::<Caches>(shape)?;
+        points.push(Point {
+            label: None,
+            x: set_bytes as f64,
+            ms,
+            y: shape.bytes_read() / ms / 1e6,
+            counted: None,
+            correct,
+        });
+        set_bytes *= 2;
+    }
+    let plateau =
+        |range: std::ops::RangeInclusive<f64>| mean_y(&points, |point| range.contains(&point.x));
+    let l2 = l2 as f64;
+    let l1_rate = plateau(0.0..=(64 << 10) as f64);
+    let l2_rate = plateau((4 << 20) as f64..=l2 / 4.0);
+    let memory_rate = plateau(2.0 * l2..=f64::INFINITY);
+    let finding = format!(
+        "sets up to 64 KiB: {l1_rate:.0} GB/s (L1); 4 MiB to a quarter of the L2 ({:.0} MiB): \
+         {l2_rate:.0} GB/s (L2, {:.1}× below L1); twice the L2 and more: {memory_rate:.0} GB/s \
+         (device memory, {:.1}× below L2).",
+        l2 / 4.0 / f64::from(1 << 20),
+        l1_rate / l2_rate,
+        l2_rate / memory_rate,
+    );
+    let verdict = if l1_rate > 1.5 * l2_rate && l2_rate > 1.5 * memory_rate {
+        Verdict::Confirmed
+    } else {
+        Verdict::NotShown
+    };
+    Ok(outcome(
+        Caches::KERNELS[0].name,
+        points,
+        None,
+        finding,
+        verdict,
+    ))
+}
