@@ -2,12 +2,14 @@
 //! log-scaled chart with its grid, lines, markers and legend, tick labels,
 //! and labels that move aside rather than overlap.
 
-use crate::error::{Error, Result};
+use std::error::Error as StdError;
+
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
-use std::error::Error as StdError;
+
+use crate::error::{Error, Result};
 
 pub(super) const SIZE: (u32, u32) = (1120, 580);
 

@@ -17,17 +17,17 @@
 
 mod canvas;
 
-use self::canvas::{
-    CEILING, Drawing, Entry, FONT, Labels, MarkerStyle, PALETTE, Shape, Stroke, decades, draw,
-    draw_line, draw_marker, finite_range, log_chart, padded, rate, tick_label,
-};
-
 use plotters::prelude::*;
 
 use super::json::{Bound, ComputeSource, FamilySummary, Report, Role, Row};
 use super::roofline::Roof;
 use crate::error::Result;
 use crate::family::Parameter;
+
+use self::canvas::{
+    CEILING, Drawing, Entry, FONT, Labels, MarkerStyle, PALETTE, Shape, Stroke, decades, draw,
+    draw_line, draw_marker, finite_range, log_chart, padded, rate, tick_label,
+};
 
 /// Every plot of the report, by file name: the roofline, then one per
 /// family that was measured.
