@@ -10,24 +10,27 @@ use super::lab::{
     mean_y, outcome,
 };
 
+/// The strided copy at `stride` and `offset`, as the point at `x`: its
+/// bandwidth of bytes used, and the sectors the emulator counts for it.
+fn strided_copy(lab: &mut Lab<'_>, stride: usize, offset: usize, x: f64) -> Result<Point> {
+    let shape = |n| AccessShape { n, stride, offset };
+    let n = Access::SIZE.on_gpu[0];
+    let (ms, correct) = lab.measure::<Access>(shape(n))?;
+    Ok(Point {
+        label: None,
+        x,
+        ms,
+        y: copy_rate(n, ms),
+        counted: Some(fetched_per_used::<Access>(shape(COUNTED_ELEMENTS))?),
+        correct,
+    })
+}
+
 /// The copy at each stride, and the sectors the emulator counts for it.
 pub(super) fn coalescing(lab: &mut Lab<'_>) -> Result<Outcome> {
     let mut points = Vec::new();
     for stride in [1, 2, 4, 8, 16, 32] {
-        let shape = |n| AccessShape {
-            n,
-            stride,
-            offset: 0,
-        };
-        let (ms, correct) = lab.measure::<Access>(shape(Access::SIZE.on_gpu[0]))?;
-        points.push(Point {
-            label: None,
-            x: stride as f64,
-            ms,
-            y: copy_rate(Access::SIZE.on_gpu[0], ms),
-            counted: Some(fetched_per_used::<Access>(shape(COUNTED_ELEMENTS))?),
-            correct,
-        });
+        points.push(strided_copy(lab, stride, 0, stride as f64)?);
     }
     let (first, last) = (&points[0], &points[points.len() - 1]);
     let ratio = last.y / first.y;
@@ -40,11 +43,7 @@ pub(super) fn coalescing(lab: &mut Lab<'_>) -> Result<Outcome> {
         ratio,
         last.counted.unwrap_or(f64::NAN),
     );
-    let verdict = if ratio < 0.5 {
-        Verdict::Confirmed
-    } else {
-        Verdict::NotShown
-    };
+    let verdict = Verdict::confirmed_if(ratio < 0.5, Verdict::NotShown);
     Ok(outcome(
         Access::KERNELS[0].name,
         points,
@@ -58,20 +57,7 @@ pub(super) fn coalescing(lab: &mut Lab<'_>) -> Result<Outcome> {
 pub(super) fn alignment(lab: &mut Lab<'_>) -> Result<Outcome> {
     let mut points = Vec::new();
     for offset in 0..=32 {
-        let shape = |n| AccessShape {
-            n,
-            stride: 1,
-            offset,
-        };
-        let (ms, correct) = lab.measure::<Access>(shape(Access::SIZE.on_gpu[0]))?;
-        points.push(Point {
-            label: None,
-            x: offset as f64,
-            ms,
-            y: copy_rate(Access::SIZE.on_gpu[0], ms),
-            counted: Some(fetched_per_used::<Access>(shape(COUNTED_ELEMENTS))?),
-            correct,
-        });
+        points.push(strided_copy(lab, 1, offset, offset as f64)?);
     }
     let aligned_to = |sector: bool| {
         mean_y(&points, |point| {
@@ -95,11 +81,7 @@ pub(super) fn alignment(lab: &mut Lab<'_>) -> Result<Outcome> {
          warp's, which L1 and L2 then serve.",
         worst / aligned,
     );
-    let verdict = if ratio < 0.95 {
-        Verdict::Confirmed
-    } else {
-        Verdict::Hidden
-    };
+    let verdict = Verdict::confirmed_if(ratio < 0.95, Verdict::Hidden);
     Ok(outcome(
         Access::KERNELS[0].name,
         points,
@@ -148,11 +130,7 @@ pub(super) fn width(lab: &mut Lab<'_>) -> Result<Outcome> {
         align_8.counted.unwrap_or(f64::NAN),
         align_8.y / align_4.y,
     );
-    let verdict = if align_4.y < 0.95 * align_8.y {
-        Verdict::Confirmed
-    } else {
-        Verdict::Hidden
-    };
+    let verdict = Verdict::confirmed_if(align_4.y < 0.95 * align_8.y, Verdict::Hidden);
     Ok(outcome(
         "copy_bytes_{1,2,4,8,16}, copy_pairs_align_{4,8}",
         points,

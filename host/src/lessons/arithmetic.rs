@@ -45,11 +45,7 @@ pub(super) fn intensity(lab: &mut Lab<'_>) -> Result<Outcome> {
         flops,
         (flat - 1.0) * 100.0,
     );
-    let verdict = if flat < 1.2 && !below.is_empty() {
-        Verdict::Confirmed
-    } else {
-        Verdict::NotShown
-    };
+    let verdict = Verdict::confirmed_if(flat < 1.2 && !below.is_empty(), Verdict::NotShown);
     Ok(outcome(
         Intensity::KERNELS[0].name,
         points,

@@ -31,6 +31,12 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Confirmed where the GPU shows the claim's effect, `otherwise` where
+    /// it does not.
+    pub fn confirmed_if(shown: bool, otherwise: Self) -> Self {
+        if shown { Self::Confirmed } else { otherwise }
+    }
+
     pub fn describe(self) -> &'static str {
         match self {
             Self::Confirmed => "confirmed",

@@ -56,11 +56,10 @@ pub(super) fn constant(lab: &mut Lab<'_>) -> Result<Outcome> {
         rate(3) / rate(2),
         rate(0) / rate(2),
     );
-    let verdict = if rate(1) < rate(0) / 4.0 && rate(0) > 0.9 * rate(2) {
-        Verdict::Confirmed
-    } else {
-        Verdict::NotShown
-    };
+    let verdict = Verdict::confirmed_if(
+        rate(1) < rate(0) / 4.0 && rate(0) > 0.9 * rate(2),
+        Verdict::NotShown,
+    );
     Ok(outcome(
         "coefficients_from_constant, coefficients_from_global",
         points,
@@ -188,11 +187,7 @@ pub(super) fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
         listed.join(", ")
     );
     let falling = rates.windows(2).all(|pair| pair[1] < pair[0] * 1.05);
-    let verdict = if falling && rates[5] < rates[0] / 8.0 {
-        Verdict::Confirmed
-    } else {
-        Verdict::NotShown
-    };
+    let verdict = Verdict::confirmed_if(falling && rates[5] < rates[0] / 8.0, Verdict::NotShown);
     Ok(outcome(
         Banks::KERNELS[0].name,
         points,
@@ -253,11 +248,10 @@ pub(super) fn caches(lab: &mut Lab<'_>) -> Result<Outcome> {
         l1_rate / l2_rate,
         l2_rate / memory_rate,
     );
-    let verdict = if l1_rate > 1.5 * l2_rate && l2_rate > 1.5 * memory_rate {
-        Verdict::Confirmed
-    } else {
-        Verdict::NotShown
-    };
+    let verdict = Verdict::confirmed_if(
+        l1_rate > 1.5 * l2_rate && l2_rate > 1.5 * memory_rate,
+        Verdict::NotShown,
+    );
     Ok(outcome(
         Caches::KERNELS[0].name,
         points,
