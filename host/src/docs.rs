@@ -206,9 +206,8 @@ fn block(sources: &mut Sources<'_>, path: &Path, spec: &str) -> Result<String, S
         "fastest" => {
             let family = family()?;
             let report = sources.bench(source)?;
-            let rows = || report.results.iter().filter(|row| row.family == family);
-            let side = rows().map(|row| row.size.side()).fold(0.0, f64::max);
-            let rows: Vec<_> = rows().filter(|row| row.size.side() == side).collect();
+            let rows = report.results.iter().filter(|row| row.family == family);
+            let rows = markdown::at_largest_size(rows);
             if rows.is_empty() {
                 return Err(missing(family));
             }

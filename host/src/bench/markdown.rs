@@ -50,12 +50,12 @@ pub fn render(report: &Report) -> String {
         .families
         .iter()
         .flat_map(|family| {
-            let rows = report
-                .results
-                .iter()
-                .filter(|row| row.family == family.name);
-            let side = rows.clone().map(|row| row.size.side()).fold(0.0, f64::max);
-            rows.filter(move |row| row.size.side() == side)
+            at_largest_size(
+                report
+                    .results
+                    .iter()
+                    .filter(|row| row.family == family.name),
+            )
         })
         .collect();
     text.push_str("Each kernel and baseline at its family's largest size:\n\n");
@@ -103,7 +103,8 @@ pub fn summary(report: &Report) -> String {
         if !rows().any(|row| row.ratio_to_baseline.is_some()) {
             continue;
         }
-        let side = rows().map(|row| row.size.side()).fold(0.0, f64::max);
+        // Each problem at the largest size: a trip of its own.
+        let side = at_largest_size(rows())[0].size.side();
         for trip in report
             .trips
             .iter()
@@ -115,13 +116,10 @@ pub fn summary(report: &Report) -> String {
             else {
                 continue;
             };
-            let label = match best.kernel.rsplit_once('_') {
-                Some((_, element @ ("f32" | "f64"))) => format!("{} {element}", family.name),
-                _ => family.name.clone(),
-            };
             let _ = writeln!(
                 text,
-                "| {label} | {} | `{}` | {:.3} | {:.1}% | {} | {} |",
+                "| {} | {} | `{}` | {:.3} | {:.1}% | {} | {} |",
+                family.name,
                 best.size,
                 best.kernel,
                 best.median_ms,
@@ -138,14 +136,11 @@ pub fn summary(report: &Report) -> String {
 /// Each kernel and baseline of `family` at `size` (its largest, when not
 /// given), in teaching order, with what it teaches.
 pub fn ladder(report: &Report, family: &str, size: Option<&str>) -> Option<String> {
-    let rows = || report.results.iter().filter(|row| row.family == family);
-    let side = rows().map(|row| row.size.side()).fold(0.0, f64::max);
-    let at_size: Vec<&Row> = rows()
-        .filter(|row| match size {
-            Some(size) => row.size.label() == size,
-            None => row.size.side() == side,
-        })
-        .collect();
+    let rows = report.results.iter().filter(|row| row.family == family);
+    let at_size: Vec<&Row> = match size {
+        Some(size) => rows.filter(|row| row.size.label() == size).collect(),
+        None => at_largest_size(rows),
+    };
     if at_size.is_empty() {
         return None;
     }
@@ -190,23 +185,12 @@ pub fn twins(report: &Report) -> String {
             .iter()
             .filter(|row| row.kernel == kernel.name && row.vs_cuda_cpp.is_some())
             .collect();
-        let ratios = rows.iter().filter_map(|row| row.vs_cuda_cpp);
-        let (low, high) = ratios.fold((f64::INFINITY, 0.0f64), |(low, high), ratio| {
-            (low.min(ratio), high.max(ratio))
-        });
-        let Some(largest) = rows
-            .iter()
-            .max_by(|a, b| a.size.side().total_cmp(&b.size.side()))
-        else {
+        if rows.is_empty() {
             continue;
-        };
-        let at_largest = rows
-            .iter()
-            .filter(|row| row.size.side() == largest.size.side())
-            .filter_map(|row| row.vs_cuda_cpp);
-        let (at_low, at_high) = at_largest.fold((f64::INFINITY, 0.0f64), |(low, high), ratio| {
-            (low.min(ratio), high.max(ratio))
-        });
+        }
+        let (low, high) = span(rows.iter().filter_map(|row| row.vs_cuda_cpp));
+        let largest = at_largest_size(rows.iter().copied());
+        let (at_low, at_high) = span(largest.iter().filter_map(|row| row.vs_cuda_cpp));
         let range = |low: f64, high: f64| {
             if format!("{low:.2}") == format!("{high:.2}") {
                 format!("{low:.2}×")
@@ -227,6 +211,20 @@ pub fn twins(report: &Report) -> String {
         );
     }
     text
+}
+
+/// The rows of `rows` at the largest size among them, by the side of the
+/// square or cube of the same volume.
+pub fn at_largest_size<'a>(rows: impl Iterator<Item = &'a Row> + Clone) -> Vec<&'a Row> {
+    let side = rows.clone().map(|row| row.size.side()).fold(0.0, f64::max);
+    rows.filter(|row| row.size.side() == side).collect()
+}
+
+/// The lowest and the highest of `values`.
+fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    values.fold((f64::INFINITY, 0.0), |(low, high), value| {
+        (low.min(value), high.max(value))
+    })
 }
 
 /// `ratio× name`: a row against its baseline, where it has one.
