@@ -547,15 +547,10 @@ fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
             let twin = console::or_say_why(gpu.twin(), |error| {
                 format!("{error}; the CUDA C++ twins are skipped.")
             })?;
-            let hardware = Hardware::read(&gpu);
-            let peak = hardware.peak_bandwidth_gbytes().map(|bandwidth| Roof {
-                compute_gops: hardware.peak_fp32_gflops().unwrap_or(f64::INFINITY),
-                bandwidth_gbytes: bandwidth,
-            });
             let screen = Screen {
                 verbose: cli.verbose,
                 timed: true,
-                peak,
+                peak: Hardware::read(&gpu).peak(),
             };
             verify(&gpu, twin.as_ref(), &plan, cli.seed, screen)
         }

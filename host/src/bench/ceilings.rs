@@ -7,7 +7,7 @@ use rand::Rng;
 use rand::distr::Uniform;
 
 use super::json::{Ceilings, Device};
-use super::roofline::per_second_g;
+use super::roofline::{Roof, per_second_g};
 use crate::backend::Backend;
 use crate::blas::Blas;
 use crate::device::Gpu;
@@ -68,6 +68,15 @@ impl Hardware {
         let lanes = fp32_lanes_per_sm(self.compute_capability?)?;
         let (sms, clock) = (self.multiprocessors?, self.sm_clock_khz?);
         Some(f64::from(sms) * f64::from(lanes) * 2.0 * f64::from(clock) * 1e3 / 1e9)
+    }
+
+    /// The roofline of the theoretical peaks, where the bandwidth is known:
+    /// the yardstick of a run that measures no ceiling.
+    pub fn peak(&self) -> Option<Roof> {
+        Some(Roof {
+            compute_gops: self.peak_fp32_gflops().unwrap_or(f64::INFINITY),
+            bandwidth_gbytes: self.peak_bandwidth_gbytes()?,
+        })
     }
 
     /// The device's description in the report.
