@@ -58,19 +58,13 @@ pub fn summary(rows: &[Row], timed: bool, peak: Option<Roof>) -> String {
         }
         header.push("vs its C++ twin");
     }
-    let mut problems: Vec<Vec<&Row>> = Vec::new();
-    for row in rows.iter().filter(|row| row.benched) {
-        match problems.last_mut() {
-            Some(problem) if problem[0].problem == row.problem => problem.push(row),
-            _ => problems.push(vec![row]),
-        }
-    }
+    let benched: Vec<&Row> = rows.iter().filter(|row| row.benched).collect();
+    let problems = benched.chunk_by(|a, b| a.problem == b.problem);
     let correct = |rows: &[&Row]| {
         let passed = rows.iter().filter(|row| row.passed()).count();
         format!("{passed} of {}", rows.len())
     };
     let cells: Vec<Vec<String>> = problems
-        .iter()
         .map(|problem| {
             let mut cells = vec![
                 problem[0].family.to_string(),
