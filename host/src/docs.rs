@@ -76,25 +76,27 @@ struct Sources<'a> {
 
 impl Sources<'_> {
     fn bench(&mut self, json: &Path) -> Result<&BenchReport, String> {
-        if !self.bench.contains_key(json) {
-            let report = parse(self.root, json)?;
-            self.bench.insert(json.to_path_buf(), report);
-        }
-        Ok(&self.bench[json])
+        parsed(self.root, &mut self.bench, json)
     }
 
     fn lessons(&mut self, json: &Path) -> Result<&LessonsReport, String> {
-        if !self.lessons.contains_key(json) {
-            let report = parse(self.root, json)?;
-            self.lessons.insert(json.to_path_buf(), report);
-        }
-        Ok(&self.lessons[json])
+        parsed(self.root, &mut self.lessons, json)
     }
 }
 
-fn parse<T: serde::de::DeserializeOwned>(root: &Path, json: &Path) -> Result<T, String> {
-    let text = read(root, json).map_err(|error| error.to_string())?;
-    serde_json::from_str(&text).map_err(|error| format!("{}: {error}", json.display()))
+/// The report at `json`, parsed the first time it is asked for.
+fn parsed<'a, T: serde::de::DeserializeOwned>(
+    root: &Path,
+    reports: &'a mut BTreeMap<PathBuf, T>,
+    json: &Path,
+) -> Result<&'a T, String> {
+    if !reports.contains_key(json) {
+        let text = read(root, json).map_err(|error| error.to_string())?;
+        let report =
+            serde_json::from_str(&text).map_err(|error| format!("{}: {error}", json.display()))?;
+        reports.insert(json.to_path_buf(), report);
+    }
+    Ok(&reports[json])
 }
 
 fn read(root: &Path, path: &Path) -> Result<String> {
