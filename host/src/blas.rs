@@ -11,8 +11,8 @@ use std::ffi::c_int;
 
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, Gemv as BlasGemv, GemvConfig, sys};
 use cudarc::driver::CudaSlice;
+use gpu_host::Gpu;
 
-use crate::device::Gpu;
 use crate::error::{During, Error, Result};
 
 /// How a matrix is stored.

@@ -1,14 +1,14 @@
 //! One set of random inputs for a family on a backend, with its reference:
 //! every kernel of the family is checked on it in turn.
 
+use gpu_host::backend::Backend;
+use gpu_host::timing::{self, Runs};
 use gpu_std::Kernel;
 use rand::rngs::SmallRng;
 
-use crate::backend::Backend;
 use crate::error::Result;
 use crate::family::Family;
 use crate::reference::Expected;
-use crate::timing::{self, Runs};
 use crate::verify::Comparison;
 
 /// The CPU baseline, checked and timed on a case's inputs.

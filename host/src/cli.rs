@@ -6,16 +6,17 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Arg, ArgMatches, Args, Command as ClapCommand, FromArgMatches, Parser, Subcommand};
+use gpu_host::Error as HostError;
+use gpu_host::backend::Backend;
+use gpu_host::emulator::{CountingEmulator, Emulator};
+use gpu_host::timing::Runs;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::{SeedableRng, rngs::SmallRng};
 
-use crate::backend::Backend;
 use crate::bench;
 use crate::bench::ceilings::Hardware;
 use crate::bench::roofline::Roof;
 use crate::console::{self, say};
-use crate::device::Gpu;
-use crate::emulator::{CountingEmulator, Emulator};
 use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
 use crate::family::{Family, Sizes, Target};
@@ -24,7 +25,6 @@ use crate::output;
 use crate::picture;
 use crate::report;
 use crate::suite::{self, Plan, Step, WorkLimit};
-use crate::timing::Runs;
 
 /// The most timed runs `--runs` asks for: beyond it the median no longer
 /// moves, only the time spent.
@@ -542,7 +542,7 @@ pub fn run(cli: &Cli) -> Result<Verdict> {
 /// on the emulator when there is no GPU.
 fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
     let plan = cli.plan(Target::Gpu)?;
-    match Gpu::new(cli.device.unwrap_or(0)) {
+    match crate::gpu::open(cli.device.unwrap_or(0)) {
         Ok(gpu) => {
             let twin = console::or_say_why(gpu.twin(), |error| {
                 format!("{error}; the CUDA C++ twins are skipped.")
@@ -554,7 +554,7 @@ fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
             };
             verify(&gpu, twin.as_ref(), &plan, cli.seed, screen)
         }
-        Err(missing @ (Error::NoDriver | Error::NoDevice)) => {
+        Err(missing @ Error::Host(HostError::NoDriver | HostError::NoDevice)) => {
             match cli.device {
                 Some(device) => say!("{missing}, so GPU {device} was not used.")?,
                 None => say!("{missing}.")?,
@@ -604,7 +604,7 @@ fn run_lessons(args: &LessonsArgs) -> Result<Verdict> {
     match lessons::run(&request) {
         Ok(true) => Ok(Verdict::Correct),
         Ok(false) => Ok(Verdict::Wrong),
-        Err(missing @ (Error::NoDriver | Error::NoDevice)) => {
+        Err(missing @ Error::Host(HostError::NoDriver | HostError::NoDevice)) => {
             say!(
                 "{missing}: the lessons need a GPU to time. Verifying their kernels on the CPU \
                  emulator instead, at small sizes."
@@ -647,9 +647,9 @@ fn run_lessons(args: &LessonsArgs) -> Result<Verdict> {
 /// Prints every kernel with its family and lesson, and what the driver
 /// gave it on GPU `device` when there is one.
 fn list(device: usize) -> Result<()> {
-    let gpu = match Gpu::new(device) {
+    let gpu = match crate::gpu::open(device) {
         Ok(gpu) => Some(gpu),
-        Err(missing @ (Error::NoDriver | Error::NoDevice)) => {
+        Err(missing @ Error::Host(HostError::NoDriver | HostError::NoDevice)) => {
             say!("{missing}: no resources to show, only the kernels.")?;
             None
         }

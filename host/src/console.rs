@@ -32,7 +32,7 @@ pub fn print(text: std::fmt::Arguments<'_>) -> Result<()> {
 
 /// What `result` holds, or `None` after saying on standard output why the
 /// run goes on without it.
-pub fn or_say_why<T>(result: Result<T>, why: impl FnOnce(Error) -> String) -> Result<Option<T>> {
+pub fn or_say_why<T, E>(result: Result<T, E>, why: impl FnOnce(E) -> String) -> Result<Option<T>> {
     match result {
         Ok(value) => Ok(Some(value)),
         Err(error) => print(format_args!("{}\n", why(error))).map(|()| None),

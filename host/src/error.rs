@@ -3,19 +3,12 @@
 use std::path::{Path, PathBuf};
 
 use cudarc::cublas::result::CublasError;
-use cudarc::driver::{DriverError, sys::CUresult};
 
 const GIB: f64 = (1u64 << 30) as f64;
 
 /// The error type of every fallible function in this crate.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("no CUDA driver found: libcuda could not be loaded (is the NVIDIA driver installed?)")]
-    NoDriver,
-    #[error("the CUDA driver found no GPU")]
-    NoDevice,
-    #[error("GPU {requested} does not exist: the CUDA driver found {available}")]
-    NoSuchDevice { requested: usize, available: usize },
     #[error("{what} must not be zero")]
     ZeroSize { what: &'static str },
     #[error("{what} must be a power of two of at least {least}, not {size}")]
@@ -36,22 +29,6 @@ pub enum Error {
         size: u128,
         limit: u64,
     },
-    #[error("{kernel} would need {blocks} blocks along {axis}, more than the limit of {limit}")]
-    GridTooLarge {
-        kernel: &'static str,
-        axis: char,
-        blocks: u32,
-        limit: u32,
-    },
-    #[error(
-        "{kernel} would be launched with {threads} threads a block, more than the {max_threads} \
-         of its launch bounds"
-    )]
-    BeyondLaunchBounds {
-        kernel: &'static str,
-        threads: u32,
-        max_threads: u32,
-    },
     #[error(
         "{dimension} = {size} is too large for {kernel}: it would need {blocks} blocks along {axis}, \
          more than the limit of {limit}; {dimension} is at most {max}"
@@ -65,30 +42,8 @@ pub enum Error {
         blocks: u32,
         limit: u32,
     },
-    #[error("{kernel} would need {bytes} bytes of shared memory per block, more than {limit}")]
-    SharedTooLarge {
-        kernel: &'static str,
-        bytes: u32,
-        limit: u64,
-    },
     #[error("{0} is not a blur kernel")]
     NotABlurKernel(String),
-    #[error("the PTX has no kernel {0}: the build is out of date")]
-    MissingKernel(&'static str),
-    #[error("{kernel} is compiled for no instance with {values}")]
-    NoInstance {
-        kernel: &'static str,
-        values: String,
-    },
-    #[error("no CUDA C++ twins: {0}")]
-    NoTwins(String),
-    #[error(
-        "{kernel}'s CUDA C++ twin indexes with int, and a buffer of {elements} elements is beyond it"
-    )]
-    TwinTooLarge {
-        kernel: &'static str,
-        elements: usize,
-    },
     #[error(
         "blur radius {radius} is too large for {kernel} on {channels}-channel images: at most {max}"
     )]
@@ -104,10 +59,6 @@ pub enum Error {
         channels: usize,
         max: u32,
     },
-    #[error("out of GPU memory while allocating {bytes} bytes for {what}")]
-    OutOfMemory { what: &'static str, bytes: usize },
-    #[error("out of host memory while allocating {bytes} bytes for {what}")]
-    OutOfHostMemory { what: &'static str, bytes: usize },
     #[error(
         "{what} is {ops:.1e} operations per run, more than the {limit:.1e} allowed here: \
          {because}; choose a smaller problem"
@@ -133,14 +84,6 @@ pub enum Error {
     WrongOnEmulator {
         kernel: &'static str,
         comparison: String,
-    },
-    #[error("the emulator caught a bug in {0}")]
-    Emulator(gpu_emulator::Diagnostic),
-    #[error("CUDA error while {action}: {source}")]
-    Cuda {
-        action: &'static str,
-        #[source]
-        source: DriverError,
     },
     #[error(
         "no cuBLAS found: libcublas could not be loaded (is the CUDA toolkit's cuBLAS installed?)"
@@ -209,6 +152,8 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Host(#[from] gpu_host::Error),
 }
 
 impl Error {
@@ -224,18 +169,9 @@ impl Error {
 /// Shorthand for results in this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Attaches what was being done to a CUDA driver or cuBLAS error.
+/// Attaches what was being done to a cuBLAS error.
 pub(crate) trait During<T> {
     fn during(self, action: &'static str) -> Result<T>;
-}
-
-impl<T> During<T> for Result<T, DriverError> {
-    fn during(self, action: &'static str) -> Result<T> {
-        self.map_err(|source| match source.0 {
-            CUresult::CUDA_ERROR_NO_DEVICE => Error::NoDevice,
-            _ => Error::Cuda { action, source },
-        })
-    }
 }
 
 impl<T> During<T> for Result<T, CublasError> {

@@ -10,14 +10,14 @@ use std::collections::HashMap;
 use std::fmt;
 
 use clap::{Arg, ArgMatches};
+use gpu_host::Gpu;
+use gpu_host::backend::{Backend, Params, checked_launch};
 use gpu_std::Kernel;
 use rand::rngs::SmallRng;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Backend, Params, checked_launch};
 use crate::blas::Blas;
-use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::npp::Npp;
 use crate::reference::Expected;
@@ -239,7 +239,8 @@ pub trait Family: Sized + 'static {
 
     /// Checks that `kernel` can run `shape`, without a GPU.
     fn check(kernel: &Kernel<Self::Args, Self::Problem>, shape: Self::Shape) -> Result<()> {
-        checked_launch(kernel, &Self::problem(shape)?).map(drop)
+        checked_launch(kernel, &Self::problem(shape)?)?;
+        Ok(())
     }
 
     /// Sizes the tests run every kernel on: 1, primes, non-multiples of

@@ -3,24 +3,23 @@
 //! element against a CPU reference and times the kernels; or runs the same
 //! kernels, compiled for the host, under the CPU emulator.
 //!
-//! The layers, each using only those above it: `error`, `timing`,
-//! `console`, `atomic`, `interrupt`; `backend` (buffers, kernel parameters, the launch); `device` and
-//! `emulator` (the two backends); `blas`; `reference`, `verify`; `family`
+//! Buffers, launches, timing and the two backends (the GPU and the CPU
+//! emulator) come from the `gpu-host` crate, as they would for any kernel
+//! crate. The layers here, each using only those above it: `error`,
+//! `console`, `interrupt`; `gpu` (the project's PTX and twins); `blas`; `reference`, `verify`; `family`
 //! (what the host knows of a family), `case`; `families` (each family, and
 //! the list of them); `suite`, `report`, `bench`, `picture`; `lessons`; `docs`; `cli`.
 
-pub mod backend;
 pub mod bench;
 pub mod blas;
 pub mod case;
 pub mod cli;
 pub mod console;
-pub mod device;
 pub mod docs;
-pub mod emulator;
 pub mod error;
 pub mod families;
 pub mod family;
+pub mod gpu;
 pub mod interrupt;
 pub mod lessons;
 pub mod npp;
@@ -29,10 +28,7 @@ pub mod picture;
 pub mod reference;
 pub mod report;
 pub mod suite;
-pub mod timing;
 pub mod verify;
 
-pub use backend::Backend;
-pub use device::Gpu;
-pub use emulator::{CountingEmulator, Emulator};
 pub use error::{Error, Result};
+pub use gpu_host::{Backend, CountingEmulator, Emulator, Gpu};

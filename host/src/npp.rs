@@ -13,9 +13,9 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::CUdevice_attribute as Attribute;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use gpu_host::Gpu;
 use libloading::Library;
 
-use crate::device::Gpu;
 use crate::error::{Error, Result};
 
 /// `NppiSize`: a width and a height in pixels.

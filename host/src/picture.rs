@@ -9,6 +9,10 @@ use std::io::{BufRead, BufReader, Cursor, IsTerminal, Read, Seek};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use gpu_host::Error as HostError;
+use gpu_host::backend::Backend;
+use gpu_host::emulator::Emulator;
+use gpu_host::timing::Runs;
 use gpu_std::Kernel;
 use image::codecs::jpeg::JpegEncoder;
 use image::{
@@ -17,16 +21,12 @@ use image::{
 };
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::backend::Backend;
 use crate::console::say;
-use crate::device::Gpu;
-use crate::emulator::Emulator;
 use crate::error::{Error, Result};
 use crate::families::blur::{Blur, BlurShape};
 use crate::family::{Family, Target};
 use crate::output::{self, Pending};
 use crate::suite::{WorkLimit, available_host_memory, check_host_memory};
-use crate::timing::Runs;
 
 /// What to blur, with what, and where the result goes.
 #[derive(Clone, Debug)]
@@ -101,9 +101,9 @@ pub fn run(request: &Request) -> Result<()> {
     let blurred = if request.emulate {
         blur_on(&Emulator, Target::Emulator, kernel, shape, samples)?
     } else {
-        match Gpu::new(request.device) {
+        match crate::gpu::open(request.device) {
             Ok(gpu) => blur_on(&gpu, Target::Gpu, kernel, shape, samples)?,
-            Err(missing @ (Error::NoDriver | Error::NoDevice)) => {
+            Err(missing @ Error::Host(HostError::NoDriver | HostError::NoDevice)) => {
                 say!("{missing}: blurring on the CPU emulator instead.")?;
                 blur_on(&Emulator, Target::Emulator, kernel, shape, samples)?
             }
@@ -271,7 +271,7 @@ fn blur_on<B: Backend>(
         backend.description(),
         kernel.name,
     )?;
-    backend.download(&buffers.output)
+    Ok(backend.download(&buffers.output)?)
 }
 
 /// The picture at `path`, checked before it is decoded: its size against

@@ -10,7 +10,7 @@
 
 use rayon::prelude::*;
 
-use crate::backend::Value;
+use gpu_host::backend::Value;
 
 /// The floating-point element types: f32 and f64.
 pub trait Float: Value + Into<f64> {

@@ -1,9 +1,9 @@
 //! The tables `cargo run` prints: the results, and the list of kernels.
 
+use gpu_host::Gpu;
 use std::fmt::Write;
 
 use crate::bench::roofline::Roof;
-use crate::device::Gpu;
 use crate::error::Result;
 use crate::families::KernelInfo;
 use crate::suite::{Copies, Row};

@@ -3,16 +3,17 @@
 //! timed, one row each.
 
 use gpu_emulator::traffic::Traffic;
+use gpu_host::Error as HostError;
+use gpu_host::backend::{Backend, Transfer};
+use gpu_host::timing::Runs;
 use gpu_std::Kernel;
 use rand::rngs::SmallRng;
 
-use crate::backend::{Backend, Transfer};
 use crate::case::{Case, CpuRun};
 use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
 use crate::family::{Family, Op, Sizes, Work};
 use crate::interrupt;
-use crate::timing::Runs;
 use crate::verify::Comparison;
 
 /// What to run, and at which sizes.
@@ -369,7 +370,9 @@ impl<B: Backend, P: FnMut(Step<'_>)> Visitor for Suite<'_, B, P> {
                     None => None,
                     Some(twin) => match run_twin(twin, &mut case, kernel, self.plan.runs) {
                         Ok(run) => Some(Ok(run)),
-                        Err(skipped @ Error::TwinTooLarge { .. }) => Some(Err(skipped.to_string())),
+                        Err(skipped @ Error::Host(HostError::TwinTooLarge { .. })) => {
+                            Some(Err(skipped.to_string()))
+                        }
                         Err(error) => return Err(error),
                     },
                 };

@@ -195,10 +195,10 @@ fn the_command_line_counts_traffic_on_the_emulator() {
 
 #[test]
 fn every_cpu_baseline_agrees_with_the_reference() {
+    use gpu_host::Runs;
     use locality::case::Case;
     use locality::families::{self, Visitor};
     use locality::family::Family;
-    use locality::timing::Runs;
     use rand::{SeedableRng, rngs::SmallRng};
     struct Check(SmallRng);
     impl Visitor for Check {

@@ -2,10 +2,11 @@
 //! GPU work: these tests need no GPU.
 
 use clap::Parser;
+use gpu_host::Error as HostError;
+use gpu_host::checked_launch;
 use gpu_std::{Kernel, LaunchBounds};
 use kernels::blur::MAX_RADIUS;
 use kernels::matmul::{BLOCKED_2D, COARSE_1D, WIDE_BLOCKING};
-use locality::backend::checked_launch;
 use locality::cli::Cli;
 use locality::families::blur::{Blur, BlurShape, max_channels, max_radius};
 use locality::families::gemv::{Gemv, GemvShape};
@@ -15,8 +16,8 @@ use locality::suite::WorkLimit;
 use locality::{Backend, Emulator, Error};
 use locality_tests::kernel;
 
-fn message(error: Error) -> String {
-    error.to_string()
+fn message(error: impl Into<Error>) -> String {
+    error.into().to_string()
 }
 
 #[test]
@@ -88,7 +89,10 @@ fn grids_beyond_the_hardware_limits_are_rejected() {
     let blur = kernel::<Blur>("blur_naive");
     let error = Blur::check(blur, BlurShape::new(1, 1 << 21, 1, 1)).unwrap_err();
     assert!(
-        matches!(error, Error::GridTooLarge { axis: 'y', .. }),
+        matches!(
+            error,
+            Error::Host(HostError::GridTooLarge { axis: 'y', .. })
+        ),
         "{error:?}"
     );
 }
@@ -277,7 +281,7 @@ fn a_grid_too_large_names_the_largest_size_that_fits() {
 fn the_emulator_running_out_of_memory_says_host_memory() {
     let error = Emulator.alloc::<f64>("A", usize::MAX / 8).unwrap_err();
     assert!(
-        matches!(error, Error::OutOfHostMemory { what: "A", .. }),
+        matches!(error, HostError::OutOfHostMemory { what: "A", .. }),
         "{error:?}"
     );
     assert!(message(error).starts_with("out of host memory"));

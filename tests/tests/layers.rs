@@ -1,13 +1,25 @@
-//! The host's modules form layers: no module imports another that imports
-//! it back, directly or through others. Read from the source, so that a
-//! circle fails here before it tangles the code.
+//! Each crate's modules form layers: no module imports another that
+//! imports it back, directly or through others (cargo already refuses a
+//! circle between crates). Read from the source, so that a circle fails
+//! here before it tangles the code.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
-/// Module path (`bench::json`) → the source of every file of the host crate.
-fn modules() -> BTreeMap<String, String> {
+/// Every crate of the workspace that has modules, by its source folder.
+const CRATES: [&str; 6] = [
+    "host/src",
+    "crates/gpu-builder/src",
+    "crates/gpu-core/src",
+    "crates/gpu-emulator/src",
+    "crates/gpu-host/src",
+    "crates/gpu-std/src",
+];
+
+/// Module path (`bench::json`) → the source of every file of the crate
+/// whose sources are in `src`.
+fn modules(src: &str) -> BTreeMap<String, String> {
     fn walk(dir: &Path, prefix: &str, modules: &mut BTreeMap<String, String>) {
         for entry in fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
@@ -25,7 +37,7 @@ fn modules() -> BTreeMap<String, String> {
     }
     let mut modules = BTreeMap::new();
     walk(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/src"),
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(src),
         "",
         &mut modules,
     );
@@ -72,22 +84,40 @@ fn imports(name: &str, source: &str, known: &BTreeSet<String>) -> BTreeSet<Strin
             .strip_prefix("pub mod ")
             .or(line.trim().strip_prefix("mod "))
         {
-            found.insert(join(name, child.trim_end_matches(';')));
+            let child = join(name, child.trim_end_matches(';'));
+            if known.contains(&child) {
+                found.insert(child);
+            }
         }
     }
     found
 }
 
+/// Each module of the crate whose sources are in `src` → the modules it
+/// imports.
+fn graph(src: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let modules = modules(src);
+    let known: BTreeSet<String> = modules.keys().cloned().collect();
+    modules
+        .iter()
+        .map(|(name, source)| (name.clone(), imports(name, source, &known)))
+        .collect()
+}
+
+#[test]
+fn the_import_graph_is_read() {
+    assert!(graph("host/src")["families"].contains("families::matmul"));
+    assert!(graph("crates/gpu-host/src")["gpu"].contains("backend"));
+}
+
 #[test]
 fn no_module_imports_one_that_imports_it_back() {
-    let modules = modules();
-    let known: BTreeSet<String> = modules.keys().cloned().collect();
-    let graph: BTreeMap<&str, BTreeSet<String>> = modules
-        .iter()
-        .map(|(name, source)| (name.as_str(), imports(name, source, &known)))
-        .collect();
-    assert!(graph["families"].contains("families::matmul"), "{graph:?}");
-    assert!(graph["device"].contains("backend"), "{graph:?}");
+    for src in CRATES {
+        no_circle(src, &graph(src));
+    }
+}
+
+fn no_circle(src: &str, graph: &BTreeMap<String, BTreeSet<String>>) {
     for start in graph.keys() {
         // Every module reachable from `start`; a circle leads back to it.
         let mut seen = BTreeSet::new();
@@ -95,7 +125,7 @@ fn no_module_imports_one_that_imports_it_back() {
         while let Some(module) = stack.pop() {
             assert_ne!(
                 module, *start,
-                "{start} imports a module that imports it back"
+                "{src}: {start} imports a module that imports it back"
             );
             if seen.insert(module) {
                 stack.extend(graph[module].iter().map(String::as_str));

@@ -10,6 +10,7 @@
 //! no CUDA device" and reports them as ignored, never as passed; with
 //! `LOCALITY_REQUIRE_GPU=1` it reports them as failed.
 
+use gpu_host::Error as HostError;
 use std::sync::OnceLock;
 
 use rand::{SeedableRng, rngs::SmallRng};
@@ -17,7 +18,6 @@ use rand::{SeedableRng, rngs::SmallRng};
 use clap::Parser;
 use libtest_mimic::{Arguments, Failed, Trial};
 use locality::cli::{Cli, Verdict};
-use locality::device::PTX;
 use locality::families::blur::{Blur, BlurShape, max_radius};
 use locality::families::matmul::{Buffers, Matmul, MatmulShape};
 use locality::families::{self, Visitor};
@@ -28,7 +28,7 @@ use locality_tests::{check_kernel, kernel, quiet_seed};
 
 fn gpu() -> Result<&'static Gpu, Failed> {
     static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
-    GPU.get_or_init(|| Gpu::new(0).map_err(|e| e.to_string()))
+    GPU.get_or_init(|| locality::gpu::open(0).map_err(|e| e.to_string()))
         .as_ref()
         .map_err(|e| e.clone().into())
 }
@@ -36,9 +36,13 @@ fn gpu() -> Result<&'static Gpu, Failed> {
 /// The GPU with the kernels built for sm_75, as a Turing GPU loads them.
 fn gpu_sm75() -> Result<&'static Gpu, Failed> {
     static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
-    GPU.get_or_init(|| Gpu::with_ptx(0, PTX).map_err(|e| e.to_string()))
-        .as_ref()
-        .map_err(|e| e.clone().into())
+    GPU.get_or_init(|| {
+        Gpu::with_ptx(0, locality::gpu::PTX.sm75)
+            .map(|gpu| gpu.with_twins(kernels::CUDA_TWINS))
+            .map_err(|e| e.to_string())
+    })
+    .as_ref()
+    .map_err(|e| e.clone().into())
 }
 
 /// The GPU launching the CUDA C++ twins.
@@ -54,7 +58,7 @@ fn twin() -> Result<&'static Gpu, Failed> {
     .map_err(|e| e.clone().into())
 }
 
-fn failed(error: Error) -> Failed {
+fn failed(error: impl std::fmt::Display) -> Failed {
     error.to_string().into()
 }
 
@@ -175,7 +179,7 @@ fn error_trials() -> Vec<Trial> {
         Trial::test(
             "an allocation larger than the GPU is out of memory",
             || match gpu()?.alloc::<f32>("a huge buffer", 1 << 46) {
-                Err(Error::OutOfMemory { bytes, .. }) if bytes == 1 << 48 => Ok(()),
+                Err(HostError::OutOfMemory { bytes, .. }) if bytes == 1 << 48 => Ok(()),
                 other => Err(format!("expected OutOfMemory, got {:?}", other.map(|_| ())).into()),
             },
         ),
@@ -183,13 +187,13 @@ fn error_trials() -> Vec<Trial> {
             "copies to and from the GPU are timed from pinned and pageable memory",
             || {
                 let gpu = gpu()?;
-                let runs = locality::timing::Runs {
+                let runs = gpu_host::Runs {
                     warmup: 1,
                     timed: 3,
                 };
                 for to_device in [true, false] {
                     for pinned in [true, false] {
-                        let transfer = locality::backend::Transfer { to_device, pinned };
+                        let transfer = gpu_host::Transfer { to_device, pinned };
                         match gpu.transfer_ms(1 << 24, transfer, runs).map_err(failed)? {
                             Some(ms) if ms > 0.0 && ms.is_finite() => {}
                             other => return Err(format!("{transfer:?}: {other:?}").into()),
@@ -329,7 +333,7 @@ fn lessons_trial() -> Trial {
                 lesson: None,
                 json: Some(json.clone()),
                 plots: Some(plots.clone()),
-                runs: locality::timing::Runs {
+                runs: gpu_host::Runs {
                     warmup: 1,
                     timed: 5,
                 },
@@ -526,7 +530,7 @@ fn requirement_trial() -> Trial {
 
 fn main() {
     let arguments = Arguments::from_args();
-    let missing = locality::device::availability().err();
+    let missing = gpu_host::gpu::availability().err();
     let required = std::env::var_os(REQUIRE_GPU).is_some_and(|value| value == "1");
     if let Some(reason) = &missing {
         if required {

@@ -1,9 +1,16 @@
 //! What the PTX the build produced must and must not contain, for every
 //! kernel of every family.
 
-use locality::device::{PTX, PTX_SM80, ptx_entry_points, ptx_for};
+use gpu_host::gpu::{entry_points, with_register_cap};
 use locality::families::{self, Visitor};
 use locality::family::Family;
+use locality::gpu::PTX as BUILDS;
+
+/// The build for every GPU from Turing on.
+const PTX: &str = BUILDS.sm75;
+
+/// The build for Ampere on.
+const PTX_SM80: &str = BUILDS.sm80;
 
 /// The body of one entry point in the sm_75 PTX: from its `.entry` line to
 /// the closing brace.
@@ -71,7 +78,7 @@ fn every_entry_point() -> Vec<&'static str> {
 
 #[test]
 fn every_entry_point_is_defined_and_no_other() {
-    let mut defined: Vec<&str> = ptx_entry_points().collect();
+    let mut defined: Vec<&str> = entry_points(PTX).collect();
     let mut expected = every_entry_point();
     defined.sort_unstable();
     expected.sort_unstable();
@@ -199,9 +206,9 @@ fn targets_compute_capability_7_5() {
 #[test]
 fn gpus_from_compute_capability_8_0_get_the_ptx_with_asynchronous_copies() {
     assert!(PTX_SM80.contains("\n.target sm_80\n"));
-    assert_eq!(ptx_for((7, 5)), PTX);
+    assert_eq!(BUILDS.for_capability((7, 5)), PTX);
     for capability in [(8, 0), (8, 6), (9, 0), (12, 0)] {
-        assert_eq!(ptx_for(capability), PTX_SM80);
+        assert_eq!(BUILDS.for_capability(capability), PTX_SM80);
     }
     let entry_points = |ptx: &str| -> Vec<String> {
         ptx.lines()
@@ -437,7 +444,6 @@ fn the_coefficients_are_a_constant_array_read_with_ld_const() {
 /// bounds and before its body, where PTX puts performance directives.
 #[test]
 fn a_register_cap_is_a_maxnreg_on_its_entry_alone() {
-    use locality::device::with_register_cap;
     // `body_in` reads the build's own PTX, which lives as long as the test.
     let capped: &'static str = with_register_cap(PTX, "array_in_registers", 32)
         .unwrap()

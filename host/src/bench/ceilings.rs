@@ -8,11 +8,12 @@ use rand::distr::Uniform;
 
 use super::json::{Ceilings, Device};
 use super::roofline::{Roof, per_second_g};
-use crate::backend::Backend;
+use gpu_host::Gpu;
+use gpu_host::backend::Backend;
+use gpu_host::timing::{Runs, gpu_median_ms};
+
 use crate::blas::Blas;
-use crate::device::Gpu;
 use crate::error::Result;
-use crate::timing::{Runs, gpu_median_ms};
 use crate::verify::{random_vec, uniform_floats};
 
 /// The copy moves at most this many bytes each way: far more than any L2,

@@ -13,7 +13,8 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::roofline::Roof;
-use crate::device::Resources;
+use gpu_host::gpu::Resources;
+
 use crate::families::{self, Visitor};
 pub use crate::family::{Bound, Op};
 use crate::family::{Family, Parameter, Shape};

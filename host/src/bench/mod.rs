@@ -22,10 +22,13 @@ use self::ceilings::Hardware;
 use self::inputs::{Rotation, copies};
 use self::json::{FamilySummary, KernelSummary, Op, Report, Role, Row, Size, Trip};
 use self::roofline::{Roof, intensity, per_second_g, ratio_to_baseline};
+use gpu_host::Error as HostError;
+use gpu_host::Gpu;
+use gpu_host::timing::gpu_median_ms;
+
 use crate::blas::Blas;
 use crate::case::cpu_ms;
 use crate::console::{self, say};
-use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
 use crate::family::{Family, Library, Shape, Tools, Work};
@@ -33,7 +36,6 @@ use crate::interrupt;
 use crate::npp::Npp;
 use crate::output::{self, Pending};
 use crate::suite::{self, Plan, cpu_runs};
-use crate::timing::gpu_median_ms;
 
 /// Where the report goes.
 #[derive(Clone, Debug, Default)]
@@ -164,7 +166,7 @@ impl OpenOutputs {
 /// table, writes the JSON and the plots.
 pub fn run(plan: &Plan, outputs: &Outputs, device: usize, seed: u64) -> Result<()> {
     plan.validate()?;
-    let gpu = Gpu::new(device)?;
+    let gpu = crate::gpu::open(device)?;
     let outputs = OpenOutputs::open(outputs)?;
     let hardware = Hardware::read(&gpu);
     let device = hardware.describe(&gpu)?;
@@ -505,7 +507,7 @@ impl Visitor for Sweep<'_> {
                         });
                         match twin_ms {
                             Ok(ms) => Some(ms),
-                            Err(Error::TwinTooLarge { .. }) => None,
+                            Err(Error::Host(HostError::TwinTooLarge { .. })) => None,
                             Err(error) => return Err(error),
                         }
                     }

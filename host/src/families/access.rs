@@ -5,13 +5,13 @@
 use std::fmt;
 
 use clap::{Arg, ArgMatches, value_parser};
+use gpu_host::backend::{Backend, Buffer};
 use gpu_std::Kernel;
 use kernels::access::{Args, KERNELS, Problem};
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Backend, Buffer};
 use crate::error::{Error, Result};
 use crate::family::{
     Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
@@ -199,7 +199,7 @@ impl Family for Access {
         _: &Vec<f32>,
         buffers: &mut Buffers<B>,
     ) -> Result<()> {
-        backend.poison(&mut buffers.output)
+        Ok(backend.poison(&mut buffers.output)?)
     }
 
     fn launch<B: Backend>(
@@ -216,7 +216,7 @@ impl Family for Access {
         let Buffers { input, output } = buffers;
         // SAFETY: the input holds offset + (n − 1)·stride + 1 elements, the
         // output n, a buffer of its own; every index fits in u32 (checked).
-        unsafe { backend.launch(kernel, &problem, (&*input, output, n, stride, offset)) }
+        Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, n, stride, offset)) }?)
     }
 
     fn compare<B: Backend>(

@@ -4,13 +4,13 @@
 use std::fmt;
 
 use clap::{Arg, ArgMatches, value_parser};
+use gpu_host::backend::{Backend, Buffer};
 use gpu_std::Kernel;
 use kernels::banks::{Args, BLOCK, KERNELS, Problem, TILE};
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Backend, Buffer};
 use crate::error::Result;
 use crate::family::{
     Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, indexable,
@@ -209,7 +209,7 @@ impl Family for Banks {
         _: &Vec<f32>,
         buffers: &mut Buffers<B>,
     ) -> Result<()> {
-        backend.poison(&mut buffers.sums)
+        Ok(backend.poison(&mut buffers.sums)?)
     }
 
     fn launch<B: Backend>(
@@ -225,7 +225,7 @@ impl Family for Banks {
         let args = (&*tile, sums, shape.stride, rounds);
         // SAFETY: the tile holds TILE elements, the sums one per thread, a
         // buffer of their own.
-        unsafe { backend.launch(kernel, &Problem { blocks }, args) }
+        Ok(unsafe { backend.launch(kernel, &Problem { blocks }, args) }?)
     }
 
     fn compare<B: Backend>(

@@ -6,6 +6,7 @@ use std::fmt;
 use std::ops::RangeInclusive;
 
 use clap::{Arg, ArgMatches, value_parser};
+use gpu_host::backend::{Backend, Buffer, checked_launch};
 use gpu_std::Kernel;
 use kernels::blur::{Args, KERNELS, MAX_RADIUS, Problem};
 use rand::distr::Uniform;
@@ -13,7 +14,6 @@ use rand::{Rng, rngs::SmallRng};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Backend, Buffer, checked_launch};
 use crate::error::{Error, Result};
 use crate::family::{
     Baseline, Bound, CpuOutput, Family, Kernels, Library, Op, Parameter, Shape, SizeSyntax, Tools,
@@ -260,7 +260,8 @@ impl Family for Blur {
         check_channels(kernel, shape)?;
         checked_launch(kernel, &Self::problem(BlurShape { radius: 0, ..shape })?)?;
         check_radius(kernel, shape)?;
-        checked_launch(kernel, &Self::problem(shape)?).map(drop)
+        checked_launch(kernel, &Self::problem(shape)?)?;
+        Ok(())
     }
 
     fn test_shapes() -> Vec<BlurShape> {
@@ -359,7 +360,7 @@ impl Family for Blur {
         _: &Vec<u8>,
         buffers: &mut Buffers<B>,
     ) -> Result<()> {
-        backend.poison(&mut buffers.output)
+        Ok(backend.poison(&mut buffers.output)?)
     }
 
     fn launch<B: Backend>(
@@ -386,7 +387,7 @@ impl Family for Blur {
         // within the kernel's limit (checked above).
         unsafe {
             let args = (&*input, output, width, height, channels, radius);
-            backend.launch(kernel, &problem, args)
+            Ok(backend.launch(kernel, &problem, args)?)
         }
     }
 
@@ -476,7 +477,7 @@ impl Family for Blur {
                 arithmetic: false,
                 supports: |_| true,
                 run: |tools: &Tools<'_>, _, buffers| {
-                    tools.gpu.copy(&buffers.input, &mut buffers.output)
+                    Ok(tools.gpu.copy(&buffers.input, &mut buffers.output)?)
                 },
             },
         ]

@@ -5,13 +5,13 @@
 use std::fmt;
 
 use clap::ArgMatches;
+use gpu_host::backend::{Backend, Buffer};
 use gpu_std::Kernel;
 use kernels::caches::{Args, BLOCK, CHUNK, KERNELS, Problem};
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Backend, Buffer};
 use crate::error::{Error, Result};
 use crate::family::{
     Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, indexable,
@@ -218,7 +218,7 @@ impl Family for Caches {
         _: &Vec<f32>,
         buffers: &mut Buffers<B>,
     ) -> Result<()> {
-        backend.poison(&mut buffers.sums)
+        Ok(backend.poison(&mut buffers.sums)?)
     }
 
     fn launch<B: Backend>(
@@ -233,7 +233,7 @@ impl Family for Caches {
         let Buffers { set: input, sums } = buffers;
         // SAFETY: the set is a power of two of at least 4 elements, all in
         // the input; the sums hold one per thread, a buffer of their own.
-        unsafe { backend.launch(kernel, &Problem { blocks }, (&*input, sums, set, chunks)) }
+        Ok(unsafe { backend.launch(kernel, &Problem { blocks }, (&*input, sums, set, chunks)) }?)
     }
 
     fn compare<B: Backend>(

@@ -5,13 +5,13 @@
 use std::fmt;
 
 use clap::{Arg, ArgMatches, value_parser};
+use gpu_host::backend::{Backend, Buffer};
 use gpu_std::Kernel;
 use kernels::constant::{Args, COEFFICIENTS, KERNELS, Problem, TABLE};
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Backend, Buffer};
 use crate::error::Result;
 use crate::family::{
     Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
@@ -192,7 +192,7 @@ impl Family for Constant {
         buffers: &mut Buffers<B>,
     ) -> Result<()> {
         backend.set_constant(TABLE, &inputs.coefficients)?;
-        backend.poison(&mut buffers.y)
+        Ok(backend.poison(&mut buffers.y)?)
     }
 
     fn launch<B: Backend>(
@@ -214,7 +214,7 @@ impl Family for Constant {
         // SAFETY: x and y hold n elements, y its own buffer, the
         // coefficients all of them; the constant array is set by `prepare`
         // before a kernel is checked.
-        unsafe { backend.launch(kernel, &problem, args) }
+        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
     }
 
     fn compare<B: Backend>(

@@ -6,13 +6,13 @@ use std::fmt;
 
 use clap::ArgMatches;
 use cudarc::cublas::{CudaBlas, Gemv as BlasGemv};
+use gpu_host::backend::{Backend, Buffer, Memory, Param};
 use gpu_std::Kernel;
 use kernels::gemv::{Args, KERNELS_F32, KERNELS_F64, Problem};
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Backend, Buffer, Memory, Param};
 use crate::blas::Layout;
 use crate::error::{Error, Result};
 use crate::family::{
@@ -310,9 +310,9 @@ where
             buffers.a_layout = wanted;
         }
         if buffers.shape.beta == 0.0 {
-            backend.poison(&mut buffers.y)
+            Ok(backend.poison(&mut buffers.y)?)
         } else {
-            backend.overwrite(&inputs.y, &mut buffers.y)
+            Ok(backend.overwrite(&inputs.y, &mut buffers.y)?)
         }
     }
 
@@ -330,7 +330,7 @@ where
         // SAFETY: A, x and y hold m×n, n and m elements, y is a buffer of
         // its own, and every index fits in u32 (checked above).
         let (alpha, beta) = (alpha.argument(), beta.argument());
-        unsafe { backend.launch(kernel, &problem, (alpha, &*a, &*x, beta, y, m, n)) }
+        Ok(unsafe { backend.launch(kernel, &problem, (alpha, &*a, &*x, beta, y, m, n)) }?)
     }
 
     fn compare<B: Backend>(

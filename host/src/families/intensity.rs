@@ -6,13 +6,13 @@
 use std::fmt;
 
 use clap::{Arg, ArgMatches, value_parser};
+use gpu_host::backend::{Backend, Buffer};
 use gpu_std::Kernel;
 use kernels::intensity::{Args, KERNELS, Problem};
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Backend, Buffer};
 use crate::error::{Error, Result};
 use crate::family::{
     Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
@@ -184,7 +184,7 @@ impl Family for Intensity {
         _: &Vec<f32>,
         buffers: &mut Buffers<B>,
     ) -> Result<()> {
-        backend.poison(&mut buffers.output)
+        Ok(backend.poison(&mut buffers.output)?)
     }
 
     fn launch<B: Backend>(
@@ -200,7 +200,7 @@ impl Family for Intensity {
         let args = (&*input, output, problem.n, shape.fmas, MULTIPLIER, ADDEND);
         // SAFETY: the input and the output hold n elements each, the output
         // a buffer of its own.
-        unsafe { backend.launch(kernel, &problem, args) }
+        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
     }
 
     fn compare<B: Backend>(

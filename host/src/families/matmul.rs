@@ -4,12 +4,12 @@
 use std::fmt;
 
 use clap::ArgMatches;
+use gpu_host::backend::{Backend, Buffer};
 use gpu_std::Kernel;
 use kernels::matmul::{Args, KERNELS, Problem};
 use rand::rngs::SmallRng;
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Backend, Buffer};
 use crate::error::Result;
 use crate::family::{
     Baseline, Bound, CpuOutput, Family, Kernels, Library, Op, Shape, SizeSyntax, Tools, Work, dims,
@@ -183,7 +183,7 @@ impl Family for Matmul {
         _: &Inputs,
         buffers: &mut Buffers<B>,
     ) -> Result<()> {
-        backend.poison(&mut buffers.c)
+        Ok(backend.poison(&mut buffers.c)?)
     }
 
     fn launch<B: Backend>(
@@ -201,7 +201,7 @@ impl Family for Matmul {
         let Buffers { a, b, c } = buffers;
         // SAFETY: A, B and C hold m×k, k×n and m×n elements, C is a buffer
         // of its own, and every index fits in u32 (checked above).
-        unsafe { backend.launch(kernel, &problem, (&*a, &*b, c, m, n, k)) }
+        Ok(unsafe { backend.launch(kernel, &problem, (&*a, &*b, c, m, n, k)) }?)
     }
 
     fn compare<B: Backend>(

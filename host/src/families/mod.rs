@@ -12,6 +12,7 @@ pub mod matmul;
 pub mod registers;
 pub mod width;
 
+use gpu_host::Error as HostError;
 use gpu_std::{Instances, Kernel, LaunchBounds};
 
 use crate::error::{Error, Result};
@@ -118,7 +119,7 @@ pub fn check(kernels: &[&'static str], sizes: &Sizes) -> Result<()> {
                     };
                     for kernel in checked {
                         match F::check(kernel, shape) {
-                            Err(error @ Error::GridTooLarge { .. }) => {
+                            Err(error @ Error::Host(HostError::GridTooLarge { .. })) => {
                                 return Err(largest_dimension::<F>(kernel, self.1, &dims, error));
                             }
                             checked => checked?,
@@ -140,12 +141,12 @@ fn largest_dimension<F: Family>(
     dims: &[usize],
     error: Error,
 ) -> Error {
-    let Error::GridTooLarge {
+    let Error::Host(HostError::GridTooLarge {
         axis,
         blocks,
         limit,
         ..
-    } = error
+    }) = error
     else {
         return error;
     };
@@ -154,7 +155,7 @@ fn largest_dimension<F: Family>(
         dims[index] = value;
         !matches!(
             F::check(kernel, sizes.shape::<F>(&dims)),
-            Err(Error::GridTooLarge { axis: a, .. }) if a == axis
+            Err(Error::Host(HostError::GridTooLarge { axis: a, .. })) if a == axis
         )
     };
     let Some(index) = (0..dims.len()).find(|&index| fits(index, 1)) else {

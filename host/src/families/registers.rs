@@ -4,13 +4,13 @@
 use std::fmt;
 
 use clap::{Arg, ArgMatches, value_parser};
+use gpu_host::backend::{Backend, Buffer};
 use gpu_std::Kernel;
 use kernels::registers::{Args, KERNELS, LENGTH, Problem};
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Backend, Buffer};
 use crate::error::Result;
 use crate::family::{
     Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, indexable,
@@ -190,7 +190,7 @@ impl Family for Registers {
         _: &Vec<f32>,
         buffers: &mut Buffers<B>,
     ) -> Result<()> {
-        backend.poison(&mut buffers.results)
+        Ok(backend.poison(&mut buffers.results)?)
     }
 
     fn launch<B: Backend>(
@@ -206,7 +206,7 @@ impl Family for Registers {
         let args = (&*arrays, results, problem.n, shape.rotation);
         // SAFETY: the arrays hold LENGTH·n elements, within u32, and the
         // results n, a buffer of their own.
-        unsafe { backend.launch(kernel, &problem, args) }
+        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
     }
 
     fn compare<B: Backend>(

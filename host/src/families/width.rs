@@ -4,6 +4,7 @@
 use std::fmt;
 
 use clap::ArgMatches;
+use gpu_host::backend::{Backend, Buffer};
 use gpu_std::Kernel;
 use kernels::width::{Args, KERNELS, Problem};
 use rand::distr::Uniform;
@@ -11,7 +12,6 @@ use rand::{Rng, rngs::SmallRng};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Backend, Buffer};
 use crate::error::Result;
 use crate::family::{
     Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
@@ -132,7 +132,7 @@ impl Family for Width {
         _: &Vec<u8>,
         buffers: &mut Buffers<B>,
     ) -> Result<()> {
-        backend.poison(&mut buffers.output)
+        Ok(backend.poison(&mut buffers.output)?)
     }
 
     fn launch<B: Backend>(
@@ -148,7 +148,7 @@ impl Family for Width {
         // SAFETY: both buffers hold the bytes, the output its own, each
         // starting where the backend allocated it (256-byte aligned on the
         // GPU).
-        unsafe { backend.launch(kernel, &problem, (&*input, output, problem.bytes)) }
+        Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, problem.bytes)) }?)
     }
 
     fn compare<B: Backend>(

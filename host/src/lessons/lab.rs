@@ -3,18 +3,18 @@
 //! verdicts.
 
 use gpu_emulator::traffic::Traffic;
+use gpu_host::Gpu;
+use gpu_host::backend::Backend;
+use gpu_host::emulator::CountingEmulator;
+use gpu_host::timing::Runs;
 use gpu_std::Kernel;
 use rand::{SeedableRng, rngs::SmallRng};
 use serde::{Deserialize, Serialize};
 
-use crate::backend::Backend;
 use crate::bench::ceilings::Hardware;
 use crate::case::Case;
-use crate::device::Gpu;
-use crate::emulator::CountingEmulator;
 use crate::error::{Error, Result};
 use crate::family::Family;
-use crate::timing::Runs;
 
 /// What a lesson's run says of its claim.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

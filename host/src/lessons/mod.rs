@@ -14,16 +14,15 @@ mod on_chip;
 use std::io::Write;
 use std::path::PathBuf;
 
+use gpu_host::timing::Runs;
 use rand::{SeedableRng, rngs::SmallRng};
 use serde::{Deserialize, Serialize};
 
 use crate::bench::ceilings::Hardware;
 use crate::bench::plot::{self, LessonLine};
 use crate::console::{self, say};
-use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::output::{self, Pending};
-use crate::timing::Runs;
 
 use lab::{FETCHED_PER_USED, Lab};
 pub use lab::{Outcome, Point, Verdict};
@@ -214,7 +213,7 @@ pub fn run(request: &Request) -> Result<bool> {
                 .is_none_or(|name| name == lesson.name)
         })
         .collect();
-    let gpu = Gpu::new(request.device)?;
+    let gpu = crate::gpu::open(request.device)?;
     let json = request.json.as_deref().map(Pending::create).transpose()?;
     if let Some(dir) = &request.plots {
         std::fs::create_dir_all(dir).map_err(|source| Error::write(dir, source))?;

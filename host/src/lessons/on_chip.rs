@@ -1,8 +1,11 @@
 //! The lessons of the memories on the chip: constant memory, registers and
 //! local memory, shared-memory banks, the caches.
 
-use crate::device::{Gpu, with_register_cap};
-use crate::error::{Error, Result};
+use gpu_host::Error as HostError;
+use gpu_host::Gpu;
+use gpu_host::gpu::with_register_cap;
+
+use crate::error::Result;
 use crate::families::banks::{Banks, BanksShape};
 use crate::families::caches::{Caches, CachesShape};
 use crate::families::constant::{Constant, ConstantShape};
@@ -81,8 +84,8 @@ pub(super) fn registers(lab: &mut Lab<'_>) -> Result<Outcome> {
         rotation: 5,
     };
     let [in_registers, in_local_memory] = [0, 1].map(|index| &Registers::KERNELS[index]);
-    let capped_ptx = with_register_cap(lab.gpu.ptx()?, in_registers.name, REGISTER_CAP)
-        .ok_or(Error::MissingKernel(in_registers.name))?;
+    let capped_ptx = with_register_cap(lab.gpu.ptx(), in_registers.name, REGISTER_CAP)
+        .ok_or(HostError::MissingKernel(in_registers.name))?;
     let capped = Gpu::with_ptx(lab.device, &capped_ptx)?;
     let runs = [
         (lab.gpu, in_registers, in_registers.name.to_string()),

@@ -1,6 +1,5 @@
 //! The CPU emulator as a [`Backend`]: buffers are host vectors, and each
-//! launch runs the `kernels` crate's kernels, compiled for the host, under
-//! `gpu_emulator`, which checks every barrier and every shared- and
+//! launch runs the kernel, compiled for the host, under `gpu_emulator`, which checks every barrier and every shared- and
 //! global-memory access; [`CountingEmulator`] also counts each launch's
 //! memory traffic as the hardware would.
 
@@ -86,7 +85,11 @@ impl Backend for Emulator {
 
     /// Wall-clock time of the emulation: it says how long the emulator
     /// took, nothing about a GPU.
-    fn median_ms(&self, runs: Runs, launch: impl FnMut() -> Result<()>) -> Result<f64> {
+    fn median_ms<E: From<Error>>(
+        &self,
+        runs: Runs,
+        launch: impl FnMut() -> Result<(), E>,
+    ) -> Result<f64, E> {
         timing::wall_median_ms(runs, launch)
     }
 }
@@ -158,7 +161,11 @@ impl Backend for CountingEmulator {
         Ok(())
     }
 
-    fn median_ms(&self, runs: Runs, launch: impl FnMut() -> Result<()>) -> Result<f64> {
+    fn median_ms<E: From<Error>>(
+        &self,
+        runs: Runs,
+        launch: impl FnMut() -> Result<(), E>,
+    ) -> Result<f64, E> {
         timing::wall_median_ms(runs, launch)
     }
 

@@ -1,7 +1,7 @@
 //! Where kernels run: the GPU, or the CPU emulator. A backend knows buffers,
-//! launches and timing, and no kernel by name: every kernel of every family
-//! is launched through [`Backend::launch`], typed by the kernel's own
-//! parameter list from the `kernels` crate.
+//! launches and timing, and no kernel by name: every kernel is launched
+//! through [`Backend::launch`], typed by the kernel's own parameter list as
+//! `gpu_std::kernels!` declared it.
 
 use std::any::Any;
 
@@ -33,6 +33,7 @@ impl Value for u8 {
 
 /// Where a backend keeps its buffers.
 pub trait Memory: 'static {
+    /// A buffer of `T` in this memory.
     type Buffer<T: Value>;
 }
 
@@ -147,12 +148,16 @@ scalar_params!(u32, f32, f64);
 
 /// A kernel's whole parameter list: a tuple of [`Param`]s.
 pub trait Params: Copy + 'static {
+    /// The host's arguments: a tuple of each parameter's [`Param::Host`].
     type Host<'a, M: Memory>
     where
         M: 'a;
 
+    /// Adds every argument to a GPU launch, in order.
     fn push<'a, 'b: 'a>(host: &'a Self::Host<'b, DeviceMemory>, launch: &mut LaunchArgs<'a>);
 
+    /// The parameters as the emulated kernel receives them; `names` are
+    /// the parameters' names, in order.
     fn emulated(host: Self::Host<'_, HostMemory>, names: &[&'static str]) -> Self;
 
     /// The elements of the largest buffer argument.
@@ -222,7 +227,7 @@ tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 const MAX_GRID: [u32; 3] = [i32::MAX as u32, 65_535, 65_535];
 
 /// `kernel`'s launch contract for `problem`, once it is within the limits
-/// of every GPU the project supports and within the kernel's own launch
+/// of every GPU from Turing on and within the kernel's own launch
 /// bounds.
 pub fn checked_launch<A, P>(kernel: &Kernel<A, P>, problem: &P) -> Result<Launch> {
     let launch = (kernel.launch)(problem);
@@ -260,6 +265,7 @@ pub fn checked_launch<A, P>(kernel: &Kernel<A, P>, problem: &P) -> Result<Launch
 /// kind of host memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Transfer {
+    /// From the host to the GPU; otherwise back.
     pub to_device: bool,
     /// Page-locked host memory, which the GPU's copy engines reach directly;
     /// otherwise ordinary (pageable) memory, which the driver stages.
@@ -268,6 +274,7 @@ pub struct Transfer {
 
 /// A place to run the kernels, with buffers of its own.
 pub trait Backend {
+    /// Where its buffers live.
     type Memory: Memory;
 
     /// What runs the kernels, for the report.
@@ -310,7 +317,11 @@ pub trait Backend {
     ) -> Result<()>;
 
     /// The median time of `launch`, in milliseconds.
-    fn median_ms(&self, runs: Runs, launch: impl FnMut() -> Result<()>) -> Result<f64>;
+    fn median_ms<E: From<Error>>(
+        &self,
+        runs: Runs,
+        launch: impl FnMut() -> Result<(), E>,
+    ) -> Result<f64, E>;
 
     /// The median time of copying `bytes` between the host and this
     /// backend's memory, in milliseconds; `None` where nothing is copied

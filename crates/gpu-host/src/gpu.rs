@@ -1,7 +1,7 @@
-//! The GPU: one CUDA context, one stream, and the kernels' module loaded
-//! from the PTX that the build script compiled from the `kernels` crate, with
-//! each kernel's resources as the driver reports them; and, where NVRTC is
-//! there, the kernels' CUDA C++ twins compiled for this GPU.
+//! The GPU: one CUDA context, one stream, and a module of kernels loaded
+//! from PTX that `gpu-builder` compiled, with each kernel's resources as
+//! the driver reports them; and, where NVRTC is there and the caller gives
+//! them, the kernels' CUDA C++ twins compiled for this GPU.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtrMut, DriverError,
     LaunchConfig, result, sys,
 };
-use cudarc::nvrtc::{CompileOptions, Ptx, compile_ptx_with_opts};
+use cudarc::nvrtc::{CompileOptions, Ptx as NvrtcPtx, compile_ptx_with_opts};
 use gpu_std::Kernel;
 use serde::{Deserialize, Serialize};
 
@@ -19,23 +19,35 @@ use crate::backend::{Backend, DeviceMemory, Params, Transfer, Value, checked_lau
 use crate::error::{During, Error, Result};
 use crate::timing::{self, Runs};
 
-/// The PTX of every kernel, compiled from the `kernels` crate at build time for
-/// compute capability 7.5, the oldest the project runs on.
-pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
+/// A kernel crate's PTX, as `gpu-builder` compiles it: one build for every
+/// GPU from Turing (compute capability 7.5) on, one for Ampere (8.0) on,
+/// where `gpu-std`'s asynchronous copies are `cp.async` instead of a load
+/// and a store. [`include_ptx!`](crate::include_ptx) embeds both.
+#[derive(Clone, Copy, Debug)]
+pub struct Ptx {
+    /// The build for `sm_75`.
+    pub sm75: &'static str,
+    /// The build for `sm_80`.
+    pub sm80: &'static str,
+}
 
-/// The same kernels compiled for compute capability 8.0, where the
-/// runtime's asynchronous copies are `cp.async` instead of a load and a
-/// store.
-pub const PTX_SM80: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels_sm80.ptx"));
-
-/// The PTX for a GPU of compute capability `major`.`minor`: the newest
-/// it can run.
-pub fn ptx_for((major, minor): (i32, i32)) -> &'static str {
-    if (major, minor) >= (8, 0) {
-        PTX_SM80
-    } else {
-        PTX
+impl Ptx {
+    /// The build for a GPU of compute capability `major`.`minor`: the
+    /// newest it can run.
+    pub fn for_capability(&self, (major, minor): (i32, i32)) -> &'static str {
+        if (major, minor) >= (8, 0) {
+            self.sm80
+        } else {
+            self.sm75
+        }
     }
+}
+
+/// Every entry point `ptx` defines, in the order it defines them.
+pub fn entry_points(ptx: &str) -> impl Iterator<Item = &str> {
+    ptx.lines()
+        .filter_map(|line| line.strip_prefix(".visible .entry "))
+        .map(|rest| rest.trim_end_matches('('))
 }
 
 /// `ptx` with kernel `entry` compiled under a cap of `registers` registers
@@ -50,13 +62,6 @@ pub fn with_register_cap(ptx: &str, entry: &str, registers: u32) -> Option<Strin
         &ptx[..body],
         &ptx[body..]
     ))
-}
-
-/// Every entry point the PTX defines, in the order it defines them.
-pub fn ptx_entry_points() -> impl Iterator<Item = &'static str> {
-    PTX.lines()
-        .filter_map(|line| line.strip_prefix(".visible .entry "))
-        .map(|rest| rest.trim_end_matches('('))
 }
 
 /// Whether this machine can run the GPU kernels at all: a CUDA driver that
@@ -115,27 +120,28 @@ impl Resources {
     }
 }
 
-/// A module's kernels by name, with their resources.
-/// A loaded module and its kernels, by name.
+/// A loaded module and its kernels, by entry-point name, with their
+/// resources.
 struct Functions {
     module: Arc<CudaModule>,
-    kernels: HashMap<&'static str, (CudaFunction, Resources)>,
+    kernels: HashMap<String, (CudaFunction, Resources)>,
 }
 
 /// Which implementation of the kernels a [`Gpu`] launches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Language {
-    /// The Rust kernels of the `kernels` crate.
+    /// The Rust kernels, from their PTX.
     Rust,
     /// Their CUDA C++ twins, compiled with NVRTC.
     CudaCpp,
 }
 
-/// A GPU ready to run the kernels.
+/// A GPU ready to run the kernels of one PTX module.
 #[derive(Clone)]
 pub struct Gpu {
     context: Arc<CudaContext>,
     stream: Arc<CudaStream>,
+    ptx: Arc<str>,
     kernels: Arc<Functions>,
     /// The twins, or why there are none.
     twins: Arc<Result<Functions, String>>,
@@ -144,56 +150,52 @@ pub struct Gpu {
 }
 
 impl Gpu {
-    /// Opens GPU `ordinal` and loads every kernel of the PTX with its
-    /// resources, so that a kernel the driver cannot compile fails here and
-    /// not in the middle of a run.
-    pub fn new(ordinal: usize) -> Result<Self> {
-        Self::open(ordinal, None)
-    }
-
-    /// GPU `ordinal` with the kernels of `ptx` ([`PTX`] or [`PTX_SM80`])
-    /// instead of the newest build it runs: the sm_75 build on a newer GPU
-    /// runs what a Turing GPU runs, copies without `cp.async` included.
-    pub fn with_ptx(ordinal: usize, ptx: &str) -> Result<Self> {
-        Self::open(ordinal, Some(ptx))
-    }
-
-    /// The PTX this GPU's kernels were loaded from when it was opened with
-    /// [`Gpu::new`]: the newest build it runs.
-    pub fn ptx(&self) -> Result<&'static str> {
-        let capability =
-            compute_capability(&self.context).during("reading the compute capability")?;
-        Ok(ptx_for(capability))
-    }
-
-    fn open(ordinal: usize, ptx: Option<&str>) -> Result<Self> {
-        availability()?;
-        let available = CudaContext::device_count().during("counting GPUs")? as usize;
-        if ordinal >= available {
-            return Err(Error::NoSuchDevice {
-                requested: ordinal,
-                available,
-            });
-        }
-        let context = CudaContext::new(ordinal).during("creating the CUDA context")?;
-        // One stream and no other: cudarc's per-buffer events, which order
-        // work across streams, would only add launch overhead.
-        // SAFETY: called before any buffer or stream is created.
-        unsafe { context.disable_event_tracking() };
-        let stream = context.default_stream();
+    /// Opens GPU `ordinal` and loads every kernel of the newest build of
+    /// `ptx` it runs, with its resources, so that a kernel the driver
+    /// cannot compile fails here and not in the middle of a run.
+    pub fn new(ordinal: usize, ptx: &Ptx) -> Result<Self> {
+        let context = open(ordinal)?;
         let capability = compute_capability(&context).during("reading the compute capability")?;
-        let ptx = ptx.unwrap_or_else(|| ptx_for(capability));
-        let kernels = load(&context, Ptx::from_src(ptx), ptx_entry_points())?;
-        let twins = compile_twins(&context, capability);
+        Self::load(context, ptx.for_capability(capability))
+    }
+
+    /// GPU `ordinal` with the kernels of exactly `ptx`, one build's text:
+    /// the sm_75 build on a newer GPU runs what a Turing GPU runs, copies
+    /// without `cp.async` included.
+    pub fn with_ptx(ordinal: usize, ptx: &str) -> Result<Self> {
+        Self::load(open(ordinal)?, ptx)
+    }
+
+    fn load(context: Arc<CudaContext>, ptx: &str) -> Result<Self> {
+        let stream = context.default_stream();
+        let kernels = load(&context, NvrtcPtx::from_src(ptx), entry_points(ptx))?;
         let name = context.name().during("reading the GPU's name")?;
         Ok(Self {
             context,
             stream,
+            ptx: ptx.into(),
             kernels: Arc::new(kernels),
-            twins: Arc::new(twins),
+            twins: Arc::new(Err("none were given (Gpu::with_twins)".to_string())),
             language: Language::Rust,
             name,
         })
+    }
+
+    /// The same GPU with the kernels' CUDA C++ twins, compiled from
+    /// `source` with NVRTC for this GPU: each twin `extern "C"` under its
+    /// Rust kernel's entry-point name. Where they cannot be compiled,
+    /// [`Gpu::twin`] says why.
+    pub fn with_twins(self, source: &str) -> Self {
+        let twins = compile_twins(&self.context, source, &self.ptx);
+        Self {
+            twins: Arc::new(twins),
+            ..self
+        }
+    }
+
+    /// The PTX this GPU's kernels were loaded from.
+    pub fn ptx(&self) -> &str {
+        &self.ptx
     }
 
     /// The same GPU, stream and buffers, launching the kernels' CUDA C++
@@ -226,7 +228,9 @@ impl Gpu {
         self.context.ordinal()
     }
 
-    pub(crate) fn stream(&self) -> &Arc<CudaStream> {
+    /// The one stream every launch, copy and timing of this GPU goes
+    /// through, for libraries such as cuBLAS to join.
+    pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
     }
 
@@ -269,7 +273,7 @@ impl Gpu {
         destination: &mut CudaSlice<T>,
     ) -> Result<()> {
         if source.len() != destination.len() {
-            return Err(Error::ShapeMismatch {
+            return Err(Error::LengthMismatch {
                 what: "the copy's destination",
                 expected: source.len(),
                 actual: destination.len(),
@@ -354,7 +358,7 @@ impl Backend for Gpu {
             .flat_map(|value| value.to_ne_bytes())
             .collect();
         if bytes.len() != symbol.len() {
-            return Err(Error::ShapeMismatch {
+            return Err(Error::LengthMismatch {
                 what: name,
                 expected: symbol.len() / 4,
                 actual: values.len(),
@@ -399,7 +403,11 @@ impl Backend for Gpu {
         Ok(())
     }
 
-    fn median_ms(&self, runs: Runs, launch: impl FnMut() -> Result<()>) -> Result<f64> {
+    fn median_ms<E: From<Error>>(
+        &self,
+        runs: Runs,
+        launch: impl FnMut() -> Result<(), E>,
+    ) -> Result<f64, E> {
         timing::gpu_median_ms(&self.stream, runs, launch)
     }
 
@@ -427,10 +435,10 @@ impl Backend for Gpu {
 }
 
 /// The functions `names` of `ptx`, loaded, with their resources.
-fn load(
+fn load<'a>(
     context: &Arc<CudaContext>,
-    ptx: Ptx,
-    names: impl Iterator<Item = &'static str>,
+    ptx: NvrtcPtx,
+    names: impl Iterator<Item = &'a str>,
 ) -> Result<Functions> {
     let module = context
         .load_module(ptx)
@@ -441,18 +449,17 @@ fn load(
                 .load_function(name)
                 .during("finding a kernel in a module")?;
             let resources = Resources::read(&function)?;
-            Ok((name, (function, resources)))
+            Ok((name.to_string(), (function, resources)))
         })
         .collect::<Result<_>>()?;
     Ok(Functions { module, kernels })
 }
 
-/// The CUDA C++ twins, compiled with NVRTC for this GPU's architecture
-/// and loaded; or why they cannot be.
-fn compile_twins(
-    context: &Arc<CudaContext>,
-    (major, minor): (i32, i32),
-) -> Result<Functions, String> {
+/// The CUDA C++ twins of `source`, compiled with NVRTC for this GPU's
+/// architecture and loaded under the entry points of `ptx`; or why they
+/// cannot be.
+fn compile_twins(context: &Arc<CudaContext>, source: &str, ptx: &str) -> Result<Functions, String> {
+    let (major, minor) = compute_capability(context).map_err(|error| error.to_string())?;
     // SAFETY: only tries to open the library; no NVRTC function is called.
     if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
         return Err("NVRTC not found: libnvrtc could not be loaded".to_string());
@@ -462,9 +469,27 @@ fn compile_twins(
         name: Some("twins.cu".to_string()),
         ..CompileOptions::default()
     };
-    let ptx = compile_ptx_with_opts(kernels::CUDA_TWINS, options)
+    let twins = compile_ptx_with_opts(source, options)
         .map_err(|error| format!("NVRTC could not compile them: {error}"))?;
-    load(context, ptx, ptx_entry_points()).map_err(|error| error.to_string())
+    load(context, twins, entry_points(ptx)).map_err(|error| error.to_string())
+}
+
+/// GPU `ordinal`'s context, once there is a driver and such a GPU.
+fn open(ordinal: usize) -> Result<Arc<CudaContext>> {
+    availability()?;
+    let available = CudaContext::device_count().during("counting GPUs")? as usize;
+    if ordinal >= available {
+        return Err(Error::NoSuchDevice {
+            requested: ordinal,
+            available,
+        });
+    }
+    let context = CudaContext::new(ordinal).during("creating the CUDA context")?;
+    // One stream and no other: cudarc's per-buffer events, which order
+    // work across streams, would only add launch overhead.
+    // SAFETY: called before any buffer or stream is created.
+    unsafe { context.disable_event_tracking() };
+    Ok(context)
 }
 
 /// The GPU's compute capability, major and minor.

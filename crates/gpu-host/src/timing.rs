@@ -7,22 +7,24 @@ use std::time::Instant;
 use cudarc::driver::CudaStream;
 use cudarc::driver::sys::CUevent_flags;
 
-use crate::error::{During, Result};
+use crate::error::{During, Error, Result};
 
 /// How many runs to time, after how many untimed ones.
 #[derive(Clone, Copy, Debug)]
 pub struct Runs {
+    /// Untimed runs first: caches, clocks and lazy loading settle.
     pub warmup: usize,
+    /// Runs timed, of which the median counts.
     pub timed: usize,
 }
 
 /// The median of the timed runs of `launch` on `stream`, in milliseconds,
 /// each between two events recorded on that stream.
-pub fn gpu_median_ms(
+pub fn gpu_median_ms<E: From<Error>>(
     stream: &CudaStream,
     runs: Runs,
-    mut launch: impl FnMut() -> Result<()>,
-) -> Result<f64> {
+    mut launch: impl FnMut() -> Result<(), E>,
+) -> Result<f64, E> {
     for _ in 0..runs.warmup {
         launch()?;
     }
@@ -47,7 +49,7 @@ pub fn gpu_median_ms(
 }
 
 /// The median wall-clock time of the timed runs of `launch`, in milliseconds.
-pub fn wall_median_ms(runs: Runs, mut launch: impl FnMut() -> Result<()>) -> Result<f64> {
+pub fn wall_median_ms<E>(runs: Runs, mut launch: impl FnMut() -> Result<(), E>) -> Result<f64, E> {
     for _ in 0..runs.warmup {
         launch()?;
     }

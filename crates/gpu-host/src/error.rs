@@ -1,0 +1,140 @@
+//! Every way loading or launching a kernel can fail, each with a message a
+//! user can act on.
+
+use cudarc::driver::{DriverError, sys::CUresult};
+
+/// The error type of every fallible function in this crate.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No CUDA driver library could be loaded.
+    #[error("no CUDA driver found: libcuda could not be loaded (is the NVIDIA driver installed?)")]
+    NoDriver,
+    /// The driver loaded and found no GPU.
+    #[error("the CUDA driver found no GPU")]
+    NoDevice,
+    /// A GPU ordinal beyond the GPUs there are.
+    #[error("GPU {requested} does not exist: the CUDA driver found {available}")]
+    NoSuchDevice {
+        /// The ordinal asked for.
+        requested: usize,
+        /// How many GPUs the driver found.
+        available: usize,
+    },
+    /// Two buffers, or a buffer and its data, of different lengths.
+    #[error("{what} has {actual} elements, but {expected} are needed")]
+    LengthMismatch {
+        /// What has the wrong length.
+        what: &'static str,
+        /// The length needed.
+        expected: usize,
+        /// The length it has.
+        actual: usize,
+    },
+    /// A launch contract asked for more blocks than CUDA allows.
+    #[error("{kernel} would need {blocks} blocks along {axis}, more than the limit of {limit}")]
+    GridTooLarge {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// `x`, `y` or `z`.
+        axis: char,
+        /// The blocks asked for.
+        blocks: u32,
+        /// CUDA's limit along that axis.
+        limit: u32,
+    },
+    /// A launch contract asked for blocks larger than the kernel's own
+    /// launch bounds.
+    #[error(
+        "{kernel} would be launched with {threads} threads a block, more than the {max_threads} \
+         of its launch bounds"
+    )]
+    BeyondLaunchBounds {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The threads a block asked for.
+        threads: u32,
+        /// The kernel's `#[launch_bounds]`.
+        max_threads: u32,
+    },
+    /// A launch contract asked for more shared memory than a block can have.
+    #[error("{kernel} would need {bytes} bytes of shared memory per block, more than {limit}")]
+    SharedTooLarge {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The bytes asked for.
+        bytes: u32,
+        /// The most a block can have.
+        limit: u64,
+    },
+    /// The PTX lacks an entry point the host asked for.
+    #[error("the PTX has no kernel {0}: the build is out of date")]
+    MissingKernel(&'static str),
+    /// A generic kernel's arguments pick an instance it was not compiled for.
+    #[error("{kernel} is compiled for no instance with {values}")]
+    NoInstance {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The arguments that pick the instance, by name.
+        values: String,
+    },
+    /// There is no CUDA C++ twin to launch.
+    #[error("no CUDA C++ twins: {0}")]
+    NoTwins(String),
+    /// A CUDA C++ twin indexes with `int`, and a buffer is beyond it.
+    #[error(
+        "{kernel}'s CUDA C++ twin indexes with int, and a buffer of {elements} elements is beyond it"
+    )]
+    TwinTooLarge {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The largest buffer's elements.
+        elements: usize,
+    },
+    /// The GPU has not enough free memory.
+    #[error("out of GPU memory while allocating {bytes} bytes for {what}")]
+    OutOfMemory {
+        /// The buffer's name.
+        what: &'static str,
+        /// Its size.
+        bytes: usize,
+    },
+    /// The host has not enough free memory (the emulator's buffers).
+    #[error("out of host memory while allocating {bytes} bytes for {what}")]
+    OutOfHostMemory {
+        /// The buffer's name.
+        what: &'static str,
+        /// Its size.
+        bytes: usize,
+    },
+    /// The emulator caught a bug in a kernel: a race, a divergent barrier,
+    /// an access out of bounds…
+    #[error("the emulator caught a bug in {0}")]
+    Emulator(gpu_emulator::Diagnostic),
+    /// Any other error of the CUDA driver.
+    #[error("CUDA error while {action}: {source}")]
+    Cuda {
+        /// What was being done.
+        action: &'static str,
+        /// The driver's error.
+        #[source]
+        source: DriverError,
+    },
+}
+
+/// Shorthand for results in this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Attaches what was being done to a CUDA driver error.
+pub trait During<T> {
+    /// The result, its error saying it happened while doing `action`.
+    fn during(self, action: &'static str) -> Result<T>;
+}
+
+impl<T> During<T> for Result<T, DriverError> {
+    fn during(self, action: &'static str) -> Result<T> {
+        self.map_err(|source| match source.0 {
+            CUresult::CUDA_ERROR_NO_DEVICE => Error::NoDevice,
+            _ => Error::Cuda { action, source },
+        })
+    }
+}
