@@ -34,7 +34,7 @@
 //!     }
 //! }
 //!
-//! fn double<B: Backend>(backend: &B, values: &[f32]) -> gpu_host::Result<Vec<f32>> {
+//! fn doubled<B: Backend>(backend: &B, values: &[f32]) -> gpu_host::Result<Vec<f32>> {
 //!     let input = backend.upload("input", values)?;
 //!     let mut output = backend.alloc("output", values.len())?;
 //!     let n = values.len() as u32;
@@ -43,7 +43,7 @@
 //!     backend.download(&output)
 //! }
 //!
-//! assert_eq!(double(&Emulator, &[1.0, 2.5, -3.0])?, [2.0, 5.0, -6.0]);
+//! assert_eq!(doubled(&Emulator, &[1.0, 2.5, -3.0])?, [2.0, 5.0, -6.0]);
 //! # Ok::<(), gpu_host::Error>(())
 //! ```
 //!
