@@ -270,7 +270,9 @@ pub enum Fault {
         /// The access that came too soon.
         access: Access,
     },
-    /// A read of a shared byte that no thread of this block has written.
+    /// A read of a shared byte that no thread of this block wrote before
+    /// it, nor (which would be a race) another thread before the next
+    /// barrier.
     SharedUninitialized {
         /// The thread that read.
         thread: Dim3,
@@ -492,7 +494,7 @@ impl fmt::Display for Fault {
             Self::SharedUninitialized { thread: t, offset } => {
                 write!(
                     f,
-                    "{} read shared byte {offset}, which no thread of the block has written",
+                    "{} read shared byte {offset}, which no thread of the block had written",
                     thread(*t)
                 )
             }
@@ -655,6 +657,7 @@ fn launch_blocks(
         static_words: None,
         epoch: 0,
         block_start: 0,
+        unwritten_read: None,
     });
     let (gx, gy, gz) = launch.grid;
     let mut traffic = Traffic::default();
@@ -735,6 +738,9 @@ struct SharedMemory {
     /// The current block's first epoch: a byte last written before it holds
     /// another block's data.
     block_start: u32,
+    /// The first read in this epoch of a byte that no thread of the block
+    /// had written.
+    unwritten_read: Option<Fault>,
 }
 
 /// Who last wrote one shared byte, and who read it, in which epoch; threads
@@ -814,8 +820,11 @@ impl SharedMemory {
             let written_now = shadow.write_epoch == epoch && shadow.writer != me;
             match kind {
                 AccessKind::Read => {
-                    if shadow.write_epoch < self.block_start {
-                        return Err(Fault::SharedUninitialized {
+                    // Reported at the round's end, unless another thread
+                    // writes the byte before then: that is a race, which
+                    // says more (a barrier is missing).
+                    if shadow.write_epoch < self.block_start && self.unwritten_read.is_none() {
+                        self.unwritten_read = Some(Fault::SharedUninitialized {
                             thread,
                             offset: byte,
                         });
@@ -1229,6 +1238,9 @@ fn schedule(
             }
         }
         traffic += round_traffic(threads);
+        if let Some(fault) = threads[0].memory.borrow_mut().unwritten_read.take() {
+            return Err(fault);
+        }
         let Some(&(first, first_barrier)) = waiting.first() else {
             return Ok(traffic);
         };
