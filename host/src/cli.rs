@@ -43,9 +43,9 @@ const MAX_RUNS: i64 = 1000;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// Kernels to run: a family (matmul, gemv, blur, or a lesson's: access,
-    /// caches, intensity) or an entry point (e.g. matmul_tiled_32,
-    /// gemv_col_major_f64); repeatable. Default: all.
+    /// Kernels to run: a family (matmul, gemv, blur, transpose, or a
+    /// lesson's: access, caches, intensity) or an entry point (e.g.
+    /// matmul_tiled_32, gemv_col_major_f64); repeatable. Default: all.
     #[arg(long = "kernel", value_name = "NAME", value_parser = kernel_names())]
     pub kernels: Vec<String>,
     #[command(flatten)]
@@ -198,10 +198,11 @@ fn blur_kernels() -> clap::builder::PossibleValuesParser {
 /// The options of `locality bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Kernels to time: a family (matmul, gemv, blur, or a lesson's: access,
-    /// caches, intensity) or an entry point (e.g. matmul_tiled_32,
-    /// gemv_col_major_f64); repeatable. Default: every kernel of matmul,
-    /// gemv and blur. Each kernel's baseline is timed with it.
+    /// Kernels to time: a family (matmul, gemv, blur, transpose, or a
+    /// lesson's: access, caches, intensity) or an entry point (e.g.
+    /// matmul_tiled_32, gemv_col_major_f64); repeatable. Default: every
+    /// kernel of matmul, gemv, blur and transpose. Each kernel's baseline is
+    /// timed with it.
     #[arg(long = "kernel", value_name = "NAME", value_parser = kernel_names())]
     pub kernels: Vec<String>,
     #[command(flatten)]

@@ -175,6 +175,22 @@ pub fn blur(input: &[u8], [width, height, channels]: [usize; 3], radius: usize) 
     output
 }
 
+/// The transpose of a row-major `rows` × `cols` matrix, exactly: output
+/// row `c` is input column `c`. No arithmetic, so no tolerance: each value
+/// is moved, never rounded, and a kernel's output must equal it bit for bit.
+pub fn transpose(input: &[f32], [rows, cols]: [usize; 2]) -> Vec<f32> {
+    let mut output = vec![0.0f32; input.len()];
+    output
+        .par_chunks_mut(rows)
+        .enumerate()
+        .for_each(|(col, out_row)| {
+            for (row, out) in out_row.iter_mut().enumerate() {
+                *out = input[row * cols + col];
+            }
+        });
+    output
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,5 +297,17 @@ mod tests {
     fn blur_of_radius_zero_is_the_identity() {
         let input = [1, 2, 3, 4, 5, 6];
         assert_eq!(blur(&input, [2, 3, 1], 0), input);
+    }
+
+    #[test]
+    fn transpose_of_a_2x3_matrix() {
+        let input = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        assert_eq!(transpose(&input, [2, 3]), [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    }
+
+    #[test]
+    fn transpose_twice_is_the_identity() {
+        let input: Vec<f32> = (0..37 * 70).map(|i| i as f32).collect();
+        assert_eq!(transpose(&transpose(&input, [37, 70]), [70, 37]), input);
     }
 }

@@ -29,6 +29,10 @@ pub mod matmul;
 pub mod registers;
 pub mod width;
 
+/// The transpose written from scratch in `examples/transpose/` with the
+/// same crates, benchmarked here like any family of the project's own.
+pub use transpose;
+
 /// The CUDA C++ twin of every kernel (`kernels/cuda/`, one file per family):
 /// the same algorithm, launch geometry and memory layout, each `extern "C"`
 /// under its Rust kernel's name. The host compiles them with NVRTC for the
@@ -38,6 +42,7 @@ pub const CUDA_TWINS: &str = concat!(
     include_str!("../cuda/matmul.cu"),
     include_str!("../cuda/gemv.cu"),
     include_str!("../cuda/blur.cu"),
+    include_str!("../cuda/transpose.cu"),
     include_str!("../cuda/access.cu"),
     include_str!("../cuda/banks.cu"),
     include_str!("../cuda/width.cu"),

@@ -11,6 +11,7 @@ use locality::cli::Cli;
 use locality::families::blur::{Blur, BlurShape, max_channels, max_radius};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::matmul::{Matmul, MatmulShape};
+use locality::families::transpose::TransposeShape;
 use locality::family::{Family, Target};
 use locality::suite::WorkLimit;
 use locality::{Backend, Emulator, Error};
@@ -275,6 +276,47 @@ fn a_grid_too_large_names_the_largest_size_that_fits() {
     assert!(message(error).ends_with("; m is at most 1048560"));
     let cli = Cli::try_parse_from(["locality", "--matmul", "1048560x1x1"]).unwrap();
     cli.plan(Target::Gpu).unwrap();
+}
+
+#[test]
+fn transpose_sizes_are_rejected_by_name_and_by_grid() {
+    for (shape, name) in [((0, 4), "rows "), ((4, 0), "cols ")] {
+        let error = TransposeShape::new(shape.0, shape.1)
+            .checked_len()
+            .unwrap_err();
+        assert!(matches!(error, Error::ZeroSize { .. }), "{error:?}");
+        assert!(message(error).starts_with(name));
+    }
+    let error = TransposeShape::new(65_536, 65_536)
+        .checked_len()
+        .unwrap_err();
+    assert!(message(error).contains("the matrix (rows×cols)"));
+    // A single row's last tile reaches 31 columns past its end: the
+    // columns, rounded up to whole tiles, must fit in u32 too.
+    let widest = u32::MAX as usize - 31;
+    assert_eq!(
+        TransposeShape::new(1, widest).checked_len().unwrap(),
+        widest
+    );
+    let error = TransposeShape::new(1, widest + 1)
+        .checked_len()
+        .unwrap_err();
+    assert!(matches!(error, Error::TooLarge { .. }), "{error:?}");
+    assert!(message(error).contains("rounded up to whole 32-wide tiles"));
+    // 32 rows a tile and at most 65535 tiles along y: 2097120 rows.
+    let cli = Cli::try_parse_from(["locality", "--transpose", "2097121x1"]).unwrap();
+    let error = locality::cli::run(&cli).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::DimensionTooLarge {
+                dimension: "rows",
+                max: 2_097_120,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
 }
 
 #[test]

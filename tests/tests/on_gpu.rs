@@ -388,6 +388,8 @@ fn bench_trials() -> Vec<Trial> {
                     "300x77,128",
                     "--blur-sizes",
                     "53x29,64",
+                    "--transpose-sizes",
+                    "37x70,64",
                     "--json",
                     &json.to_string_lossy(),
                     "--plots",
@@ -404,6 +406,7 @@ fn bench_trials() -> Vec<Trial> {
                 for field in [
                     "\"results\"",
                     "blur_tiled",
+                    "transpose_padded",
                     "\"registers\"",
                     "\"schema_version\": 2",
                     "\"seed\": 5",
@@ -426,7 +429,18 @@ fn bench_trials() -> Vec<Trial> {
                 if !tables.contains("| `blur_tiled` | 64×64×3 r=3 |") {
                     return Err(format!("the Markdown lacks blur_tiled at 64²:\n{tables}").into());
                 }
-                for plot in ["roofline.svg", "matmul.svg", "gemv.svg", "blur.svg"] {
+                if !tables.contains("| `transpose_padded` | 64×64 |") {
+                    return Err(
+                        format!("the Markdown lacks transpose_padded at 64²:\n{tables}").into(),
+                    );
+                }
+                for plot in [
+                    "roofline.svg",
+                    "matmul.svg",
+                    "gemv.svg",
+                    "blur.svg",
+                    "transpose.svg",
+                ] {
                     let svg = std::fs::read_to_string(plots.join(plot)).map_err(io)?;
                     if !svg.ends_with("</svg>\n") {
                         return Err(format!("{plot} is not a whole SVG").into());

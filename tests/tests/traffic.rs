@@ -16,6 +16,7 @@ use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::intensity::{Intensity, IntensityShape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::families::registers::{Registers, RegistersShape};
+use locality::families::transpose::{Transpose, TransposeShape};
 use locality::families::width::{Width, WidthShape};
 use locality::family::Family;
 use locality_tests::{kernel, seed};
@@ -139,6 +140,38 @@ fn the_tiled_blur_issues_far_fewer_global_loads_than_the_naive_one() {
     );
 }
 
+#[test]
+fn the_tile_coalesces_the_transposes_stores_and_its_padding_ends_the_bank_conflicts() {
+    let shape = TransposeShape::new(64, 64);
+    let (naive, tiled, padded) = (
+        traffic::<Transpose>("transpose_naive", shape),
+        traffic::<Transpose>("transpose_tiled", shape),
+        traffic::<Transpose>("transpose_padded", shape),
+    );
+    // Every warp reads 32 neighbours of a row: 4 sectors. Naive, it writes
+    // them down a column of the output, a sector each; through the tile,
+    // along a row, 4 sectors like the read.
+    for (name, traffic, store_sectors) in [
+        ("transpose_naive", &naive, 32),
+        ("transpose_tiled", &tiled, 4),
+        ("transpose_padded", &padded, 4),
+    ] {
+        let (load, store) = (traffic.global_load, traffic.global_store);
+        assert_eq!(load.requests, 64 * 64 / 32, "{name}");
+        assert_eq!(load.sectors, 4 * load.requests, "{name}");
+        assert_eq!(store.requests, 64 * 64 / 32, "{name}");
+        assert_eq!(store.sectors, store_sectors * store.requests, "{name}");
+        assert_eq!(traffic.shared_store.bank_conflicts, 0, "{name}");
+    }
+    // A column of the 32-word-wide tile is in one bank: 32 wavefronts a
+    // read; one word of padding a row puts it in 32 banks: one.
+    let (tiled, padded) = (tiled.shared_load, padded.shared_load);
+    assert_eq!(tiled.wavefronts, 32 * tiled.requests);
+    assert_eq!(tiled.bank_conflicts, 31 * tiled.requests);
+    assert_eq!(padded.wavefronts, padded.requests);
+    assert_eq!(padded.bank_conflicts, 0);
+}
+
 /// The lesson kernels' shapes in docs/traffic.md's table.
 const ACCESS_SHAPE: AccessShape = AccessShape {
     n: 4096,
@@ -169,6 +202,9 @@ fn documented_counts(name: &str) -> [u64; 7] {
         _ if name.ends_with("f32") => traffic::<Gemv<f32>>(name, GemvShape::new(256, 64)),
         _ if name.ends_with("f64") => traffic::<Gemv<f64>>(name, GemvShape::new(256, 64)),
         _ if name.starts_with("blur") => traffic::<Blur>(name, BlurShape::new(64, 64, 1, 3)),
+        _ if name.starts_with("transpose") => {
+            traffic::<Transpose>(name, TransposeShape::new(64, 64))
+        }
         "copy_strided" => traffic::<Access>(name, ACCESS_SHAPE),
         _ if name.starts_with("copy_bytes") || name.starts_with("copy_pairs") => {
             traffic::<Width>(name, WidthShape { bytes: 4096 })

@@ -10,6 +10,7 @@ pub mod gemv;
 pub mod intensity;
 pub mod matmul;
 pub mod registers;
+pub mod transpose;
 pub mod width;
 
 use gpu_host::Error as HostError;
@@ -29,6 +30,7 @@ pub fn visit(visitor: &mut impl Visitor) -> Result<()> {
     visitor.visit::<gemv::Gemv<f32>>()?;
     visitor.visit::<gemv::Gemv<f64>>()?;
     visitor.visit::<blur::Blur>()?;
+    visitor.visit::<transpose::Transpose>()?;
     visitor.visit::<access::Access>()?;
     visitor.visit::<width::Width>()?;
     visitor.visit::<constant::Constant>()?;

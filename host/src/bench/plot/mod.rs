@@ -2,13 +2,14 @@
 //! metrics (no system fonts at build or run time), the same bytes for the
 //! same report:
 //!
-//! - `roofline.svg`: log-log, every kernel and baseline (except the copy,
-//!   which does no arithmetic) as a numbered point at its largest size,
+//! - `roofline.svg`: log-log, every kernel and baseline (except those that
+//!   do no arithmetic: the copy, the transposes) as a numbered point at its
+//!   largest size,
 //!   under the measured ceilings (solid) and the theoretical ones (dashed).
 //! - one `FAMILY.svg` per family: throughput against size on log axes, one
 //!   line per kernel (solid), its CUDA C++ twin (dotted) and baseline
 //!   (dashed): FLOP/s for a family meant to be compute-bound (matmul),
-//!   bytes/s for a memory-bound one (gemv, blur).
+//!   bytes/s for a memory-bound one (gemv, blur, transpose).
 //!
 //! - `vs-cpu.svg`, with a GPU's copies measured: each kernel's speed-up
 //!   over the CPU baseline end to end, against size, and the 1× line.
