@@ -12,7 +12,8 @@ use gpu_std::{Launch, kernels, shared_array};
 
 /// The side of the square tile each block moves.
 pub const TILE: u32 = 32;
-/// Rows of threads in a block: each thread moves `TILE / ROWS` elements.
+/// Rows of threads in a block: each thread moves `TILE / ROWS` elements,
+/// in a loop of that constant count, which the compiler unrolls.
 pub const ROWS: u32 = 8;
 
 /// A row-major `rows` × `cols` matrix, into its `cols` × `rows` transpose.
@@ -45,8 +46,8 @@ pub unsafe fn load_tile(
     cols: u32,
 ) {
     let (x, col) = (thread_idx_x(), block_idx_x() * TILE + thread_idx_x());
-    for y in (thread_idx_y()..TILE).step_by(ROWS as usize) {
-        let row = block_idx_y() * TILE + y;
+    for step in (0..TILE).step_by(ROWS as usize) {
+        let (y, row) = (thread_idx_y() + step, block_idx_y() * TILE + thread_idx_y() + step);
         if row < rows && col < cols {
             // SAFETY: (row, col) is inside the input, (y, x) inside the tile.
             unsafe { tile.write(y * pitch + x, input.read(row_major(row, col, cols))) };
@@ -68,8 +69,8 @@ pub unsafe fn store_tile(
     cols: u32,
 ) {
     let (x, col) = (thread_idx_x(), block_idx_y() * TILE + thread_idx_x());
-    for y in (thread_idx_y()..TILE).step_by(ROWS as usize) {
-        let row = block_idx_x() * TILE + y;
+    for step in (0..TILE).step_by(ROWS as usize) {
+        let (y, row) = (thread_idx_y() + step, block_idx_x() * TILE + thread_idx_y() + step);
         if row < cols && col < rows {
             // SAFETY: (row, col) is inside the output, (x, y) inside the tile.
             unsafe { output.write(row_major(row, col, rows), tile.read(x * pitch + y)) };
@@ -93,8 +94,8 @@ kernels! {
     #[launch_bounds(TILE * ROWS)]
     pub unsafe fn transpose_naive(input: Global<f32>, output: GlobalMut<f32>, rows: u32, cols: u32) {
         let col = block_idx_x() * TILE + thread_idx_x();
-        for y in (thread_idx_y()..TILE).step_by(ROWS as usize) {
-            let row = block_idx_y() * TILE + y;
+        for step in (0..TILE).step_by(ROWS as usize) {
+            let row = block_idx_y() * TILE + thread_idx_y() + step;
             if row < rows && col < cols {
                 // SAFETY: (row, col) is inside the input, (col, row) inside the output.
                 unsafe { output.write(row_major(col, row, rows), input.read(row_major(row, col, cols))) };
