@@ -246,7 +246,7 @@ impl Family for Transpose {
     const CPU: &'static str = "blocked transpose, every core (rayon)";
 
     /// Written for speed where the reference is written for clarity: each
-    /// task takes [`CPU_BLOCK`] input columns, reading a line of each input
+    /// task takes `CPU_BLOCK` input columns, reading a line of each input
     /// row and filling its output rows a line at a time, tasks in parallel.
     fn cpu(shape: TransposeShape, input: &Vec<f32>) -> CpuOutput {
         let TransposeShape { rows, cols } = shape;
