@@ -1,13 +1,13 @@
 //! The CPU emulator as a [`Backend`]: buffers are host vectors, and each
-//! launch runs the kernel, compiled for the host, under `gpu_emulator`, which checks every barrier and every shared- and
-//! global-memory access; [`CountingEmulator`] also counts each launch's
+//! launch runs the kernel, compiled for the host, under `gpu_emulator`,
+//! which checks every barrier and every shared- and global-memory access; [`CountingEmulator`] also counts each launch's
 //! memory traffic as the hardware would.
 
 use std::cell::RefCell;
 
-use gpu_emulator::Limits;
 use gpu_emulator::traffic::Traffic;
-use gpu_std::Kernel;
+use gpu_emulator::{Diagnostic, Limits};
+use gpu_std::{Kernel, Launch};
 
 use crate::backend::{Backend, HostMemory, Params, Value, checked_launch};
 use crate::error::{Error, Result};
@@ -70,17 +70,8 @@ impl Backend for Emulator {
         problem: &P,
         args: A::Host<'_, HostMemory>,
     ) -> Result<()> {
-        let launch = checked_launch(kernel, problem)?;
-        A::entry(kernel, &args)?;
-        let args = A::emulated(args, kernel.params);
-        // SAFETY: the caller vouches for the kernel's contract; the
-        // emulator runs the contract's own launch shape, and checks every
-        // global access against its buffer.
-        let limits = Limits::within(kernel.bounds);
-        gpu_emulator::run_within(kernel.name, &launch, limits, &|| unsafe {
-            (kernel.run)(args)
-        })
-        .map_err(Error::Emulator)
+        // SAFETY: passed on from the caller.
+        unsafe { emulate(kernel, problem, args, gpu_emulator::run_within) }
     }
 
     /// Wall-clock time of the emulation: it says how long the emulator
@@ -134,8 +125,7 @@ impl Backend for CountingEmulator {
     }
 
     fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {
-        gpu_emulator::set_constant(name, values);
-        Ok(())
+        Emulator.set_constant(name, values)
     }
 
     unsafe fn launch<A: Params, P>(
@@ -144,17 +134,8 @@ impl Backend for CountingEmulator {
         problem: &P,
         args: A::Host<'_, HostMemory>,
     ) -> Result<()> {
-        let launch = checked_launch(kernel, problem)?;
-        A::entry(kernel, &args)?;
-        let args = A::emulated(args, kernel.params);
-        // SAFETY: as for `Emulator::launch`.
-        let traffic = gpu_emulator::run_counting(
-            kernel.name,
-            &launch,
-            Limits::within(kernel.bounds),
-            &|| unsafe { (kernel.run)(args) },
-        )
-        .map_err(Error::Emulator)?;
+        // SAFETY: passed on from the caller.
+        let traffic = unsafe { emulate(kernel, problem, args, gpu_emulator::run_counting) }?;
         let mut counted = self.counted.borrow_mut();
         counted.retain(|(name, _)| *name != kernel.name);
         counted.push((kernel.name, traffic));
@@ -166,7 +147,7 @@ impl Backend for CountingEmulator {
         runs: Runs,
         launch: impl FnMut() -> Result<(), E>,
     ) -> Result<f64, E> {
-        timing::wall_median_ms(runs, launch)
+        Emulator.median_ms(runs, launch)
     }
 
     fn traffic(&self, kernel: &str) -> Option<Traffic> {
@@ -176,4 +157,30 @@ impl Backend for CountingEmulator {
             .find(|(name, _)| *name == kernel)
             .map(|(_, traffic)| traffic.clone())
     }
+}
+
+/// How `gpu_emulator` runs a launch: `run_within`, or `run_counting`,
+/// which also counts its memory traffic.
+type EmulatorRun<R> = fn(&'static str, &Launch, Limits, &dyn Fn()) -> Result<R, Diagnostic>;
+
+/// Runs `kernel` on `problem` with `run` (`gpu_emulator::run_within` or
+/// `run_counting`), once its launch contract is within the limits and its
+/// arguments pick an instance it was compiled for.
+///
+/// # Safety
+/// As for [`Backend::launch`].
+unsafe fn emulate<A: Params, P, R>(
+    kernel: &Kernel<A, P>,
+    problem: &P,
+    args: A::Host<'_, HostMemory>,
+    run: EmulatorRun<R>,
+) -> Result<R> {
+    let launch = checked_launch(kernel, problem)?;
+    A::entry(kernel, &args)?;
+    let args = A::emulated(args, kernel.params);
+    // SAFETY: the caller vouches for the kernel's contract; the emulator
+    // runs the contract's own launch shape within the kernel's launch
+    // bounds, and checks every global access against its buffer.
+    let body = || unsafe { (kernel.run)(args) };
+    run(kernel.name, &launch, Limits::within(kernel.bounds), &body).map_err(Error::Emulator)
 }

@@ -156,19 +156,19 @@ impl Gpu {
     pub fn new(ordinal: usize, ptx: &Ptx) -> Result<Self> {
         let context = open(ordinal)?;
         let capability = compute_capability(&context).during("reading the compute capability")?;
-        Self::load(context, ptx.for_capability(capability))
+        Self::with_context(context, ptx.for_capability(capability))
     }
 
     /// GPU `ordinal` with the kernels of exactly `ptx`, one build's text:
     /// the sm_75 build on a newer GPU runs what a Turing GPU runs, copies
     /// without `cp.async` included.
     pub fn with_ptx(ordinal: usize, ptx: &str) -> Result<Self> {
-        Self::load(open(ordinal)?, ptx)
+        Self::with_context(open(ordinal)?, ptx)
     }
 
-    fn load(context: Arc<CudaContext>, ptx: &str) -> Result<Self> {
+    fn with_context(context: Arc<CudaContext>, ptx: &str) -> Result<Self> {
         let stream = context.default_stream();
-        let kernels = load(&context, NvrtcPtx::from_src(ptx), entry_points(ptx))?;
+        let kernels = load_module(&context, NvrtcPtx::from_src(ptx), entry_points(ptx))?;
         let name = context.name().during("reading the GPU's name")?;
         Ok(Self {
             context,
@@ -435,7 +435,7 @@ impl Backend for Gpu {
 }
 
 /// The functions `names` of `ptx`, loaded, with their resources.
-fn load<'a>(
+fn load_module<'a>(
     context: &Arc<CudaContext>,
     ptx: NvrtcPtx,
     names: impl Iterator<Item = &'a str>,
@@ -471,7 +471,7 @@ fn compile_twins(context: &Arc<CudaContext>, source: &str, ptx: &str) -> Result<
     };
     let twins = compile_ptx_with_opts(source, options)
         .map_err(|error| format!("NVRTC could not compile them: {error}"))?;
-    load(context, twins, entry_points(ptx)).map_err(|error| error.to_string())
+    load_module(context, twins, entry_points(ptx)).map_err(|error| error.to_string())
 }
 
 /// GPU `ordinal`'s context, once there is a driver and such a GPU.
