@@ -151,6 +151,11 @@ pub enum Library {
     Npp,
 }
 
+/// The name of the baseline of a family whose kernels move bytes and
+/// compute next to nothing (blur, transpose): the device's own copy of the
+/// same bytes, the most such a kernel can hope to match.
+pub const DEVICE_COPY: &str = "device_copy";
+
 /// What a user would run instead of the family's kernels.
 pub struct Baseline<F: Family> {
     pub name: &'static str,

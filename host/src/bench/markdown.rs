@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::json::{Report, Role, Row};
-use crate::families::blur::DEVICE_COPY;
+use crate::family::DEVICE_COPY;
 
 /// The Markdown of `report`.
 pub fn render(report: &Report) -> String {

@@ -5,9 +5,10 @@ use approx::assert_relative_eq;
 
 use super::json::{Bound, Ceilings, ComputeSource, Copies, Device, Roofline, Runs};
 use super::*;
-use crate::families::blur::{BlurShape, DEVICE_COPY};
+use crate::families::blur::BlurShape;
 use crate::families::gemv::GemvShape;
 use crate::families::matmul::{MatmulShape, SGEMM};
+use crate::family::DEVICE_COPY;
 
 /// Made-up numbers shaped like an H100's, not a measurement: enough to
 /// exercise the report, the table and every plot without a GPU.

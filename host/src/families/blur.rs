@@ -16,8 +16,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::family::{
-    Baseline, Bound, CpuOutput, Family, Kernels, Library, Op, Parameter, Shape, SizeSyntax, Tools,
-    Work, dims, expect_len, indexable, nonzero,
+    Baseline, Bound, CpuOutput, DEVICE_COPY, Family, Kernels, Library, Op, Parameter, Shape,
+    SizeSyntax, Tools, Work, dims, expect_len, indexable, nonzero,
 };
 use crate::npp::Npp;
 use crate::reference::{self, Expected};
@@ -145,8 +145,6 @@ pub struct Buffers<B: Backend> {
     pub input: Buffer<B, u8>,
     pub output: Buffer<B, u8>,
 }
-
-pub const DEVICE_COPY: &str = "device_copy";
 
 /// NPP's box filter (`nppiFilterBoxBorder_8u_C{1,3,4}R`), the blurs'
 /// baseline: what a CUDA C++ user calls. It replicates the image's edge

@@ -14,10 +14,9 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::families::blur::DEVICE_COPY;
 use crate::family::{
-    Baseline, Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work, dims,
-    expect_len, indexable, nonzero,
+    Baseline, Bound, CpuOutput, DEVICE_COPY, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work,
+    dims, expect_len, indexable, nonzero,
 };
 use crate::reference::{self, Expected};
 use crate::verify::{Comparison, compare, uniform_floats};
