@@ -38,13 +38,8 @@ pub fn tiles(shape: &Shape) -> Launch {
 /// # Safety
 /// As for the kernels; `tile` holds `TILE` rows of `pitch` ≥ `TILE` words.
 #[inline(always)]
-pub unsafe fn load_tile(
-    input: Global<f32>,
-    tile: StaticArray<f32>,
-    pitch: u32,
-    rows: u32,
-    cols: u32,
-) {
+pub unsafe fn load_tile(input: Global<f32>, tile: StaticArray<f32>, pitch: u32, shape: Shape) {
+    let Shape { rows, cols } = shape;
     let (x, col) = (thread_idx_x(), block_idx_x() * TILE + thread_idx_x());
     for step in (0..TILE).step_by(ROWS as usize) {
         let (y, row) = (thread_idx_y() + step, block_idx_y() * TILE + thread_idx_y() + step);
@@ -61,13 +56,8 @@ pub unsafe fn load_tile(
 /// # Safety
 /// As for [`load_tile`], after a barrier that follows it.
 #[inline(always)]
-pub unsafe fn store_tile(
-    tile: StaticArray<f32>,
-    pitch: u32,
-    output: GlobalMut<f32>,
-    rows: u32,
-    cols: u32,
-) {
+pub unsafe fn store_tile(tile: StaticArray<f32>, pitch: u32, output: GlobalMut<f32>, shape: Shape) {
+    let Shape { rows, cols } = shape;
     let (x, col) = (thread_idx_x(), block_idx_y() * TILE + thread_idx_x());
     for step in (0..TILE).step_by(ROWS as usize) {
         let (y, row) = (thread_idx_y() + step, block_idx_x() * TILE + thread_idx_y() + step);
@@ -115,9 +105,9 @@ kernels! {
     pub unsafe fn transpose_tiled(input: Global<f32>, output: GlobalMut<f32>, rows: u32, cols: u32) {
         // SAFETY: inside a kernel; the tile is TILE × TILE, the barrier between.
         let tile = unsafe { shared_array!(TILE_32: [f32; TILE * TILE]) };
-        unsafe { load_tile(input, tile, TILE, rows, cols) };
+        unsafe { load_tile(input, tile, TILE, Shape { rows, cols }) };
         sync_threads();
-        unsafe { store_tile(tile, TILE, output, rows, cols) };
+        unsafe { store_tile(tile, TILE, output, Shape { rows, cols }) };
     }
 
     /// Padded: one more word a tile row puts a column's 32 words in 32 banks.
@@ -132,9 +122,9 @@ kernels! {
     pub unsafe fn transpose_padded(input: Global<f32>, output: GlobalMut<f32>, rows: u32, cols: u32) {
         // SAFETY: inside a kernel; the tile is TILE × (TILE + 1), the barrier between.
         let tile = unsafe { shared_array!(TILE_33: [f32; TILE * (TILE + 1)]) };
-        unsafe { load_tile(input, tile, TILE + 1, rows, cols) };
+        unsafe { load_tile(input, tile, TILE + 1, Shape { rows, cols }) };
         sync_threads();
-        unsafe { store_tile(tile, TILE + 1, output, rows, cols) };
+        unsafe { store_tile(tile, TILE + 1, output, Shape { rows, cols }) };
     }
 }
 

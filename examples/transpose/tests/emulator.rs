@@ -3,12 +3,12 @@
 
 use gpu_host::{Backend, CountingEmulator, Emulator};
 use gpu_std::global::{Global, GlobalMut};
-use gpu_std::{kernels, shared_array};
+use gpu_std::{Kernel, kernels, shared_array};
 use transpose::{Args, KERNELS, Shape, TILE, load_tile, store_tile, tiles, transposed};
 
 fn run<B: Backend>(
     backend: &B,
-    kernel: &gpu_std::Kernel<Args, Shape>,
+    kernel: &Kernel<Args, Shape>,
     shape: Shape,
 ) -> gpu_host::Result<()> {
     let input: Vec<f32> = (0..shape.rows * shape.cols).map(|i| i as f32).collect();
@@ -37,8 +37,8 @@ kernels! {
     #[launch_bounds(256)]
     pub unsafe fn transpose_unsynchronised(input: Global<f32>, output: GlobalMut<f32>, rows: u32, cols: u32) {
         let tile = unsafe { shared_array!(TILE_32: [f32; TILE * TILE]) };
-        unsafe { load_tile(input, tile, TILE, rows, cols) };
-        unsafe { store_tile(tile, TILE, output, rows, cols) };
+        unsafe { load_tile(input, tile, TILE, Shape { rows, cols }) };
+        unsafe { store_tile(tile, TILE, output, Shape { rows, cols }) };
     }
 }
 
