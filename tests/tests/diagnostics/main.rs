@@ -1,0 +1,20 @@
+//! Deliberately broken kernels, kept here and not in the library: the
+//! emulator must stop each one with the right diagnostic, naming the kernel,
+//! the block and the threads involved, and for global memory the buffer and
+//! the index, without the process crashing. And correct kernels that use CUDA's
+//! rule that a returned thread no longer counts at a barrier must pass.
+//!
+//! One module a kind of diagnostic; the tiled matmul, which the bounds and
+//! race checks both break, in a module of its own.
+
+mod barriers;
+mod constant;
+mod copies;
+mod global;
+mod limits;
+mod matmul;
+mod panics;
+mod races;
+mod shared;
+mod statics;
+mod support;
