@@ -1,0 +1,94 @@
+//! What each build targets and leaves out: sm_75 for every GPU from Turing
+//! on, sm_80 with asynchronous copies from Ampere on, no overflow checks,
+//! and no call to a function it does not define.
+
+use locality::gpu::PTX as BUILDS;
+
+use crate::builds::{PTX, PTX_SM80, body_in};
+
+#[test]
+fn targets_compute_capability_7_5() {
+    assert!(
+        PTX.contains("\n.target sm_75\n"),
+        "the PTX should target sm_75, the oldest supported GPU"
+    );
+    assert!(PTX.contains("\n.address_size 64\n"));
+}
+
+#[test]
+fn gpus_from_compute_capability_8_0_get_the_ptx_with_asynchronous_copies() {
+    assert!(PTX_SM80.contains("\n.target sm_80\n"));
+    assert_eq!(BUILDS.for_capability((7, 5)), PTX);
+    for capability in [(8, 0), (8, 6), (9, 0), (12, 0)] {
+        assert_eq!(BUILDS.for_capability(capability), PTX_SM80);
+    }
+    let entry_points = |ptx: &str| -> Vec<String> {
+        ptx.lines()
+            .filter(|line| line.starts_with(".visible .entry "))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(entry_points(PTX), entry_points(PTX_SM80));
+    // Eight 4-byte copies of A a thread per slice, and of B eight more or,
+    // where B's rows are 16-byte aligned, two 16-byte ones; each started
+    // before the loop and in it. Below 8.0 the same copies are loads and
+    // stores.
+    let pipelined = body_in(PTX_SM80, "matmul_pipelined");
+    assert_eq!(pipelined.matches("cp.async.ca.shared.global").count(), 32);
+    assert_eq!(pipelined.matches("cp.async.cg.shared.global").count(), 4);
+    assert_eq!(pipelined.matches("cp.async.commit_group").count(), 2);
+    assert_eq!(pipelined.matches("cp.async.wait_group 0").count(), 2);
+    // The 128×256 tiles in slices of 8: four copies of A a thread and eight
+    // of B (two 16-byte ones), started before the loop and in it; each
+    // waits before the loop and at the last step of each slice.
+    for name in ["matmul_wide", "matmul_rasterised"] {
+        let body = body_in(PTX_SM80, name);
+        assert_eq!(
+            body.matches("cp.async.ca.shared.global").count(),
+            24,
+            "{name}"
+        );
+        assert_eq!(
+            body.matches("cp.async.cg.shared.global").count(),
+            4,
+            "{name}"
+        );
+        assert_eq!(body.matches("cp.async.commit_group").count(), 2, "{name}");
+        assert_eq!(body.matches("cp.async.wait_group 0").count(), 2, "{name}");
+    }
+    assert!(!PTX.contains("cp.async"));
+    assert!(!body_in(PTX_SM80, "matmul_warptiled").contains("cp.async"));
+}
+
+/// Overflow checks are on for the kernels' host build and off for the PTX
+/// (`host/build.rs`): on the GPU they could only add branches to a trap.
+#[test]
+fn the_ptx_has_no_overflow_checks() {
+    assert!(
+        !PTX.contains("_overflow"),
+        "the PTX build checks for overflow"
+    );
+}
+
+#[test]
+fn every_called_function_is_defined_in_the_ptx() {
+    assert!(
+        !PTX.contains(".extern .func"),
+        "the PTX declares a function it does not define"
+    );
+    for line in PTX
+        .lines()
+        .map(str::trim)
+        .filter(|line| line.starts_with("call"))
+    {
+        let callee = line
+            .split_whitespace()
+            .nth(1)
+            .expect("a call names its callee")
+            .trim_end_matches([',', ';']);
+        assert!(
+            PTX.contains(&format!(".func {callee}(")),
+            "{callee} is called but not defined"
+        );
+    }
+}
