@@ -1,0 +1,88 @@
+//! The host's side on a GPU: buffers that do not fit, timed copies, and
+//! the command line's list and checks.
+
+use clap::Parser;
+use gpu_host::Error as HostError;
+use libtest_mimic::{Failed, Trial};
+use locality::cli::{Cli, Verdict};
+use locality::families::matmul::{Buffers, Matmul, MatmulShape};
+use locality::family::Family;
+use locality::{Backend, Error};
+use locality_tests::kernel;
+
+use crate::devices::{failed, gpu};
+
+/// Errors that need real device buffers.
+pub fn error_trials() -> Vec<Trial> {
+    vec![
+        Trial::test("buffers that do not match the shape are rejected", || {
+            let gpu = gpu()?;
+            let mut buffers = Buffers {
+                a: gpu.alloc::<f32>("A", 12).map_err(failed)?,
+                b: gpu.alloc::<f32>("B", 25).map_err(failed)?,
+                c: gpu.alloc::<f32>("C", 15).map_err(failed)?,
+            };
+            // A 3×5 · 5×5 product needs 15 elements of A; the buffer has 12.
+            let kernel = kernel::<Matmul>("matmul_naive");
+            match Matmul::launch(gpu, kernel, MatmulShape::new(3, 5, 5), &mut buffers) {
+                Err(Error::ShapeMismatch {
+                    what: "A",
+                    expected: 15,
+                    actual: 12,
+                }) => Ok(()),
+                other => Err(format!("expected A's length to be flagged, got {other:?}").into()),
+            }
+        }),
+        Trial::test(
+            "an allocation larger than the GPU is out of memory",
+            || match gpu()?.alloc::<f32>("a huge buffer", 1 << 46) {
+                Err(HostError::OutOfMemory { bytes, .. }) if bytes == 1 << 48 => Ok(()),
+                other => Err(format!("expected OutOfMemory, got {:?}", other.map(|_| ())).into()),
+            },
+        ),
+        Trial::test(
+            "copies to and from the GPU are timed from pinned and pageable memory",
+            || {
+                let gpu = gpu()?;
+                let runs = gpu_host::Runs {
+                    warmup: 1,
+                    timed: 3,
+                };
+                for to_device in [true, false] {
+                    for pinned in [true, false] {
+                        let transfer = gpu_host::Transfer { to_device, pinned };
+                        match gpu.transfer_ms(1 << 24, transfer, runs).map_err(failed)? {
+                            Some(ms) if ms > 0.0 && ms.is_finite() => {}
+                            other => return Err(format!("{transfer:?}: {other:?}").into()),
+                        }
+                    }
+                }
+                Ok(())
+            },
+        ),
+        Trial::test("the kernel list shows each kernel's resources", || {
+            let cli = Cli::try_parse_from(["locality", "--list"])
+                .map_err(|e| Failed::from(e.to_string()))?;
+            match locality::cli::run(&cli) {
+                Ok(Verdict::Listed) => Ok(()),
+                Ok(verdict) => Err(format!("the run ended {verdict:?}").into()),
+                Err(error) => Err(failed(error)),
+            }
+        }),
+        Trial::test(
+            "the command line verifies every kernel at small odd sizes",
+            || {
+                let args = [
+                    "locality", "--matmul", "67x45x33", "--gemv", "301x77", "--blur", "53x29",
+                    "--runs", "2",
+                ];
+                let cli = Cli::try_parse_from(args).map_err(|e| Failed::from(e.to_string()))?;
+                match locality::cli::run(&cli) {
+                    Ok(Verdict::Correct) => Ok(()),
+                    Ok(verdict) => Err(format!("the run ended {verdict:?}").into()),
+                    Err(error) => Err(failed(error)),
+                }
+            },
+        ),
+    ]
+}

@@ -1,0 +1,91 @@
+//! Every kernel of every family against the CPU reference, on the GPU, over
+//! its family's test shapes: sizes of 1, primes, non-multiples of every tile
+//! and block width, and rectangular shapes. Each test draws fresh random
+//! inputs, poisons the output and checks every element; the same for every
+//! kernel's CUDA C++ twin, and for every kernel as built for sm_75, which a
+//! Turing GPU loads (where copies are loads and stores, not `cp.async`).
+//! And what the driver made of each kernel: no local memory.
+//!
+//! Without a CUDA device these tests cannot run: the harness says "not run:
+//! no CUDA device" and reports them as ignored, never as passed; with
+//! `LOCALITY_REQUIRE_GPU=1` it reports them as failed.
+//!
+//! One harness (libtest-mimic) for them all, its trials built in a module
+//! each by what they run; a trial's name is its own string, with no module
+//! path before it.
+
+mod bench;
+mod devices;
+mod host;
+mod kernels;
+mod npp;
+mod requirement;
+
+use clap::Parser;
+use libtest_mimic::{Arguments, Failed, Trial};
+use locality::cli::{Cli, Verdict};
+use locality::npp::Npp;
+
+use devices::failed;
+use requirement::{REQUIRE_GPU, requirement_trial};
+
+fn main() {
+    let arguments = Arguments::from_args();
+    let missing = gpu_host::gpu::availability().err();
+    let required = std::env::var_os(REQUIRE_GPU).is_some_and(|value| value == "1");
+    if let Some(reason) = &missing {
+        if required {
+            println!("no CUDA device ({reason}) but {REQUIRE_GPU}=1: every GPU test below fails");
+        } else {
+            println!(
+                "not run: no CUDA device ({reason}); every GPU test below is reported as ignored \
+                 ({REQUIRE_GPU}=1 makes them fail instead)"
+            );
+        }
+    }
+    let mut trials = kernels::kernel_trials();
+    trials.extend(kernels::radius_trials());
+    trials.extend(kernels::resource_trials());
+    trials.extend(host::error_trials());
+    trials.extend(bench::bench_trials());
+    let mut trials: Vec<Trial> = trials
+        .into_iter()
+        .map(|trial| trial.with_ignored_flag(missing.is_some() && !required))
+        .collect();
+    // NPP comes with the CUDA toolkit, not the driver: on a GPU without it
+    // the bench goes on without NPP, and this test is ignored.
+    let npp_missing = missing.is_none() && Npp::load().is_err();
+    trials.push(npp::npp_trial().with_ignored_flag(missing.is_some() && !required || npp_missing));
+    trials.push(requirement_trial());
+    trials.push(
+        Trial::test(
+            "without a GPU, the lessons verify their kernels on the emulator and say so",
+            || {
+                let cli = Cli::try_parse_from(["locality", "lessons"])
+                    .map_err(|e| Failed::from(e.to_string()))?;
+                match locality::cli::run(&cli) {
+                    Ok(Verdict::EmulatedOnly) => Ok(()),
+                    Ok(verdict) => Err(format!("the lessons ended {verdict:?}").into()),
+                    Err(error) => Err(failed(error)),
+                }
+            },
+        )
+        .with_ignored_flag(missing.is_none()),
+    );
+    trials.push(
+        Trial::test(
+            "without a GPU, the default run verifies on the emulator and says so",
+            || {
+                let cli =
+                    Cli::try_parse_from(["locality"]).map_err(|e| Failed::from(e.to_string()))?;
+                match locality::cli::run(&cli) {
+                    Ok(Verdict::EmulatedOnly) => Ok(()),
+                    Ok(verdict) => Err(format!("the run ended {verdict:?}").into()),
+                    Err(error) => Err(failed(error)),
+                }
+            },
+        )
+        .with_ignored_flag(missing.is_none()),
+    );
+    libtest_mimic::run(&arguments, trials).exit();
+}
