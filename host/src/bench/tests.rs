@@ -3,12 +3,16 @@
 
 use approx::assert_relative_eq;
 
-use super::json::{Bound, Ceilings, ComputeSource, Copies, Device, Roofline, Runs};
-use super::*;
+use super::json::{
+    Bound, Ceilings, ComputeSource, Copies, Device, FamilySummary, Op, Report, Role, Roofline,
+    Runs, Size, Trip,
+};
+use super::rows::{Measurement, rows};
+use super::{markdown, plot, table};
 use crate::families::blur::BlurShape;
 use crate::families::gemv::GemvShape;
 use crate::families::matmul::{MatmulShape, SGEMM};
-use crate::family::DEVICE_COPY;
+use crate::family::{DEVICE_COPY, Work};
 
 /// Made-up numbers shaped like an H100's, not a measurement: enough to
 /// exercise the report, the table and every plot without a GPU.
