@@ -1,9 +1,11 @@
-//! Box blur of 8-bit images with interleaved channels: the family's shapes,
-//! inputs and reference, and a device copy of the image, which moves the
-//! same bytes and does no arithmetic, as its baseline.
+//! Box blur of 8-bit images with interleaved channels: the family's inputs
+//! and reference, and a device copy of the image, which moves the same
+//! bytes and does no arithmetic, as its baseline. Its shape, what each
+//! kernel can take and its CPU baseline are modules of their own.
 
-use std::fmt;
-use std::ops::RangeInclusive;
+mod cpu_baseline;
+mod limits;
+mod shape;
 
 use clap::{Arg, ArgMatches, value_parser};
 use gpu_host::backend::{Backend, Buffer, checked_launch};
@@ -11,135 +13,18 @@ use gpu_std::Kernel;
 use kernels::blur::{Args, KERNELS, MAX_RADIUS, Problem};
 use rand::distr::Uniform;
 use rand::{Rng, rngs::SmallRng};
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::family::{
-    Baseline, Bound, CpuOutput, DEVICE_COPY, Family, Kernels, Library, Op, Parameter, Shape,
-    SizeSyntax, Tools, Work, dims, expect_len, indexable, nonzero,
+    Baseline, Bound, CpuOutput, DEVICE_COPY, Family, Kernels, Library, Op, SizeSyntax, Tools, Work,
+    dims, expect_len,
 };
 use crate::npp::Npp;
 use crate::reference::{self, Expected};
 use crate::verify::{Comparison, compare, random_vec};
 
-/// An image of `width × height` pixels of `channels` samples each, blurred
-/// over a (2·radius+1)² window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BlurShape {
-    pub width: usize,
-    pub height: usize,
-    pub channels: usize,
-    pub radius: u32,
-}
-
-impl BlurShape {
-    pub fn new(width: usize, height: usize, channels: usize, radius: u32) -> Self {
-        Self {
-            width,
-            height,
-            channels,
-            radius,
-        }
-    }
-
-    /// The number of samples, once every dimension is non-zero and every
-    /// index fits in `u32`.
-    pub fn checked_len(self) -> Result<usize> {
-        let width = nonzero("image width", self.width)?;
-        let height = nonzero("image height", self.height)?;
-        let channels = nonzero("image channels", self.channels)?;
-        indexable("image (width×height×channels)", &[width, height, channels])
-    }
-}
-
-impl fmt::Display for BlurShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Self {
-            width,
-            height,
-            channels,
-            radius,
-        } = self;
-        write!(f, "{width}×{height}×{channels} r={radius}")
-    }
-}
-
-impl Shape for BlurShape {
-    fn side(&self) -> f64 {
-        (self.width as f64 * self.height as f64).sqrt()
-    }
-
-    fn short(&self) -> String {
-        if self.width == self.height {
-            self.width.to_string()
-        } else {
-            format!("{}×{}", self.width, self.height)
-        }
-    }
-
-    fn parameter(&self) -> Option<Parameter> {
-        let plural = if self.channels == 1 { "" } else { "s" };
-        Some(Parameter {
-            name: "radius r (the window is (2r+1)×(2r+1))",
-            value: f64::from(self.radius),
-            series: format!("{} channel{plural}", self.channels),
-        })
-    }
-}
-
-/// The largest radius `kernel` accepts for images of `channels` channels:
-/// the window sum's limit, or less where its shared memory grows with the
-/// radius past what a block gets, or where its halos would leave a block
-/// nothing to write.
-pub fn max_radius(kernel: &Kernel<Args, Problem>, channels: u32) -> u32 {
-    last_fit(0..=MAX_RADIUS, |radius| fits(kernel, channels, radius))
-}
-
-/// The most channels `kernel` blurs: where a grid layer per channel runs
-/// out, or past the channel counts a kernel is compiled for.
-pub fn max_channels(kernel: &Kernel<Args, Problem>) -> u32 {
-    last_fit(1..=u32::MAX - 1, |channels| fits(kernel, channels, 0))
-}
-
-/// Whether `kernel` can be launched on a 1×1 image of `channels` channels
-/// at `radius`: the limits that do not depend on the image's size, and
-/// the instances a kernel generic over them is compiled for.
-fn fits(kernel: &Kernel<Args, Problem>, channels: u32, radius: u32) -> bool {
-    let problem = Problem {
-        width: 1,
-        height: 1,
-        channels,
-        radius,
-    };
-    let instance = kernel.entry(|name| match name {
-        "channels" => Some(channels),
-        "radius" => Some(radius),
-        _ => None,
-    });
-    checked_launch(kernel, &problem).is_ok() && instance.is_some()
-}
-
-/// The last value of `range` for which `fits` holds, where it holds up to
-/// some value and fails after it (what a kernel needs only grows with the
-/// radius and the channels); where it fails at once, the one before the
-/// range, or 0.
-fn last_fit(range: RangeInclusive<u32>, fits: impl Fn(u32) -> bool) -> u32 {
-    let (mut fits_up_to, mut fails_from) = (*range.start(), *range.end() + 1);
-    if !fits(fits_up_to) {
-        return fits_up_to.saturating_sub(1);
-    }
-    while fails_from - fits_up_to > 1 {
-        let middle = fits_up_to + (fails_from - fits_up_to) / 2;
-        if fits(middle) {
-            fits_up_to = middle;
-        } else {
-            fails_from = middle;
-        }
-    }
-    fits_up_to
-}
+pub use limits::{check_channels, check_radius, max_channels, max_radius};
+pub use shape::BlurShape;
 
 pub struct Buffers<B: Backend> {
     pub input: Buffer<B, u8>,
@@ -399,61 +284,10 @@ impl Family for Blur {
 
     const CPU: &'static str = "separable running sums, every core (rayon)";
 
-    /// No crate does a clipped box blur, so the baseline is ours, written
-    /// for speed where the reference is written for clarity: each row's
-    /// window sums by a running sum, then each output row as the sum of
-    /// its window's row sums, rows in parallel.
+    /// No crate does a clipped box blur, so the baseline is ours
+    /// (`cpu_baseline`).
     fn cpu(shape: BlurShape, input: &Vec<u8>) -> CpuOutput {
-        let BlurShape {
-            width,
-            height,
-            channels,
-            ..
-        } = shape;
-        let radius = shape.radius as usize;
-        let stride = width * channels;
-        let clip = |centre: usize, len: usize| {
-            centre.saturating_sub(radius)..(centre + radius + 1).min(len)
-        };
-        let mut row_sums = vec![0u32; input.len()];
-        row_sums
-            .par_chunks_mut(stride)
-            .zip(input.par_chunks(stride))
-            .for_each(|(sums, row)| {
-                for channel in 0..channels {
-                    let sample = |x: usize| u32::from(row[x * channels + channel]);
-                    let mut sum: u32 = clip(0, width).map(sample).sum();
-                    for x in 0..width {
-                        sums[x * channels + channel] = sum;
-                        if x + radius + 1 < width {
-                            sum += sample(x + radius + 1);
-                        }
-                        if x >= radius {
-                            sum -= sample(x - radius);
-                        }
-                    }
-                }
-            });
-        let mut output = vec![0u8; input.len()];
-        output
-            .par_chunks_mut(stride)
-            .enumerate()
-            .for_each(|(y, out)| {
-                let rows = clip(y, height);
-                let mut sums = vec![0u32; stride];
-                for source in row_sums[rows.start * stride..rows.end * stride].chunks(stride) {
-                    for (sum, add) in sums.iter_mut().zip(source) {
-                        *sum += add;
-                    }
-                }
-                for (i, (out, &sum)) in out.iter_mut().zip(&sums).enumerate() {
-                    let count = (clip(i / channels, width).len() * rows.len()) as u64;
-                    // Round half up: ⌊sum / count + ½⌋, in u64 since 2·sum
-                    // may not fit u32 at the largest radius.
-                    *out = ((2 * u64::from(sum) + count) / (2 * count)) as u8;
-                }
-            });
-        CpuOutput::U8(output)
+        CpuOutput::U8(cpu_baseline::blur(shape, input))
     }
 
     fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
@@ -484,32 +318,4 @@ impl Family for Blur {
     fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {
         Some(NPP_BOX_FILTER)
     }
-}
-
-/// Rejects a radius `kernel` cannot take for `shape`'s channels.
-pub fn check_radius(kernel: &Kernel<Args, Problem>, shape: BlurShape) -> Result<()> {
-    let radius = shape.radius;
-    let max = max_radius(kernel, u32::try_from(shape.channels).unwrap_or(u32::MAX));
-    if radius > max {
-        return Err(Error::RadiusTooLarge {
-            kernel: kernel.name,
-            channels: shape.channels,
-            radius,
-            max,
-        });
-    }
-    Ok(())
-}
-
-/// Rejects more channels than `kernel` blurs.
-pub fn check_channels(kernel: &Kernel<Args, Problem>, shape: BlurShape) -> Result<()> {
-    let max = max_channels(kernel);
-    if shape.channels > max as usize {
-        return Err(Error::TooManyChannels {
-            kernel: kernel.name,
-            channels: shape.channels,
-            max,
-        });
-    }
-    Ok(())
 }
