@@ -5,6 +5,7 @@
 
 use std::panic::Location;
 
+use super::global::Touching;
 use super::traffic::Space;
 pub use super::{AccessKind, ShuffleKind};
 use super::{
@@ -227,7 +228,8 @@ pub fn global_access(access: GlobalAccess, site: &'static Location<'static>) {
         .checked_add(access.elements)
         .is_some_and(|end| end <= access.len);
     let aligned = access.index.is_multiple_of(access.alignment);
-    let thread = with_current(|current| {
+    let (thread, race) = with_current(|current| {
+        let mut race = Ok(());
         if in_bounds && aligned {
             let space = Space::Global {
                 base: access.base,
@@ -239,8 +241,17 @@ pub fn global_access(access: GlobalAccess, site: &'static Location<'static>) {
                 let bytes = access.piece_bytes.min(size - piece) as u32;
                 current.record(site, access.kind, space, offset + piece as u64, bytes);
             }
+            race = current.global_access(&Touching {
+                buffer: access.buffer,
+                base: access.base,
+                bytes: access.len * access.element_bytes,
+                index: access.index,
+                element_bytes: access.element_bytes,
+                size,
+                kind: access.kind,
+            });
         }
-        current.thread
+        (current.thread, race)
     });
     if !in_bounds {
         stop(Fault::GlobalOutOfBounds {
@@ -258,5 +269,8 @@ pub fn global_access(access: GlobalAccess, site: &'static Location<'static>) {
             index: access.index,
             bytes: access.alignment * access.element_bytes,
         });
+    }
+    if let Err(fault) = race {
+        stop(fault);
     }
 }

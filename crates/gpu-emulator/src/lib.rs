@@ -26,7 +26,10 @@
 //! Global memory is the host's own, seen through the runtime's views: every
 //! access is checked against its buffer's length, and a vector access
 //! against its alignment too, so that an index past the end is reported,
-//! never read or written.
+//! never read or written; and, like shared memory, every byte it touches
+//! has a shadow, so two threads of one launch touching one byte, one of them
+//! writing, with nothing ordering them (two blocks, or no barrier between),
+//! are a race.
 //!
 //! Nothing a kernel does stops the process: a launch beyond CUDA's limits is
 //! refused before any thread runs, a thread that calls into the runtime more
@@ -44,9 +47,12 @@ use std::panic::{self, AssertUnwindSafe, Location};
 use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
+use global::{GlobalMemory, Now, Touching};
+
 pub use gpu_core::{Dim3, Launch, LaunchBounds, SHARED_LIMIT_BYTES};
 
 pub mod device;
+mod global;
 mod guard;
 pub mod traffic;
 
@@ -279,6 +285,21 @@ pub enum Fault {
         /// The byte it read.
         offset: u32,
     },
+    /// Two threads of one launch touched one element of a global buffer,
+    /// at least one of them writing, with nothing ordering them: in two
+    /// blocks, or in one block with no `sync_threads` between.
+    GlobalRace {
+        /// The buffer's name, as its view was given it.
+        buffer: &'static str,
+        /// The element both touched.
+        index: usize,
+        /// The access made first, as the emulator ran them.
+        earlier: Access,
+        /// The block of the earlier access (`blockIdx`).
+        earlier_block: Dim3,
+        /// The access that conflicts with it, in the diagnostic's block.
+        later: Access,
+    },
     /// An access past the end of a buffer in global memory.
     GlobalOutOfBounds {
         /// The thread that made the access.
@@ -498,6 +519,22 @@ impl fmt::Display for Fault {
                     thread(*t)
                 )
             }
+            Self::GlobalRace {
+                buffer,
+                index,
+                earlier,
+                earlier_block: (x, y, z),
+                later,
+            } => write!(
+                f,
+                "global-memory race at {buffer}[{index}]: {} of block ({x}, {y}, {z}) {} it and {} {} \
+                 it with nothing ordering them (a sync_threads orders the threads of its own block \
+                 only)",
+                thread(earlier.thread),
+                verb(earlier.kind),
+                thread(later.thread),
+                verb(later.kind)
+            ),
             Self::GlobalOutOfBounds {
                 thread: t,
                 kind,
@@ -659,19 +696,18 @@ fn launch_blocks(
         block_start: 0,
         unwritten_read: None,
     });
+    let global = RefCell::new(GlobalMemory::default());
     let (gx, gy, gz) = launch.grid;
     let mut traffic = Traffic::default();
     for z in 0..gz {
         for y in 0..gy {
             for x in 0..gx {
                 let block = (x, y, z);
-                traffic +=
-                    run_block(launch, limits, counting, block, &memory, body).map_err(|fault| {
-                        Diagnostic {
-                            kernel,
-                            block,
-                            fault,
-                        }
+                traffic += run_block(launch, limits, counting, block, &memory, &global, body)
+                    .map_err(|fault| Diagnostic {
+                        kernel,
+                        block,
+                        fault,
                     })?;
             }
         }
@@ -965,6 +1001,7 @@ struct Current<'a> {
     thread: Dim3,
     linear: u32,
     memory: &'a RefCell<SharedMemory>,
+    global: &'a RefCell<GlobalMemory>,
     yielder: Cell<*const Yielder<(), Wait>>,
     /// The value the thread's last shuffle returned.
     shuffled: Cell<u64>,
@@ -997,6 +1034,20 @@ impl Current<'_> {
                 lane: self.linear % 32,
             });
         }
+    }
+
+    /// Checks an access to global memory, in bounds of its buffer, against
+    /// the launch's earlier ones, and records it.
+    fn global_access(&self, touching: &Touching) -> Result<(), Fault> {
+        let memory = self.memory.borrow();
+        let now = Now {
+            launch: self.launch,
+            epoch: memory.epoch,
+            block_start: memory.block_start,
+            block: self.block,
+            thread: self.linear,
+        };
+        self.global.borrow_mut().access(touching, &now)
     }
 
     /// Closes this thread's open group of copies.
@@ -1085,6 +1136,7 @@ fn run_block(
     counting: bool,
     block: Dim3,
     memory: &RefCell<SharedMemory>,
+    global: &RefCell<GlobalMemory>,
     kernel: &dyn Fn(),
 ) -> Result<Traffic, Fault> {
     {
@@ -1102,6 +1154,7 @@ fn run_block(
             thread: coordinates(linear, launch.block),
             linear,
             memory,
+            global,
             yielder: Cell::new(std::ptr::null()),
             shuffled: Cell::new(0),
             pipeline: RefCell::default(),

@@ -11,6 +11,7 @@ mod barriers;
 mod constant;
 mod copies;
 mod global;
+mod global_races;
 mod limits;
 mod matmul;
 mod panics;

@@ -5,7 +5,7 @@
 use gpu_emulator::{self, AccessKind, Diagnostic, Fault, Launch};
 use gpu_std::global::GlobalMut;
 use gpu_std::shared::SharedArray;
-use gpu_std::thread::{sync_threads, thread_idx_x};
+use gpu_std::thread::{block_idx_x, sync_threads, thread_idx_x};
 
 use crate::support::one_block;
 
@@ -23,7 +23,8 @@ enum StaticBug {
 
 /// Thread t of a block of 32 writes t to a static shared array of 32
 /// words and reads back its neighbour's, t + 1 (mod 32); a launch-sized
-/// array of 32 words beside it holds the same, at t, written by t.
+/// array of 32 words beside it holds the same, at t, written by t. Each
+/// block writes its own 32 elements of `out`.
 ///
 /// # Safety
 /// Blocks of 32 threads and 128 bytes of launch-sized shared memory; the
@@ -53,7 +54,10 @@ unsafe fn rotate_static(out: GlobalMut<f32>, bug: StaticBug) {
             StaticBug::NoBarrier => t.saturating_sub(1),
             _ => (t + 1) % 32,
         };
-        out.write(t as usize, words.read(neighbour) + launch_sized.read(t));
+        out.write(
+            (block_idx_x() * 32 + t) as usize,
+            words.read(neighbour) + launch_sized.read(t),
+        );
     }
 }
 
@@ -66,8 +70,7 @@ fn run_rotate_static(bug: StaticBug) -> (Result<(), Diagnostic>, Vec<f32>) {
         shared_bytes: 128,
     };
     // SAFETY: blocks of 32 threads and 128 bytes; the emulator checks the
-    // rest. Both blocks write the first 32 elements of `out`, one at a
-    // time, as the emulator runs blocks in turn.
+    // rest.
     let result = gpu_emulator::run("rotate_static", &launch, &|| unsafe {
         rotate_static(view, bug)
     });
@@ -80,6 +83,7 @@ fn a_static_shared_array_is_one_per_block_beside_the_launch_sized_memory() {
     result.unwrap();
     let expected: Vec<f32> = (0..32).map(|t| (t + (t + 1) % 32) as f32).collect();
     assert_eq!(out[..32], expected);
+    assert_eq!(out[32..], expected);
 }
 
 #[test]

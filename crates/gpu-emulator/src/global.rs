@@ -1,0 +1,164 @@
+//! Global memory as the emulator watches it: for each byte of each buffer
+//! a launch touches, who last wrote it and who read it, in which barrier
+//! interval ("epoch") of which block. Bytes, because views of one buffer
+//! may differ in their element type (a copy's bulk in words, its tail in
+//! bytes).
+//!
+//! A `sync_threads` orders the threads of its own block only; nothing orders
+//! two blocks of one launch, which the GPU runs in any order or at once. So
+//! two accesses to one element by different threads, at least one a write,
+//! race unless both threads are in one block and a barrier lies between
+//! them. Epochs are numbered across the launch, so an access made in an
+//! epoch before the current block's first was made by another block.
+//! (compute-sanitizer's racecheck watches shared memory only.)
+
+use super::{Access, AccessKind, Dim3, Fault, Launch, coordinates};
+
+/// The shadows of the buffers a launch has touched, by their first byte.
+#[derive(Default)]
+pub(crate) struct GlobalMemory {
+    buffers: Vec<(usize, Vec<Shadow>)>,
+}
+
+/// One access by the running thread, in bounds of its view.
+pub(crate) struct Touching {
+    pub buffer: &'static str,
+    /// The view's first byte, which tells buffers apart.
+    pub base: usize,
+    /// The view's bytes.
+    pub bytes: usize,
+    /// The access's first element, and the bytes of one.
+    pub index: usize,
+    pub element_bytes: usize,
+    /// The bytes it moves.
+    pub size: usize,
+    pub kind: AccessKind,
+}
+
+/// When and by whom: the epoch, the block's linear index in the grid and
+/// the thread's in its block. Epoch 0 is no access at all.
+#[derive(Clone, Copy, Default)]
+struct Toucher {
+    epoch: u32,
+    block: u32,
+    thread: u32,
+}
+
+/// Who last wrote one byte, who read it in the latest epoch that read
+/// it (and a second reader of that epoch, if any), and one read by an
+/// earlier block than that epoch's, which any later write races with.
+#[derive(Clone, Copy, Default)]
+struct Shadow {
+    write: Toucher,
+    read: Toucher,
+    other_reader: Option<u32>,
+    earlier_block_read: Toucher,
+}
+
+/// The running thread, in the launch's epochs.
+pub(crate) struct Now<'a> {
+    pub launch: &'a Launch,
+    pub epoch: u32,
+    /// The current block's first epoch.
+    pub block_start: u32,
+    pub block: Dim3,
+    pub thread: u32,
+}
+
+impl Now<'_> {
+    fn toucher(&self) -> Toucher {
+        let (x, y, z) = self.block;
+        let (gx, gy, _) = self.launch.grid;
+        Toucher {
+            epoch: self.epoch,
+            block: x + gx * (y + gy * z),
+            thread: self.thread,
+        }
+    }
+
+    /// Whether `earlier` happened before this thread's access: in this
+    /// block, and by this thread or before a barrier.
+    fn ordered_after(&self, earlier: Toucher) -> bool {
+        earlier.epoch >= self.block_start
+            && (earlier.epoch < self.epoch || earlier.thread == self.thread)
+    }
+
+    fn race(&self, touching: &Touching, byte: usize, earlier: Toucher, kind: AccessKind) -> Fault {
+        let (gx, gy, _) = self.launch.grid;
+        Fault::GlobalRace {
+            buffer: touching.buffer,
+            index: byte / touching.element_bytes,
+            earlier: Access {
+                thread: coordinates(earlier.thread, self.launch.block),
+                kind,
+            },
+            earlier_block: coordinates(earlier.block, (gx, gy, 1)),
+            later: Access {
+                thread: coordinates(self.thread, self.launch.block),
+                kind: touching.kind,
+            },
+        }
+    }
+}
+
+impl GlobalMemory {
+    /// Checks one access in bounds of its buffer and records it.
+    pub(crate) fn access(&mut self, touching: &Touching, now: &Now<'_>) -> Result<(), Fault> {
+        let at = match self
+            .buffers
+            .iter()
+            .position(|(base, _)| *base == touching.base)
+        {
+            Some(at) => at,
+            None => {
+                self.buffers.push((touching.base, Vec::new()));
+                self.buffers.len() - 1
+            }
+        };
+        let shadows = &mut self.buffers[at].1;
+        if shadows.len() < touching.bytes {
+            shadows.resize(touching.bytes, Shadow::default());
+        }
+        let me = now.toucher();
+        let first = touching.index * touching.element_bytes;
+        for (shadow, byte) in shadows[first..first + touching.size]
+            .iter_mut()
+            .zip(first..)
+        {
+            let written = shadow.write;
+            if written.epoch != 0 && !now.ordered_after(written) {
+                return Err(now.race(touching, byte, written, AccessKind::Write));
+            }
+            match touching.kind {
+                AccessKind::Read => {
+                    if shadow.read.epoch != 0 && shadow.read.epoch < now.block_start {
+                        shadow.earlier_block_read = shadow.read;
+                    }
+                    if shadow.read.epoch != me.epoch {
+                        shadow.read = me;
+                        shadow.other_reader = None;
+                    } else if shadow.read.thread != me.thread && shadow.other_reader.is_none() {
+                        shadow.other_reader = Some(me.thread);
+                    }
+                }
+                AccessKind::Write => {
+                    let read = shadow.read;
+                    let unordered_read = if shadow.earlier_block_read.epoch != 0 {
+                        Some(shadow.earlier_block_read)
+                    } else if read.epoch != 0 && !now.ordered_after(read) {
+                        Some(read)
+                    } else if read.epoch == me.epoch {
+                        shadow.other_reader.map(|thread| Toucher { thread, ..read })
+                    } else {
+                        None
+                    };
+                    if let Some(reader) = unordered_read {
+                        return Err(now.race(touching, byte, reader, AccessKind::Read));
+                    }
+                    shadow.write = me;
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,128 @@
+//! Global-memory races: two threads of one launch touching one element, at
+//! least one writing, with nothing ordering them. A barrier orders the
+//! threads of its own block; nothing orders two blocks.
+
+use gpu_emulator::{self, Access, AccessKind, Diagnostic, Fault, Launch};
+use gpu_std::global::GlobalMut;
+use gpu_std::thread::{block_idx_x, sync_threads, thread_idx_x};
+
+/// Runs `body` over `blocks` blocks of 32 threads, with `out` of 64
+/// elements poisoned.
+fn run(blocks: u32, body: fn(GlobalMut<f32>)) -> (Result<(), Diagnostic>, Vec<f32>) {
+    let mut out = vec![f32::NAN; 64];
+    let view = GlobalMut::new("out", &mut out);
+    let launch = Launch {
+        grid: (blocks, 1, 1),
+        block: (32, 1, 1),
+        shared_bytes: 0,
+    };
+    let result = gpu_emulator::run("racy", &launch, &|| body(view));
+    (result, out)
+}
+
+#[test]
+fn two_blocks_writing_one_element_race() {
+    // SAFETY: 32 threads a block, each writing one of the 64 elements.
+    let (result, _) = run(2, |out| unsafe { out.write(thread_idx_x() as usize, 1.0) });
+    let diagnostic = result.unwrap_err();
+    assert_eq!(diagnostic.block, (1, 0, 0));
+    assert_eq!(
+        diagnostic.fault,
+        Fault::GlobalRace {
+            buffer: "out",
+            index: 0,
+            earlier: Access {
+                thread: (0, 0, 0),
+                kind: AccessKind::Write
+            },
+            earlier_block: (0, 0, 0),
+            later: Access {
+                thread: (0, 0, 0),
+                kind: AccessKind::Write
+            },
+        }
+    );
+    assert!(
+        diagnostic.to_string().ends_with(
+            "global-memory race at out[0]: thread (0, 0, 0) of block (0, 0, 0) wrote it and \
+             thread (0, 0, 0) wrote it with nothing ordering them (a sync_threads orders the \
+             threads of its own block only)"
+        ),
+        "{diagnostic}"
+    );
+}
+
+#[test]
+fn a_block_reading_what_another_wrote_races_and_a_barrier_does_not_help() {
+    // SAFETY: as above; block 1 reads what block 0 wrote.
+    let (result, _) = run(2, |out| unsafe {
+        let t = thread_idx_x() as usize;
+        if block_idx_x() == 0 {
+            out.write(t, 1.0);
+        }
+        sync_threads();
+        if block_idx_x() == 1 {
+            out.write(32 + t, out.read(t));
+        }
+    });
+    assert!(matches!(
+        result.unwrap_err().fault,
+        Fault::GlobalRace {
+            index: 0,
+            earlier: Access {
+                kind: AccessKind::Write,
+                ..
+            },
+            earlier_block: (0, 0, 0),
+            later: Access {
+                kind: AccessKind::Read,
+                ..
+            },
+            ..
+        }
+    ));
+}
+
+/// Thread t writes element t, then reads t + 1 (mod 32), the barrier
+/// between them when `synced`.
+fn rotate(out: GlobalMut<f32>, synced: bool) {
+    let t = thread_idx_x();
+    // SAFETY: 32 threads in one block, within the 64 elements.
+    unsafe {
+        out.write(t as usize, t as f32);
+        if synced {
+            sync_threads();
+        }
+        out.write(32 + t as usize, out.read(((t + 1) % 32) as usize));
+    }
+}
+
+#[test]
+fn a_neighbours_element_read_before_the_barrier_races_with_its_write() {
+    let (result, _) = run(1, |out| rotate(out, false));
+    // Thread 0 runs first: it reads element 1 before thread 1 writes it.
+    assert_eq!(
+        result.unwrap_err().fault,
+        Fault::GlobalRace {
+            buffer: "out",
+            index: 1,
+            earlier: Access {
+                thread: (0, 0, 0),
+                kind: AccessKind::Read
+            },
+            earlier_block: (0, 0, 0),
+            later: Access {
+                thread: (1, 0, 0),
+                kind: AccessKind::Write
+            },
+        }
+    );
+}
+
+#[test]
+fn a_neighbours_element_read_after_the_barrier_is_ordered() {
+    let (result, out) = run(1, |out| rotate(out, true));
+    result.unwrap();
+    let expected: Vec<f32> = (0..32).map(|t| ((t + 1) % 32) as f32).collect();
+    assert_eq!(out[32..], expected);
+}
