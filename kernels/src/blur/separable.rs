@@ -6,7 +6,8 @@
 // keeps the arrays in registers (docs/rust-as-fast-as-cuda.md §6).
 #![allow(clippy::needless_range_loop)]
 
-use super::{Problem, Reciprocal, clipped_window};
+use super::geometry::{BAND_ROWS, Problem, Stretch, band_blocks};
+use super::window::{Reciprocal, clipped_window};
 use gpu_std::global::{Global, GlobalMut, Word, row_major};
 use gpu_std::warp::{self, ALL_LANES, shfl_up_sync};
 use gpu_std::{Launch, shared::SharedArray, thread::*};
@@ -15,19 +16,8 @@ use gpu_std::{Launch, shared::SharedArray, thread::*};
 /// samples) of the block's stretch of the row.
 pub const STRETCH_THREADS: u32 = 256;
 
-/// Rows each block of the separable kernels walks down.
-pub const BAND_ROWS: u32 = 64;
-
-/// The stretch of every row a block of the separable kernels works on, in
-/// pixels: `output` pixels it writes and, on each side, a `halo` of pixels
-/// whose column sums its windows need.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stretch {
-    pub pixels: u32,
-    pub halo: u32,
-    pub output: u32,
-}
-
+// The separable kernels' own stretch, beside the threads it is made of;
+// the type is the one the specialised blur shares.
 impl Stretch {
     /// As many whole words of pixels as the block's threads cover, with a
     /// halo of at least `radius` rounded up to whole words, so that every
@@ -37,23 +27,6 @@ impl Stretch {
             return None;
         }
         Self::with_halo(STRETCH_THREADS / channels * 4, 4, radius)
-    }
-
-    /// `pixels` pixels with a halo of at least `halo` rounded up to whole
-    /// `steps`; `None` where the halos leave no output.
-    pub(super) const fn with_halo(pixels: u32, step: u32, halo: u32) -> Option<Self> {
-        if halo >= pixels / 2 {
-            return None;
-        }
-        let halo = halo.div_ceil(step) * step;
-        if halo >= pixels / 2 {
-            return None;
-        }
-        Some(Self {
-            pixels,
-            halo,
-            output: pixels - 2 * halo,
-        })
     }
 }
 
@@ -72,29 +45,6 @@ const fn stretch_shared_bytes(problem: &Problem, arrays: u32, extra: u32) -> u32
 pub(super) fn stretch_per_block(problem: &Problem, shared_bytes: u32) -> Launch {
     let stretch = Stretch::new(problem.channels, problem.radius);
     band_blocks(problem, stretch, STRETCH_THREADS, shared_bytes)
-}
-
-/// One block of `threads` per `stretch` of a band of [`BAND_ROWS`] rows;
-/// without a stretch, the `shared_bytes` the host refuses decide.
-pub(super) fn band_blocks(
-    problem: &Problem,
-    stretch: Option<Stretch>,
-    threads: u32,
-    shared_bytes: u32,
-) -> Launch {
-    let output = match stretch {
-        Some(stretch) => stretch.output,
-        None => 1,
-    };
-    Launch {
-        grid: (
-            problem.width.div_ceil(output),
-            problem.height.div_ceil(BAND_ROWS),
-            1,
-        ),
-        block: (threads, 1, 1),
-        shared_bytes,
-    }
 }
 
 /// Shared memory of [`blur_separable`](super::blur_separable): the stretch's column sums.

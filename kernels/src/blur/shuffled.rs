@@ -5,7 +5,8 @@
 
 use core::num::{NonZeroU32, NonZeroU64};
 
-use super::{Problem, clipped_window};
+use super::geometry::Problem;
+use super::window::clipped_window;
 use gpu_std::bits::{byte_perm, umulhi};
 use gpu_std::global::{Global, GlobalMut, Line};
 use gpu_std::hint::per_iteration;

@@ -5,7 +5,8 @@
 // the arrays in registers (docs/rust-as-fast-as-cuda.md §6).
 #![allow(clippy::needless_range_loop)]
 
-use super::{BAND_ROWS, Problem, Reciprocal, Stretch, band_blocks, clipped_window};
+use super::geometry::{BAND_ROWS, Problem, Stretch, band_blocks};
+use super::window::{Reciprocal, clipped_window};
 use gpu_std::global::{Global, GlobalMut, row_major};
 use gpu_std::warp::{self, ALL_LANES, shfl_up_sync};
 use gpu_std::{Launch, shared::SharedArray, thread::*};
