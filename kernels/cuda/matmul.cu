@@ -218,7 +218,7 @@ matmul_vectorised(const float* __restrict__ a, const float* __restrict__ b, floa
         __syncthreads();
         // Left a loop, here and in the two kernels after this one, as the
         // Rust kernels' step along a slice is (VECTOR_BLOCKING in
-        // kernels/src/matmul/mod.rs says why).
+        // kernels/src/matmul/geometry.rs says why).
         for (int i = 0; i < SLICE; ++i) {
             float a_column[8], b_row[8];
             fragment(a_column, a_tile, i * BLOCK + row, 4);
@@ -442,7 +442,7 @@ matmul_wide(const float* __restrict__ a, const float* __restrict__ b, float* __r
     pipelined<BLOCK, WIDE_COLS, WIDE_SLICE, WIDE_THREAD_COLS, 1>(a, b, c, m, n, k);
 }
 
-// Bands of 16 rows of tiles (kernels/src/matmul/mod.rs, BAND_ROWS).
+// Bands of 16 rows of tiles (kernels/src/matmul/geometry.rs, BAND_ROWS).
 constexpr unsigned BAND_ROWS = 16;
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)

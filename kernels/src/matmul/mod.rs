@@ -17,152 +17,20 @@
 //! neighbours share their A and B in the L2.
 
 use gpu_std::global::{Global, GlobalMut, row_major};
-use gpu_std::{FULL_SM_THREADS, Launch, Real, shared::SharedArray, thread::*, warp};
+use gpu_std::{FULL_SM_THREADS, Real, thread::*, warp};
 
+mod geometry;
 mod pipelined;
 mod staging;
+mod tiled;
+pub use geometry::*;
 use pipelined::pipelined;
 pub use pipelined::pipelined_shared_elements;
 use staging::*;
-
-/// What every matmul kernel's launch contract is a function of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Problem {
-    pub m: u32,
-    pub n: u32,
-    pub k: u32,
-}
+use tiled::matmul_tiled;
 
 /// The parameters every matmul kernel takes: A, B, C, m, n, k.
 pub type Args = (Global<f32>, Global<f32>, GlobalMut<f32>, u32, u32, u32);
-
-/// Threads per block along x and y for [`matmul_naive`].
-pub const NAIVE_BLOCK: u32 = 16;
-
-/// Elements of launch-sized shared memory the tiled kernel of width `tile`
-/// needs: one tile of A followed by one tile of B.
-pub const fn tiled_shared_elements(tile: u32) -> u32 {
-    2 * tile * tile
-}
-
-/// How a register-blocked kernel divides C: a block computes a `rows`×`cols`
-/// tile of C, staging a `slice` of k at a time; each thread computes a
-/// `thread_rows`×`thread_cols` block of it in registers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Blocking {
-    pub rows: u32,
-    pub cols: u32,
-    pub slice: u32,
-    pub thread_rows: u32,
-    pub thread_cols: u32,
-}
-
-impl Blocking {
-    /// Threads per block: one per register block of the block's tile.
-    pub const fn threads(&self) -> u32 {
-        (self.rows / self.thread_rows) * (self.cols / self.thread_cols)
-    }
-
-    /// Elements of the A tile each thread stages per slice.
-    pub const fn a_loads_per_thread(&self) -> u32 {
-        self.rows * self.slice / self.threads()
-    }
-
-    /// Elements of the B tile each thread stages per slice.
-    pub const fn b_loads_per_thread(&self) -> u32 {
-        self.slice * self.cols / self.threads()
-    }
-
-    /// One block per tile of C: n columns along x, m rows along y.
-    fn launch(&self, problem: &Problem, shared_elements: u32) -> Launch {
-        Launch {
-            grid: (
-                problem.n.div_ceil(self.cols),
-                problem.m.div_ceil(self.rows),
-                1,
-            ),
-            block: (self.threads(), 1, 1),
-            shared_bytes: shared_elements * size_of::<f32>() as u32,
-        }
-    }
-}
-
-/// [`matmul_coarse_1d`]: a 64×64 tile of C per block, eight rows of one
-/// column per thread.
-pub const COARSE_1D: Blocking = Blocking {
-    rows: 64,
-    cols: 64,
-    slice: 8,
-    thread_rows: 8,
-    thread_cols: 1,
-};
-
-/// [`matmul_blocked_2d`]: a 128×128 tile of C per block, 8×8 of it per
-/// thread, slices of 8 of k.
-pub const BLOCKED_2D: Blocking = Blocking {
-    rows: 128,
-    cols: 128,
-    slice: 8,
-    thread_rows: 8,
-    thread_cols: 8,
-};
-
-/// [`matmul_vectorised`] and the kernels after it: the same tiles, slices
-/// of 16 of k, half the barriers. LLVM leaves their step along a slice a
-/// loop (unrolled it would pass its size limit), which costs them nothing:
-/// each step's fragments are four 16-byte loads. Unrolled, the 2-D
-/// kernel's eight one-word loads of A from eight steps merge into 16-byte
-/// loads; rolled, they cannot, so it keeps slices of 8 (with 16 it is 1.6×
-/// slower, measured).
-pub const VECTOR_BLOCKING: Blocking = Blocking {
-    slice: 16,
-    ..BLOCKED_2D
-};
-
-/// Padding after each k-row of [`matmul_warptiled`]'s transposed A tile:
-/// four words shift each k-row by four banks, so that the eight k-rows a
-/// warp writes at once, four words of each, land in different banks.
-pub const A_TILE_PADDING: u32 = 4;
-
-/// Buffers of the pipelined kernels: one slice is computed on while the
-/// next is copied into the other. (A third, measured on the H100, bought
-/// nothing: at one block an SM, a slice of FMAs already outlasts a copy.)
-pub const PIPELINE_STAGES: u32 = 2;
-
-/// [`matmul_wide`] and [`matmul_rasterised`]: a 128×256 tile of C per
-/// block, 8×16 of it per thread, slices of 8 of k (16 would need more than
-/// the 48 KiB of shared memory a block gets without opting in).
-pub const WIDE_BLOCKING: Blocking = Blocking {
-    rows: 128,
-    cols: 256,
-    slice: 8,
-    thread_rows: 8,
-    thread_cols: 16,
-};
-
-/// Rows of tiles in a band of [`matmul_rasterised`]: with 128×256 tiles,
-/// 16 rows against the 132 SMs of an H100 make the patch of C running at
-/// once about as tall, in bytes of A read, as it is wide in bytes of B.
-pub const BAND_ROWS: u32 = 16;
-
-/// Elements of launch-sized shared memory of a kernel blocked as `blocking`:
-/// an A tile (each of its `slice` k-rows or rows padded by `padding`) and a
-/// B tile.
-pub const fn blocked_shared_elements(blocking: Blocking, padding: u32) -> u32 {
-    (blocking.rows + padding) * blocking.slice + blocking.slice * blocking.cols
-}
-
-/// One thread per element of C: n columns along x, m rows along y.
-fn one_thread_per_element(problem: &Problem, block: u32, shared_bytes: u32) -> Launch {
-    Launch::covering((problem.n, problem.m, 1), (block, block, 1), shared_bytes)
-}
-
-/// [`matmul_tiled`]'s contract: TILE×TILE threads and two tiles of shared
-/// memory per block.
-fn tiled_launch<const TILE: u32>(problem: &Problem) -> Launch {
-    let shared_bytes = tiled_shared_elements(TILE) * size_of::<f32>() as u32;
-    one_thread_per_element(problem, TILE, shared_bytes)
-}
 
 kernels! {
     /// The matmul kernels, in teaching order.
@@ -552,74 +420,5 @@ kernels! {
     pub unsafe fn matmul_rasterised(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         // SAFETY: forwarded contract.
         unsafe { pipelined::<{ WIDE_BLOCKING.thread_cols as usize }>(WIDE_BLOCKING, TileOrder::Bands { rows: BAND_ROWS }, a, b, c, (m, n, k)) }
-    }
-}
-
-/// One thread per element of C; the block walks along k in phases, each
-/// phase staging a TILE×TILE tile of A and of B in shared memory.
-///
-/// Two barriers per phase: the first so that no thread reads a tile before
-/// every thread has written its element of it, the second so that no thread
-/// overwrites a tile for the next phase while another still reads it.
-/// Elements outside A or B are staged as zeros, which adds nothing, so every
-/// size works, not only multiples of TILE.
-///
-/// Compute-to-global-memory-access ratio: each staged element feeds TILE
-/// FMAs, so TILE/4 FLOP/B (4 for TILE = 16, 8 for TILE = 32). Bound by
-/// shared-memory bandwidth and instruction issue: two shared loads per FMA.
-///
-/// # Safety
-/// `a`, `b` and `c` are m×k, k×n and m×n f32 arrays, `c` not overlapping
-/// the others; every index `row * cols + col` fits in `u32`; blocks are
-/// TILE×TILE threads with [`tiled_shared_elements`]`(TILE)` f32 of
-/// launch-sized shared memory; the grid covers n columns and m rows.
-#[inline(always)]
-unsafe fn matmul_tiled<const TILE: u32>(
-    a: Global<f32>,
-    b: Global<f32>,
-    c: GlobalMut<f32>,
-    m: u32,
-    n: u32,
-    k: u32,
-) {
-    let (tx, ty) = (thread_idx_x(), thread_idx_y());
-    let row = block_idx_y() * TILE + ty;
-    let col = block_idx_x() * TILE + tx;
-    // SAFETY: the launch provides `tiled_shared_elements(TILE)` f32.
-    let a_tile = unsafe { SharedArray::<f32>::launch_sized() };
-    let b_tile = unsafe { a_tile.after(TILE * TILE) };
-
-    let mut sum = 0.0f32;
-    for phase in 0..k.div_ceil(TILE) {
-        let a_col = phase * TILE + tx;
-        let b_row = phase * TILE + ty;
-        // SAFETY: each load is guarded by its bounds; each thread writes
-        // only its own element of each tile, which is inside the allocation.
-        unsafe {
-            let a_value = if row < m && a_col < k {
-                a.read(row_major(row, a_col, k))
-            } else {
-                0.0
-            };
-            let b_value = if b_row < k && col < n {
-                b.read(row_major(b_row, col, n))
-            } else {
-                0.0
-            };
-            a_tile.write(ty * TILE + tx, a_value);
-            b_tile.write(ty * TILE + tx, b_value);
-        }
-        sync_threads();
-        for i in 0..TILE {
-            // SAFETY: both tiles were completely written before the barrier.
-            let (a_value, b_value) =
-                unsafe { (a_tile.read(ty * TILE + i), b_tile.read(i * TILE + tx)) };
-            sum = Real::mul_add(a_value, b_value, sum);
-        }
-        sync_threads();
-    }
-    if row < m && col < n {
-        // SAFETY: row < m and col < n.
-        unsafe { c.write(row_major(row, col, n), sum) };
     }
 }

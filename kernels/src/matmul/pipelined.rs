@@ -2,11 +2,11 @@
 //! slice of A and B copied asynchronously into one while the warps compute
 //! on the other.
 
+use super::geometry::{A_TILE_PADDING, Blocking, PIPELINE_STAGES, blocked_shared_elements};
 use super::staging::{
     TileOrder, add_outer_product, copy_b_spans, fragment, slice_tiles, stage_a, stage_b,
     store_block, tile_origin,
 };
-use super::{A_TILE_PADDING, Blocking, PIPELINE_STAGES, blocked_shared_elements};
 use gpu_std::global::{Global, GlobalMut};
 use gpu_std::{pipeline, thread::*, warp};
 

@@ -3,7 +3,7 @@
 //! a thread's fragments of it, the outer product, and storing a thread's
 //! block of C.
 
-use super::Blocking;
+use super::geometry::Blocking;
 use gpu_std::global::{Global, GlobalMut, row_major};
 use gpu_std::{Real, pipeline, shared::SharedArray, thread::*};
 
