@@ -1,0 +1,128 @@
+//! A warp per row of row-major A, which makes its loads coalesced: its
+//! lanes read neighbours along the row and sum by shuffles, one element or
+//! one 16-byte vector at a time.
+
+use super::geometry::WARP_ROWS_PER_BLOCK;
+use super::parts::{butterfly_sum, read_each, update};
+use gpu_std::global::{Global, GlobalMut, row_major};
+use gpu_std::{Real, thread::*, warp};
+
+/// A warp per row, A row-major: lane `l` of row `row`'s warp reads
+/// A[row][l], A[row][l + 32], …, so each load of the warp is 32 neighbours
+/// of one row, coalesced; then the lanes sum their partial dots with five
+/// shuffles (`SHFL.BFLY`), registers to registers.
+///
+/// The transpose of `gemv_row_major`'s problem: there a thread owned a
+/// row and its warp's loads lay a row apart; here a warp owns a row.
+///
+/// Compute-to-global-memory-access ratio: 0.5 FLOP/B in f32, 0.25 in f64.
+/// Bound by memory bandwidth; a warp has one 128-byte (f32) load in flight
+/// per step of its row.
+///
+/// Launch bounds (declared with the entry points in mod.rs): 128 threads, and
+/// every warp an SM holds (16 blocks).
+///
+/// # Safety
+/// As for `gemv_row_major`, with blocks of exactly [`BLOCK`](super::BLOCK) threads.
+#[inline(always)]
+pub(super) unsafe fn gemv_row_major_warp<T: Real>(
+    alpha: T,
+    a: Global<T>,
+    x: Global<T>,
+    beta: T,
+    y: GlobalMut<T>,
+    m: u32,
+    n: u32,
+) {
+    let (lane, row) = (thread_idx_x() % warp::SIZE, thread_idx_x() / warp::SIZE);
+    let row = block_idx_x() * WARP_ROWS_PER_BLOCK + row;
+    // The same for the whole warp: the shuffles below have every lane.
+    if row < m {
+        let mut partial = T::ZERO;
+        for j in (lane..n).step_by(warp::SIZE as usize) {
+            // SAFETY: row < m and j < n.
+            let (a_value, x_value) = unsafe { (a.read(row_major(row, j, n)), x.read(j as usize)) };
+            partial = a_value.mul_add(x_value, partial);
+        }
+        let dot = butterfly_sum(partial, 1);
+        if lane == 0 {
+            // SAFETY: row < m.
+            unsafe { update(y, row, alpha, dot, beta) };
+        }
+    }
+}
+
+/// `gemv_row_major_warp` with 16-byte loads: each lane reads 4 f32 (2
+/// f64) of A at once (`LDG.E.128`), so a warp moves 512 bytes per load
+/// instruction instead of 128 (f32), with a quarter of the instructions.
+///
+/// A row of n elements starts 16-byte aligned only when n is a multiple of
+/// the vector: the lanes first read the elements before the row's first
+/// 16-byte boundary one by one, then whole vectors, then what is left. x
+/// is read in vectors where those line up with A's, element by element
+/// where they do not.
+///
+/// Compute-to-global-memory-access ratio: as `gemv_row_major_warp`.
+/// Bound by memory bandwidth, with four times the bytes in flight per load.
+///
+/// Launch bounds (declared with the entry points in mod.rs): 128 threads, and
+/// four blocks an SM: at full occupancy (32 registers) it spills.
+///
+/// # Safety
+/// As for `gemv_row_major_warp`; `a` and `x` start 16-byte aligned.
+#[inline(always)]
+pub(super) unsafe fn gemv_row_major_vector<T: Real>(
+    alpha: T,
+    a: Global<T>,
+    x: Global<T>,
+    beta: T,
+    y: GlobalMut<T>,
+    m: u32,
+    n: u32,
+) {
+    let (lane, row) = (thread_idx_x() % warp::SIZE, thread_idx_x() / warp::SIZE);
+    let row = block_idx_x() * WARP_ROWS_PER_BLOCK + row;
+    if row < m {
+        // SAFETY: row < m: the row's first element, inside A.
+        let start = unsafe { row_major(row, 0, n) };
+        let width = T::VECTOR_LEN;
+        let head = ((width - start as u32 % width) % width).min(n);
+        let vectors = (n - head) / width;
+        let tail = head + vectors * width;
+        let x_aligned = head == 0;
+        let mut partial = T::ZERO;
+        if lane < head {
+            // SAFETY: lane < head <= n.
+            let (a_value, x_value) =
+                unsafe { (a.read(start + lane as usize), x.read(lane as usize)) };
+            partial = a_value.mul_add(x_value, partial);
+        }
+        for vector in (lane..vectors).step_by(warp::SIZE as usize) {
+            let j = (head + vector * width) as usize;
+            // SAFETY: j + width <= n; start + j is a multiple of the
+            // vector (head brought it there), and so is j when x_aligned.
+            let (a_values, x_values) = unsafe {
+                let x_values = if x_aligned {
+                    x.read_vector(j)
+                } else {
+                    read_each(x, j, width)
+                };
+                (a.read_vector(start + j), x_values)
+            };
+            for k in 0..width as usize {
+                partial = a_values.as_ref()[k].mul_add(x_values.as_ref()[k], partial);
+            }
+        }
+        let j = tail + lane;
+        if j < n {
+            // SAFETY: j < n.
+            let (a_value, x_value) = unsafe { (a.read(start + j as usize), x.read(j as usize)) };
+            partial = a_value.mul_add(x_value, partial);
+        }
+        let dot = butterfly_sum(partial, 1);
+        if lane == 0 {
+            // SAFETY: row < m.
+            unsafe { update(y, row, alpha, dot, beta) };
+        }
+    }
+}
