@@ -8,8 +8,9 @@ use std::fs;
 use std::path::Path;
 
 /// Every crate of the workspace that has modules, by its source folder.
-const CRATES: [&str; 6] = [
+const CRATES: [&str; 7] = [
     "host/src",
+    "kernels/src",
     "crates/gpu-builder/src",
     "crates/gpu-core/src",
     "crates/gpu-emulator/src",
@@ -108,6 +109,7 @@ fn graph(src: &str) -> BTreeMap<String, BTreeSet<String>> {
 fn the_import_graph_is_read() {
     assert!(graph("host/src")["families"].contains("families::matmul"));
     assert!(graph("crates/gpu-host/src")["gpu"].contains("backend"));
+    assert!(graph("kernels/src")["blur::separable"].contains("blur::window"));
 }
 
 #[test]
