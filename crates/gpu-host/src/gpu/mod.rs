@@ -3,129 +3,23 @@
 //! the driver reports them; and, where NVRTC is there and the caller gives
 //! them, the kernels' CUDA C++ twins compiled for this GPU.
 
-use std::collections::HashMap;
+mod driver;
+mod ptx;
+
 use std::sync::Arc;
 
-use cudarc::driver::sys::CUfunction_attribute as Attribute;
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtrMut, DriverError,
-    LaunchConfig, result, sys,
+    CudaContext, CudaSlice, CudaStream, DevicePtrMut, DriverError, LaunchConfig, result, sys,
 };
-use cudarc::nvrtc::{CompileOptions, Ptx as NvrtcPtx, compile_ptx_with_opts};
+use cudarc::nvrtc::Ptx as NvrtcPtx;
 use gpu_std::Kernel;
-use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, DeviceMemory, Params, Transfer, Value, checked_launch};
 use crate::error::{During, Error, Result};
 use crate::timing::{self, Runs};
-
-/// A kernel crate's PTX, as `gpu-builder` compiles it: one build for every
-/// GPU from Turing (compute capability 7.5) on, one for Ampere (8.0) on,
-/// where `gpu-std`'s asynchronous copies are `cp.async` instead of a load
-/// and a store. [`include_ptx!`](crate::include_ptx) embeds both.
-#[derive(Clone, Copy, Debug)]
-pub struct Ptx {
-    /// The build for `sm_75`.
-    pub sm75: &'static str,
-    /// The build for `sm_80`.
-    pub sm80: &'static str,
-}
-
-impl Ptx {
-    /// The build for a GPU of compute capability `major`.`minor`: the
-    /// newest it can run.
-    pub fn for_capability(&self, (major, minor): (i32, i32)) -> &'static str {
-        if (major, minor) >= (8, 0) {
-            self.sm80
-        } else {
-            self.sm75
-        }
-    }
-}
-
-/// Every entry point `ptx` defines, in the order it defines them.
-pub fn entry_points(ptx: &str) -> impl Iterator<Item = &str> {
-    ptx.lines()
-        .filter_map(|line| line.strip_prefix(".visible .entry "))
-        .map(|rest| rest.trim_end_matches('('))
-}
-
-/// `ptx` with kernel `entry` compiled under a cap of `registers` registers
-/// a thread: the `.maxnreg` directive on its entry, as CUDA C++'s
-/// `__maxnreg__` or nvcc's `-maxrregcount` asks for; `None` where `ptx`
-/// has no such entry.
-pub fn with_register_cap(ptx: &str, entry: &str, registers: u32) -> Option<String> {
-    let start = ptx.find(&format!(".entry {entry}("))?;
-    let body = start + ptx[start..].find("\n{")?;
-    Some(format!(
-        "{}\n.maxnreg {registers}{}",
-        &ptx[..body],
-        &ptx[body..]
-    ))
-}
-
-/// Whether this machine can run the GPU kernels at all: a CUDA driver that
-/// loads and at least one GPU. Never panics.
-pub fn availability() -> Result<()> {
-    // SAFETY: only tries to open the driver library; no CUDA call is made.
-    if !unsafe { sys::is_culib_present() } {
-        return Err(Error::NoDriver);
-    }
-    match CudaContext::device_count().during("counting GPUs")? {
-        0 => Err(Error::NoDevice),
-        _ => Ok(()),
-    }
-}
-
-/// What a compiled kernel takes of the GPU, as the driver reports it once
-/// the PTX is compiled for this GPU (ptxas's register allocation and spills
-/// included, which the PTX itself cannot show).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Resources {
-    /// Registers per thread.
-    pub registers: u32,
-    /// Local memory per thread: spills and arrays indexed at run time.
-    pub local_bytes: u32,
-    /// Statically sized shared memory per block (launch-sized comes on top).
-    pub static_shared_bytes: u32,
-    /// The most threads a block of this kernel can have.
-    pub max_threads_per_block: u32,
-}
-
-impl Resources {
-    /// The most of each resource of `self` and `other`; the fewer threads
-    /// a block.
-    fn most(self, other: Self) -> Self {
-        Self {
-            registers: self.registers.max(other.registers),
-            local_bytes: self.local_bytes.max(other.local_bytes),
-            static_shared_bytes: self.static_shared_bytes.max(other.static_shared_bytes),
-            max_threads_per_block: self.max_threads_per_block.min(other.max_threads_per_block),
-        }
-    }
-
-    fn read(function: &CudaFunction) -> Result<Self> {
-        let get = |attribute| {
-            function
-                .get_attribute(attribute)
-                .during("reading a kernel's attributes")
-                .map(|value| value.max(0) as u32)
-        };
-        Ok(Self {
-            registers: get(Attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
-            local_bytes: get(Attribute::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
-            static_shared_bytes: get(Attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
-            max_threads_per_block: get(Attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
-        })
-    }
-}
-
-/// A loaded module and its kernels, by entry-point name, with their
-/// resources.
-struct Functions {
-    module: Arc<CudaModule>,
-    kernels: HashMap<String, (CudaFunction, Resources)>,
-}
+use driver::{Functions, compile_twins, compute_capability, load_module, open};
+pub use driver::{Resources, availability};
+pub use ptx::{Ptx, entry_points, with_register_cap};
 
 /// Which implementation of the kernels a [`Gpu`] launches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -432,73 +326,6 @@ impl Backend for Gpu {
         };
         Ok(Some(ms))
     }
-}
-
-/// The functions `names` of `ptx`, loaded, with their resources.
-fn load_module<'a>(
-    context: &Arc<CudaContext>,
-    ptx: NvrtcPtx,
-    names: impl Iterator<Item = &'a str>,
-) -> Result<Functions> {
-    let module = context
-        .load_module(ptx)
-        .during("loading a module of kernels")?;
-    let kernels = names
-        .map(|name| {
-            let function = module
-                .load_function(name)
-                .during("finding a kernel in a module")?;
-            let resources = Resources::read(&function)?;
-            Ok((name.to_string(), (function, resources)))
-        })
-        .collect::<Result<_>>()?;
-    Ok(Functions { module, kernels })
-}
-
-/// The CUDA C++ twins of `source`, compiled with NVRTC for this GPU's
-/// architecture and loaded under the entry points of `ptx`; or why they
-/// cannot be.
-fn compile_twins(context: &Arc<CudaContext>, source: &str, ptx: &str) -> Result<Functions, String> {
-    let (major, minor) = compute_capability(context).map_err(|error| error.to_string())?;
-    // SAFETY: only tries to open the library; no NVRTC function is called.
-    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-        return Err("NVRTC not found: libnvrtc could not be loaded".to_string());
-    }
-    let options = CompileOptions {
-        options: vec![format!("--gpu-architecture=compute_{major}{minor}")],
-        name: Some("twins.cu".to_string()),
-        ..CompileOptions::default()
-    };
-    let twins = compile_ptx_with_opts(source, options)
-        .map_err(|error| format!("NVRTC could not compile them: {error}"))?;
-    load_module(context, twins, entry_points(ptx)).map_err(|error| error.to_string())
-}
-
-/// GPU `ordinal`'s context, once there is a driver and such a GPU.
-fn open(ordinal: usize) -> Result<Arc<CudaContext>> {
-    availability()?;
-    let available = CudaContext::device_count().during("counting GPUs")? as usize;
-    if ordinal >= available {
-        return Err(Error::NoSuchDevice {
-            requested: ordinal,
-            available,
-        });
-    }
-    let context = CudaContext::new(ordinal).during("creating the CUDA context")?;
-    // One stream and no other: cudarc's per-buffer events, which order
-    // work across streams, would only add launch overhead.
-    // SAFETY: called before any buffer or stream is created.
-    unsafe { context.disable_event_tracking() };
-    Ok(context)
-}
-
-/// The GPU's compute capability, major and minor.
-fn compute_capability(context: &Arc<CudaContext>) -> Result<(i32, i32), DriverError> {
-    use sys::CUdevice_attribute::{
-        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR as MAJOR,
-        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR as MINOR,
-    };
-    Ok((context.attribute(MAJOR)?, context.attribute(MINOR)?))
 }
 
 fn out_of_memory(error: DriverError, what: &'static str, bytes: usize) -> Error {
