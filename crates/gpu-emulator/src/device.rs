@@ -5,7 +5,6 @@
 
 use std::panic::Location;
 
-use super::global::Touching;
 use super::traffic::Space;
 pub use super::{AccessKind, ShuffleKind};
 use super::{
@@ -241,15 +240,7 @@ pub fn global_access(access: GlobalAccess, site: &'static Location<'static>) {
                 let bytes = access.piece_bytes.min(size - piece) as u32;
                 current.record(site, access.kind, space, offset + piece as u64, bytes);
             }
-            race = current.global_access(&Touching {
-                buffer: access.buffer,
-                base: access.base,
-                bytes: access.len * access.element_bytes,
-                index: access.index,
-                element_bytes: access.element_bytes,
-                size,
-                kind: access.kind,
-            });
+            race = current.global_access(&access);
         }
         (current.thread, race)
     });

@@ -12,27 +12,13 @@
 //! epoch before the current block's first was made by another block.
 //! (compute-sanitizer's racecheck watches shared memory only.)
 
+use super::device::GlobalAccess;
 use super::{Access, AccessKind, Dim3, Fault, Launch, coordinates};
 
 /// The shadows of the buffers a launch has touched, by their first byte.
 #[derive(Default)]
 pub(crate) struct GlobalMemory {
     buffers: Vec<(usize, Vec<Shadow>)>,
-}
-
-/// One access by the running thread, in bounds of its view.
-pub(crate) struct Touching {
-    pub buffer: &'static str,
-    /// The view's first byte, which tells buffers apart.
-    pub base: usize,
-    /// The view's bytes.
-    pub bytes: usize,
-    /// The access's first element, and the bytes of one.
-    pub index: usize,
-    pub element_bytes: usize,
-    /// The bytes it moves.
-    pub size: usize,
-    pub kind: AccessKind,
 }
 
 /// When and by whom: the epoch, the block's linear index in the grid and
@@ -83,11 +69,17 @@ impl Now<'_> {
             && (earlier.epoch < self.epoch || earlier.thread == self.thread)
     }
 
-    fn race(&self, touching: &Touching, byte: usize, earlier: Toucher, kind: AccessKind) -> Fault {
+    fn race(
+        &self,
+        access: &GlobalAccess,
+        byte: usize,
+        earlier: Toucher,
+        kind: AccessKind,
+    ) -> Fault {
         let (gx, gy, _) = self.launch.grid;
         Fault::GlobalRace {
-            buffer: touching.buffer,
-            index: byte / touching.element_bytes,
+            buffer: access.buffer,
+            index: byte / access.element_bytes,
             earlier: Access {
                 thread: coordinates(earlier.thread, self.launch.block),
                 kind,
@@ -95,41 +87,41 @@ impl Now<'_> {
             earlier_block: coordinates(earlier.block, (gx, gy, 1)),
             later: Access {
                 thread: coordinates(self.thread, self.launch.block),
-                kind: touching.kind,
+                kind: access.kind,
             },
         }
     }
 }
 
 impl GlobalMemory {
-    /// Checks one access in bounds of its buffer and records it.
-    pub(crate) fn access(&mut self, touching: &Touching, now: &Now<'_>) -> Result<(), Fault> {
+    /// Checks one access in bounds of its view and records it, byte by
+    /// byte: `elements` elements from `index`.
+    pub(crate) fn access(&mut self, access: &GlobalAccess, now: &Now<'_>) -> Result<(), Fault> {
         let at = match self
             .buffers
             .iter()
-            .position(|(base, _)| *base == touching.base)
+            .position(|(base, _)| *base == access.base)
         {
             Some(at) => at,
             None => {
-                self.buffers.push((touching.base, Vec::new()));
+                self.buffers.push((access.base, Vec::new()));
                 self.buffers.len() - 1
             }
         };
         let shadows = &mut self.buffers[at].1;
-        if shadows.len() < touching.bytes {
-            shadows.resize(touching.bytes, Shadow::default());
+        let bytes = access.len * access.element_bytes;
+        if shadows.len() < bytes {
+            shadows.resize(bytes, Shadow::default());
         }
         let me = now.toucher();
-        let first = touching.index * touching.element_bytes;
-        for (shadow, byte) in shadows[first..first + touching.size]
-            .iter_mut()
-            .zip(first..)
-        {
+        let first = access.index * access.element_bytes;
+        let size = access.elements * access.element_bytes;
+        for (shadow, byte) in shadows[first..first + size].iter_mut().zip(first..) {
             let written = shadow.write;
             if written.epoch != 0 && !now.ordered_after(written) {
-                return Err(now.race(touching, byte, written, AccessKind::Write));
+                return Err(now.race(access, byte, written, AccessKind::Write));
             }
-            match touching.kind {
+            match access.kind {
                 AccessKind::Read => {
                     if shadow.read.epoch != 0 && shadow.read.epoch < now.block_start {
                         shadow.earlier_block_read = shadow.read;
@@ -153,7 +145,7 @@ impl GlobalMemory {
                         None
                     };
                     if let Some(reader) = unordered_read {
-                        return Err(now.race(touching, byte, reader, AccessKind::Read));
+                        return Err(now.race(access, byte, reader, AccessKind::Read));
                     }
                     shadow.write = me;
                 }

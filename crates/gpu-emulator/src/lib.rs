@@ -47,7 +47,8 @@ use std::panic::{self, AssertUnwindSafe, Location};
 use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
-use global::{GlobalMemory, Now, Touching};
+use device::GlobalAccess;
+use global::{GlobalMemory, Now};
 
 pub use gpu_core::{Dim3, Launch, LaunchBounds, SHARED_LIMIT_BYTES};
 
@@ -1038,7 +1039,7 @@ impl Current<'_> {
 
     /// Checks an access to global memory, in bounds of its buffer, against
     /// the launch's earlier ones, and records it.
-    fn global_access(&self, touching: &Touching) -> Result<(), Fault> {
+    fn global_access(&self, access: &GlobalAccess) -> Result<(), Fault> {
         let memory = self.memory.borrow();
         let now = Now {
             launch: self.launch,
@@ -1047,7 +1048,7 @@ impl Current<'_> {
             block: self.block,
             thread: self.linear,
         };
-        self.global.borrow_mut().access(touching, &now)
+        self.global.borrow_mut().access(access, &now)
     }
 
     /// Closes this thread's open group of copies.
