@@ -4,7 +4,9 @@
 // of the tile. Indices are unsigned, as the Rust kernels' u32. Input and
 // output are distinct buffers (the Rust kernels' contracts), hence
 // __restrict__. Each kernel's __launch_bounds__ are its Rust kernel's
-// #[launch_bounds]: the block, and no fewest blocks an SM.
+// #[launch_bounds]: the block, and no fewest blocks an SM. The grid's x
+// walks down the input's tiles and its y across them, as in the Rust
+// launch contract.
 
 // The side of a tile, and the rows of threads that move it.
 #define TRANSPOSE_TILE 32
@@ -15,10 +17,10 @@
 extern "C" __global__ void __launch_bounds__(TRANSPOSE_TILE * TRANSPOSE_ROWS)
 transpose_naive(const float* __restrict__ input, float* __restrict__ output, unsigned rows,
                 unsigned cols) {
-    const unsigned col = blockIdx.x * TRANSPOSE_TILE + threadIdx.x;
+    const unsigned col = blockIdx.y * TRANSPOSE_TILE + threadIdx.x;
 #pragma unroll
     for (unsigned i = 0; i < TRANSPOSE_TILE; i += TRANSPOSE_ROWS) {
-        const unsigned row = blockIdx.y * TRANSPOSE_TILE + threadIdx.y + i;
+        const unsigned row = blockIdx.x * TRANSPOSE_TILE + threadIdx.y + i;
         if (row < rows && col < cols) {
             output[col * rows + row] = input[row * cols + col];
         }
@@ -34,22 +36,22 @@ __device__ __forceinline__ void transpose_through(const float* __restrict__ inpu
                                                   float* __restrict__ output, unsigned rows,
                                                   unsigned cols, float (*tile)[PITCH]) {
     const unsigned x = threadIdx.x;
-    const unsigned in_col = blockIdx.x * TRANSPOSE_TILE + x;
+    const unsigned in_col = blockIdx.y * TRANSPOSE_TILE + x;
 #pragma unroll
     for (unsigned i = 0; i < TRANSPOSE_TILE; i += TRANSPOSE_ROWS) {
         const unsigned y = threadIdx.y + i;
-        const unsigned in_row = blockIdx.y * TRANSPOSE_TILE + y;
+        const unsigned in_row = blockIdx.x * TRANSPOSE_TILE + y;
         if (in_row < rows && in_col < cols) {
             tile[y][x] = input[in_row * cols + in_col];
         }
     }
     __syncthreads();
-    // The output's tile is the input's with the block's x and y swapped.
-    const unsigned out_col = blockIdx.y * TRANSPOSE_TILE + x;
+    // The output's tile is the input's with its row and column swapped.
+    const unsigned out_col = blockIdx.x * TRANSPOSE_TILE + x;
 #pragma unroll
     for (unsigned i = 0; i < TRANSPOSE_TILE; i += TRANSPOSE_ROWS) {
         const unsigned y = threadIdx.y + i;
-        const unsigned out_row = blockIdx.x * TRANSPOSE_TILE + y;
+        const unsigned out_row = blockIdx.y * TRANSPOSE_TILE + y;
         if (out_row < cols && out_col < rows) {
             output[out_row * rows + out_col] = tile[x][y];
         }

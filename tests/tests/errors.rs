@@ -291,26 +291,26 @@ fn transpose_sizes_are_rejected_by_name_and_by_grid() {
         .checked_len()
         .unwrap_err();
     assert!(message(error).contains("the matrix (rows×cols)"));
-    // A single row's last tile reaches 31 columns past its end: the
-    // columns, rounded up to whole tiles, must fit in u32 too.
-    let widest = u32::MAX as usize - 31;
+    // A single column's last tile reaches 31 rows past its end: the rows,
+    // rounded up to whole tiles, must fit in u32 too.
+    let tallest = u32::MAX as usize - 31;
     assert_eq!(
-        TransposeShape::new(1, widest).checked_len().unwrap(),
-        widest
+        TransposeShape::new(tallest, 1).checked_len().unwrap(),
+        tallest
     );
-    let error = TransposeShape::new(1, widest + 1)
+    let error = TransposeShape::new(tallest + 1, 1)
         .checked_len()
         .unwrap_err();
     assert!(matches!(error, Error::TooLarge { .. }), "{error:?}");
-    assert!(message(error).contains("rounded up to whole 32-wide tiles"));
-    // 32 rows a tile and at most 65535 tiles along y: 2097120 rows.
-    let cli = Cli::try_parse_from(["locality", "--transpose", "2097121x1"]).unwrap();
+    assert!(message(error).contains("rounded up to whole 32-row tiles"));
+    // 32 columns a tile and at most 65535 tiles along y: 2097120 columns.
+    let cli = Cli::try_parse_from(["locality", "--transpose", "1x2097121"]).unwrap();
     let error = locality::cli::run(&cli).unwrap_err();
     assert!(
         matches!(
             error,
             Error::DimensionTooLarge {
-                dimension: "rows",
+                dimension: "cols",
                 max: 2_097_120,
                 ..
             }

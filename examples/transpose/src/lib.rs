@@ -26,9 +26,11 @@ pub struct Shape {
 /// The kernels' parameters: the input, the output, `rows` and `cols`.
 pub type Args = (Global<f32>, GlobalMut<f32>, u32, u32);
 
-/// A block of `TILE` × `ROWS` threads for each tile of the input.
+/// A block of `TILE` × `ROWS` threads for each tile of the input, the
+/// grid's x walking down the input: blocks that run together then write
+/// neighbouring pieces of one output row, which the DRAM takes faster.
 pub fn tiles(shape: &Shape) -> Launch {
-    let grid = (shape.cols.div_ceil(TILE), shape.rows.div_ceil(TILE), 1);
+    let grid = (shape.rows.div_ceil(TILE), shape.cols.div_ceil(TILE), 1);
     Launch { grid, block: (TILE, ROWS, 1), shared_bytes: 0 }
 }
 
@@ -40,9 +42,9 @@ pub fn tiles(shape: &Shape) -> Launch {
 #[inline(always)]
 pub unsafe fn load_tile(input: Global<f32>, tile: StaticArray<f32>, pitch: u32, shape: Shape) {
     let Shape { rows, cols } = shape;
-    let (x, col) = (thread_idx_x(), block_idx_x() * TILE + thread_idx_x());
+    let (x, col) = (thread_idx_x(), block_idx_y() * TILE + thread_idx_x());
     for step in (0..TILE).step_by(ROWS as usize) {
-        let (y, row) = (thread_idx_y() + step, block_idx_y() * TILE + thread_idx_y() + step);
+        let (y, row) = (thread_idx_y() + step, block_idx_x() * TILE + thread_idx_y() + step);
         if row < rows && col < cols {
             // SAFETY: (row, col) is inside the input, (y, x) inside the tile.
             unsafe { tile.write(y * pitch + x, input.read(row_major(row, col, cols))) };
@@ -58,9 +60,9 @@ pub unsafe fn load_tile(input: Global<f32>, tile: StaticArray<f32>, pitch: u32, 
 #[inline(always)]
 pub unsafe fn store_tile(tile: StaticArray<f32>, pitch: u32, output: GlobalMut<f32>, shape: Shape) {
     let Shape { rows, cols } = shape;
-    let (x, col) = (thread_idx_x(), block_idx_y() * TILE + thread_idx_x());
+    let (x, col) = (thread_idx_x(), block_idx_x() * TILE + thread_idx_x());
     for step in (0..TILE).step_by(ROWS as usize) {
-        let (y, row) = (thread_idx_y() + step, block_idx_x() * TILE + thread_idx_y() + step);
+        let (y, row) = (thread_idx_y() + step, block_idx_y() * TILE + thread_idx_y() + step);
         if row < cols && col < rows {
             // SAFETY: (row, col) is inside the output, (x, y) inside the tile.
             unsafe { output.write(row_major(row, col, rows), tile.read(x * pitch + y)) };
@@ -83,9 +85,9 @@ kernels! {
     #[launch(tiles)]
     #[launch_bounds(TILE * ROWS)]
     pub unsafe fn transpose_naive(input: Global<f32>, output: GlobalMut<f32>, rows: u32, cols: u32) {
-        let col = block_idx_x() * TILE + thread_idx_x();
+        let col = block_idx_y() * TILE + thread_idx_x();
         for step in (0..TILE).step_by(ROWS as usize) {
-            let row = block_idx_y() * TILE + thread_idx_y() + step;
+            let row = block_idx_x() * TILE + thread_idx_y() + step;
             if row < rows && col < cols {
                 // SAFETY: (row, col) is inside the input, (col, row) inside the output.
                 unsafe { output.write(row_major(col, row, rows), input.read(row_major(row, col, cols))) };

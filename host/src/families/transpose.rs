@@ -42,13 +42,13 @@ impl TransposeShape {
         let rows = nonzero("rows (of the input)", self.rows)?;
         let cols = nonzero("cols (columns of the input)", self.cols)?;
         let len = indexable("the matrix (rows×cols)", &[rows, cols])?;
-        // A block's threads index whole tiles, past the last column where it
-        // is not a multiple of the tile: the grid's columns must fit in u32
-        // too. (Its rows are held far lower by the grid's limit along y.)
-        let tiled = u128::from(cols.div_ceil(TILE)) * u128::from(TILE);
+        // A block's threads index whole tiles, past the last row where it is
+        // not a multiple of the tile: the grid's rows must fit in u32 too.
+        // (Its columns are held far lower by the grid's limit along y.)
+        let tiled = u128::from(rows.div_ceil(TILE)) * u128::from(TILE);
         if tiled > u128::from(u32::MAX) {
             return Err(Error::TooLarge {
-                what: "cols (columns of the input), rounded up to whole 32-wide tiles",
+                what: "rows (of the input), rounded up to whole 32-row tiles",
                 size: tiled,
                 limit: u32::MAX.into(),
             });
