@@ -1,7 +1,7 @@
 //! Asynchronous copies to shared memory (`pipeline`): they land at the
 //! wait, zero-fill past the source and, 16 bytes wide, must be aligned; a
-//! read of one before its wait, or of another thread's without a barrier
-//! after it, is reported.
+//! read of one or a store into it before its wait, or a read of another
+//! thread's without a barrier after it, is reported.
 
 use gpu_emulator::{self, Access, AccessKind, Diagnostic, Fault};
 use gpu_std::global::{Global, GlobalMut};
@@ -17,6 +17,9 @@ enum CopyBug {
     None,
     /// The copier reads its own copy's destination before its wait.
     ReadBeforeWait,
+    /// The copier stores into its own copy's destination before its wait:
+    /// which of the two values lands is undefined.
+    StoreBeforeWait,
     /// No thread waits: its copy is still in flight at the barrier.
     NoWait,
     /// Every thread waits for its own copy, but no barrier follows.
@@ -36,6 +39,9 @@ unsafe fn rotate_by_copies(source: Global<f32>, out: GlobalMut<f32>, len: u32, b
         pipeline::commit();
         if bug == CopyBug::ReadBeforeWait {
             std::hint::black_box(tile.read(t));
+        }
+        if bug == CopyBug::StoreBeforeWait {
+            tile.write(t, 0.0);
         }
         if bug != CopyBug::NoWait {
             pipeline::wait_prior::<0>();
@@ -161,6 +167,30 @@ fn reading_an_asynchronous_copy_before_its_wait_is_reported() {
             ..
         }
     ));
+}
+
+#[test]
+fn a_store_into_an_asynchronous_copys_destination_before_its_wait_is_reported() {
+    let (result, _) = rotate(CopyBug::StoreBeforeWait);
+    let diagnostic = result.unwrap_err();
+    assert_eq!(
+        diagnostic.fault,
+        Fault::CopyInFlight {
+            offset: 0,
+            copier: (0, 0, 0),
+            access: Access {
+                thread: (0, 0, 0),
+                kind: AccessKind::Write
+            }
+        }
+    );
+    assert!(
+        diagnostic.fault.to_string().starts_with(
+            "thread (0, 0, 0) wrote shared byte 0, the destination of a memcpy_async by thread \
+             (0, 0, 0) that is still in flight"
+        ),
+        "{diagnostic}"
+    );
 }
 
 #[test]
