@@ -213,8 +213,9 @@ pub(super) unsafe fn stage_b(
 
 /// Copies B's part of one slice of k of a tile blocked as `blocking` where
 /// B's rows start on 16-byte boundaries (n a multiple of 4): 16-byte spans
-/// of four elements, a warp's copies 512 bytes of one row. A span across
-/// B's right edge copies what lies inside and zero-fills the rest.
+/// of four elements, a warp's copies 512 bytes of one row. A span lies
+/// wholly inside B or wholly outside (then zero-filled): it starts at a
+/// multiple of 4, and n is one.
 ///
 /// # Safety
 /// As [`stage_b`], with n a multiple of 4; the tile starts on a 16-byte
@@ -235,11 +236,7 @@ pub(super) unsafe fn copy_b_spans(
             k0 + span / spans_per_row,
             first_col + span % spans_per_row * 4,
         );
-        let count = if row < k && col < n {
-            (n - col).min(4)
-        } else {
-            0
-        };
+        let count = if row < k && col < n { 4 } else { 0 };
         // SAFETY: by this function's contract; an index is formed only for
         // a span that starts inside B.
         unsafe {
