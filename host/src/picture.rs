@@ -99,13 +99,25 @@ pub fn run(request: &Request) -> Result<()> {
     let pending = Pending::create(&output)?;
     let samples = &picture.samples;
     let blurred = if request.emulate {
-        blur_on(&Emulator, Target::Emulator, kernel, shape, samples)?
+        blur_on(
+            &Emulator::default(),
+            Target::Emulator,
+            kernel,
+            shape,
+            samples,
+        )?
     } else {
         match crate::gpu::open(request.device) {
             Ok(gpu) => blur_on(&gpu, Target::Gpu, kernel, shape, samples)?,
             Err(missing @ Error::Host(HostError::NoDriver | HostError::NoDevice)) => {
                 say!("{missing}: blurring on the CPU emulator instead.")?;
-                blur_on(&Emulator, Target::Emulator, kernel, shape, samples)?
+                blur_on(
+                    &Emulator::default(),
+                    Target::Emulator,
+                    kernel,
+                    shape,
+                    samples,
+                )?
             }
             Err(error) => return Err(error),
         }

@@ -19,10 +19,11 @@
 //! here. Every randomised test draws from [`seed`]: `LOCALITY_SEED=N`
 //! replays it, and a failing one prints its N.
 
-use locality::Backend;
+use gpu_host::BlockOrder;
 use locality::case::Case;
 use locality::families::{self, Visitor};
 use locality::family::Family;
+use locality::{Backend, Emulator};
 use proptest::test_runner::{Config, FailurePersistence, RngSeed};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
@@ -68,6 +69,13 @@ pub fn proptest_config(cases: u32) -> Config {
     }
 }
 
+/// The emulator that a test with `seed` runs on: each launch's blocks in
+/// the order the seed draws (forward, reverse or shuffled), so that the
+/// seed that replays a test's inputs replays its blocks' order too.
+pub fn emulator(seed: u64) -> Emulator {
+    Emulator::in_order(BlockOrder::from_seed(seed))
+}
+
 /// Family `F`'s kernel called `name`.
 pub fn kernel<F: Family>(name: &str) -> &'static gpu_std::Kernel<F::Args, F::Problem> {
     F::KERNELS
@@ -103,8 +111,10 @@ pub fn check_kernel<B: Backend, F: Family>(
     let mut rng = SmallRng::seed_from_u64(seed);
     let failed = |what: String| {
         format!(
-            "{} at {shape:?}, inputs from seed {seed} ({SEED_VARIABLE}={seed} replays it): {what}",
-            kernel.name
+            "{} at {shape:?} on the {}, inputs from seed {seed} ({SEED_VARIABLE}={seed} replays \
+             it): {what}",
+            kernel.name,
+            backend.description()
         )
     };
     let mut case =
@@ -150,7 +160,6 @@ pub fn check_every_family<B: Backend>(backend: &B, seed: u64) -> Result<(), Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use locality::Emulator;
     use locality::families::matmul::{Matmul, MatmulShape};
 
     #[test]
@@ -163,8 +172,9 @@ mod tests {
     fn a_failing_check_says_how_to_replay_it() {
         let kernel = kernel::<Matmul>("matmul_naive");
         let failure =
-            check_kernel::<Emulator, Matmul>(&Emulator, kernel, MatmulShape::new(0, 1, 1), 77)
+            check_kernel::<Emulator, Matmul>(&emulator(77), kernel, MatmulShape::new(0, 1, 1), 77)
                 .unwrap_err();
+        assert!(failure.contains("blocks shuffled by seed 77"), "{failure}");
         assert!(failure.contains("LOCALITY_SEED=77 replays it"), "{failure}");
     }
 

@@ -4,7 +4,9 @@
 //! barrier, shared- or global-memory bug fails the test with the emulator's
 //! diagnostic.
 
-use locality::Emulator;
+use gpu_std::Kernel;
+use kernels::blur::BAND_ROWS;
+use kernels::{gemv, intensity};
 use locality::families::access::{Access, AccessShape};
 use locality::families::banks::{Banks, BanksShape};
 use locality::families::blur::{Blur, BlurShape, max_radius};
@@ -14,14 +16,20 @@ use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::intensity::{Intensity, IntensityShape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::families::registers::{Registers, RegistersShape};
+use locality::families::transpose::{Transpose, TransposeShape};
 use locality::families::width::{Width, WidthShape};
 use locality::family::Family;
-use locality_tests::{check_every_family, check_family, check_kernel, proptest_config, seed};
+use locality_tests::{
+    check_every_family, check_family, check_kernel, emulator, proptest_config, seed,
+};
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::TestRunner;
 
 #[test]
 fn every_kernel_on_its_familys_test_shapes() {
-    check_every_family(&Emulator, seed()).unwrap();
+    let seed = seed();
+    check_every_family(&emulator(seed), seed).unwrap();
 }
 
 /// Sizes that stress the bounds: 1, primes, one off the tile and block
@@ -34,73 +42,232 @@ fn size() -> impl Strategy<Value = usize> {
     ]
 }
 
+/// Sizes from just past `block` to about two and a half of it: two or
+/// three blocks.
+fn blocks_of(block: usize) -> impl Strategy<Value = usize> {
+    block + 1..=block * 5 / 2
+}
+
+/// Any sizes, or C two tiles tall (the largest tiles are 128 rows), or two
+/// wide (256 columns), thin the other way and short along k, so that the
+/// emulator runs them quickly.
+fn matmul_shapes() -> impl Strategy<Value = MatmulShape> {
+    prop_oneof![
+        (size(), size(), size()),
+        (blocks_of(128), 1..=40usize, 1..=24usize),
+        (1..=40usize, blocks_of(256), 1..=24usize),
+    ]
+    .prop_map(|(m, n, k)| MatmulShape::new(m, n, k))
+}
+
+/// Any size, or past the 256 threads a block of the one-dimensional
+/// families.
+fn length() -> impl Strategy<Value = usize> {
+    prop_oneof![size(), blocks_of(256)]
+}
+
+fn gemv_shapes() -> impl Strategy<Value = GemvShape> {
+    let rows = prop_oneof![size(), blocks_of(gemv::BLOCK as usize)];
+    (rows, size(), prop::sample::select(vec![0.0, 0.5])).prop_map(|(m, n, beta)| GemvShape {
+        alpha: 1.5,
+        beta,
+        ..GemvShape::new(m, n)
+    })
+}
+
+fn access_shapes() -> impl Strategy<Value = AccessShape> {
+    (length(), 0..=40usize, 0..=40usize).prop_map(|(n, stride, offset)| AccessShape {
+        n,
+        stride,
+        offset,
+    })
+}
+
+fn width_shapes() -> impl Strategy<Value = WidthShape> {
+    (1..=5000usize).prop_map(|bytes| WidthShape { bytes })
+}
+
+fn constant_shapes() -> impl Strategy<Value = ConstantShape> {
+    (length(), 0..=300u32).prop_map(|(n, spread)| ConstantShape { n, spread })
+}
+
+fn registers_shapes() -> impl Strategy<Value = RegistersShape> {
+    (length(), any::<u32>()).prop_map(|(n, rotation)| RegistersShape { n, rotation })
+}
+
+fn banks_shapes() -> impl Strategy<Value = BanksShape> {
+    (0..=70u32, 1..=3usize, 1..=50usize).prop_map(|(stride, blocks, rounds)| BanksShape {
+        stride,
+        blocks,
+        rounds,
+    })
+}
+
+fn caches_shapes() -> impl Strategy<Value = CachesShape> {
+    (2..=14u32, 1..=5usize, 1..=9usize).prop_map(|(set_log2, blocks, chunks)| CachesShape {
+        set: 1 << set_log2,
+        blocks,
+        chunks,
+    })
+}
+
+fn intensity_shapes() -> impl Strategy<Value = IntensityShape> {
+    // Four elements a thread: 1024 a block.
+    let n = prop_oneof![size(), blocks_of(4 * intensity::BLOCK as usize)];
+    (n, 0..=40u32).prop_map(|(n, fmas)| IntensityShape { n, fmas })
+}
+
+/// Any sizes, or images a few rows high and wide enough for two or more
+/// blocks of every kernel (a block's stretch or warps take up to 1920
+/// samples of a row), or a few pixels wide and two or three bands high (64
+/// rows a band).
+fn blur_shapes() -> impl Strategy<Value = BlurShape> {
+    let sides = prop_oneof![
+        (size(), size()),
+        (1000..=4000usize, 1..=4usize),
+        (1..=24usize, blocks_of(BAND_ROWS as usize)),
+    ];
+    (sides, 1..=4usize, 0..=12u32).prop_map(|((width, height), channels, radius)| {
+        BlurShape::new(width, height, channels, radius)
+    })
+}
+
+fn transpose_shapes() -> impl Strategy<Value = TransposeShape> {
+    (size(), size()).prop_map(|(rows, cols)| TransposeShape::new(rows, cols))
+}
+
 proptest! {
     #![proptest_config(proptest_config(48))]
 
     #[test]
-    fn matmul_kernels_agree_with_the_reference(m in size(), n in size(), k in size(), seed: u64) {
-        check_family::<_, Matmul>(&Emulator, MatmulShape::new(m, n, k), seed).map_err(TestCaseError::fail)?;
+    fn matmul_kernels_agree_with_the_reference(shape in matmul_shapes(), seed: u64) {
+        check_family::<_, Matmul>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
-    fn gemv_kernels_agree_with_the_reference(m in size(), n in size(), beta in prop::sample::select(vec![0.0, 0.5]), seed: u64) {
-        let shape = GemvShape { alpha: 1.5, beta, ..GemvShape::new(m, n) };
-        check_family::<_, Gemv<f32>>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
-        check_family::<_, Gemv<f64>>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
+    fn gemv_kernels_agree_with_the_reference(shape in gemv_shapes(), seed: u64) {
+        check_family::<_, Gemv<f32>>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
+        check_family::<_, Gemv<f64>>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
-    fn the_access_copy_agrees_with_the_reference(n in size(), stride in 0..=40usize, offset in 0..=40usize, seed: u64) {
-        let shape = AccessShape { n, stride, offset };
-        check_family::<_, Access>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
+    fn the_access_copy_agrees_with_the_reference(shape in access_shapes(), seed: u64) {
+        check_family::<_, Access>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
-    fn the_width_copies_agree_with_the_reference(bytes in 1..=5000usize, seed: u64) {
-        check_family::<_, Width>(&Emulator, WidthShape { bytes }, seed).map_err(TestCaseError::fail)?;
+    fn the_width_copies_agree_with_the_reference(shape in width_shapes(), seed: u64) {
+        check_family::<_, Width>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
-    fn the_constant_kernels_agree_with_the_reference(n in size(), spread in 0..=300u32, seed: u64) {
-        let shape = ConstantShape { n, spread };
-        check_family::<_, Constant>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
+    fn the_constant_kernels_agree_with_the_reference(shape in constant_shapes(), seed: u64) {
+        check_family::<_, Constant>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
-    fn the_register_kernels_agree_with_the_reference(n in size(), rotation: u32, seed: u64) {
-        let shape = RegistersShape { n, rotation };
-        check_family::<_, Registers>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
+    fn the_register_kernels_agree_with_the_reference(shape in registers_shapes(), seed: u64) {
+        check_family::<_, Registers>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
-    fn the_bank_kernel_agrees_with_the_reference(
-        stride in 0..=70u32, blocks in 1..=3usize, rounds in 1..=50usize, seed: u64,
-    ) {
-        let shape = BanksShape { stride, blocks, rounds };
-        check_family::<_, Banks>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
+    fn the_bank_kernel_agrees_with_the_reference(shape in banks_shapes(), seed: u64) {
+        check_family::<_, Banks>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
-    fn the_cache_kernel_agrees_with_the_reference(
-        set_log2 in 2..=14u32, blocks in 1..=5usize, chunks in 1..=9usize, seed: u64,
-    ) {
-        let shape = CachesShape { set: 1 << set_log2, blocks, chunks };
-        check_family::<_, Caches>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
+    fn the_cache_kernel_agrees_with_the_reference(shape in caches_shapes(), seed: u64) {
+        check_family::<_, Caches>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
-    fn the_fma_chain_agrees_with_the_reference(n in size(), fmas in 0..=40u32, seed: u64) {
-        let shape = IntensityShape { n, fmas };
-        check_family::<_, Intensity>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
+    fn the_fma_chain_agrees_with_the_reference(shape in intensity_shapes(), seed: u64) {
+        check_family::<_, Intensity>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
-    fn blur_kernels_agree_with_the_reference(
-        width in size(), height in size(), channels in 1..=4usize, radius in 0..=12u32, seed: u64,
-    ) {
-        let shape = BlurShape::new(width, height, channels, radius);
-        check_family::<_, Blur>(&Emulator, shape, seed).map_err(TestCaseError::fail)?;
+    fn blur_kernels_agree_with_the_reference(shape in blur_shapes(), seed: u64) {
+        check_family::<_, Blur>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
+
+    #[test]
+    fn transpose_kernels_agree_with_the_reference(shape in transpose_shapes(), seed: u64) {
+        check_family::<_, Transpose>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
+    }
+}
+
+/// The property tests' shapes cross the seams between blocks: for every
+/// kernel, along each axis of its grid that has more than one block at
+/// `large`, at least one case in six of 48 drawn (a fixed draw: the runs
+/// draw others alike) has two blocks or more.
+fn reach_two_blocks<F: Family>(shapes: impl Strategy<Value = F::Shape>, large: F::Shape) {
+    let mut runner = TestRunner::deterministic();
+    let drawn: Vec<F::Shape> = (0..48)
+        .map(|_| shapes.new_tree(&mut runner).unwrap().current())
+        .collect();
+    let grid = |kernel: &Kernel<F::Args, F::Problem>, shape| {
+        let launch = (kernel.launch)(&F::problem(shape).unwrap());
+        [launch.grid.0, launch.grid.1, launch.grid.2]
+    };
+    for kernel in F::KERNELS {
+        let made_for = |shape: &F::Shape| F::made_for(kernel, *shape).is_ok();
+        let grids: Vec<[u32; 3]> = drawn
+            .iter()
+            .filter(|shape| made_for(shape))
+            .map(|&shape| grid(kernel, shape))
+            .collect();
+        for (axis, &blocks) in grid(kernel, large).iter().enumerate() {
+            let crossing = grids.iter().filter(|grid| grid[axis] >= 2).count();
+            assert!(
+                blocks < 2 || crossing >= 8,
+                "{}: {crossing} of 48 cases have two blocks along axis {axis}",
+                kernel.name
+            );
+        }
+    }
+}
+
+#[test]
+fn the_property_tests_reach_two_blocks_along_every_axis() {
+    reach_two_blocks::<Matmul>(matmul_shapes(), MatmulShape::new(1000, 1000, 64));
+    reach_two_blocks::<Gemv<f32>>(gemv_shapes(), GemvShape::new(1000, 1000));
+    reach_two_blocks::<Gemv<f64>>(gemv_shapes(), GemvShape::new(1000, 1000));
+    let access = AccessShape {
+        n: 100_000,
+        stride: 3,
+        offset: 1,
+    };
+    reach_two_blocks::<Access>(access_shapes(), access);
+    reach_two_blocks::<Width>(width_shapes(), WidthShape { bytes: 1 << 20 });
+    let constant = ConstantShape {
+        n: 100_000,
+        spread: 7,
+    };
+    reach_two_blocks::<Constant>(constant_shapes(), constant);
+    let registers = RegistersShape {
+        n: 100_000,
+        rotation: 3,
+    };
+    reach_two_blocks::<Registers>(registers_shapes(), registers);
+    let banks = BanksShape {
+        stride: 3,
+        blocks: 4,
+        rounds: 2,
+    };
+    reach_two_blocks::<Banks>(banks_shapes(), banks);
+    let caches = CachesShape {
+        set: 1 << 10,
+        blocks: 4,
+        chunks: 2,
+    };
+    reach_two_blocks::<Caches>(caches_shapes(), caches);
+    let intensity = IntensityShape {
+        n: 100_000,
+        fmas: 3,
+    };
+    reach_two_blocks::<Intensity>(intensity_shapes(), intensity);
+    reach_two_blocks::<Blur>(blur_shapes(), BlurShape::new(4000, 1000, 3, 3));
+    reach_two_blocks::<Transpose>(transpose_shapes(), TransposeShape::new(1000, 1000));
 }
 
 /// Every blur kernel at every radius it accepts, from 0 to its maximum, for
@@ -114,7 +281,7 @@ fn blur_kernels_agree_at_every_radius_they_accept() {
             for radius in 0..=max_radius(kernel, channels) {
                 let shape = BlurShape::new(23, 11, channels as usize, radius);
                 let seed = seed ^ u64::from(radius << 3 | channels);
-                check_kernel::<_, Blur>(&Emulator, kernel, shape, seed).unwrap();
+                check_kernel::<_, Blur>(&emulator(seed), kernel, shape, seed).unwrap();
             }
         }
     }
@@ -196,6 +363,7 @@ fn the_command_line_counts_traffic_on_the_emulator() {
 #[test]
 fn every_cpu_baseline_agrees_with_the_reference() {
     use gpu_host::Runs;
+    use locality::Emulator;
     use locality::case::Case;
     use locality::families::{self, Visitor};
     use locality::family::Family;
@@ -204,7 +372,7 @@ fn every_cpu_baseline_agrees_with_the_reference() {
     impl Visitor for Check {
         fn visit<F: Family>(&mut self) -> locality::Result<()> {
             for shape in F::test_shapes() {
-                let case = Case::<Emulator, F>::new(&Emulator, shape, &mut self.0)?;
+                let case = Case::<Emulator, F>::new(&Emulator::default(), shape, &mut self.0)?;
                 let cpu = case.cpu(Runs {
                     warmup: 0,
                     timed: 1,
@@ -223,8 +391,12 @@ fn every_cpu_baseline_agrees_with_the_reference() {
     // The blur's running sums at the largest radius, where a window holds
     // 4095² samples.
     let shape = BlurShape::new(5, 3, 2, kernels::blur::MAX_RADIUS);
-    let case = Case::<Emulator, Blur>::new(&Emulator, shape, &mut SmallRng::seed_from_u64(seed()))
-        .unwrap();
+    let case = Case::<Emulator, Blur>::new(
+        &Emulator::default(),
+        shape,
+        &mut SmallRng::seed_from_u64(seed()),
+    )
+    .unwrap();
     assert!(
         case.cpu(Runs {
             warmup: 0,

@@ -321,7 +321,9 @@ fn transpose_sizes_are_rejected_by_name_and_by_grid() {
 
 #[test]
 fn the_emulator_running_out_of_memory_says_host_memory() {
-    let error = Emulator.alloc::<f64>("A", usize::MAX / 8).unwrap_err();
+    let error = Emulator::default()
+        .alloc::<f64>("A", usize::MAX / 8)
+        .unwrap_err();
     assert!(
         matches!(error, HostError::OutOfHostMemory { what: "A", .. }),
         "{error:?}"

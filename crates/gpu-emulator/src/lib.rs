@@ -2,10 +2,15 @@
 //! block, as coroutines on one OS thread, with CUDA's barrier semantics, and
 //! checks every barrier and every shared-memory access.
 //!
+//! The blocks run one after another in a [`BlockOrder`]: as numbered, in
+//! reverse, or shuffled, so that a test can run a launch in an order drawn
+//! from its seed, as a GPU runs them in an order of its own.
+//!
 //! A block runs in rounds: every live thread runs until it reaches its next
 //! `sync_threads` or returns. When all live threads wait, they must wait at
-//! the same barrier (the same call site, reached the same number of times);
-//! then the barrier opens and the next round starts. A thread that has
+//! the same barrier (the same call site; every thread has passed the same
+//! barriers before, all of them together); then the barrier opens and the
+//! next round starts. A thread that has
 //! returned no longer counts, as on the GPU.
 //!
 //! Between two barriers, two accesses to the same shared byte by different
@@ -51,10 +56,12 @@ use device::GlobalAccess;
 use global::{GlobalMemory, Now};
 
 pub use gpu_core::{Dim3, Launch, LaunchBounds, SHARED_LIMIT_BYTES};
+pub use order::BlockOrder;
 
 pub mod device;
 mod global;
 mod guard;
+mod order;
 pub mod traffic;
 
 use traffic::{Record, Space, Traffic};
@@ -166,7 +173,7 @@ pub struct Waiter {
     pub thread: Dim3,
     /// The `sync_threads` call it waits at.
     pub barrier: &'static Location<'static>,
-    /// Barriers this thread had passed before this one.
+    /// Barriers the block had passed before this one.
     pub passed: u32,
 }
 
@@ -182,8 +189,7 @@ pub enum Fault {
     DivergentBarrier {
         /// The first thread found waiting.
         first: Waiter,
-        /// A thread waiting at another barrier, or at the same one on
-        /// another pass.
+        /// A thread waiting at another barrier.
         other: Waiter,
     },
     /// Two threads touched one shared byte between the same two barriers,
@@ -647,17 +653,18 @@ impl std::error::Error for Diagnostic {}
 /// `body` is the body of one thread: typically a call of a `kernels!`
 /// function with the launch's arguments.
 pub fn run(kernel: &'static str, launch: &Launch, body: &dyn Fn()) -> Result<(), Diagnostic> {
-    run_within(kernel, launch, Limits::default(), body)
+    run_within(kernel, launch, Limits::default(), BlockOrder::Forward, body)
 }
 
-/// [`run`] within `limits`.
+/// [`run`] within `limits`, the blocks in `order`.
 pub fn run_within(
     kernel: &'static str,
     launch: &Launch,
     limits: Limits,
+    order: BlockOrder,
     body: &dyn Fn(),
 ) -> Result<(), Diagnostic> {
-    launch_blocks(kernel, launch, limits, false, body).map(drop)
+    launch_blocks(kernel, launch, limits, order, false, body).map(drop)
 }
 
 /// [`run_within`], counting the launch's memory traffic as the hardware
@@ -666,16 +673,18 @@ pub fn run_counting(
     kernel: &'static str,
     launch: &Launch,
     limits: Limits,
+    order: BlockOrder,
     body: &dyn Fn(),
 ) -> Result<Traffic, Diagnostic> {
-    launch_blocks(kernel, launch, limits, true, body)
+    launch_blocks(kernel, launch, limits, order, true, body)
 }
 
-/// Runs every block of `launch`; the traffic when `counting`.
+/// Runs every block of `launch` in `order`; the traffic when `counting`.
 fn launch_blocks(
     kernel: &'static str,
     launch: &Launch,
     limits: Limits,
+    order: BlockOrder,
     counting: bool,
     body: &dyn Fn(),
 ) -> Result<Traffic, Diagnostic> {
@@ -698,20 +707,15 @@ fn launch_blocks(
         unwritten_read: None,
     });
     let global = RefCell::new(GlobalMemory::default());
-    let (gx, gy, gz) = launch.grid;
     let mut traffic = Traffic::default();
-    for z in 0..gz {
-        for y in 0..gy {
-            for x in 0..gx {
-                let block = (x, y, z);
-                traffic += run_block(launch, limits, counting, block, &memory, &global, body)
-                    .map_err(|fault| Diagnostic {
-                        kernel,
-                        block,
-                        fault,
-                    })?;
-            }
-        }
+    for block in order.blocks(launch.grid) {
+        traffic += run_block(launch, limits, counting, block, &memory, &global, body).map_err(
+            |fault| Diagnostic {
+                kernel,
+                block,
+                fault,
+            },
+        )?;
     }
     Ok(traffic)
 }
@@ -1237,7 +1241,7 @@ fn schedule(
             })
         }));
     }
-    let mut barriers_passed = vec![0u32; threads.len()];
+    let mut barriers_passed = 0;
     let mut shuffles_passed = vec![0u32; threads.len()];
     let mut live: Vec<usize> = (0..threads.len()).collect();
     loop {
@@ -1301,20 +1305,21 @@ fn schedule(
         let waiter = |index: usize, barrier| Waiter {
             thread: threads[index].thread,
             barrier,
-            passed: barriers_passed[index],
+            passed: barriers_passed,
         };
-        if let Some(&(other, other_barrier)) = waiting.iter().find(|&&(index, barrier)| {
-            barrier != first_barrier || barriers_passed[index] != barriers_passed[first]
-        }) {
+        // Every live thread has passed the same barriers (each opens for
+        // all of them at once): only the call site can differ.
+        if let Some(&(other, other_barrier)) = waiting
+            .iter()
+            .find(|&&(_, barrier)| barrier != first_barrier)
+        {
             return Err(Fault::DivergentBarrier {
                 first: waiter(first, first_barrier),
                 other: waiter(other, other_barrier),
             });
         }
         threads[first].memory.borrow_mut().epoch += 1;
-        for &(index, _) in &waiting {
-            barriers_passed[index] += 1;
-        }
+        barriers_passed += 1;
         live = waiting.into_iter().map(|(index, _)| index).collect();
     }
 }

@@ -6,21 +6,33 @@
 use std::cell::RefCell;
 
 use gpu_emulator::traffic::Traffic;
-use gpu_emulator::{Diagnostic, Limits};
+use gpu_emulator::{BlockOrder, Diagnostic, Limits};
 use gpu_std::{Kernel, Launch};
 
 use crate::backend::{Backend, HostMemory, Params, Value, checked_launch};
 use crate::error::{Error, Result};
 use crate::timing::{self, Runs};
 
-/// Runs kernels on the CPU, one emulated thread at a time.
-pub struct Emulator;
+/// Runs kernels on the CPU, one emulated thread at a time, each launch's
+/// blocks in `order` (forward by default).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Emulator {
+    /// The order in which each launch's blocks run.
+    pub order: BlockOrder,
+}
+
+impl Emulator {
+    /// The emulator, running each launch's blocks in `order`.
+    pub fn in_order(order: BlockOrder) -> Self {
+        Self { order }
+    }
+}
 
 impl Backend for Emulator {
     type Memory = HostMemory;
 
     fn description(&self) -> String {
-        "CPU emulator".to_string()
+        format!("CPU emulator, {}", self.order)
     }
 
     fn upload<T: Value>(&self, what: &'static str, data: &[T]) -> Result<Vec<T>> {
@@ -71,7 +83,7 @@ impl Backend for Emulator {
         args: A::Host<'_, HostMemory>,
     ) -> Result<()> {
         // SAFETY: passed on from the caller.
-        unsafe { emulate(kernel, problem, args, gpu_emulator::run_within) }
+        unsafe { emulate(kernel, problem, args, self.order, gpu_emulator::run_within) }
     }
 
     /// Wall-clock time of the emulation: it says how long the emulator
@@ -89,19 +101,31 @@ impl Backend for Emulator {
 /// and bank conflicts per warp-level instruction (`gpu_emulator::traffic`).
 #[derive(Default)]
 pub struct CountingEmulator {
+    /// The emulator that runs each launch, in its block order.
+    emulator: Emulator,
     /// Each kernel's last launch.
     counted: RefCell<Vec<(&'static str, Traffic)>>,
+}
+
+impl CountingEmulator {
+    /// The counting emulator, running each launch's blocks in `order`.
+    pub fn in_order(order: BlockOrder) -> Self {
+        Self {
+            emulator: Emulator::in_order(order),
+            counted: RefCell::default(),
+        }
+    }
 }
 
 impl Backend for CountingEmulator {
     type Memory = HostMemory;
 
     fn description(&self) -> String {
-        "CPU emulator, counting memory traffic".to_string()
+        format!("{}, counting memory traffic", self.emulator.description())
     }
 
     fn upload<T: Value>(&self, what: &'static str, data: &[T]) -> Result<Vec<T>> {
-        Emulator.upload(what, data)
+        self.emulator.upload(what, data)
     }
 
     fn len<T: Value>(&self, buffer: &Vec<T>) -> usize {
@@ -109,23 +133,23 @@ impl Backend for CountingEmulator {
     }
 
     fn alloc<T: Value>(&self, what: &'static str, len: usize) -> Result<Vec<T>> {
-        Emulator.alloc(what, len)
+        self.emulator.alloc(what, len)
     }
 
     fn poison<T: Value>(&self, buffer: &mut Vec<T>) -> Result<()> {
-        Emulator.poison(buffer)
+        self.emulator.poison(buffer)
     }
 
     fn overwrite<T: Value>(&self, data: &[T], buffer: &mut Vec<T>) -> Result<()> {
-        Emulator.overwrite(data, buffer)
+        self.emulator.overwrite(data, buffer)
     }
 
     fn download<T: Value>(&self, buffer: &Vec<T>) -> Result<Vec<T>> {
-        Emulator.download(buffer)
+        self.emulator.download(buffer)
     }
 
     fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {
-        Emulator.set_constant(name, values)
+        self.emulator.set_constant(name, values)
     }
 
     unsafe fn launch<A: Params, P>(
@@ -135,7 +159,8 @@ impl Backend for CountingEmulator {
         args: A::Host<'_, HostMemory>,
     ) -> Result<()> {
         // SAFETY: passed on from the caller.
-        let traffic = unsafe { emulate(kernel, problem, args, gpu_emulator::run_counting) }?;
+        let order = self.emulator.order;
+        let traffic = unsafe { emulate(kernel, problem, args, order, gpu_emulator::run_counting) }?;
         let mut counted = self.counted.borrow_mut();
         counted.retain(|(name, _)| *name != kernel.name);
         counted.push((kernel.name, traffic));
@@ -147,7 +172,7 @@ impl Backend for CountingEmulator {
         runs: Runs,
         launch: impl FnMut() -> Result<(), E>,
     ) -> Result<f64, E> {
-        Emulator.median_ms(runs, launch)
+        self.emulator.median_ms(runs, launch)
     }
 
     fn traffic(&self, kernel: &str) -> Option<Traffic> {
@@ -161,10 +186,11 @@ impl Backend for CountingEmulator {
 
 /// How `gpu_emulator` runs a launch: `run_within`, or `run_counting`,
 /// which also counts its memory traffic.
-type EmulatorRun<R> = fn(&'static str, &Launch, Limits, &dyn Fn()) -> Result<R, Diagnostic>;
+type EmulatorRun<R> =
+    fn(&'static str, &Launch, Limits, BlockOrder, &dyn Fn()) -> Result<R, Diagnostic>;
 
 /// Runs `kernel` on `problem` with `run` (`gpu_emulator::run_within` or
-/// `run_counting`), once its launch contract is within the limits and its
+/// `run_counting`), its blocks in `order`, once its launch contract is within the limits and its
 /// arguments pick an instance it was compiled for.
 ///
 /// # Safety
@@ -173,6 +199,7 @@ unsafe fn emulate<A: Params, P, R>(
     kernel: &Kernel<A, P>,
     problem: &P,
     args: A::Host<'_, HostMemory>,
+    order: BlockOrder,
     run: EmulatorRun<R>,
 ) -> Result<R> {
     let launch = checked_launch(kernel, problem)?;
@@ -182,5 +209,12 @@ unsafe fn emulate<A: Params, P, R>(
     // runs the contract's own launch shape within the kernel's launch
     // bounds, and checks every global access against its buffer.
     let body = || unsafe { (kernel.run)(args) };
-    run(kernel.name, &launch, Limits::within(kernel.bounds), &body).map_err(Error::Emulator)
+    run(
+        kernel.name,
+        &launch,
+        Limits::within(kernel.bounds),
+        order,
+        &body,
+    )
+    .map_err(Error::Emulator)
 }

@@ -43,7 +43,7 @@
 //!     backend.download(&output)
 //! }
 //!
-//! assert_eq!(doubled(&Emulator, &[1.0, 2.5, -3.0])?, [2.0, 5.0, -6.0]);
+//! assert_eq!(doubled(&Emulator::default(), &[1.0, 2.5, -3.0])?, [2.0, 5.0, -6.0]);
 //! # Ok::<(), gpu_host::Error>(())
 //! ```
 //!
@@ -62,6 +62,7 @@ pub use backend::{Backend, Buffer, Transfer, Value, checked_launch};
 pub use emulator::{CountingEmulator, Emulator};
 pub use error::{Error, Result};
 pub use gpu::{Gpu, Ptx};
+pub use gpu_emulator::BlockOrder;
 pub use timing::Runs;
 
 /// The PTX that `gpu_builder::PtxBuilder` compiled from kernel crate

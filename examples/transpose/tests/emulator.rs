@@ -23,7 +23,7 @@ fn run<B: Backend>(
 fn every_kernel_transposes_odd_sizes() {
     for (rows, cols) in [(1, 1), (37, 70), (64, 33), (3, 100)] {
         for kernel in KERNELS {
-            run(&Emulator, kernel, Shape { rows, cols }).unwrap();
+            run(&Emulator::default(), kernel, Shape { rows, cols }).unwrap();
         }
     }
 }
@@ -44,7 +44,8 @@ kernels! {
 
 #[test]
 fn without_its_barrier_the_tiled_kernel_races() {
-    let error = run(&Emulator, &UNSYNCHRONISED[0], Shape { rows: 32, cols: 32 }).unwrap_err();
+    let error =
+        run(&Emulator::default(), &UNSYNCHRONISED[0], Shape { rows: 32, cols: 32 }).unwrap_err();
     assert!(error.to_string().contains("race"), "{error}");
 }
 

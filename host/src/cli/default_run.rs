@@ -5,6 +5,7 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
+use gpu_host::BlockOrder;
 use gpu_host::Error as HostError;
 use gpu_host::backend::Backend;
 use gpu_host::emulator::Emulator;
@@ -26,6 +27,7 @@ use super::verdict::Verdict;
 /// on the emulator when there is no GPU.
 pub(super) fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
     let plan = cli.plan(Target::Gpu)?;
+    let seed = cli.seed.unwrap_or_else(rand::random);
     match crate::gpu::open(cli.device.unwrap_or(0)) {
         Ok(gpu) => {
             let twin = console::or_say_why(gpu.twin(), |error| {
@@ -36,7 +38,7 @@ pub(super) fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
                 timed: true,
                 peak: Hardware::read(&gpu).peak(),
             };
-            verify(&gpu, twin.as_ref(), &plan, cli.seed, screen)
+            verify(&gpu, twin.as_ref(), &plan, seed, screen)
         }
         Err(missing @ Error::Host(HostError::NoDriver | HostError::NoDevice)) => {
             match cli.device {
@@ -55,10 +57,10 @@ pub(super) fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
             }
             let plan = cli.emulated_defaults()?;
             let verdict = verify(
-                &Emulator,
+                &Emulator::in_order(BlockOrder::from_seed(seed)),
                 None,
                 &plan,
-                cli.seed,
+                seed,
                 Screen::emulated(cli.verbose),
             )?;
             Ok(if verdict == Verdict::Correct {
@@ -106,16 +108,16 @@ next: cargo run --release -- --verbose       every kernel's row, the copies and 
       cargo run --release -- --help          every option
 ";
 
-/// Verifies and times the plan's kernels on `backend`, and their twins on
-/// `twin` when given, and prints what `screen` asks for.
+/// Verifies and times the plan's kernels on `backend` with inputs from
+/// `seed`, and their twins on `twin` when given, and prints what `screen`
+/// asks for.
 pub(super) fn verify<B: Backend>(
     backend: &B,
     twin: Option<&B>,
     plan: &Plan,
-    seed: Option<u64>,
+    seed: u64,
     screen: Screen,
 ) -> Result<Verdict> {
-    let seed = seed.unwrap_or_else(rand::random);
     say!(
         "{} · random inputs from seed {seed} (--seed {seed} replays them)",
         backend.description()

@@ -7,9 +7,9 @@ mod plans;
 mod sizes;
 mod verdict;
 
-use gpu_host::Error as HostError;
 use gpu_host::emulator::{CountingEmulator, Emulator};
 use gpu_host::timing::Runs;
+use gpu_host::{BlockOrder, Error as HostError};
 
 use crate::bench;
 use crate::console::{self, say};
@@ -49,17 +49,21 @@ pub fn run(cli: &Cli) -> Result<Verdict> {
         Some(Command::Lessons(args)) => run_lessons(args),
         None if cli.list => list(cli.device.unwrap_or(0)).map(|()| Verdict::Listed),
         None if cli.traffic => {
-            let counting = CountingEmulator::default();
+            let seed = cli.seed.unwrap_or_else(rand::random);
+            let counting = CountingEmulator::in_order(BlockOrder::from_seed(seed));
             let plan = cli.plan(Target::Emulator)?;
-            verify(&counting, None, &plan, cli.seed, Screen::every_row())
+            verify(&counting, None, &plan, seed, Screen::every_row())
         }
-        None if cli.emulate => verify(
-            &Emulator,
-            None,
-            &cli.plan(Target::Emulator)?,
-            cli.seed,
-            Screen::emulated(cli.verbose),
-        ),
+        None if cli.emulate => {
+            let seed = cli.seed.unwrap_or_else(rand::random);
+            verify(
+                &Emulator::in_order(BlockOrder::from_seed(seed)),
+                None,
+                &cli.plan(Target::Emulator)?,
+                seed,
+                Screen::emulated(cli.verbose),
+            )
+        }
         None => verify_on_gpu(cli),
     }
 }
@@ -105,10 +109,10 @@ fn run_lessons(args: &LessonsArgs) -> Result<Verdict> {
             };
             plan.validate()?;
             let verdict = verify(
-                &Emulator,
+                &Emulator::in_order(BlockOrder::from_seed(request.seed)),
                 None,
                 &plan,
-                Some(request.seed),
+                request.seed,
                 Screen::every_row(),
             )?;
             Ok(if verdict == Verdict::Correct {

@@ -3,7 +3,7 @@
 //! launch beyond CUDA's limits or the kernel's launch bounds is refused
 //! before any thread runs.
 
-use gpu_emulator::{self, Fault, Launch, LaunchBounds, Limits};
+use gpu_emulator::{self, BlockOrder, Fault, Launch, LaunchBounds, Limits};
 use gpu_std::global::GlobalMut;
 use gpu_std::thread::{sync_threads, thread_idx_x};
 use rand::Rng;
@@ -32,11 +32,14 @@ fn a_spin_wait_is_stopped_as_a_kernel_that_never_finishes() {
         ..Limits::default()
     };
     // SAFETY: one flag, read and written through a checked view.
-    let diagnostic =
-        gpu_emulator::run_within("wait_for_flag", &one_block(2, 0), limits, &|| unsafe {
-            wait_for_flag(view)
-        })
-        .unwrap_err();
+    let diagnostic = gpu_emulator::run_within(
+        "wait_for_flag",
+        &one_block(2, 0),
+        limits,
+        BlockOrder::Forward,
+        &|| unsafe { wait_for_flag(view) },
+    )
+    .unwrap_err();
     assert_eq!(
         diagnostic.fault,
         Fault::DidNotFinish {
@@ -58,8 +61,14 @@ fn a_barrier_in_an_endless_loop_is_stopped_too() {
         steps_per_thread: 1000,
         ..Limits::default()
     };
-    let diagnostic =
-        gpu_emulator::run_within("forever", &one_block(4, 0), limits, &forever).unwrap_err();
+    let diagnostic = gpu_emulator::run_within(
+        "forever",
+        &one_block(4, 0),
+        limits,
+        BlockOrder::Forward,
+        &forever,
+    )
+    .unwrap_err();
     assert!(
         matches!(
             diagnostic.fault,
@@ -146,8 +155,14 @@ fn a_launch_beyond_cudas_limits_or_the_launch_bounds_is_refused_before_any_threa
     };
     assert!(gpu_emulator::run("empty", &empty, &body).is_err());
     let bounded = Limits::within(LaunchBounds::new(128, Some(4)));
-    let diagnostic =
-        gpu_emulator::run_within("bounded", &one_block(256, 0), bounded, &body).unwrap_err();
+    let diagnostic = gpu_emulator::run_within(
+        "bounded",
+        &one_block(256, 0),
+        bounded,
+        BlockOrder::Forward,
+        &body,
+    )
+    .unwrap_err();
     assert_eq!(
         diagnostic.fault,
         Fault::BeyondLaunchBounds {
@@ -160,6 +175,13 @@ fn a_launch_beyond_cudas_limits_or_the_launch_bounds_is_refused_before_any_threa
         "bounded: launch refused: 256 threads a block, more than the 128 of the kernel's launch bounds"
     );
     assert!(!ran.get());
-    gpu_emulator::run_within("bounded", &one_block(128, 0), bounded, &body).unwrap();
+    gpu_emulator::run_within(
+        "bounded",
+        &one_block(128, 0),
+        bounded,
+        BlockOrder::Forward,
+        &body,
+    )
+    .unwrap();
     assert!(ran.get());
 }
