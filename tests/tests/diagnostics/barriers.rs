@@ -12,7 +12,10 @@ use crate::support::{one_block, rng};
 
 #[test]
 fn a_barrier_under_divergent_control_flow_is_reported() {
+    // Two barriers every thread passes, then one that only some reach.
     fn divergent() {
+        sync_threads();
+        sync_threads();
         if thread_idx_x() < 8 {
             sync_threads();
         }
@@ -23,12 +26,17 @@ fn a_barrier_under_divergent_control_flow_is_reported() {
         panic!("expected a divergent barrier, got {diagnostic}");
     };
     assert_eq!((first.thread, other.thread), ((0, 0, 0), (8, 0, 0)));
+    assert_eq!((first.passed, other.passed), (2, 2));
     assert_ne!(first.barrier.line(), other.barrier.line());
     assert!(first.barrier.file().ends_with("barriers.rs"));
     assert!(
         diagnostic
             .to_string()
             .starts_with("divergent, block (0, 0, 0): divergent barrier: thread (0, 0, 0)")
+    );
+    assert!(
+        diagnostic.to_string().contains("(its barrier #3)"),
+        "{diagnostic}"
     );
 }
 

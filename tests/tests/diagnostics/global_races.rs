@@ -2,9 +2,9 @@
 //! least one writing, with nothing ordering them. A barrier orders the
 //! threads of its own block; nothing orders two blocks.
 
-use gpu_emulator::{self, Access, AccessKind, Diagnostic, Fault, Launch};
+use gpu_emulator::{self, Access, AccessKind, BlockOrder, Diagnostic, Fault, Launch, Limits};
 use gpu_std::global::GlobalMut;
-use gpu_std::thread::{block_idx_x, sync_threads, thread_idx_x};
+use gpu_std::thread::{block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x};
 
 /// Runs `body` over `blocks` blocks of 32 threads, with `out` of 64
 /// elements poisoned.
@@ -125,4 +125,43 @@ fn a_neighbours_element_read_after_the_barrier_is_ordered() {
     result.unwrap();
     let expected: Vec<f32> = (0..32).map(|t| ((t + 1) % 32) as f32).collect();
     assert_eq!(out[32..], expected);
+}
+
+#[test]
+fn a_race_between_blocks_names_both_in_a_three_dimensional_grid_in_either_order() {
+    // Blocks (0, 1, 1) and (1, 2, 1) of a 2×3×2 grid write out[5]; the
+    // block that runs second reports the race, naming the first.
+    let racers = [(0, 1, 1), (1, 2, 1)];
+    let body = |out: GlobalMut<f32>| {
+        let block = (block_idx_x(), block_idx_y(), block_idx_z());
+        if racers.contains(&block) && thread_idx_x() == 5 {
+            // SAFETY: element 5 of 64.
+            unsafe { out.write(5, 1.0) };
+        }
+    };
+    let launch = Launch {
+        grid: (2, 3, 2),
+        block: (32, 1, 1),
+        shared_bytes: 0,
+    };
+    for (order, [earlier, later]) in [
+        (BlockOrder::Forward, racers),
+        (BlockOrder::Reverse, [racers[1], racers[0]]),
+    ] {
+        let mut out = vec![f32::NAN; 64];
+        let view = GlobalMut::new("out", &mut out);
+        let diagnostic =
+            gpu_emulator::run_within("racy", &launch, Limits::default(), order, &|| body(view))
+                .unwrap_err();
+        assert_eq!(diagnostic.block, later, "{order}");
+        let Fault::GlobalRace {
+            index,
+            earlier_block,
+            ..
+        } = diagnostic.fault
+        else {
+            panic!("{order}: {diagnostic}");
+        };
+        assert_eq!((index, earlier_block), (5, earlier), "{order}");
+    }
 }
