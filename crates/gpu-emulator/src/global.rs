@@ -109,10 +109,9 @@ impl GlobalMemory {
             }
         };
         let shadows = &mut self.buffers[at].1;
+        // Views of one buffer may differ in length: the shadow only grows.
         let bytes = access.len * access.element_bytes;
-        if shadows.len() < bytes {
-            shadows.resize(bytes, Shadow::default());
-        }
+        shadows.resize(shadows.len().max(bytes), Shadow::default());
         let me = now.toucher();
         let first = access.index * access.element_bytes;
         let size = access.elements * access.element_bytes;

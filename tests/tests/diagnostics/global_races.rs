@@ -5,6 +5,7 @@
 use gpu_emulator::{self, Access, AccessKind, BlockOrder, Diagnostic, Fault, Launch, Limits};
 use gpu_std::global::GlobalMut;
 use gpu_std::thread::{block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x};
+use gpu_std::warp;
 
 /// Runs `body` over `blocks` blocks of 32 threads, with `out` of 64
 /// elements poisoned.
@@ -164,4 +165,99 @@ fn a_race_between_blocks_names_both_in_a_three_dimensional_grid_in_either_order(
         };
         assert_eq!((index, earlier_block), (5, earlier), "{order}");
     }
+}
+
+#[test]
+fn reads_by_many_threads_then_a_barrier_then_a_write_in_one_block_are_ordered() {
+    // SAFETY: element 0 of 64; every thread reads it, thread 0 writes it
+    // once the block has passed the barrier.
+    let (result, out) = run(1, |out| unsafe {
+        std::hint::black_box(out.read(0));
+        sync_threads();
+        if thread_idx_x() == 0 {
+            out.write(0, 2.0);
+        }
+    });
+    result.unwrap();
+    assert_eq!(out[0], 2.0);
+}
+
+#[test]
+fn a_block_writing_what_another_read_races_though_it_read_it_too() {
+    // Both blocks read out[0]; block 1 then writes it, after a barrier that
+    // orders its own read only: block 0's read is still unordered with it.
+    // SAFETY: element 0 of 64.
+    let (result, _) = run(2, |out| unsafe {
+        std::hint::black_box(out.read(0));
+        sync_threads();
+        if block_idx_x() == 1 && thread_idx_x() == 0 {
+            out.write(0, 2.0);
+        }
+    });
+    let diagnostic = result.unwrap_err();
+    assert_eq!(diagnostic.block, (1, 0, 0));
+    assert!(
+        matches!(
+            diagnostic.fault,
+            Fault::GlobalRace {
+                index: 0,
+                earlier: Access {
+                    kind: AccessKind::Read,
+                    ..
+                },
+                earlier_block: (0, 0, 0),
+                later: Access {
+                    thread: (0, 0, 0),
+                    kind: AccessKind::Write
+                },
+                ..
+            }
+        ),
+        "{diagnostic}"
+    );
+}
+
+#[test]
+fn a_reader_writing_what_another_thread_read_in_the_same_interval_races() {
+    // Every lane reads out[0] and meets the others at a shuffle, which
+    // orders no memory; lane 0 then writes it, while lane 1's read is
+    // unordered with the write.
+    // SAFETY: element 0 of 64.
+    let (result, _) = run(1, |out| unsafe {
+        let value = out.read(0);
+        std::hint::black_box(warp::shfl_xor_sync(warp::ALL_LANES, value, 1));
+        if thread_idx_x() == 0 {
+            out.write(0, 2.0);
+        }
+    });
+    let fault = result.unwrap_err().fault;
+    assert!(
+        matches!(
+            fault,
+            Fault::GlobalRace {
+                earlier: Access {
+                    thread: (1, 0, 0),
+                    kind: AccessKind::Read
+                },
+                later: Access {
+                    thread: (0, 0, 0),
+                    kind: AccessKind::Write
+                },
+                ..
+            }
+        ),
+        "{fault:?}"
+    );
+}
+
+#[test]
+fn a_thread_reading_twice_and_then_writing_races_with_no_one() {
+    // SAFETY: element t of 64, read twice and written by thread t alone.
+    let (result, out) = run(1, |out| unsafe {
+        let t = thread_idx_x() as usize;
+        let twice = out.read(t) + out.read(t);
+        out.write(t, if twice.is_nan() { 1.0 } else { twice });
+    });
+    result.unwrap();
+    assert_eq!(out[..32], [1.0; 32]);
 }
