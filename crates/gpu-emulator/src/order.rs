@@ -16,7 +16,7 @@ pub enum BlockOrder {
     /// The last block first.
     Reverse,
     /// A permutation drawn from the seed: the block numbered
-    /// `(a · i + b) mod blocks` runs i-th, with `a` coprime to the block
+    /// `(a · i + seed) mod blocks` runs i-th, with `a` coprime to the block
     /// count and, where the count allows, neither 1 nor `blocks - 1`, so
     /// that neighbouring blocks run apart.
     Shuffled(u64),
@@ -40,10 +40,10 @@ impl BlockOrder {
         let (step, start) = match self {
             Self::Forward => (1, 0),
             Self::Reverse => (count - 1, count - 1),
-            Self::Shuffled(seed) => shuffle(seed, count),
+            Self::Shuffled(seed) => (shuffle_step(seed, count), seed),
         };
         (0..count).map(move |i| {
-            // Below 2^64 · 2^64: the step and the start are below the count.
+            // Below 2^64 · 2^64 + 2^64: the step is below the count.
             let n =
                 ((u128::from(step) * u128::from(i) + u128::from(start)) % u128::from(count)) as u64;
             // Each of the three below its dimension, which is a u32.
@@ -52,12 +52,11 @@ impl BlockOrder {
     }
 }
 
-/// A step coprime to `count` and a start below it, from `seed`: together a
-/// permutation of `0..count`. Not the steps 1 and `count - 1`, which run
-/// neighbouring blocks one after the other (forward or reverse from
-/// another start), where the count has another: all but 1, 2, 3, 4 and 6.
-fn shuffle(seed: u64, count: u64) -> (u64, u64) {
-    let start = mix(!seed) % count;
+/// A step coprime to `count`, from `seed`: with any start, a permutation
+/// of `0..count`. Not the steps 1 and `count - 1`, which run neighbouring
+/// blocks one after the other (forward or reverse from another start),
+/// where the count has another: all but 1, 2, 3, 4 and 6.
+fn shuffle_step(seed: u64, count: u64) -> u64 {
     let neighbours_only = matches!(count, 1..=4 | 6);
     let mut draw = seed;
     loop {
@@ -65,7 +64,7 @@ fn shuffle(seed: u64, count: u64) -> (u64, u64) {
         let step = draw % count;
         let neighbours = step == 1 || step == count - 1;
         if gcd(step, count) == 1 && (neighbours_only || !neighbours) {
-            return (step, start);
+            return step;
         }
     }
 }
