@@ -19,11 +19,10 @@
 //! here. Every randomised test draws from [`seed`]: `LOCALITY_SEED=N`
 //! replays it, and a failing one prints its N.
 
-use gpu_host::BlockOrder;
+use locality::Backend;
 use locality::case::Case;
 use locality::families::{self, Visitor};
 use locality::family::Family;
-use locality::{Backend, Emulator};
 use proptest::test_runner::{Config, FailurePersistence, RngSeed};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
@@ -67,13 +66,6 @@ pub fn proptest_config(cases: u32) -> Config {
         failure_persistence: None::<Box<dyn FailurePersistence>>,
         ..Config::default()
     }
-}
-
-/// The emulator that a test with `seed` runs on: each launch's blocks in
-/// the order the seed draws (forward, reverse or shuffled), so that the
-/// seed that replays a test's inputs replays its blocks' order too.
-pub fn emulator(seed: u64) -> Emulator {
-    Emulator::in_order(BlockOrder::from_seed(seed))
 }
 
 /// Family `F`'s kernel called `name`.
@@ -160,6 +152,7 @@ pub fn check_every_family<B: Backend>(backend: &B, seed: u64) -> Result<(), Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use locality::Emulator;
     use locality::families::matmul::{Matmul, MatmulShape};
 
     #[test]
@@ -171,9 +164,13 @@ mod tests {
     #[test]
     fn a_failing_check_says_how_to_replay_it() {
         let kernel = kernel::<Matmul>("matmul_naive");
-        let failure =
-            check_kernel::<Emulator, Matmul>(&emulator(77), kernel, MatmulShape::new(0, 1, 1), 77)
-                .unwrap_err();
+        let failure = check_kernel::<Emulator, Matmul>(
+            &Emulator::from_seed(77),
+            kernel,
+            MatmulShape::new(0, 1, 1),
+            77,
+        )
+        .unwrap_err();
         assert!(failure.contains("blocks shuffled by seed 77"), "{failure}");
         assert!(failure.contains("LOCALITY_SEED=77 replays it"), "{failure}");
     }

@@ -7,6 +7,7 @@
 use gpu_std::Kernel;
 use kernels::blur::BAND_ROWS;
 use kernels::{gemv, intensity};
+use locality::Emulator;
 use locality::families::access::{Access, AccessShape};
 use locality::families::banks::{Banks, BanksShape};
 use locality::families::blur::{Blur, BlurShape, max_radius};
@@ -19,9 +20,7 @@ use locality::families::registers::{Registers, RegistersShape};
 use locality::families::transpose::{Transpose, TransposeShape};
 use locality::families::width::{Width, WidthShape};
 use locality::family::Family;
-use locality_tests::{
-    check_every_family, check_family, check_kernel, emulator, proptest_config, seed,
-};
+use locality_tests::{check_every_family, check_family, check_kernel, proptest_config, seed};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
@@ -29,7 +28,7 @@ use proptest::test_runner::TestRunner;
 #[test]
 fn every_kernel_on_its_familys_test_shapes() {
     let seed = seed();
-    check_every_family(&emulator(seed), seed).unwrap();
+    check_every_family(&Emulator::from_seed(seed), seed).unwrap();
 }
 
 /// Sizes that stress the bounds: 1, primes, one off the tile and block
@@ -141,58 +140,58 @@ proptest! {
 
     #[test]
     fn matmul_kernels_agree_with_the_reference(shape in matmul_shapes(), seed: u64) {
-        check_family::<_, Matmul>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
+        check_family::<_, Matmul>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
     fn gemv_kernels_agree_with_the_reference(shape in gemv_shapes(), seed: u64) {
-        check_family::<_, Gemv<f32>>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
-        check_family::<_, Gemv<f64>>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
+        check_family::<_, Gemv<f32>>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
+        check_family::<_, Gemv<f64>>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
     fn the_access_copy_agrees_with_the_reference(shape in access_shapes(), seed: u64) {
-        check_family::<_, Access>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
+        check_family::<_, Access>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
     fn the_width_copies_agree_with_the_reference(shape in width_shapes(), seed: u64) {
-        check_family::<_, Width>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
+        check_family::<_, Width>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
     fn the_constant_kernels_agree_with_the_reference(shape in constant_shapes(), seed: u64) {
-        check_family::<_, Constant>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
+        check_family::<_, Constant>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
     fn the_register_kernels_agree_with_the_reference(shape in registers_shapes(), seed: u64) {
-        check_family::<_, Registers>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
+        check_family::<_, Registers>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
     fn the_bank_kernel_agrees_with_the_reference(shape in banks_shapes(), seed: u64) {
-        check_family::<_, Banks>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
+        check_family::<_, Banks>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
     fn the_cache_kernel_agrees_with_the_reference(shape in caches_shapes(), seed: u64) {
-        check_family::<_, Caches>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
+        check_family::<_, Caches>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
     fn the_fma_chain_agrees_with_the_reference(shape in intensity_shapes(), seed: u64) {
-        check_family::<_, Intensity>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
+        check_family::<_, Intensity>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
     fn blur_kernels_agree_with_the_reference(shape in blur_shapes(), seed: u64) {
-        check_family::<_, Blur>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
+        check_family::<_, Blur>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
     fn transpose_kernels_agree_with_the_reference(shape in transpose_shapes(), seed: u64) {
-        check_family::<_, Transpose>(&emulator(seed), shape, seed).map_err(TestCaseError::fail)?;
+        check_family::<_, Transpose>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 }
 
@@ -281,7 +280,7 @@ fn blur_kernels_agree_at_every_radius_they_accept() {
             for radius in 0..=max_radius(kernel, channels) {
                 let shape = BlurShape::new(23, 11, channels as usize, radius);
                 let seed = seed ^ u64::from(radius << 3 | channels);
-                check_kernel::<_, Blur>(&emulator(seed), kernel, shape, seed).unwrap();
+                check_kernel::<_, Blur>(&Emulator::from_seed(seed), kernel, shape, seed).unwrap();
             }
         }
     }

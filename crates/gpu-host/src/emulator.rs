@@ -22,9 +22,14 @@ pub struct Emulator {
 }
 
 impl Emulator {
-    /// The emulator, running each launch's blocks in `order`.
-    pub fn in_order(order: BlockOrder) -> Self {
-        Self { order }
+    /// The emulator, running each launch's blocks in the order `seed`
+    /// picks (forward, reverse or shuffled: [`BlockOrder::from_seed`]), so
+    /// that the seed that replays a run's inputs replays its block order
+    /// too.
+    pub fn from_seed(seed: u64) -> Self {
+        Self {
+            order: BlockOrder::from_seed(seed),
+        }
     }
 }
 
@@ -108,10 +113,11 @@ pub struct CountingEmulator {
 }
 
 impl CountingEmulator {
-    /// The counting emulator, running each launch's blocks in `order`.
-    pub fn in_order(order: BlockOrder) -> Self {
+    /// The counting emulator, running each launch's blocks in the order
+    /// `seed` picks, as [`Emulator::from_seed`] does.
+    pub fn from_seed(seed: u64) -> Self {
         Self {
-            emulator: Emulator::in_order(order),
+            emulator: Emulator::from_seed(seed),
             counted: RefCell::default(),
         }
     }
@@ -158,8 +164,8 @@ impl Backend for CountingEmulator {
         problem: &P,
         args: A::Host<'_, HostMemory>,
     ) -> Result<()> {
-        // SAFETY: passed on from the caller.
         let order = self.emulator.order;
+        // SAFETY: passed on from the caller.
         let traffic = unsafe { emulate(kernel, problem, args, order, gpu_emulator::run_counting) }?;
         let mut counted = self.counted.borrow_mut();
         counted.retain(|(name, _)| *name != kernel.name);

@@ -5,7 +5,6 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use gpu_host::BlockOrder;
 use gpu_host::Error as HostError;
 use gpu_host::backend::Backend;
 use gpu_host::emulator::Emulator;
@@ -27,7 +26,6 @@ use super::verdict::Verdict;
 /// on the emulator when there is no GPU.
 pub(super) fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
     let plan = cli.plan(Target::Gpu)?;
-    let seed = cli.seed.unwrap_or_else(rand::random);
     match crate::gpu::open(cli.device.unwrap_or(0)) {
         Ok(gpu) => {
             let twin = console::or_say_why(gpu.twin(), |error| {
@@ -38,7 +36,7 @@ pub(super) fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
                 timed: true,
                 peak: Hardware::read(&gpu).peak(),
             };
-            verify(&gpu, twin.as_ref(), &plan, seed, screen)
+            verify(&gpu, twin.as_ref(), &plan, cli.seed, screen)
         }
         Err(missing @ Error::Host(HostError::NoDriver | HostError::NoDevice)) => {
             match cli.device {
@@ -57,10 +55,10 @@ pub(super) fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
             }
             let plan = cli.emulated_defaults()?;
             let verdict = verify(
-                &Emulator::in_order(BlockOrder::from_seed(seed)),
+                &Emulator::from_seed(cli.seed),
                 None,
                 &plan,
-                seed,
+                cli.seed,
                 Screen::emulated(cli.verbose),
             )?;
             Ok(if verdict == Verdict::Correct {

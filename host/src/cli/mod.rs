@@ -7,9 +7,9 @@ mod plans;
 mod sizes;
 mod verdict;
 
+use gpu_host::Error as HostError;
 use gpu_host::emulator::{CountingEmulator, Emulator};
 use gpu_host::timing::Runs;
-use gpu_host::{BlockOrder, Error as HostError};
 
 use crate::bench;
 use crate::console::{self, say};
@@ -41,29 +41,26 @@ pub fn run(cli: &Cli) -> Result<Verdict> {
     }
     match &cli.command {
         Some(Command::Bench(args)) => {
-            let seed = args.seed.unwrap_or_else(rand::random);
-            bench::run(&args.plan(), &args.outputs(), args.device, seed)
+            bench::run(&args.plan(), &args.outputs(), args.device, args.seed)
                 .map(|()| Verdict::Benchmarked)
         }
         Some(Command::Blur(args)) => picture::run(&args.request()).map(|()| Verdict::Blurred),
         Some(Command::Lessons(args)) => run_lessons(args),
         None if cli.list => list(cli.device.unwrap_or(0)).map(|()| Verdict::Listed),
-        None if cli.traffic => {
-            let seed = cli.seed.unwrap_or_else(rand::random);
-            let counting = CountingEmulator::in_order(BlockOrder::from_seed(seed));
-            let plan = cli.plan(Target::Emulator)?;
-            verify(&counting, None, &plan, seed, Screen::every_row())
-        }
-        None if cli.emulate => {
-            let seed = cli.seed.unwrap_or_else(rand::random);
-            verify(
-                &Emulator::in_order(BlockOrder::from_seed(seed)),
-                None,
-                &cli.plan(Target::Emulator)?,
-                seed,
-                Screen::emulated(cli.verbose),
-            )
-        }
+        None if cli.traffic => verify(
+            &CountingEmulator::from_seed(cli.seed),
+            None,
+            &cli.plan(Target::Emulator)?,
+            cli.seed,
+            Screen::every_row(),
+        ),
+        None if cli.emulate => verify(
+            &Emulator::from_seed(cli.seed),
+            None,
+            &cli.plan(Target::Emulator)?,
+            cli.seed,
+            Screen::emulated(cli.verbose),
+        ),
         None => verify_on_gpu(cli),
     }
 }
@@ -79,7 +76,7 @@ fn run_lessons(args: &LessonsArgs) -> Result<Verdict> {
             warmup: 3,
             timed: args.runs as usize,
         },
-        seed: args.seed.unwrap_or_else(rand::random),
+        seed: args.seed,
         device: args.device,
     };
     match lessons::run(&request) {
@@ -109,7 +106,7 @@ fn run_lessons(args: &LessonsArgs) -> Result<Verdict> {
             };
             plan.validate()?;
             let verdict = verify(
-                &Emulator::in_order(BlockOrder::from_seed(request.seed)),
+                &Emulator::from_seed(request.seed),
                 None,
                 &plan,
                 request.seed,

@@ -60,8 +60,8 @@ pub struct Cli {
     #[arg(long)]
     pub list: bool,
     /// Seed for the random inputs; drawn afresh when not given.
-    #[arg(long)]
-    pub seed: Option<u64>,
+    #[arg(long, default_value_t = rand::random(), hide_default_value = true)]
+    pub seed: u64,
     /// The CUDA device to use [default: 0].
     #[arg(long, conflicts_with = "emulate")]
     pub device: Option<usize>,
@@ -116,8 +116,8 @@ pub struct LessonsArgs {
     #[arg(long, value_name = "DIR")]
     pub plots: Option<PathBuf>,
     /// Seed for the random inputs; drawn afresh when not given.
-    #[arg(long)]
-    pub seed: Option<u64>,
+    #[arg(long, default_value_t = rand::random(), hide_default_value = true)]
+    pub seed: u64,
     /// The CUDA device to use.
     #[arg(long, default_value_t = 0)]
     pub device: usize,
@@ -212,8 +212,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
     /// Seed for the random inputs; drawn afresh when not given.
-    #[arg(long)]
-    pub seed: Option<u64>,
+    #[arg(long, default_value_t = rand::random(), hide_default_value = true)]
+    pub seed: u64,
     /// The CUDA device to use.
     #[arg(long, default_value_t = 0)]
     pub device: usize,

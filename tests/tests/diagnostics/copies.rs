@@ -136,22 +136,11 @@ fn a_16_byte_copy_zero_fills_past_the_end_and_must_be_aligned() {
 
 #[test]
 fn reading_an_asynchronous_copy_before_its_wait_is_reported() {
-    let (result, _) = rotate(CopyBug::ReadBeforeWait);
-    let diagnostic = result.unwrap_err();
-    assert_eq!(
-        diagnostic.fault,
-        Fault::CopyInFlight {
-            offset: 0,
-            copier: (0, 0, 0),
-            access: Access {
-                thread: (0, 0, 0),
-                kind: AccessKind::Read
-            }
-        }
-    );
-    assert!(
-        diagnostic.to_string().contains("still in flight"),
-        "{diagnostic}"
+    assert_own_copy_in_flight(
+        CopyBug::ReadBeforeWait,
+        AccessKind::Read,
+        "thread (0, 0, 0) read shared byte 0, the destination of a memcpy_async by thread \
+         (0, 0, 0) that is still in flight",
     );
     // Without the wait, the barrier does not land the copies either: thread
     // 0 reads thread 1's copy.
@@ -171,8 +160,19 @@ fn reading_an_asynchronous_copy_before_its_wait_is_reported() {
 
 #[test]
 fn a_store_into_an_asynchronous_copys_destination_before_its_wait_is_reported() {
-    let (result, _) = rotate(CopyBug::StoreBeforeWait);
-    let diagnostic = result.unwrap_err();
+    assert_own_copy_in_flight(
+        CopyBug::StoreBeforeWait,
+        AccessKind::Write,
+        "thread (0, 0, 0) wrote shared byte 0, the destination of a memcpy_async by thread \
+         (0, 0, 0) that is still in flight",
+    );
+}
+
+/// The rotation with `bug` is reported as thread 0 touching (`kind`) its
+/// own copy's destination while the copy is in flight, in words that
+/// begin with `message`.
+fn assert_own_copy_in_flight(bug: CopyBug, kind: AccessKind, message: &str) {
+    let diagnostic = rotate(bug).0.unwrap_err();
     assert_eq!(
         diagnostic.fault,
         Fault::CopyInFlight {
@@ -180,15 +180,12 @@ fn a_store_into_an_asynchronous_copys_destination_before_its_wait_is_reported() 
             copier: (0, 0, 0),
             access: Access {
                 thread: (0, 0, 0),
-                kind: AccessKind::Write
+                kind
             }
         }
     );
     assert!(
-        diagnostic.fault.to_string().starts_with(
-            "thread (0, 0, 0) wrote shared byte 0, the destination of a memcpy_async by thread \
-             (0, 0, 0) that is still in flight"
-        ),
+        diagnostic.fault.to_string().starts_with(message),
         "{diagnostic}"
     );
 }
