@@ -60,6 +60,13 @@ const SHORT_POINTERS: &str = "p3:32:32-p4:32:32-p5:32:32-p6:32:32-p7:32:32";
 /// `nvptx64-nvidia-cuda` with [`SHORT_POINTERS`].
 const TARGET: &str = "nvptx64-nvidia-cuda-short-ptr";
 
+/// Set in the environment, a build keeps the PTX the last one wrote, where
+/// there is one, instead of compiling the kernel crate again. It is for
+/// tools that rebuild the host many times only to run its kernels on the
+/// emulator, mutation testing above all (`tools/mutate-guards`): the PTX
+/// the host then embeds is no longer its source's.
+pub const REUSE_PTX: &str = "GPU_BUILDER_REUSE_PTX";
+
 /// Why a kernel crate could not be compiled to PTX.
 #[derive(Debug)]
 pub struct Error(String);
@@ -118,8 +125,21 @@ impl PtxBuilder {
         let manifest_dir = env_path("CARGO_MANIFEST_DIR")?;
         let out_dir = env_path("OUT_DIR")?;
         let crate_dir = manifest_dir.join(&self.kernel_crate);
-        check_toolchain()?;
         let (name, local) = watch(&crate_dir)?;
+        let lib = name.replace('-', "_");
+        let ptx_file = |suffix: &str| out_dir.join(format!("{lib}{suffix}.ptx"));
+        println!("cargo::rerun-if-env-changed={REUSE_PTX}");
+        if env::var_os(REUSE_PTX).is_some() {
+            let files: Vec<_> = TARGETS
+                .iter()
+                .map(|&(cpu, suffix)| (cpu, ptx_file(suffix)))
+                .collect();
+            if files.iter().all(|(_, file)| file.is_file()) {
+                println!("cargo::warning={REUSE_PTX} is set: {name}'s PTX is the last build's");
+                return Ok(Built { files });
+            }
+        }
+        check_toolchain()?;
         let target_spec = out_dir.join(format!("{TARGET}.json"));
         write_target_spec(&target_spec)?;
         // Both builds at once: each is one rustc process for most of its time.
@@ -153,11 +173,10 @@ impl PtxBuilder {
                     "compiling {name} to PTX for {cpu} failed (the errors are above)"
                 )));
             }
-            let lib = name.replace('-', "_");
             let ptx = target_dir
                 .join(TARGET)
                 .join(format!("release/deps/{lib}.s"));
-            let file = out_dir.join(format!("{lib}{suffix}.ptx"));
+            let file = ptx_file(suffix);
             copy_ptx(&ptx, &file)?;
             files.push((cpu, file));
         }
