@@ -26,6 +26,7 @@ pub mod constant;
 pub mod gemv;
 pub mod intensity;
 pub mod matmul;
+pub mod readonly;
 pub mod registers;
 pub mod width;
 
@@ -49,5 +50,6 @@ pub const CUDA_TWINS: &str = concat!(
     include_str!("../cuda/registers.cu"),
     include_str!("../cuda/constant.cu"),
     include_str!("../cuda/caches.cu"),
+    include_str!("../cuda/readonly.cu"),
     include_str!("../cuda/intensity.cu"),
 );

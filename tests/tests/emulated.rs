@@ -6,7 +6,7 @@
 
 use gpu_std::Kernel;
 use kernels::blur::BAND_ROWS;
-use kernels::{gemv, intensity};
+use kernels::{gemv, intensity, readonly};
 use locality::Emulator;
 use locality::families::access::{Access, AccessShape};
 use locality::families::banks::{Banks, BanksShape};
@@ -16,6 +16,7 @@ use locality::families::constant::{Constant, ConstantShape};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::intensity::{Intensity, IntensityShape};
 use locality::families::matmul::{Matmul, MatmulShape};
+use locality::families::readonly::{ReadOnly, ReadOnlyShape};
 use locality::families::registers::{Registers, RegistersShape};
 use locality::families::transpose::{Transpose, TransposeShape};
 use locality::families::width::{Width, WidthShape};
@@ -110,6 +111,10 @@ fn caches_shapes() -> impl Strategy<Value = CachesShape> {
     })
 }
 
+fn readonly_shapes() -> impl Strategy<Value = ReadOnlyShape> {
+    (length(), 0..=readonly::MAX_RADIUS).prop_map(|(n, radius)| ReadOnlyShape { n, radius })
+}
+
 fn intensity_shapes() -> impl Strategy<Value = IntensityShape> {
     // Four elements a thread: 1024 a block.
     let n = prop_oneof![size(), blocks_of(4 * intensity::BLOCK as usize)];
@@ -177,6 +182,11 @@ proptest! {
     #[test]
     fn the_cache_kernel_agrees_with_the_reference(shape in caches_shapes(), seed: u64) {
         check_family::<_, Caches>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn the_stencils_agree_with_the_reference(shape in readonly_shapes(), seed: u64) {
+        check_family::<_, ReadOnly>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
@@ -260,6 +270,11 @@ fn the_property_tests_reach_two_blocks_along_every_axis() {
         chunks: 2,
     };
     reach_two_blocks::<Caches>(caches_shapes(), caches);
+    let readonly = ReadOnlyShape {
+        n: 100_000,
+        radius: 4,
+    };
+    reach_two_blocks::<ReadOnly>(readonly_shapes(), readonly);
     let intensity = IntensityShape {
         n: 100_000,
         fmas: 3,

@@ -15,6 +15,7 @@ use locality::families::constant::{Constant, ConstantShape};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::intensity::{Intensity, IntensityShape};
 use locality::families::matmul::{Matmul, MatmulShape};
+use locality::families::readonly::{ReadOnly, ReadOnlyShape};
 use locality::families::registers::{Registers, RegistersShape};
 use locality::families::transpose::{Transpose, TransposeShape};
 use locality::families::width::{Width, WidthShape};
@@ -192,6 +193,7 @@ const CACHES_SHAPE: CachesShape = CachesShape {
     blocks: 4,
     chunks: 4,
 };
+const READONLY_SHAPE: ReadOnlyShape = ReadOnlyShape { n: 4096, radius: 2 };
 const INTENSITY_SHAPE: IntensityShape = IntensityShape { n: 4096, fmas: 8 };
 
 /// The emulated counts of docs/traffic.md's table, in its column order, for
@@ -217,6 +219,7 @@ fn documented_counts(name: &str) -> [u64; 7] {
         }
         "bank_conflicts" => traffic::<Banks>(name, BANKS_SHAPE),
         "read_working_set" => traffic::<Caches>(name, CACHES_SHAPE),
+        _ if name.starts_with("stencil") => traffic::<ReadOnly>(name, READONLY_SHAPE),
         _ => traffic::<Intensity>(name, INTENSITY_SHAPE),
     };
     [

@@ -267,6 +267,41 @@ impl Global<u8> {
     }
 }
 
+impl Global<f32> {
+    /// Reads element `index` through the read-only data cache
+    /// (`ld.global.nc.f32`, `LDG.E.CONSTANT`): CUDA's `__ldg`, and what
+    /// nvcc emits for a `const __restrict__` pointer it can prove is only
+    /// read. The load is not coherent with the launch's own writes, hence
+    /// the contract.
+    ///
+    /// # Safety
+    /// `index` lies inside the buffer, and no thread writes the element
+    /// during the launch.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn ldg(self, index: usize) -> f32 {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let value: f32;
+            // SAFETY: by this function's contract; the load only reads.
+            unsafe {
+                core::arch::asm!(
+                    "ld.global.nc.f32 {}, [{}];",
+                    out(reg32) value,
+                    in(reg64) self.base.add(index),
+                    options(pure, readonly, nostack),
+                );
+            }
+            value
+        }
+        // SAFETY: by this function's contract, which `read` checks.
+        #[cfg(not(target_arch = "nvptx64"))]
+        unsafe {
+            self.read(index)
+        }
+    }
+}
+
 /// A line: sixteen bytes moved by one 16-byte load or store, as four
 /// little-endian words, the registers it lands in.
 pub type Line = [u32; 4];

@@ -9,6 +9,7 @@ pub mod constant;
 pub mod gemv;
 pub mod intensity;
 pub mod matmul;
+pub mod readonly;
 pub mod registers;
 pub mod transpose;
 pub mod width;
@@ -37,6 +38,7 @@ pub fn visit(visitor: &mut impl Visitor) -> Result<()> {
     visitor.visit::<registers::Registers>()?;
     visitor.visit::<banks::Banks>()?;
     visitor.visit::<caches::Caches>()?;
+    visitor.visit::<readonly::ReadOnly>()?;
     visitor.visit::<intensity::Intensity>()
 }
 

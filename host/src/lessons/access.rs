@@ -17,6 +17,7 @@ fn strided_copy(lab: &mut Lab<'_>, stride: usize, offset: usize, x: f64) -> Resu
     let n = Access::SIZE.on_gpu[0];
     let (ms, correct) = lab.measure::<Access>(shape(n))?;
     Ok(Point {
+        series: None,
         label: None,
         x,
         ms,
@@ -104,6 +105,7 @@ pub(super) fn width(lab: &mut Lab<'_>) -> Result<Outcome> {
         let pair = kernel.name.strip_prefix("copy_pairs_");
         let width = kernel.name.strip_prefix("copy_bytes_");
         points.push(Point {
+            series: None,
             label: pair.map(|alignment| format!("a pair of f32, {}", alignment.replace('_', " "))),
             x: width.map_or(8.0, |bytes| bytes.parse().unwrap_or(f64::NAN)),
             ms,

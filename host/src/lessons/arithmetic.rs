@@ -17,6 +17,7 @@ pub(super) fn intensity(lab: &mut Lab<'_>) -> Result<Outcome> {
         };
         let (ms, correct) = lab.measure::<Intensity>(shape)?;
         points.push(Point {
+            series: None,
             label: None,
             x: shape.intensity(),
             ms,

@@ -50,6 +50,10 @@ impl Verdict {
 /// One measured point of a sweep.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Point {
+    /// The kernel whose line the point is on, where a lesson sweeps
+    /// several kernels; `None` for a lesson of one.
+    #[serde(default)]
+    pub series: Option<String>,
     /// What the point is, where its x alone does not say.
     pub label: Option<String>,
     pub x: f64,

@@ -10,6 +10,7 @@ mod access;
 mod arithmetic;
 mod lab;
 mod on_chip;
+mod read_only;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -126,6 +127,19 @@ pub const LESSONS: &[Lesson] = &[
         y_axis: "read bandwidth (GB/s)",
         counted: None,
         run: on_chip::caches,
+    },
+    Lesson {
+        name: "readonly",
+        title: "The read-only data cache: loads a kernel promises never to see written",
+        claim: "Data that a kernel only reads can be loaded through the read-only data cache \
+                (__ldg, or a const __restrict__ pointer), a cache of its own beside L1 with its \
+                own bandwidth, which serves reads that neighbouring threads share without \
+                staging them in shared memory.",
+        x_axis: "stencil radius r (each element read 2r + 1 times)",
+        log_x: Some(true),
+        y_axis: "GB/s of the windows' reads",
+        counted: None,
+        run: read_only::read_only,
     },
     Lesson {
         name: "intensity",
@@ -333,17 +347,20 @@ fn describe(lesson: &Lesson, outcome: &Outcome) -> String {
 /// for a lesson without one.
 fn picture(lesson: &Lesson, outcome: &Outcome, device: &str) -> Option<Result<String>> {
     let log_x = lesson.log_x?;
-    // The sweep: the points a label does not set apart.
-    let mut lines = vec![LessonLine {
-        name: outcome.kernel.clone(),
-        points: outcome
-            .points
-            .iter()
-            .filter(|point| point.label.is_none())
-            .map(|point| (point.x, point.y))
-            .collect(),
-        dashed: false,
-    }];
+    // The sweep, a line for each kernel: the points a label does not set
+    // apart.
+    let mut lines: Vec<LessonLine> = Vec::new();
+    for point in outcome.points.iter().filter(|point| point.label.is_none()) {
+        let name = point.series.as_ref().unwrap_or(&outcome.kernel);
+        match lines.iter_mut().find(|line| &line.name == name) {
+            Some(line) => line.points.push((point.x, point.y)),
+            None => lines.push(LessonLine {
+                name: name.clone(),
+                points: vec![(point.x, point.y)],
+                dashed: false,
+            }),
+        }
+    }
     if let Some(bound) = &outcome.bound {
         lines.push(LessonLine {
             name: "roofline from the sweep's ends".to_string(),

@@ -37,6 +37,7 @@ pub(super) fn constant(lab: &mut Lab<'_>) -> Result<Outcome> {
                 "32 coefficients a warp"
             };
             points.push(Point {
+                series: None,
                 label: Some(format!("{}, {lanes}", kernel.name)),
                 x: (points.len() + 1) as f64,
                 ms,
@@ -107,6 +108,7 @@ pub(super) fn registers(lab: &mut Lab<'_>) -> Result<Outcome> {
             shape.bytes_read() / ms / 1e6
         ));
         points.push(Point {
+            series: None,
             label: Some(format!(
                 "{label} ({} registers, {} local bytes)",
                 resources.registers, resources.local_bytes
@@ -160,6 +162,7 @@ pub(super) fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
         })?
         .shared_load;
         points.push(Point {
+            series: None,
             label: None,
             x: f64::from(stride),
             ms,
@@ -228,6 +231,7 @@ pub(super) fn caches(lab: &mut Lab<'_>) -> Result<Outcome> {
         };
         let (ms, correct) = lab.measure::<Caches>(shape)?;
         points.push(Point {
+            series: None,
             label: None,
             x: set_bytes as f64,
             ms,

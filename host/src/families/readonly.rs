@@ -1,0 +1,250 @@
+//! The read-only cache lesson's kernels: their shapes, inputs and
+//! reference. The reference sums each window in f64, in the kernels' order.
+
+use std::fmt;
+
+use clap::{Arg, ArgMatches, value_parser};
+use gpu_host::backend::{Backend, Buffer};
+use gpu_std::Kernel;
+use kernels::readonly::{Args, BLOCK, KERNELS, MAX_RADIUS, Problem};
+use rand::rngs::SmallRng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::family::{
+    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
+};
+use crate::reference::{Expected, gamma};
+use crate::verify::{Comparison, compare, uniform_floats};
+
+/// n elements, each the sum of the 2·radius + 1 around it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadOnlyShape {
+    pub n: usize,
+    pub radius: u32,
+}
+
+impl ReadOnlyShape {
+    /// Bytes of the windows' reads: every element of every window, 4
+    /// bytes each, as the kernels without a tile load them.
+    pub fn window_bytes(self) -> f64 {
+        4.0 * self.window_elements() as f64
+    }
+
+    /// Elements of every window together, the clipped ones at the ends
+    /// left out.
+    fn window_elements(self) -> u64 {
+        (0..self.n as u64)
+            .map(|i| window(i, self.n as u64, u64::from(self.radius)).count() as u64)
+            .sum()
+    }
+}
+
+/// The input's indices of element i's window, clipped to 0..n.
+fn window(i: u64, n: u64, radius: u64) -> std::ops::Range<u64> {
+    i.saturating_sub(radius)..(i + radius).min(n - 1) + 1
+}
+
+impl fmt::Display for ReadOnlyShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} r={}", self.n, self.radius)
+    }
+}
+
+impl Shape for ReadOnlyShape {
+    fn side(&self) -> f64 {
+        self.n as f64
+    }
+
+    fn short(&self) -> String {
+        self.to_string()
+    }
+}
+
+pub struct Buffers<B: Backend> {
+    pub input: Buffer<B, f32>,
+    pub output: Buffer<B, f32>,
+}
+
+pub struct ReadOnly;
+
+impl Family for ReadOnly {
+    const NAME: &'static str = "readonly";
+    const SIZE: SizeSyntax = SizeSyntax {
+        value_name: "N",
+        names: &["n"],
+        help: "Elements of the read-only cache lesson's stencil",
+        on_gpu: &[1 << 25],
+        emulated: &[3001],
+        sweep: "33554432",
+    };
+    const BOUND: Bound = Bound::Memory;
+    const SQUARE_AXIS: &'static str = "n (elements)";
+    const BENCHED: bool = false;
+
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
+    type Shape = ReadOnlyShape;
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = Buffers<B>;
+
+    fn options(_: bool) -> Vec<Arg> {
+        vec![
+            Arg::new("stencil-radius")
+                .long("stencil-radius")
+                .help("Neighbours on each side that the read-only cache lesson's stencil sums")
+                .value_name("R")
+                .value_parser(value_parser!(u32))
+                .default_value("8"),
+        ]
+    }
+
+    fn shape(sizes: &[usize], options: &ArgMatches) -> ReadOnlyShape {
+        let [n] = dims(sizes);
+        let radius = *options
+            .get_one("stencil-radius")
+            .expect("the option has a default");
+        ReadOnlyShape { n, radius }
+    }
+
+    /// The radius at most [`MAX_RADIUS`], the tile's halo; n plus a block
+    /// and both halos within `u32`, the shared kernel's tile indices.
+    fn problem(shape: ReadOnlyShape) -> Result<Problem> {
+        let n = nonzero("n (elements)", shape.n)?;
+        if shape.radius > MAX_RADIUS {
+            return Err(Error::TooLarge {
+                what: "the stencil's radius",
+                size: u128::from(shape.radius),
+                limit: u64::from(MAX_RADIUS),
+            });
+        }
+        let limit = u32::MAX - BLOCK - 2 * MAX_RADIUS;
+        if n > limit {
+            return Err(Error::TooLarge {
+                what: "n (elements)",
+                size: shape.n as u128,
+                limit: u64::from(limit),
+            });
+        }
+        Ok(Problem { n })
+    }
+
+    /// A window wider than the input, one element, a block and one more,
+    /// halos reaching into the neighbouring blocks, the largest radius.
+    fn test_shapes() -> Vec<ReadOnlyShape> {
+        [
+            (1, 0),
+            (1, 3),
+            (5, 8),
+            (256, 1),
+            (257, 32),
+            (1000, 5),
+            (3001, 17),
+        ]
+        .into_iter()
+        .map(|(n, radius)| ReadOnlyShape { n, radius })
+        .collect()
+    }
+
+    /// An addition per element of every window; the fewest bytes are the
+    /// input read once and the output written once.
+    fn work(shape: ReadOnlyShape) -> Work {
+        let bytes = 4.0 * shape.n as f64;
+        Work {
+            op: Op::Flop,
+            ops: shape.window_elements() as f64,
+            bytes: 2.0 * bytes,
+            output_bytes: bytes,
+        }
+    }
+
+    fn host_bytes(shape: ReadOnlyShape) -> f64 {
+        28.0 * shape.n as f64
+    }
+
+    fn inputs(shape: ReadOnlyShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
+        Self::problem(shape)?;
+        Ok(uniform_floats(shape.n, rng))
+    }
+
+    /// Tolerance: a sum of 2r + 1 terms in order, within γ(2r + 1)·Σ|x|.
+    fn reference(shape: ReadOnlyShape, input: &Vec<f32>) -> Expected {
+        let gamma = gamma(2 * shape.radius as usize + 1, f64::from(f32::EPSILON) / 2.0);
+        let (values, tolerance) = (0..shape.n as u64)
+            .into_par_iter()
+            .map(|i| {
+                let terms = window(i, shape.n as u64, u64::from(shape.radius))
+                    .map(|j| f64::from(input[j as usize]));
+                let (sum, magnitude) = terms.fold((0.0, 0.0), |(sum, magnitude), x: f64| {
+                    (sum + x, magnitude + x.abs())
+                });
+                (sum, gamma * magnitude)
+            })
+            .unzip();
+        Expected { values, tolerance }
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: ReadOnlyShape,
+        input: &Vec<f32>,
+    ) -> Result<Buffers<B>> {
+        Ok(Buffers {
+            input: backend.upload("input", input)?,
+            output: backend.alloc("output", shape.n)?,
+        })
+    }
+
+    fn prepare<B: Backend>(
+        backend: &B,
+        _: &Kernel<Args, Problem>,
+        _: &Vec<f32>,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        Ok(backend.poison(&mut buffers.output)?)
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: ReadOnlyShape,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        let problem = Self::problem(shape)?;
+        expect_len("input", shape.n, backend.len(&buffers.input))?;
+        expect_len("output", shape.n, backend.len(&buffers.output))?;
+        let Buffers { input, output } = buffers;
+        let args = (&*input, output, problem.n, shape.radius);
+        // SAFETY: the input and the output hold n elements each, the output
+        // a buffer of its own that nothing else writes; the radius is at
+        // most MAX_RADIUS and n leaves room for a block and both halos.
+        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
+    }
+
+    fn compare<B: Backend>(
+        backend: &B,
+        buffers: &Buffers<B>,
+        expected: &Expected,
+    ) -> Result<Comparison> {
+        Ok(compare(&backend.download(&buffers.output)?, expected))
+    }
+
+    const CPU: &'static str = "the same sums in f32, every core";
+
+    fn cpu(shape: ReadOnlyShape, input: &Vec<f32>) -> CpuOutput {
+        CpuOutput::F32(
+            (0..shape.n as u64)
+                .into_par_iter()
+                .map(|i| {
+                    window(i, shape.n as u64, u64::from(shape.radius))
+                        .map(|j| input[j as usize])
+                        .sum()
+                })
+                .collect(),
+        )
+    }
+}
