@@ -217,6 +217,10 @@ pub struct GlobalAccess {
     pub piece_bytes: usize,
     /// Whether the access reads or writes.
     pub kind: AccessKind,
+    /// Whether a read takes the read-only path (`ld.global.nc`, CUDA's
+    /// `__ldg`): the path is not coherent with the launch's own stores, so
+    /// nothing may write the bytes in the same launch.
+    pub non_coherent: bool,
 }
 
 /// Checks and records an access to elements `index..index + elements` of a

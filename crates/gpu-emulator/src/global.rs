@@ -10,7 +10,10 @@
 //! race unless both threads are in one block and a barrier lies between
 //! them. Epochs are numbered across the launch, so an access made in an
 //! epoch before the current block's first was made by another block.
-//! (compute-sanitizer's racecheck watches shared memory only.)
+//! (compute-sanitizer's racecheck watches shared memory only.) A byte read
+//! through the read-only path (`ld.global.nc`) may not be written in the
+//! launch at all, by any thread, before or after, barrier or not: that
+//! path is not coherent with the launch's stores.
 
 use super::device::GlobalAccess;
 use super::{Access, AccessKind, Dim3, Fault, Launch, coordinates};
@@ -31,14 +34,17 @@ struct Toucher {
 }
 
 /// Who last wrote one byte, who read it in the latest epoch that read
-/// it (and a second reader of that epoch, if any), and one read by an
-/// earlier block than that epoch's, which any later write races with.
+/// it (and a second reader of that epoch, if any), one read by an
+/// earlier block than that epoch's, which any later write races with, and
+/// a read through the read-only path, which no write of the launch may
+/// meet.
 #[derive(Clone, Copy, Default)]
 struct Shadow {
     write: Toucher,
     read: Toucher,
     other_reader: Option<u32>,
     earlier_block_read: Toucher,
+    non_coherent_read: Toucher,
 }
 
 /// The running thread, in the launch's epochs.
@@ -67,6 +73,29 @@ impl Now<'_> {
     fn ordered_after(&self, earlier: Toucher) -> bool {
         earlier.epoch >= self.block_start
             && (earlier.epoch < self.epoch || earlier.thread == self.thread)
+    }
+
+    /// The fault of a byte both written and read through the read-only
+    /// path in one launch, whichever came first.
+    fn written_read_only(&self, access: &GlobalAccess, byte: usize, other: Toucher) -> Fault {
+        let (gx, gy, _) = self.launch.grid;
+        let me = self.toucher();
+        let (write, read) = match access.kind {
+            AccessKind::Write => (me, other),
+            AccessKind::Read => (other, me),
+        };
+        let at = |toucher: Toucher| {
+            (
+                coordinates(toucher.thread, self.launch.block),
+                coordinates(toucher.block, (gx, gy, 1)),
+            )
+        };
+        Fault::WrittenReadOnly {
+            buffer: access.buffer,
+            index: byte / access.element_bytes,
+            writer: at(write),
+            reader: at(read),
+        }
     }
 
     fn race(
@@ -117,11 +146,21 @@ impl GlobalMemory {
         let size = access.elements * access.element_bytes;
         for (shadow, byte) in shadows[first..first + size].iter_mut().zip(first..) {
             let written = shadow.write;
+            if access.non_coherent && written.epoch != 0 {
+                return Err(now.written_read_only(access, byte, written));
+            }
+            let read_only = shadow.non_coherent_read;
+            if access.kind == AccessKind::Write && read_only.epoch != 0 {
+                return Err(now.written_read_only(access, byte, read_only));
+            }
             if written.epoch != 0 && !now.ordered_after(written) {
                 return Err(now.race(access, byte, written, AccessKind::Write));
             }
             match access.kind {
                 AccessKind::Read => {
+                    if access.non_coherent {
+                        shadow.non_coherent_read = me;
+                    }
                     if shadow.read.epoch != 0 && shadow.read.epoch < now.block_start {
                         shadow.earlier_block_read = shadow.read;
                     }

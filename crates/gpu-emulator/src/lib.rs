@@ -307,6 +307,20 @@ pub enum Fault {
         /// The access that conflicts with it, in the diagnostic's block.
         later: Access,
     },
+    /// A byte of global memory written and read through the read-only
+    /// path (`ld.global.nc`, `__ldg`) in one launch: the path is not
+    /// coherent with the launch's stores, so the read may see the old
+    /// value or the new, whatever orders them.
+    WrittenReadOnly {
+        /// The buffer's name, as its view was given it.
+        buffer: &'static str,
+        /// The element written and read.
+        index: usize,
+        /// The writing thread and its block.
+        writer: (Dim3, Dim3),
+        /// The thread that read it through the read-only path, and its block.
+        reader: (Dim3, Dim3),
+    },
     /// An access past the end of a buffer in global memory.
     GlobalOutOfBounds {
         /// The thread that made the access.
@@ -541,6 +555,20 @@ impl fmt::Display for Fault {
                 verb(earlier.kind),
                 thread(later.thread),
                 verb(later.kind)
+            ),
+            Self::WrittenReadOnly {
+                buffer,
+                index,
+                writer: (writer, (wx, wy, wz)),
+                reader: (reader, (rx, ry, rz)),
+            } => write!(
+                f,
+                "{buffer}[{index}] was written by {} of block ({wx}, {wy}, {wz}) and read through \
+                 the read-only path (ld.global.nc, __ldg) by {} of block ({rx}, {ry}, {rz}) in \
+                 the same launch: that path is not coherent with the launch's stores, so the \
+                 read may see either value",
+                thread(*writer),
+                thread(*reader)
             ),
             Self::GlobalOutOfBounds {
                 thread: t,

@@ -28,6 +28,20 @@ macro_rules! view {
             /// being a multiple of `alignment`.
             #[track_caller]
             fn access(self, index: usize, elements: usize, alignment: usize, kind: AccessKind) {
+                self.access_through(index, elements, alignment, kind, false);
+            }
+
+            /// [`Self::access`], through the read-only path where
+            /// `non_coherent`.
+            #[track_caller]
+            fn access_through(
+                self,
+                index: usize,
+                elements: usize,
+                alignment: usize,
+                kind: AccessKind,
+                non_coherent: bool,
+            ) {
                 let access = GlobalAccess {
                     buffer: self.buffer,
                     base: self.base as usize,
@@ -41,6 +55,7 @@ macro_rules! view {
                         _ => (elements * size_of::<T>()).max(1),
                     },
                     kind,
+                    non_coherent,
                 };
                 emulator::global_access(access, core::panic::Location::caller());
             }
@@ -113,7 +128,8 @@ macro_rules! view {
                 }
                 #[cfg(not(target_arch = "nvptx64"))]
                 {
-                    self.access(index, T::VECTOR_LEN as usize, T::VECTOR_LEN as usize, AccessKind::Read);
+                    let elements = T::VECTOR_LEN as usize;
+                    self.access_through(index, elements, elements, AccessKind::Read, true);
                     // SAFETY: checked in bounds just now; the host's
                     // buffer need not be 16-byte aligned, hence unaligned.
                     unsafe { self.base.add(index).cast::<T::Vector>().read_unaligned() }
@@ -294,10 +310,11 @@ impl Global<f32> {
             }
             value
         }
-        // SAFETY: by this function's contract, which `read` checks.
         #[cfg(not(target_arch = "nvptx64"))]
-        unsafe {
-            self.read(index)
+        {
+            self.access_through(index, 1, 1, AccessKind::Read, true);
+            // SAFETY: checked inside the buffer just now.
+            unsafe { self.base.add(index).read_unaligned() }
         }
     }
 }
@@ -367,7 +384,7 @@ impl Global<u8> {
         }
         #[cfg(not(target_arch = "nvptx64"))]
         {
-            self.access(index, 16, 16, AccessKind::Read);
+            self.access_through(index, 16, 16, AccessKind::Read, true);
             // SAFETY: checked just now; unaligned as in `read_word`.
             let bytes = unsafe { address.cast::<[u8; 16]>().read_unaligned() };
             core::array::from_fn(|w| {

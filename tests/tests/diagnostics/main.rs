@@ -16,6 +16,7 @@ mod limits;
 mod matmul;
 mod panics;
 mod races;
+mod read_only;
 mod shared;
 mod statics;
 mod support;
