@@ -12,34 +12,34 @@
 #define READONLY_BLOCK 256
 #define READONLY_MAX_RADIUS 32
 
-extern "C" __global__ void __launch_bounds__(READONLY_BLOCK, FULL_SM_THREADS / READONLY_BLOCK)
-stencil_global(const float* __restrict__ input, float* __restrict__ output, unsigned n,
-               unsigned radius) {
+// Thread i's window summed in order, each element loaded by __ldg where
+// ReadOnly and by __ldca otherwise, into output[i].
+template <bool ReadOnly>
+__device__ __forceinline__ void sum_windows(const float* __restrict__ input,
+                                            float* __restrict__ output, unsigned n,
+                                            unsigned radius) {
     unsigned i = blockIdx.x * READONLY_BLOCK + threadIdx.x;
     if (i < n) {
         const float* window = input + (i > radius ? i - radius : 0);
         const float* end = input + min(i + radius, n - 1) + 1;
         float sum = 0.0f;
         for (const float* p = window; p != end; ++p) {
-            sum += __ldca(p);
+            sum += ReadOnly ? __ldg(p) : __ldca(p);
         }
         output[i] = sum;
     }
 }
 
 extern "C" __global__ void __launch_bounds__(READONLY_BLOCK, FULL_SM_THREADS / READONLY_BLOCK)
+stencil_global(const float* __restrict__ input, float* __restrict__ output, unsigned n,
+               unsigned radius) {
+    sum_windows<false>(input, output, n, radius);
+}
+
+extern "C" __global__ void __launch_bounds__(READONLY_BLOCK, FULL_SM_THREADS / READONLY_BLOCK)
 stencil_read_only(const float* __restrict__ input, float* __restrict__ output, unsigned n,
                   unsigned radius) {
-    unsigned i = blockIdx.x * READONLY_BLOCK + threadIdx.x;
-    if (i < n) {
-        const float* window = input + (i > radius ? i - radius : 0);
-        const float* end = input + min(i + radius, n - 1) + 1;
-        float sum = 0.0f;
-        for (const float* p = window; p != end; ++p) {
-            sum += __ldg(p);
-        }
-        output[i] = sum;
-    }
+    sum_windows<true>(input, output, n, radius);
 }
 
 extern "C" __global__ void __launch_bounds__(READONLY_BLOCK, FULL_SM_THREADS / READONLY_BLOCK)

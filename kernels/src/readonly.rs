@@ -44,6 +44,25 @@ fn window(i: u32, n: u32, radius: u32) -> core::ops::Range<u32> {
     i.saturating_sub(radius)..i.saturating_add(radius).min(n - 1) + 1
 }
 
+/// Thread i's window summed in order, each element loaded by `load`, into
+/// output[i], for every thread of the grid with i < n.
+///
+/// # Safety
+/// `output` has n elements, which no other thread writes; `load` reads
+/// any index of a window, below n.
+#[inline(always)]
+unsafe fn sum_windows(output: GlobalMut<f32>, n: u32, radius: u32, load: impl Fn(u32) -> f32) {
+    let i = block_idx_x() * BLOCK + thread_idx_x();
+    if i < n {
+        let mut sum = 0.0f32;
+        for j in window(i, n, radius) {
+            sum += load(j);
+        }
+        // SAFETY: i < n, one element per thread.
+        unsafe { output.write(i as usize, sum) };
+    }
+}
+
 kernels! {
     /// The read-only cache lesson's kernels, in teaching order.
     pub const KERNELS: [Kernel<Args, Problem>];
@@ -66,16 +85,9 @@ kernels! {
     #[launch(element_per_thread)]
     #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn stencil_global(input: Global<f32>, output: GlobalMut<f32>, n: u32, radius: u32) {
-        let i = block_idx_x() * BLOCK + thread_idx_x();
-        if i < n {
-            let mut sum = 0.0f32;
-            for j in window(i, n, radius) {
-                // SAFETY: j < n, inside the input.
-                sum += unsafe { input.read(j as usize) };
-            }
-            // SAFETY: i < n, one element per thread.
-            unsafe { output.write(i as usize, sum) };
-        }
+        // SAFETY: the output has n elements, one a thread; j < n, inside
+        // the input.
+        unsafe { sum_windows(output, n, radius, |j| input.read(j as usize)) };
     }
 
     /// Sums each element's window with loads through the read-only data cache.
@@ -97,16 +109,8 @@ kernels! {
     #[launch(element_per_thread)]
     #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn stencil_read_only(input: Global<f32>, output: GlobalMut<f32>, n: u32, radius: u32) {
-        let i = block_idx_x() * BLOCK + thread_idx_x();
-        if i < n {
-            let mut sum = 0.0f32;
-            for j in window(i, n, radius) {
-                // SAFETY: j < n, inside the input, which nothing writes.
-                sum += unsafe { input.ldg(j as usize) };
-            }
-            // SAFETY: i < n, one element per thread.
-            unsafe { output.write(i as usize, sum) };
-        }
+        // SAFETY: as in `stencil_global`, and nothing writes the input.
+        unsafe { sum_windows(output, n, radius, |j| input.ldg(j as usize)) };
     }
 
     /// Sums each element's window from a tile the block staged in shared memory.
@@ -144,16 +148,9 @@ kernels! {
             }
         }
         sync_threads();
-        let i = first + t;
-        if i < n {
-            let mut sum = 0.0f32;
-            for j in window(i, n, radius) {
-                // SAFETY: j − first + r lies in t..=t + 2r < TILE, which the
-                // block wrote before the barrier.
-                sum += unsafe { tile.read(j + radius - first) };
-            }
-            // SAFETY: i < n, one element per thread.
-            unsafe { output.write(i as usize, sum) };
-        }
+        // SAFETY: the output has n elements, one a thread; j − first + r
+        // lies in t..=t + 2r < TILE, which the block wrote before the
+        // barrier.
+        unsafe { sum_windows(output, n, radius, |j| tile.read(j + radius - first)) };
     }
 }
