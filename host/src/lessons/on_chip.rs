@@ -121,19 +121,12 @@ pub(super) fn registers(lab: &mut Lab<'_>) -> Result<Outcome> {
         });
         local_bytes.push(resources.local_bytes);
     }
-    let slower = |point: &Point| point.ms / points[0].ms;
-    let (local, spilled) = (slower(&points[1]), slower(&points[2]));
+    let ([local, spilled], verdict) = judge_registers(&points, &local_bytes);
     let finding = format!(
         "{}. Against the registers: local memory {local:.2}× the time, spilled registers \
          {spilled:.2}×.",
         rows.join("; ")
     );
-    let used_local = local_bytes[0] == 0 && local_bytes[1..].iter().all(|&bytes| bytes > 0);
-    let verdict = match (used_local, local.min(spilled) > 1.1) {
-        (true, true) => Verdict::Confirmed,
-        (true, false) => Verdict::Hidden,
-        (false, _) => Verdict::NotShown,
-    };
     Ok(outcome(
         "array_in_registers, array_in_local_memory",
         points,
@@ -141,6 +134,21 @@ pub(super) fn registers(lab: &mut Lab<'_>) -> Result<Outcome> {
         finding,
         verdict,
     ))
+}
+
+/// The time of local memory and of spilled registers against registers'
+/// (points 1 and 2 over point 0), and the verdict they and the driver's
+/// local bytes of each give.
+fn judge_registers(points: &[Point], local_bytes: &[u32]) -> ([f64; 2], Verdict) {
+    let slower = |point: &Point| point.ms / points[0].ms;
+    let (local, spilled) = (slower(&points[1]), slower(&points[2]));
+    let used_local = local_bytes[0] == 0 && local_bytes[1..].iter().all(|&bytes| bytes > 0);
+    let verdict = match (used_local, local.min(spilled) > 1.1) {
+        (true, true) => Verdict::Confirmed,
+        (true, false) => Verdict::Hidden,
+        (false, _) => Verdict::NotShown,
+    };
+    ([local, spilled], verdict)
 }
 
 /// The warps' reads at every stride from 1 to 32 words, and the
@@ -266,4 +274,35 @@ pub(super) fn caches(lab: &mut Lab<'_>) -> Result<Outcome> {
         finding,
         verdict,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timed(ms: &[f64]) -> Vec<Point> {
+        ms.iter()
+            .map(|&ms| Point {
+                series: None,
+                label: None,
+                x: 0.0,
+                ms,
+                y: 0.0,
+                counted: None,
+                correct: true,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_register_lesson_sets_each_kernel_against_the_registers() {
+        let points = timed(&[2.0, 5.0, 7.0]);
+        assert_eq!(
+            judge_registers(&points, &[0, 256, 280]),
+            ([2.5, 3.5], Verdict::Confirmed)
+        );
+        let points = timed(&[2.0, 2.1, 2.1]);
+        assert_eq!(judge_registers(&points, &[0, 256, 280]).1, Verdict::Hidden);
+        assert_eq!(judge_registers(&points, &[0, 0, 280]).1, Verdict::NotShown);
+    }
 }
