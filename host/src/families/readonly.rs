@@ -34,11 +34,14 @@ impl ReadOnlyShape {
     }
 
     /// Elements of every window together, the clipped ones at the ends
-    /// left out.
+    /// left out: each element's own, and for each distance d from 1 to r
+    /// the n − d pairs d apart, each pair in the other's window.
     fn window_elements(self) -> u64 {
-        (0..self.n as u64)
-            .map(|i| window(i, self.n as u64, u64::from(self.radius)).count() as u64)
-            .sum()
+        let n = self.n as u64;
+        n + 2
+            * (1..=u64::from(self.radius))
+                .map(|d| n.saturating_sub(d))
+                .sum::<u64>()
     }
 }
 
@@ -246,5 +249,21 @@ impl Family for ReadOnly {
                 })
                 .collect(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_windows_elements_are_counted_window_by_window() {
+        for (n, radius) in [(1, 0), (1, 3), (5, 8), (7, 2), (300, 32)] {
+            let shape = ReadOnlyShape { n, radius };
+            let counted: u64 = (0..n as u64)
+                .map(|i| window(i, n as u64, u64::from(radius)).count() as u64)
+                .sum();
+            assert_eq!(shape.window_elements(), counted, "{shape}");
+        }
     }
 }
