@@ -5,6 +5,7 @@
 
 use std::panic::Location;
 
+use super::texture::{self, Missing};
 use super::traffic::Space;
 pub use super::{AccessKind, ShuffleKind};
 use super::{
@@ -93,6 +94,33 @@ pub fn constant_read(
             index,
         })
     })
+}
+
+/// What the running thread's fetch at `(x, y)` through texture `handle`
+/// reads, made at `site` (`tex2D<float>`): the exact weighted sum rounded
+/// to f32 once.
+pub fn texture_fetch(handle: u64, x: f32, y: f32, site: &'static Location<'static>) -> f32 {
+    let fetched = with_current(|current| {
+        let texture = texture::live(handle).map_err(|missing| match missing {
+            Missing::Unset => Fault::TextureUnset {
+                thread: current.thread,
+            },
+            Missing::Destroyed => Fault::TextureDestroyed {
+                thread: current.thread,
+                handle,
+            },
+        })?;
+        let sample = texture::sample(&texture, x, y);
+        let texels = sample
+            .texels
+            .map(|texel| texel.map_or(u32::MAX, |index| index as u32));
+        let first = texels.iter().copied().find(|&texel| texel != u32::MAX);
+        let space = Space::Texture { handle, texels };
+        let offset = 4 * u64::from(first.unwrap_or(0));
+        current.record(site, AccessKind::Read, space, offset, 4);
+        Ok(sample.value as f32)
+    });
+    fetched.unwrap_or_else(|fault| stop(fault))
 }
 
 /// The address of the running block's static shared array `name`, of

@@ -62,6 +62,7 @@ pub mod device;
 mod global;
 mod guard;
 mod order;
+pub mod texture;
 pub mod traffic;
 
 use traffic::{Record, Space, Traffic};
@@ -250,6 +251,20 @@ pub enum Fault {
         /// The element the thread asked for, which no [`set_constant`]
         /// call has given a value.
         index: u32,
+    },
+    /// A fetch through texture handle 0, which no texture ever has: a
+    /// texture parameter the host never set.
+    TextureUnset {
+        /// The thread that fetched.
+        thread: Dim3,
+    },
+    /// A fetch through the handle of a texture that was destroyed (or
+    /// made on another OS thread, whose launches this one cannot see).
+    TextureDestroyed {
+        /// The thread that fetched.
+        thread: Dim3,
+        /// The texture's handle.
+        handle: u64,
     },
     /// Statically sized shared arrays and the launch-sized memory together
     /// larger than a block may have.
@@ -497,6 +512,17 @@ impl fmt::Display for Fault {
             } => write!(
                 f,
                 "{} read element {index} of the constant array {array}, which the host has not set",
+                thread(*t)
+            ),
+            Self::TextureUnset { thread: t } => write!(
+                f,
+                "{} fetched through texture handle 0, which no texture has: the host never set \
+                 it",
+                thread(*t)
+            ),
+            Self::TextureDestroyed { thread: t, handle } => write!(
+                f,
+                "{} fetched through texture {handle}, which was destroyed before the launch",
                 thread(*t)
             ),
             Self::StaticSharedTooLarge {

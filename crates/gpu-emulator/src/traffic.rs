@@ -37,6 +37,8 @@ pub struct Traffic {
     pub shared_store: Shared,
     /// Reads of constant arrays.
     pub constant_load: Constant,
+    /// Texture fetches.
+    pub texture_load: Texture,
     /// The global loads again, by buffer.
     pub loads_by_buffer: BTreeMap<&'static str, Global>,
 }
@@ -84,6 +86,28 @@ pub struct Constant {
     pub addresses: u64,
 }
 
+/// Texture fetches: the texture unit takes a warp's fetches a quad of
+/// lanes at a time, one request each (Nsight Compute counts 8 a full
+/// warp), and reads the texels they need, each once. Which sectors those
+/// are depends on the CUDA array's layout, which NVIDIA does not document,
+/// so the count stops at texels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Texture {
+    /// Quads of lanes with a fetch, summed over the warp-level
+    /// instructions.
+    pub requests: u64,
+    /// Distinct texels the lanes' fetches read, summed over the
+    /// instructions: one a point fetch, up to four a linear one.
+    pub texels: u64,
+}
+
+impl AddAssign for Texture {
+    fn add_assign(&mut self, other: Self) {
+        self.requests += other.requests;
+        self.texels += other.texels;
+    }
+}
+
 impl AddAssign for Constant {
     fn add_assign(&mut self, other: Self) {
         self.requests += other.requests;
@@ -115,6 +139,7 @@ impl AddAssign for Traffic {
         self.shared_load += other.shared_load;
         self.shared_store += other.shared_store;
         self.constant_load += other.constant_load;
+        self.texture_load += other.texture_load;
         for (buffer, loads) in other.loads_by_buffer {
             *self.loads_by_buffer.entry(buffer).or_default() += loads;
         }
@@ -122,12 +147,15 @@ impl AddAssign for Traffic {
 }
 
 /// Which memory an access went to: a global buffer (by its base address),
-/// the block's shared memory, or a constant array (by its name's address).
+/// the block's shared memory, a constant array (by its name's address), or
+/// a texture (by its handle, with the texels the fetch read, `u32::MAX`
+/// for none).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Space {
     Global { base: usize, buffer: &'static str },
     Shared,
     Constant { array: &'static str },
+    Texture { handle: u64, texels: [u32; 4] },
 }
 
 /// One emulated thread's access: where from, what, and where to.
@@ -162,6 +190,7 @@ pub(super) fn count(records: &[Record]) -> Traffic {
             Space::Global { base, .. } => base,
             Space::Shared => 0,
             Space::Constant { array } => array.as_ptr() as usize,
+            Space::Texture { handle, .. } => handle as usize,
         };
         let lanes = sites.entry((record.site, buffer)).or_default();
         match lanes.last_mut() {
@@ -188,6 +217,12 @@ pub(super) fn count(records: &[Record]) -> Traffic {
                     traffic.constant_load += Constant {
                         requests: 1,
                         addresses: distinct(&instruction, 4),
+                    }
+                }
+                (Space::Texture { .. }, _) => {
+                    traffic.texture_load += Texture {
+                        requests: quads(&instruction),
+                        texels: texels(&instruction),
                     }
                 }
             }
@@ -229,6 +264,30 @@ fn distinct(lanes: &[Record], unit: u64) -> u64 {
     blocks.sort_unstable();
     blocks.dedup();
     blocks.len() as u64
+}
+
+/// The quads (lanes 4k to 4k + 3) among one instruction's lanes: the
+/// texture unit takes a warp's fetches a quad at a time.
+fn quads(lanes: &[Record]) -> u64 {
+    let mut quads: Vec<u32> = lanes.iter().map(|lane| lane.lane / 4).collect();
+    quads.sort_unstable();
+    quads.dedup();
+    quads.len() as u64
+}
+
+/// The distinct texels one texture instruction's lanes read.
+fn texels(lanes: &[Record]) -> u64 {
+    let mut texels: Vec<u32> = lanes
+        .iter()
+        .flat_map(|lane| match lane.space {
+            Space::Texture { texels, .. } => texels,
+            _ => unreachable!("a texture instruction holds texture fetches only"),
+        })
+        .filter(|&texel| texel != u32::MAX)
+        .collect();
+    texels.sort_unstable();
+    texels.dedup();
+    texels.len() as u64
 }
 
 /// One global instruction: its sectors and lines.

@@ -8,7 +8,8 @@ use std::any::Any;
 use cudarc::driver::{CudaSlice, DeviceRepr, LaunchArgs, PushKernelArg};
 use gpu_emulator::traffic::Traffic;
 use gpu_std::global::{Global, GlobalMut};
-use gpu_std::{Kernel, Launch, shared};
+use gpu_std::texture::Texture2d;
+use gpu_std::{Kernel, Launch, Sampling, shared};
 
 use crate::error::{Error, Result};
 use crate::timing::Runs;
@@ -35,6 +36,35 @@ impl Value for u8 {
 pub trait Memory: 'static {
     /// A buffer of `T` in this memory.
     type Buffer<T: Value>;
+    /// A texture of this memory's backend ([`Backend::texture`]).
+    type Texture: TextureObject;
+}
+
+/// A texture as the host holds it: its handle, which a kernel's
+/// [`Texture2d`] parameter receives; destroyed when dropped.
+pub trait TextureObject {
+    /// The handle (`cudaTextureObject_t`).
+    fn handle(&self) -> &u64;
+}
+
+/// The largest 2-D texture on a CUDA array, texels wide and high, on
+/// every GPU from Turing on.
+pub const TEXTURE_LIMIT: (usize, usize) = (131_072, 65_536);
+
+/// Checks a texture of `width × height` texels made of a buffer of `len`.
+pub(crate) fn check_texture(len: usize, width: usize, height: usize) -> Result<()> {
+    let (max_width, max_height) = TEXTURE_LIMIT;
+    if !(1..=max_width).contains(&width) || !(1..=max_height).contains(&height) {
+        return Err(Error::TextureSize { width, height });
+    }
+    if len != width * height {
+        return Err(Error::LengthMismatch {
+            what: "a texture's texels",
+            expected: width * height,
+            actual: len,
+        });
+    }
+    Ok(())
 }
 
 /// The GPU's memory: device slices.
@@ -45,11 +75,16 @@ pub enum HostMemory {}
 
 impl Memory for DeviceMemory {
     type Buffer<T: Value> = CudaSlice<T>;
+    type Texture = crate::gpu::DeviceTexture;
 }
 
 impl Memory for HostMemory {
     type Buffer<T: Value> = Vec<T>;
+    type Texture = crate::emulator::HostTexture;
 }
+
+/// A texture of backend `B`.
+pub type Texture<B> = <<B as Backend>::Memory as Memory>::Texture;
 
 /// A buffer of `T` on backend `B`.
 pub type Buffer<B, T> = <<B as Backend>::Memory as Memory>::Buffer<T>;
@@ -118,6 +153,21 @@ impl<T: Value> Param for GlobalMut<T> {
 
     fn elements(host: &&mut CudaSlice<T>) -> usize {
         host.len()
+    }
+}
+
+impl Param for Texture2d {
+    type Host<'a, M: Memory>
+        = &'a M::Texture
+    where
+        M: 'a;
+
+    fn push<'a, 'b: 'a>(host: &'a &'b crate::gpu::DeviceTexture, launch: &mut LaunchArgs<'a>) {
+        launch.arg(host.handle());
+    }
+
+    fn emulated(host: &crate::emulator::HostTexture, _name: &'static str) -> Self {
+        Texture2d::from_handle(*host.handle())
     }
 }
 
@@ -297,6 +347,20 @@ pub trait Backend {
 
     /// The contents of `buffer`, once every kernel before has finished.
     fn download<T: Value>(&self, buffer: &Buffer<Self, T>) -> Result<Vec<T>>;
+
+    /// A 2-D texture of `width × height` texels, a copy of `texels`
+    /// (row-major, exactly that many) made after the work before it, read
+    /// with `sampling`'s modes through unnormalized coordinates: a CUDA
+    /// array and a texture object on it (`cudaMallocArray`,
+    /// `cudaMemcpy2DToArray`, `cudaCreateTextureObject`), both destroyed
+    /// when it is dropped.
+    fn texture(
+        &self,
+        texels: &Buffer<Self, f32>,
+        width: usize,
+        height: usize,
+        sampling: Sampling,
+    ) -> Result<Texture<Self>>;
 
     /// Sets the constant array `name` (`constant_array!`) of the kernels
     /// this backend launches, as `cudaMemcpyToSymbol` does.

@@ -5,13 +5,34 @@
 
 use std::cell::RefCell;
 
+use gpu_emulator::texture::{self, Texture};
 use gpu_emulator::traffic::Traffic;
 use gpu_emulator::{BlockOrder, Diagnostic, Limits};
-use gpu_std::{Kernel, Launch};
+use gpu_std::{Kernel, Launch, Sampling};
 
-use crate::backend::{Backend, HostMemory, Params, Value, checked_launch};
+use crate::backend::{
+    Backend, HostMemory, Params, TextureObject, Value, check_texture, checked_launch,
+};
 use crate::error::{Error, Result};
 use crate::timing::{self, Runs};
+
+/// A texture of the emulator's: its handle in `gpu_emulator`'s registry
+/// of this OS thread, which holds a copy of its texels.
+pub struct HostTexture {
+    handle: u64,
+}
+
+impl TextureObject for HostTexture {
+    fn handle(&self) -> &u64 {
+        &self.handle
+    }
+}
+
+impl Drop for HostTexture {
+    fn drop(&mut self) {
+        texture::destroy_texture(self.handle);
+    }
+}
 
 /// Runs kernels on the CPU, one emulated thread at a time, each launch's
 /// blocks in `order` (forward by default).
@@ -74,6 +95,23 @@ impl Backend for Emulator {
 
     fn download<T: Value>(&self, buffer: &Vec<T>) -> Result<Vec<T>> {
         Ok(buffer.clone())
+    }
+
+    fn texture(
+        &self,
+        texels: &Vec<f32>,
+        width: usize,
+        height: usize,
+        sampling: Sampling,
+    ) -> Result<HostTexture> {
+        check_texture(texels.len(), width, height)?;
+        let handle = texture::create_texture(Texture {
+            texels: texels.clone(),
+            width: width as u32,
+            height: height as u32,
+            sampling,
+        });
+        Ok(HostTexture { handle })
     }
 
     fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {
@@ -152,6 +190,16 @@ impl Backend for CountingEmulator {
 
     fn download<T: Value>(&self, buffer: &Vec<T>) -> Result<Vec<T>> {
         self.emulator.download(buffer)
+    }
+
+    fn texture(
+        &self,
+        texels: &Vec<f32>,
+        width: usize,
+        height: usize,
+        sampling: Sampling,
+    ) -> Result<HostTexture> {
+        self.emulator.texture(texels, width, height, sampling)
     }
 
     fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {

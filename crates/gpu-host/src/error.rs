@@ -30,6 +30,17 @@ pub enum Error {
         /// The length it has.
         actual: usize,
     },
+    /// A texture with no texels, or more along a side than CUDA allows.
+    #[error(
+        "a texture of {width} × {height} texels cannot be made: each side must be at least 1 and \
+         at most 131072 × 65536"
+    )]
+    TextureSize {
+        /// Texels a row asked for.
+        width: usize,
+        /// Rows asked for.
+        height: usize,
+    },
     /// A launch contract asked for more blocks than CUDA allows.
     #[error("{kernel} would need {blocks} blocks along {axis}, more than the limit of {limit}")]
     GridTooLarge {

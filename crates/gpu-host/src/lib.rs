@@ -58,7 +58,7 @@ pub mod error;
 pub mod gpu;
 pub mod timing;
 
-pub use backend::{Backend, Buffer, Transfer, Value, checked_launch};
+pub use backend::{Backend, Buffer, Texture, TextureObject, Transfer, Value, checked_launch};
 pub use emulator::{CountingEmulator, Emulator};
 pub use error::{Error, Result};
 pub use gpu::{Gpu, Ptx};

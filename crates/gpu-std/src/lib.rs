@@ -92,7 +92,10 @@
 #![feature(core_intrinsics)]
 #![allow(internal_features)]
 
-pub use gpu_core::{Dim3, FULL_SM_THREADS, Launch, LaunchBounds};
+pub use gpu_core::{
+    AddressMode, Dim3, FULL_SM_THREADS, FilterMode, Launch, LaunchBounds, Sampling, fraction_256,
+    linear_weights,
+};
 
 #[macro_use]
 mod declare;
@@ -197,6 +200,11 @@ macro_rules! constant_array {
 /// time: all lanes reading one element is a single read (a broadcast),
 /// lanes reading different elements are served one after another.
 pub mod constant;
+
+/// Texture memory: 2-D textures the host makes from a buffer, read through
+/// the texture unit, which clamps or zeroes coordinates outside and
+/// interpolates between texels in hardware, and caches for 2-D locality.
+pub mod texture;
 
 /// Shared memory: launch-sized ("dynamic"), one allocation per block whose
 /// size in bytes the host chooses at launch, and statically sized arrays

@@ -22,6 +22,10 @@ pub trait Real:
     /// an FMA by default, Rust never does, so the kernels ask for it.
     fn mul_add(self, a: Self, b: Self) -> Self;
 
+    /// The largest integer not above `self` (`floorf`): `core` has no
+    /// `floor` without `std`, which a kernel cannot link.
+    fn floor(self) -> Self;
+
     /// One 16-byte load through the read-only data cache.
     ///
     /// # Safety
@@ -99,6 +103,11 @@ impl Real for f32 {
         core::intrinsics::fmaf32(self, a, b)
     }
 
+    #[inline(always)]
+    fn floor(self) -> Self {
+        core::intrinsics::floorf32(self)
+    }
+
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     unsafe fn load_vector(address: *const Self) -> [f32; 4] {
@@ -124,6 +133,11 @@ impl Real for f64 {
     #[inline(always)]
     fn mul_add(self, a: Self, b: Self) -> Self {
         core::intrinsics::fmaf64(self, a, b)
+    }
+
+    #[inline(always)]
+    fn floor(self) -> Self {
+        core::intrinsics::floorf64(self)
     }
 
     #[cfg(target_arch = "nvptx64")]

@@ -20,3 +20,4 @@ mod read_only;
 mod shared;
 mod statics;
 mod support;
+mod texture;

@@ -5,6 +5,7 @@
 
 mod driver;
 mod ptx;
+mod texture;
 
 use std::sync::Arc;
 
@@ -12,14 +13,17 @@ use cudarc::driver::{
     CudaContext, CudaSlice, CudaStream, DevicePtrMut, DriverError, LaunchConfig, result, sys,
 };
 use cudarc::nvrtc::Ptx as NvrtcPtx;
-use gpu_std::Kernel;
+use gpu_std::{Kernel, Sampling};
 
-use crate::backend::{Backend, DeviceMemory, Params, Transfer, Value, checked_launch};
+use crate::backend::{
+    Backend, DeviceMemory, Params, Transfer, Value, check_texture, checked_launch,
+};
 use crate::error::{During, Error, Result};
 use crate::timing::{self, Runs};
 use driver::{Functions, compile_twins, compute_capability, load_module, open};
 pub use driver::{Resources, availability};
 pub use ptx::{Ptx, entry_points, with_register_cap};
+pub use texture::DeviceTexture;
 
 /// Which implementation of the kernels a [`Gpu`] launches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -240,6 +244,17 @@ impl Backend for Gpu {
         self.stream
             .clone_dtoh(buffer)
             .during("copying from the GPU")
+    }
+
+    fn texture(
+        &self,
+        texels: &CudaSlice<f32>,
+        width: usize,
+        height: usize,
+        sampling: Sampling,
+    ) -> Result<DeviceTexture> {
+        check_texture(texels.len(), width, height)?;
+        texture::create(self, texels, width, height, sampling)
     }
 
     fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {
