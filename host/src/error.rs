@@ -42,6 +42,8 @@ pub enum Error {
         blocks: u32,
         limit: u32,
     },
+    #[error("{kernel} does not read a texture with {modes}: it reads border-linear only")]
+    ModesUnsupported { kernel: &'static str, modes: String },
     #[error("{0} is not a blur kernel")]
     NotABlurKernel(String),
     #[error(

@@ -28,6 +28,7 @@ pub mod intensity;
 pub mod matmul;
 pub mod readonly;
 pub mod registers;
+pub mod texture;
 pub mod width;
 
 /// The transpose written from scratch in `examples/transpose/` with the
@@ -51,5 +52,6 @@ pub const CUDA_TWINS: &str = concat!(
     include_str!("../cuda/constant.cu"),
     include_str!("../cuda/caches.cu"),
     include_str!("../cuda/readonly.cu"),
+    include_str!("../cuda/texture.cu"),
     include_str!("../cuda/intensity.cu"),
 );

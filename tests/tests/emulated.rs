@@ -6,7 +6,7 @@
 
 use gpu_std::Kernel;
 use kernels::blur::BAND_ROWS;
-use kernels::{gemv, intensity, readonly};
+use kernels::{gemv, intensity, readonly, texture};
 use locality::Emulator;
 use locality::families::access::{Access, AccessShape};
 use locality::families::banks::{Banks, BanksShape};
@@ -18,6 +18,7 @@ use locality::families::intensity::{Intensity, IntensityShape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::families::readonly::{ReadOnly, ReadOnlyShape};
 use locality::families::registers::{Registers, RegistersShape};
+use locality::families::texture::{Modes, TextureFamily, TextureShape};
 use locality::families::transpose::{Transpose, TransposeShape};
 use locality::families::width::{Width, WidthShape};
 use locality::family::Family;
@@ -115,6 +116,24 @@ fn readonly_shapes() -> impl Strategy<Value = ReadOnlyShape> {
     (length(), 0..=readonly::MAX_RADIUS).prop_map(|(n, radius)| ReadOnlyShape { n, radius })
 }
 
+/// Any sides, or past a block both ways; any angle and modes.
+fn texture_shapes() -> impl Strategy<Value = TextureShape> {
+    let sides = prop_oneof![
+        (size(), size()),
+        (
+            blocks_of(texture::BLOCK_X as usize),
+            blocks_of(texture::BLOCK_Y as usize)
+        ),
+    ];
+    let modes = prop::sample::select(Modes::ALL.to_vec());
+    (sides, 0..360u32, modes).prop_map(|((width, height), degrees, modes)| TextureShape {
+        width,
+        height,
+        degrees,
+        modes,
+    })
+}
+
 fn intensity_shapes() -> impl Strategy<Value = IntensityShape> {
     // Four elements a thread: 1024 a block.
     let n = prop_oneof![size(), blocks_of(4 * intensity::BLOCK as usize)];
@@ -187,6 +206,11 @@ proptest! {
     #[test]
     fn the_stencils_agree_with_the_reference(shape in readonly_shapes(), seed: u64) {
         check_family::<_, ReadOnly>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn the_rotations_agree_with_the_reference(shape in texture_shapes(), seed: u64) {
+        check_family::<_, TextureFamily>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
@@ -275,6 +299,13 @@ fn the_property_tests_reach_two_blocks_along_every_axis() {
         radius: 4,
     };
     reach_two_blocks::<ReadOnly>(readonly_shapes(), readonly);
+    let texture = TextureShape {
+        width: 1000,
+        height: 1000,
+        degrees: 30,
+        modes: Modes::BorderLinear,
+    };
+    reach_two_blocks::<TextureFamily>(texture_shapes(), texture);
     let intensity = IntensityShape {
         n: 100_000,
         fmas: 3,

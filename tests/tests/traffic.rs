@@ -17,6 +17,7 @@ use locality::families::intensity::{Intensity, IntensityShape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::families::readonly::{ReadOnly, ReadOnlyShape};
 use locality::families::registers::{Registers, RegistersShape};
+use locality::families::texture::{Modes, TextureFamily, TextureShape};
 use locality::families::transpose::{Transpose, TransposeShape};
 use locality::families::width::{Width, WidthShape};
 use locality::family::Family;
@@ -195,6 +196,12 @@ const CACHES_SHAPE: CachesShape = CachesShape {
 };
 const READONLY_SHAPE: ReadOnlyShape = ReadOnlyShape { n: 4096, radius: 2 };
 const INTENSITY_SHAPE: IntensityShape = IntensityShape { n: 4096, fmas: 8 };
+const TEXTURE_SHAPE: TextureShape = TextureShape {
+    width: 64,
+    height: 64,
+    degrees: 30,
+    modes: Modes::BorderLinear,
+};
 
 /// The emulated counts of docs/traffic.md's table, in its column order, for
 /// the kernel `name` of the row.
@@ -220,6 +227,7 @@ fn documented_counts(name: &str) -> [u64; 7] {
         "bank_conflicts" => traffic::<Banks>(name, BANKS_SHAPE),
         "read_working_set" => traffic::<Caches>(name, CACHES_SHAPE),
         _ if name.starts_with("stencil") => traffic::<ReadOnly>(name, READONLY_SHAPE),
+        _ if name.starts_with("rotate") => traffic::<TextureFamily>(name, TEXTURE_SHAPE),
         _ => traffic::<Intensity>(name, INTENSITY_SHAPE),
     };
     [
@@ -257,6 +265,25 @@ fn the_documented_counts_are_the_emulators() {
         kernels, every,
         "docs/traffic.md lists every kernel, in order"
     );
+}
+
+#[test]
+fn a_warps_texture_fetches_are_a_request_a_quad_reading_each_texel_once() {
+    // At 0° every pixel samples its own texel's centre, and its fetch reads
+    // the 2 × 2 texels right of and below it, those outside the picture
+    // left out: a warp's 32 read 33 columns of two rows, the right
+    // column outside for the second warp of each row, the lower row
+    // outside for the last row.
+    let shape = TextureShape {
+        degrees: 0,
+        ..TEXTURE_SHAPE
+    };
+    let fetched = traffic::<TextureFamily>("rotate_texture", shape).texture_load;
+    // 8 quads of 4 lanes a warp, as Nsight Compute counts on the H100.
+    assert_eq!(fetched.requests, 64 * 64 / 32 * 8);
+    assert_eq!(fetched.texels, 63 * (33 * 2 + 32 * 2) + (33 + 32));
+    let global = traffic::<TextureFamily>("rotate_global", shape);
+    assert_eq!(global.texture_load.requests, 0);
 }
 
 #[test]

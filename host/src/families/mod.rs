@@ -11,6 +11,7 @@ pub mod intensity;
 pub mod matmul;
 pub mod readonly;
 pub mod registers;
+pub mod texture;
 pub mod transpose;
 pub mod width;
 
@@ -39,6 +40,7 @@ pub fn visit(visitor: &mut impl Visitor) -> Result<()> {
     visitor.visit::<banks::Banks>()?;
     visitor.visit::<caches::Caches>()?;
     visitor.visit::<readonly::ReadOnly>()?;
+    visitor.visit::<texture::TextureFamily>()?;
     visitor.visit::<intensity::Intensity>()
 }
 

@@ -11,6 +11,7 @@ mod arithmetic;
 mod lab;
 mod on_chip;
 mod read_only;
+mod texture;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -140,6 +141,19 @@ pub const LESSONS: &[Lesson] = &[
         y_axis: "GB/s of the windows' reads",
         counted: None,
         run: read_only::read_only,
+    },
+    Lesson {
+        name: "texture",
+        title: "Texture memory: a cache for 2-D locality, with borders and interpolation in hardware",
+        claim: "Texture memory is cached on chip for 2-D spatial locality: threads of a warp \
+                reading texels near each other in two dimensions are served better than by \
+                global loads, and the texture unit handles out-of-range coordinates (clamp, \
+                border) and linear interpolation in hardware, at no cost to the kernel.",
+        x_axis: "rotation of the picture (degrees; 0° reads rows, 90° columns)",
+        log_x: Some(false),
+        y_axis: "Gpixel/s",
+        counted: None,
+        run: texture::texture,
     },
     Lesson {
         name: "intensity",

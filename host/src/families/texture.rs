@@ -1,0 +1,335 @@
+//! The texture lesson's kernels: their shapes, inputs and reference. The
+//! reference samples each output pixel's point with the emulator's model
+//! of the texture unit, whose weights both kernels compute.
+
+use std::fmt;
+
+use clap::{Arg, ArgMatches, ValueEnum, value_parser};
+use gpu_emulator::texture::{FILTER_ROUNDING, Texture as Texels, sample};
+use gpu_host::backend::{Backend, Buffer, Texture};
+use gpu_std::{AddressMode, FilterMode, Kernel, Sampling};
+use kernels::texture::{Args, KERNELS, Problem, source};
+use rand::rngs::SmallRng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::family::{
+    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, indexable,
+    nonzero,
+};
+use crate::reference::Expected;
+use crate::verify::{Comparison, compare, uniform_floats};
+
+/// The texture's addressing and filter modes, as the command line names
+/// them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Modes {
+    /// Zero outside, bilinear between texels: the lesson's.
+    BorderLinear,
+    /// The edge's texel outside, bilinear between texels.
+    ClampLinear,
+    /// Zero outside, the nearest texel.
+    BorderPoint,
+    /// The edge's texel outside, the nearest texel.
+    ClampPoint,
+}
+
+impl Modes {
+    pub const ALL: [Modes; 4] = [
+        Modes::BorderLinear,
+        Modes::ClampLinear,
+        Modes::BorderPoint,
+        Modes::ClampPoint,
+    ];
+
+    pub fn sampling(self) -> Sampling {
+        let (address, filter) = match self {
+            Modes::BorderLinear => (AddressMode::Border, FilterMode::Linear),
+            Modes::ClampLinear => (AddressMode::Clamp, FilterMode::Linear),
+            Modes::BorderPoint => (AddressMode::Border, FilterMode::Point),
+            Modes::ClampPoint => (AddressMode::Clamp, FilterMode::Point),
+        };
+        Sampling { address, filter }
+    }
+}
+
+impl fmt::Display for Modes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = self.to_possible_value().expect("no variant is skipped");
+        f.write_str(name.get_name())
+    }
+}
+
+/// A width × height picture turned by `degrees` about its centre, read
+/// with `modes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TextureShape {
+    pub width: usize,
+    pub height: usize,
+    pub degrees: u32,
+    pub modes: Modes,
+}
+
+impl TextureShape {
+    /// The rotation's cosine and sine, as the kernels get them.
+    pub fn rotation(self) -> (f32, f32) {
+        let radians = f64::from(self.degrees).to_radians();
+        (radians.cos() as f32, radians.sin() as f32)
+    }
+
+    /// Pixels of the picture, and of the output.
+    fn pixels(self) -> usize {
+        self.width * self.height
+    }
+}
+
+impl fmt::Display for TextureShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}x{} {}° {}",
+            self.width, self.height, self.degrees, self.modes
+        )
+    }
+}
+
+impl Shape for TextureShape {
+    fn side(&self) -> f64 {
+        (self.pixels() as f64).sqrt()
+    }
+
+    fn short(&self) -> String {
+        self.to_string()
+    }
+}
+
+pub struct Buffers<B: Backend> {
+    pub input: Buffer<B, f32>,
+    pub texture: Texture<B>,
+    pub output: Buffer<B, f32>,
+}
+
+pub struct TextureFamily;
+
+impl Family for TextureFamily {
+    const NAME: &'static str = "texture";
+    const SIZE: SizeSyntax = SizeSyntax {
+        value_name: "WxH",
+        names: &["width", "height"],
+        help: "Pixels of the texture lesson's picture, which its kernels rotate",
+        on_gpu: &[8192, 8192],
+        emulated: &[97, 61],
+        sweep: "8192",
+    };
+    const BOUND: Bound = Bound::Memory;
+    const SQUARE_AXIS: &'static str = "n (the picture is n×n)";
+    const BENCHED: bool = false;
+
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
+    type Shape = TextureShape;
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = Buffers<B>;
+
+    fn options(_: bool) -> Vec<Arg> {
+        vec![
+            Arg::new("rotation")
+                .long("rotation")
+                .help("Degrees the texture lesson's kernels turn the picture by")
+                .value_name("DEGREES")
+                .value_parser(value_parser!(u32).range(0..360))
+                .default_value("30"),
+            Arg::new("texture-modes")
+                .long("texture-modes")
+                .help("The texture's addressing and filter modes (rotate_global reads border-linear only)")
+                .value_name("MODES")
+                .value_parser(value_parser!(Modes))
+                .default_value("border-linear"),
+        ]
+    }
+
+    fn shape(sizes: &[usize], options: &ArgMatches) -> TextureShape {
+        let [width, height] = dims(sizes);
+        TextureShape {
+            width,
+            height,
+            degrees: *options
+                .get_one("rotation")
+                .expect("the option has a default"),
+            modes: *options
+                .get_one("texture-modes")
+                .expect("the option has a default"),
+        }
+    }
+
+    /// Each side within a texture's limits, the pixels within `u32`.
+    fn problem(shape: TextureShape) -> Result<Problem> {
+        let width = nonzero("width", shape.width)?;
+        let height = nonzero("height", shape.height)?;
+        let (max_width, max_height) = gpu_host::backend::TEXTURE_LIMIT;
+        for (what, size, limit) in [("width", width, max_width), ("height", height, max_height)] {
+            if size as usize > limit {
+                return Err(Error::TooLarge {
+                    what,
+                    size: u128::from(size),
+                    limit: limit as u64,
+                });
+            }
+        }
+        indexable("the picture", &[width, height])?;
+        Ok(Problem { width, height })
+    }
+
+    /// The kernel reading global memory weighs texels as linear filtering
+    /// does and reads zero outside: border-linear only.
+    fn made_for(kernel: &Kernel<Args, Problem>, shape: TextureShape) -> Result<()> {
+        if kernel.name == "rotate_global" && shape.modes != Modes::BorderLinear {
+            return Err(Error::ModesUnsupported {
+                kernel: kernel.name,
+                modes: shape.modes.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// One pixel, a row, a column, odd rectangles past a block both ways,
+    /// each mode, and angles that put points outside, on texel centres
+    /// (0°, 90°, 180°) and between them.
+    fn test_shapes() -> Vec<TextureShape> {
+        let sizes = [(1, 1), (37, 1), (1, 23), (33, 9), (61, 47), (97, 61)];
+        let angles = [0, 17, 90, 180, 301];
+        sizes
+            .into_iter()
+            .zip(angles.into_iter().cycle())
+            .flat_map(|((width, height), degrees)| {
+                Modes::ALL.map(|modes| TextureShape {
+                    width,
+                    height,
+                    degrees,
+                    modes,
+                })
+            })
+            .collect()
+    }
+
+    /// 4 multiplies and 3 adds a pixel; the fewest bytes are the picture
+    /// read once and the output written once.
+    fn work(shape: TextureShape) -> Work {
+        let bytes = 4.0 * shape.pixels() as f64;
+        Work {
+            op: Op::Flop,
+            ops: 4.0 * shape.pixels() as f64,
+            bytes: 2.0 * bytes,
+            output_bytes: bytes,
+        }
+    }
+
+    fn host_bytes(shape: TextureShape) -> f64 {
+        40.0 * shape.pixels() as f64
+    }
+
+    fn inputs(shape: TextureShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
+        Self::problem(shape)?;
+        Ok(uniform_floats(shape.pixels(), rng))
+    }
+
+    /// Each pixel's point sampled by the model of the texture unit
+    /// (`gpu_emulator::texture::sample`), which the H100 matched: exact
+    /// for point filtering, within `FILTER_ROUNDING` of the weighted
+    /// magnitudes for linear (the hand-written kernel's four products and
+    /// three sums in f32 come within 7 · 2⁻²⁴ of them).
+    fn reference(shape: TextureShape, input: &Vec<f32>) -> Expected {
+        let texels = Texels {
+            texels: input.clone(),
+            width: shape.width as u32,
+            height: shape.height as u32,
+            sampling: shape.modes.sampling(),
+        };
+        let (cos, sin) = shape.rotation();
+        let (width, height) = (shape.width as u32, shape.height as u32);
+        let (values, tolerance) = (0..shape.pixels())
+            .into_par_iter()
+            .map(|at| {
+                let (x, y) = ((at % shape.width) as u32, (at / shape.width) as u32);
+                let (u, v) = source(x, y, width, height, cos, sin);
+                let read = sample(&texels, u, v);
+                (read.value, FILTER_ROUNDING * read.magnitude)
+            })
+            .unzip();
+        Expected { values, tolerance }
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: TextureShape,
+        input: &Vec<f32>,
+    ) -> Result<Buffers<B>> {
+        let buffer = backend.upload("picture", input)?;
+        let sampling = shape.modes.sampling();
+        Ok(Buffers {
+            texture: backend.texture(&buffer, shape.width, shape.height, sampling)?,
+            input: buffer,
+            output: backend.alloc("output", shape.pixels())?,
+        })
+    }
+
+    fn prepare<B: Backend>(
+        backend: &B,
+        _: &Kernel<Args, Problem>,
+        _: &Vec<f32>,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        Ok(backend.poison(&mut buffers.output)?)
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: TextureShape,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        Self::made_for(kernel, shape)?;
+        let problem = Self::problem(shape)?;
+        expect_len("picture", shape.pixels(), backend.len(&buffers.input))?;
+        expect_len("output", shape.pixels(), backend.len(&buffers.output))?;
+        let (cos, sin) = shape.rotation();
+        let Buffers {
+            input,
+            texture,
+            output,
+        } = buffers;
+        let args = (
+            &*input,
+            &*texture,
+            output,
+            problem.width,
+            problem.height,
+            cos,
+            sin,
+        );
+        // SAFETY: the picture and the output hold width × height pixels
+        // each, within u32, the output a buffer of its own; the texture
+        // was made from the picture and lives as long as the buffers.
+        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
+    }
+
+    fn compare<B: Backend>(
+        backend: &B,
+        buffers: &Buffers<B>,
+        expected: &Expected,
+    ) -> Result<Comparison> {
+        Ok(compare(&backend.download(&buffers.output)?, expected))
+    }
+
+    const CPU: &'static str = "the texture unit's model, every core";
+
+    fn cpu(shape: TextureShape, input: &Vec<f32>) -> CpuOutput {
+        let values = Self::reference(shape, input).values;
+        CpuOutput::F32(values.into_iter().map(|value| value as f32).collect())
+    }
+}
