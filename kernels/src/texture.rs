@@ -100,7 +100,8 @@ kernels! {
     /// # Safety
     /// `input` and `output` have width × height pixels, row-major, ≥ 1
     /// and below 2³², and do not overlap; nothing writes the input while
-    /// the kernel runs; blocks are
+    /// the kernel runs; `cos` and `sin` are a rotation's (cos² + sin² = 1,
+    /// so every sample point is finite and within reach of `i32`); blocks are
     /// [`BLOCK_X`] × [`BLOCK_Y`].
     #[launch(pixel_per_thread)]
     #[launch_bounds(BLOCK_X * BLOCK_Y, FULL_SM_THREADS / (BLOCK_X * BLOCK_Y))]
@@ -117,8 +118,13 @@ kernels! {
         let Some((at, u, v)) = pixel(width, height, cos, sin) else { return };
         let (u, v) = (u - 0.5, v - 0.5);
         let (left, top) = (Real::floor(u), Real::floor(v));
-        let weights = linear_weights(fraction_256(u - left), fraction_256(v - top));
-        let (i, j) = (left as i32, top as i32);
+        // SAFETY: u and v are finite (the contract), so each less its
+        // floor lies in [0, 1), and the floors fit in i32: the point lies
+        // within the picture's diagonal of its centre.
+        let (weights, i, j) = unsafe {
+            let weights = linear_weights(fraction_256(u - left), fraction_256(v - top));
+            (weights, left.to_int_unchecked::<i32>(), top.to_int_unchecked::<i32>())
+        };
         let texel = |i: i32, j: i32| {
             if (i as u32) < width && (j as u32) < height {
                 // SAFETY: (i, j) lies inside the picture, which nothing

@@ -59,10 +59,16 @@ pub struct Sample {
 }
 
 /// A coordinate's texel below it and its fraction in 256ths: `x` a
-/// coordinate of a texel's centre less ½.
+/// coordinate of a texel's centre less ½. A coordinate that is not finite
+/// has no fraction: the texel its cast gives, and 0.
 fn split(x: f32) -> (i64, u32) {
     let below = x.floor();
-    (below as i64, fraction_256(x - below))
+    let fraction = x - below;
+    if !(0.0..1.0).contains(&fraction) {
+        return (below as i64, 0);
+    }
+    // SAFETY: the fraction lies in [0, 1).
+    (below as i64, unsafe { fraction_256(fraction) })
 }
 
 /// What a fetch at `(x, y)`, in texel coordinates (texel `(i, j)` covers

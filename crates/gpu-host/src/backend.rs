@@ -67,21 +67,12 @@ pub(crate) fn check_texture(len: usize, width: usize, height: usize) -> Result<(
     Ok(())
 }
 
-/// The GPU's memory: device slices.
+/// The GPU's memory: device slices (its [`Memory`] is in `gpu`).
 pub enum DeviceMemory {}
 
-/// The emulator's memory: the host's own vectors.
+/// The emulator's memory: the host's own vectors (its [`Memory`] is in
+/// `emulator`).
 pub enum HostMemory {}
-
-impl Memory for DeviceMemory {
-    type Buffer<T: Value> = CudaSlice<T>;
-    type Texture = crate::gpu::DeviceTexture;
-}
-
-impl Memory for HostMemory {
-    type Buffer<T: Value> = Vec<T>;
-    type Texture = crate::emulator::HostTexture;
-}
 
 /// A texture of backend `B`.
 pub type Texture<B> = <<B as Backend>::Memory as Memory>::Texture;
@@ -162,11 +153,11 @@ impl Param for Texture2d {
     where
         M: 'a;
 
-    fn push<'a, 'b: 'a>(host: &'a &'b crate::gpu::DeviceTexture, launch: &mut LaunchArgs<'a>) {
+    fn push<'a, 'b: 'a>(host: &'a Self::Host<'b, DeviceMemory>, launch: &mut LaunchArgs<'a>) {
         launch.arg(host.handle());
     }
 
-    fn emulated(host: &crate::emulator::HostTexture, _name: &'static str) -> Self {
+    fn emulated(host: Self::Host<'_, HostMemory>, _name: &'static str) -> Self {
         Texture2d::from_handle(*host.handle())
     }
 }

@@ -11,7 +11,7 @@ use gpu_emulator::{BlockOrder, Diagnostic, Limits};
 use gpu_std::{Kernel, Launch, Sampling};
 
 use crate::backend::{
-    Backend, HostMemory, Params, TextureObject, Value, check_texture, checked_launch,
+    Backend, HostMemory, Memory, Params, TextureObject, Value, check_texture, checked_launch,
 };
 use crate::error::{Error, Result};
 use crate::timing::{self, Runs};
@@ -32,6 +32,11 @@ impl Drop for HostTexture {
     fn drop(&mut self) {
         texture::destroy_texture(self.handle);
     }
+}
+
+impl Memory for HostMemory {
+    type Buffer<T: Value> = Vec<T>;
+    type Texture = HostTexture;
 }
 
 /// Runs kernels on the CPU, one emulated thread at a time, each launch's

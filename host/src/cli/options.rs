@@ -233,3 +233,30 @@ fn kernel_names() -> clap::builder::PossibleValuesParser {
     let kernels = families::kernels().into_iter().map(|kernel| kernel.name);
     clap::builder::PossibleValuesParser::new(families::names().into_iter().chain(kernels))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::families::{self, Visitor};
+    use crate::family::Family;
+
+    /// Every family brings its own options, all in one command line: two
+    /// of one name would read each other's values.
+    #[test]
+    fn no_two_families_options_share_a_name() {
+        struct Names(Vec<String>);
+        impl Visitor for Names {
+            fn visit<F: Family>(&mut self) -> crate::Result<()> {
+                let options = F::options(false).into_iter();
+                self.0
+                    .extend(options.map(|option| option.get_id().to_string()));
+                Ok(())
+            }
+        }
+        let mut names = Names(Vec::new());
+        families::visit(&mut names).unwrap();
+        let mut unique = names.0.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.0.len(), "{:?}", names.0);
+    }
+}

@@ -138,8 +138,8 @@ impl Family for TextureFamily {
 
     fn options(_: bool) -> Vec<Arg> {
         vec![
-            Arg::new("rotation")
-                .long("rotation")
+            Arg::new("angle")
+                .long("angle")
                 .help("Degrees the texture lesson's kernels turn the picture by")
                 .value_name("DEGREES")
                 .value_parser(value_parser!(u32).range(0..360))
@@ -158,9 +158,7 @@ impl Family for TextureFamily {
         TextureShape {
             width,
             height,
-            degrees: *options
-                .get_one("rotation")
-                .expect("the option has a default"),
+            degrees: *options.get_one("angle").expect("the option has a default"),
             modes: *options
                 .get_one("texture-modes")
                 .expect("the option has a default"),

@@ -16,7 +16,7 @@ use cudarc::nvrtc::Ptx as NvrtcPtx;
 use gpu_std::{Kernel, Sampling};
 
 use crate::backend::{
-    Backend, DeviceMemory, Params, Transfer, Value, check_texture, checked_launch,
+    Backend, DeviceMemory, Memory, Params, Transfer, Value, check_texture, checked_launch,
 };
 use crate::error::{During, Error, Result};
 use crate::timing::{self, Runs};
@@ -195,6 +195,11 @@ impl Gpu {
     }
 }
 
+impl Memory for DeviceMemory {
+    type Buffer<T: Value> = CudaSlice<T>;
+    type Texture = DeviceTexture;
+}
+
 impl Backend for Gpu {
     type Memory = DeviceMemory;
 
@@ -254,7 +259,7 @@ impl Backend for Gpu {
         sampling: Sampling,
     ) -> Result<DeviceTexture> {
         check_texture(texels.len(), width, height)?;
-        texture::create(self, texels, width, height, sampling)
+        texture::create(&self.context, &self.stream, texels, width, height, sampling)
     }
 
     fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {

@@ -5,10 +5,9 @@ use std::ptr;
 use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUaddress_mode, CUfilter_mode};
-use cudarc::driver::{CudaContext, CudaSlice, DevicePtr, DriverError};
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, DriverError};
 use gpu_std::{AddressMode, FilterMode, Sampling};
 
-use super::Gpu;
 use crate::backend::TextureObject;
 use crate::error::{During, Result};
 
@@ -41,17 +40,18 @@ impl Drop for DeviceTexture {
     }
 }
 
-/// The CUDA array of `width × height` f32 texels, copied on `gpu`'s stream
-/// from `texels`, which holds exactly that many, row-major; and a texture
-/// object on it.
+/// The CUDA array of `width × height` f32 texels, copied on `stream` (of
+/// `context`) from `texels`, which holds exactly that many, row-major; and
+/// a texture object on it.
 pub(super) fn create(
-    gpu: &Gpu,
+    context: &Arc<CudaContext>,
+    stream: &CudaStream,
     texels: &CudaSlice<f32>,
     width: usize,
     height: usize,
     sampling: Sampling,
 ) -> Result<DeviceTexture> {
-    gpu.context.bind_to_thread().during("making a texture")?;
+    context.bind_to_thread().during("making a texture")?;
     let descriptor = sys::CUDA_ARRAY_DESCRIPTOR {
         Width: width,
         Height: height,
@@ -64,12 +64,12 @@ pub(super) fn create(
     unsafe { sys::cuArrayCreate_v2(&mut array, &descriptor) }
         .result()
         .during("allocating a texture's CUDA array")?;
-    let made = fill(gpu, texels, array, width, height).and_then(|()| object(array, sampling));
+    let made = fill(stream, texels, array, width, height).and_then(|()| object(array, sampling));
     match made {
         Ok(handle) => Ok(DeviceTexture {
             handle,
             array,
-            context: gpu.context.clone(),
+            context: context.clone(),
         }),
         Err(error) => {
             // SAFETY: the array was created above and nothing else has it.
@@ -79,16 +79,15 @@ pub(super) fn create(
     }
 }
 
-/// Copies `texels` into `array` on the GPU's stream, after the work
-/// before it.
+/// Copies `texels` into `array` on `stream`, after the work before it.
 fn fill(
-    gpu: &Gpu,
+    stream: &CudaStream,
     texels: &CudaSlice<f32>,
     array: sys::CUarray,
     width: usize,
     height: usize,
 ) -> Result<(), DriverError> {
-    let (source, _record) = texels.device_ptr(&gpu.stream);
+    let (source, _record) = texels.device_ptr(stream);
     let row = width * size_of::<f32>();
     let copy = sys::CUDA_MEMCPY2D {
         srcXInBytes: 0,
@@ -111,7 +110,7 @@ fn fill(
     // SAFETY: the source holds `height` rows of `row` bytes (the caller
     // checked its length), the array is that size, and the copy is on the
     // stream every launch uses.
-    unsafe { sys::cuMemcpy2DAsync_v2(&copy, gpu.stream.cu_stream()) }.result()
+    unsafe { sys::cuMemcpy2DAsync_v2(&copy, stream.cu_stream()) }.result()
 }
 
 /// A texture object reading `array` with unnormalized coordinates, as
