@@ -378,3 +378,29 @@ fn inputs_larger_than_the_free_host_memory_are_refused_before_they_are_drawn() {
     assert!(message(error).starts_with("gemv at 16384×16384 needs"));
     plan.check_host_memory(1 << 40).unwrap();
 }
+
+#[test]
+fn a_persisting_window_is_checked_as_the_gpu_checks_it() {
+    let emulator = Emulator::default();
+    let limits = emulator.persisting_l2().unwrap().unwrap();
+    let reused = emulator.alloc::<f32>("reused", 1 << 20).unwrap();
+    for carve_out in [0, limits.max_carve_out + 1] {
+        let error = emulator.persist(&reused, carve_out).map(drop).unwrap_err();
+        assert!(
+            matches!(error, HostError::CarveOut { bytes, limit } if bytes == carve_out && limit == limits.max_carve_out),
+            "{error:?}"
+        );
+    }
+    let huge = emulator.alloc::<u8>("huge", limits.max_window + 1).unwrap();
+    let error = emulator.persist(&huge, 1 << 20).map(drop).unwrap_err();
+    assert!(message(error).starts_with(&format!(
+        "an access-policy window of {} bytes",
+        limits.max_window + 1
+    )));
+    let window = emulator.persist(&reused, 1 << 20).unwrap();
+    assert_eq!(window.hit_ratio, 0.25, "1 MiB of a 4 MiB set");
+    let error = emulator.persist(&reused, 1 << 20).map(drop).unwrap_err();
+    assert!(matches!(error, HostError::WindowInUse), "{error:?}");
+    drop(window);
+    assert_eq!(emulator.persist(&reused, 8 << 20).unwrap().hit_ratio, 1.0);
+}

@@ -12,6 +12,7 @@ use gpu_std::texture::Texture2d;
 use gpu_std::{Kernel, Launch, Sampling, shared};
 
 use crate::error::{Error, Result};
+use crate::l2::{PersistingL2, PersistingWindow};
 use crate::timing::Runs;
 
 /// The element types kernels read and write: f32, f64 and u8.
@@ -352,6 +353,26 @@ pub trait Backend {
         height: usize,
         sampling: Sampling,
     ) -> Result<Texture<Self>>;
+
+    /// What this backend's L2 can keep persisting; `None` where it keeps
+    /// nothing (a GPU before compute capability 8.0).
+    fn persisting_l2(&self) -> Result<Option<PersistingL2>>;
+
+    /// Keeps `buffer`'s lines in the L2 while the window lives: sets
+    /// `carve_out` bytes of the L2 aside for persisting lines and puts an
+    /// access-policy window over the buffer on the stream every launch
+    /// uses, as many of its accesses persisting as the carve-out holds
+    /// lines for and the rest normal (`cudaLimitPersistingL2CacheSize`,
+    /// `cudaStreamAttributeAccessPolicyWindow`). A hint: what a kernel
+    /// reads and writes is the same with it or without. The stream holds
+    /// one window: asked for on another thread while one lives, a second
+    /// waits until the first is dropped; on the thread that holds the
+    /// first, it is [`Error::WindowInUse`].
+    fn persist<T: Value>(
+        &self,
+        buffer: &Buffer<Self, T>,
+        carve_out: usize,
+    ) -> Result<PersistingWindow>;
 
     /// Sets the constant array `name` (`constant_array!`) of the kernels
     /// this backend launches, as `cudaMemcpyToSymbol` does.

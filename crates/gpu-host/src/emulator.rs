@@ -4,6 +4,7 @@
 //! memory traffic as the hardware would.
 
 use std::cell::RefCell;
+use std::sync::Arc;
 
 use gpu_emulator::texture::{self, Texture};
 use gpu_emulator::traffic::Traffic;
@@ -14,7 +15,16 @@ use crate::backend::{
     Backend, HostMemory, Memory, Params, TextureObject, Value, check_texture, checked_launch,
 };
 use crate::error::{Error, Result};
+use crate::l2::{
+    EMULATED_PERSISTING_L2, PersistingL2, PersistingWindow, WindowHolder, check_window,
+};
 use crate::timing::{self, Runs};
+
+thread_local! {
+    /// Who holds the persisting window of this OS thread's emulators,
+    /// which share one stream as the launches of one GPU do.
+    static WINDOW: Arc<WindowHolder> = Arc::default();
+}
 
 /// A texture of the emulator's: its handle in `gpu_emulator`'s registry
 /// of this OS thread, which holds a copy of its texels.
@@ -119,6 +129,19 @@ impl Backend for Emulator {
         Ok(HostTexture { handle })
     }
 
+    fn persisting_l2(&self) -> Result<Option<PersistingL2>> {
+        Ok(Some(EMULATED_PERSISTING_L2))
+    }
+
+    /// Checks the window as the GPU would and sets nothing: the emulator
+    /// has no L2, and a window changes no value a kernel computes.
+    fn persist<T: Value>(&self, buffer: &Vec<T>, carve_out: usize) -> Result<PersistingWindow> {
+        let holder = WINDOW.with(Arc::clone);
+        let bytes = size_of_val(buffer.as_slice());
+        let hit_ratio = check_window(self.persisting_l2()?, bytes, carve_out, &holder)?;
+        Ok(PersistingWindow::new(hit_ratio, holder, || ()))
+    }
+
     fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {
         gpu_emulator::set_constant(name, values);
         Ok(())
@@ -205,6 +228,14 @@ impl Backend for CountingEmulator {
         sampling: Sampling,
     ) -> Result<HostTexture> {
         self.emulator.texture(texels, width, height, sampling)
+    }
+
+    fn persisting_l2(&self) -> Result<Option<PersistingL2>> {
+        self.emulator.persisting_l2()
+    }
+
+    fn persist<T: Value>(&self, buffer: &Vec<T>, carve_out: usize) -> Result<PersistingWindow> {
+        self.emulator.persist(buffer, carve_out)
     }
 
     fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {

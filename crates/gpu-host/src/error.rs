@@ -41,6 +41,32 @@ pub enum Error {
         /// Rows asked for.
         height: usize,
     },
+    /// A persisting window asked of a GPU whose L2 has none (before
+    /// compute capability 8.0).
+    #[error(
+        "this GPU cannot keep lines persisting in its L2 (compute capability 8.0 or newer can)"
+    )]
+    NoPersistingL2,
+    /// A carve-out of the L2 of zero bytes, or more than the GPU sets aside.
+    #[error("an L2 carve-out of {bytes} bytes for persisting lines: it takes 1 to {limit} bytes")]
+    CarveOut {
+        /// The bytes asked for.
+        bytes: usize,
+        /// The most this GPU sets aside.
+        limit: usize,
+    },
+    /// An access-policy window over no bytes, or more than the GPU takes.
+    #[error("an access-policy window of {bytes} bytes: this GPU takes 1 to {limit}")]
+    WindowSize {
+        /// The window's bytes: its buffer's.
+        bytes: usize,
+        /// The GPU's largest window.
+        limit: usize,
+    },
+    /// A second persisting window while one is set: the stream holds one,
+    /// and the second would replace it.
+    #[error("a persisting window is already set on this stream; drop it first")]
+    WindowInUse,
     /// A launch contract asked for more blocks than CUDA allows.
     #[error("{kernel} would need {blocks} blocks along {axis}, more than the limit of {limit}")]
     GridTooLarge {

@@ -56,6 +56,7 @@ pub mod backend;
 pub mod emulator;
 pub mod error;
 pub mod gpu;
+pub mod l2;
 pub mod timing;
 
 pub use backend::{Backend, Buffer, Texture, TextureObject, Transfer, Value, checked_launch};
@@ -63,6 +64,7 @@ pub use emulator::{CountingEmulator, Emulator};
 pub use error::{Error, Result};
 pub use gpu::{Gpu, Ptx};
 pub use gpu_emulator::BlockOrder;
+pub use l2::{PersistingL2, PersistingWindow};
 pub use timing::Runs;
 
 /// The PTX that `gpu_builder::PtxBuilder` compiled from kernel crate

@@ -2,6 +2,8 @@ use super::Real;
 #[cfg(not(target_arch = "nvptx64"))]
 use gpu_emulator::device::{self as emulator, AccessKind, GlobalAccess};
 
+mod streaming;
+
 macro_rules! view {
     ($(#[$meta:meta])* $name:ident, $pointer:ty) => {
         $(#[$meta])*

@@ -19,5 +19,6 @@ mod races;
 mod read_only;
 mod shared;
 mod statics;
+mod streaming;
 mod support;
 mod texture;

@@ -4,13 +4,15 @@
 //! them, the kernels' CUDA C++ twins compiled for this GPU.
 
 mod driver;
+mod l2;
 mod ptx;
 mod texture;
 
 use std::sync::Arc;
 
 use cudarc::driver::{
-    CudaContext, CudaSlice, CudaStream, DevicePtrMut, DriverError, LaunchConfig, result, sys,
+    CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DriverError, LaunchConfig, result,
+    sys,
 };
 use cudarc::nvrtc::Ptx as NvrtcPtx;
 use gpu_std::{Kernel, Sampling};
@@ -19,6 +21,7 @@ use crate::backend::{
     Backend, DeviceMemory, Memory, Params, Transfer, Value, check_texture, checked_launch,
 };
 use crate::error::{During, Error, Result};
+use crate::l2::{PersistingL2, PersistingWindow, WindowHolder};
 use crate::timing::{self, Runs};
 use driver::{Functions, compile_twins, compute_capability, load_module, open};
 pub use driver::{Resources, availability};
@@ -45,6 +48,8 @@ pub struct Gpu {
     twins: Arc<Result<Functions, String>>,
     language: Language,
     name: String,
+    /// Who holds the stream's persisting window.
+    persisting: Arc<WindowHolder>,
 }
 
 impl Gpu {
@@ -76,6 +81,7 @@ impl Gpu {
             twins: Arc::new(Err("none were given (Gpu::with_twins)".to_string())),
             language: Language::Rust,
             name,
+            persisting: Arc::default(),
         })
     }
 
@@ -189,6 +195,12 @@ impl Gpu {
             .during("reading a device attribute")
     }
 
+    /// The bytes of the L2 set aside for persisting lines now: 0 but
+    /// while a [`PersistingWindow`] lives.
+    pub fn persisting_carve_out(&self) -> Result<usize> {
+        l2::carve_out(&self.context)
+    }
+
     /// Waits for all work on the stream, surfacing errors of earlier launches.
     pub fn synchronize(&self) -> Result<()> {
         self.stream.synchronize().during("running a kernel")
@@ -260,6 +272,26 @@ impl Backend for Gpu {
     ) -> Result<DeviceTexture> {
         check_texture(texels.len(), width, height)?;
         texture::create(&self.context, &self.stream, texels, width, height, sampling)
+    }
+
+    fn persisting_l2(&self) -> Result<Option<PersistingL2>> {
+        l2::limits(&self.context)
+    }
+
+    fn persist<T: Value>(
+        &self,
+        buffer: &CudaSlice<T>,
+        carve_out: usize,
+    ) -> Result<PersistingWindow> {
+        let (base, _record) = buffer.device_ptr(&self.stream);
+        let window = (base, buffer.num_bytes());
+        l2::persist(
+            &self.context,
+            &self.stream,
+            &self.persisting,
+            window,
+            carve_out,
+        )
     }
 
     fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {

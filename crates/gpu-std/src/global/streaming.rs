@@ -1,0 +1,76 @@
+//! Cache hints for data used once: CUDA's `__ldcs` and `__stcs`.
+//!
+//! A plain access leaves its line in L1 and L2 like any other, so a pass
+//! over more data than the L2 holds pushes out lines that other accesses
+//! would use again. The streaming hint (`.cs`, "cache streaming") marks
+//! the line evict-first instead: the caches keep it only until they need
+//! the room, and lines without the hint outlive it. The hint changes where
+//! a line may stay, never the value an access reads or writes, so the
+//! emulator checks these accesses as it checks plain ones.
+
+use super::{Global, GlobalMut};
+#[cfg(not(target_arch = "nvptx64"))]
+use gpu_emulator::device::AccessKind;
+
+impl Global<f32> {
+    /// Reads element `index` as data used once (`ld.global.cs.f32`,
+    /// `LDG.E.EF`): CUDA's `__ldcs`, its line evict-first in L1 and L2.
+    ///
+    /// # Safety
+    /// `index` lies inside the buffer, and no other thread writes the
+    /// element during the launch.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn ldcs(self, index: usize) -> f32 {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let value: f32;
+            // SAFETY: by this function's contract; the load only reads.
+            unsafe {
+                core::arch::asm!(
+                    "ld.global.cs.f32 {}, [{}];",
+                    out(reg32) value,
+                    in(reg64) self.base.add(index),
+                    options(pure, readonly, nostack),
+                );
+            }
+            value
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            self.access(index, 1, 1, AccessKind::Read);
+            // SAFETY: checked inside the buffer just now.
+            unsafe { self.base.add(index).read_unaligned() }
+        }
+    }
+}
+
+impl GlobalMut<f32> {
+    /// Writes element `index` as data no kernel reads soon
+    /// (`st.global.cs.f32`, `STG.E.EF`): CUDA's `__stcs`, its line
+    /// evict-first in L2.
+    ///
+    /// # Safety
+    /// `index` lies inside the buffer, and no other thread reads or
+    /// writes the element during the launch.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn stcs(self, index: usize, value: f32) {
+        #[cfg(target_arch = "nvptx64")]
+        // SAFETY: by this function's contract.
+        unsafe {
+            core::arch::asm!(
+                "st.global.cs.f32 [{}], {};",
+                in(reg64) self.base.add(index),
+                in(reg32) value,
+                options(nostack),
+            );
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            self.access(index, 1, 1, AccessKind::Write);
+            // SAFETY: checked inside the buffer just now.
+            unsafe { self.base.add(index).write_unaligned(value) }
+        }
+    }
+}
