@@ -25,6 +25,7 @@ pub mod caches;
 pub mod constant;
 pub mod gemv;
 pub mod intensity;
+pub mod l2;
 pub mod matmul;
 pub mod readonly;
 pub mod registers;
@@ -53,5 +54,6 @@ pub const CUDA_TWINS: &str = concat!(
     include_str!("../cuda/caches.cu"),
     include_str!("../cuda/readonly.cu"),
     include_str!("../cuda/texture.cu"),
+    include_str!("../cuda/l2.cu"),
     include_str!("../cuda/intensity.cu"),
 );

@@ -6,7 +6,7 @@
 
 use gpu_std::Kernel;
 use kernels::blur::BAND_ROWS;
-use kernels::{gemv, intensity, readonly, texture};
+use kernels::{gemv, intensity, l2, readonly, texture};
 use locality::Emulator;
 use locality::families::access::{Access, AccessShape};
 use locality::families::banks::{Banks, BanksShape};
@@ -15,6 +15,7 @@ use locality::families::caches::{Caches, CachesShape};
 use locality::families::constant::{Constant, ConstantShape};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::intensity::{Intensity, IntensityShape};
+use locality::families::l2::{L2, L2Shape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::families::readonly::{ReadOnly, ReadOnlyShape};
 use locality::families::registers::{Registers, RegistersShape};
@@ -134,6 +135,14 @@ fn texture_shapes() -> impl Strategy<Value = TextureShape> {
     })
 }
 
+/// Any stream, or past a block; a set of any length, shorter or longer
+/// than the stream; a persisting window over it or none.
+fn l2_shapes() -> impl Strategy<Value = L2Shape> {
+    let n = prop_oneof![size(), blocks_of(l2::BLOCK as usize)];
+    let carve_out = prop_oneof![Just(0), 1..=1usize << 20];
+    (n, length(), carve_out).prop_map(|(n, m, carve_out)| L2Shape { n, m, carve_out })
+}
+
 fn intensity_shapes() -> impl Strategy<Value = IntensityShape> {
     // Four elements a thread: 1024 a block.
     let n = prop_oneof![size(), blocks_of(4 * intensity::BLOCK as usize)];
@@ -211,6 +220,11 @@ proptest! {
     #[test]
     fn the_rotations_agree_with_the_reference(shape in texture_shapes(), seed: u64) {
         check_family::<_, TextureFamily>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn the_l2_kernels_agree_with_the_reference(shape in l2_shapes(), seed: u64) {
+        check_family::<_, L2>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]
@@ -306,6 +320,12 @@ fn the_property_tests_reach_two_blocks_along_every_axis() {
         modes: Modes::BorderLinear,
     };
     reach_two_blocks::<TextureFamily>(texture_shapes(), texture);
+    let l2 = L2Shape {
+        n: 100_000,
+        m: 1000,
+        carve_out: 0,
+    };
+    reach_two_blocks::<L2>(l2_shapes(), l2);
     let intensity = IntensityShape {
         n: 100_000,
         fmas: 3,

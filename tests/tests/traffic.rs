@@ -14,6 +14,7 @@ use locality::families::caches::{Caches, CachesShape};
 use locality::families::constant::{Constant, ConstantShape};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::intensity::{Intensity, IntensityShape};
+use locality::families::l2::{L2, L2Shape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::families::readonly::{ReadOnly, ReadOnlyShape};
 use locality::families::registers::{Registers, RegistersShape};
@@ -196,6 +197,11 @@ const CACHES_SHAPE: CachesShape = CachesShape {
 };
 const READONLY_SHAPE: ReadOnlyShape = ReadOnlyShape { n: 4096, radius: 2 };
 const INTENSITY_SHAPE: IntensityShape = IntensityShape { n: 4096, fmas: 8 };
+const L2_SHAPE: L2Shape = L2Shape {
+    n: 4096,
+    m: 1000,
+    carve_out: 0,
+};
 const TEXTURE_SHAPE: TextureShape = TextureShape {
     width: 64,
     height: 64,
@@ -228,6 +234,7 @@ fn documented_counts(name: &str) -> [u64; 7] {
         "read_working_set" => traffic::<Caches>(name, CACHES_SHAPE),
         _ if name.starts_with("stencil") => traffic::<ReadOnly>(name, READONLY_SHAPE),
         _ if name.starts_with("rotate") => traffic::<TextureFamily>(name, TEXTURE_SHAPE),
+        _ if name.starts_with("reuse") => traffic::<L2>(name, L2_SHAPE),
         _ => traffic::<Intensity>(name, INTENSITY_SHAPE),
     };
     [

@@ -8,6 +8,7 @@ pub mod caches;
 pub mod constant;
 pub mod gemv;
 pub mod intensity;
+pub mod l2;
 pub mod matmul;
 pub mod readonly;
 pub mod registers;
@@ -41,6 +42,7 @@ pub fn visit(visitor: &mut impl Visitor) -> Result<()> {
     visitor.visit::<caches::Caches>()?;
     visitor.visit::<readonly::ReadOnly>()?;
     visitor.visit::<texture::TextureFamily>()?;
+    visitor.visit::<l2::L2>()?;
     visitor.visit::<intensity::Intensity>()
 }
 

@@ -28,6 +28,8 @@ pub enum Verdict {
     NotShown,
     /// A kernel computed something wrong: the lesson proves nothing.
     Wrong,
+    /// This GPU lacks what the lesson needs: nothing was run.
+    Skipped,
 }
 
 impl Verdict {
@@ -43,6 +45,7 @@ impl Verdict {
             Self::Hidden => "true of the traffic, hidden in the time by the caches",
             Self::NotShown => "not shown by this GPU",
             Self::Wrong => "WRONG: a kernel's output did not match the CPU reference",
+            Self::Skipped => "skipped: this GPU lacks what the lesson needs",
         }
     }
 }
@@ -77,6 +80,19 @@ pub struct Outcome {
     pub bound: Option<Vec<(f64, f64)>>,
     pub finding: String,
     pub verdict: Verdict,
+}
+
+impl Outcome {
+    /// A lesson not run on this GPU, and `why`.
+    pub(super) fn skipped(kernel: &str, why: &str) -> Self {
+        Self {
+            kernel: kernel.to_string(),
+            points: Vec::new(),
+            bound: None,
+            finding: format!("skipped: {why}."),
+            verdict: Verdict::Skipped,
+        }
+    }
 }
 
 /// Where the lessons run: the GPU, what it is, and where the inputs come

@@ -8,8 +8,11 @@
 
 mod access;
 mod arithmetic;
+mod hints;
+mod l2;
 mod lab;
 mod on_chip;
+mod persistence;
 mod read_only;
 mod texture;
 
@@ -154,6 +157,31 @@ pub const LESSONS: &[Lesson] = &[
         y_axis: "Gpixel/s",
         counted: None,
         run: texture::texture,
+    },
+    Lesson {
+        name: "hints",
+        title: "Cache hints: data used once, marked evict-first, leaves the L2 to reused data",
+        claim: "Loads and stores of data used once can be marked evict-first (__ldcs, __stcs: \
+                cache streaming), so that the L2 gives up their lines before those of data \
+                the kernel reads again, which then stays cached.",
+        x_axis: "reused set (MiB), beside a stream of 512 MiB read and 512 MiB written",
+        log_x: Some(true),
+        y_axis: "GB/s of the stream read and written",
+        counted: None,
+        run: hints::hints,
+    },
+    Lesson {
+        name: "persistence",
+        title: "L2 persistence: a carve-out of the L2 that keeps one buffer's lines",
+        claim: "A part of the L2 can be set aside for persisting accesses, and an \
+                access-policy window on a stream marks a buffer's accesses persisting, so \
+                that its lines stay in the L2 across a kernel's passes and launches while \
+                other data streams through.",
+        x_axis: "reused set (MiB), beside a stream of 512 MiB read and 512 MiB written",
+        log_x: Some(true),
+        y_axis: "GB/s of the stream read and written",
+        counted: None,
+        run: persistence::persistence,
     },
     Lesson {
         name: "intensity",
@@ -361,6 +389,9 @@ fn describe(lesson: &Lesson, outcome: &Outcome) -> String {
 /// for a lesson without one.
 fn picture(lesson: &Lesson, outcome: &Outcome, device: &str) -> Option<Result<String>> {
     let log_x = lesson.log_x?;
+    if outcome.points.is_empty() {
+        return None;
+    }
     // The sweep, a line for each kernel: the points a label does not set
     // apart.
     let mut lines: Vec<LessonLine> = Vec::new();

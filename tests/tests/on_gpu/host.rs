@@ -60,6 +60,47 @@ pub fn error_trials() -> Vec<Trial> {
                 Ok(())
             },
         ),
+        Trial::test(
+            "a persisting window is checked, one at a time, and undone when dropped",
+            || {
+                let gpu = gpu()?;
+                let limits = gpu
+                    .persisting_l2()
+                    .map_err(failed)?
+                    .ok_or("no persisting L2")?;
+                let reused = gpu.alloc::<f32>("reused", 1 << 20).map_err(failed)?;
+                let too_much = limits.max_carve_out + 1;
+                match gpu.persist(&reused, too_much) {
+                    Err(HostError::CarveOut { bytes, limit })
+                        if bytes == too_much && limit == limits.max_carve_out => {}
+                    other => {
+                        return Err(
+                            format!("expected CarveOut, got {:?}", other.map(|_| ())).into()
+                        );
+                    }
+                }
+                let window = gpu.persist(&reused, 1 << 20).map_err(failed)?;
+                if window.hit_ratio != 0.25 {
+                    return Err(format!("1 MiB of 4: hit ratio {}", window.hit_ratio).into());
+                }
+                match gpu.persist(&reused, 1 << 20) {
+                    Err(HostError::WindowInUse) => {}
+                    other => {
+                        return Err(
+                            format!("expected WindowInUse, got {:?}", other.map(|_| ())).into()
+                        );
+                    }
+                }
+                drop(window);
+                match gpu.persisting_carve_out() {
+                    Ok(0) => {}
+                    other => {
+                        return Err(format!("the carve-out was not given back: {other:?}").into());
+                    }
+                }
+                gpu.persist(&reused, 1 << 20).map(drop).map_err(failed)
+            },
+        ),
         Trial::test("the kernel list shows each kernel's resources", || {
             let cli = Cli::try_parse_from(["locality", "--list"])
                 .map_err(|e| Failed::from(e.to_string()))?;

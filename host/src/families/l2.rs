@@ -1,0 +1,255 @@
+//! The L2 lessons' kernels: their shapes, inputs and reference, and the
+//! persisting window a shape may ask for. The reference adds in f64.
+
+use std::fmt;
+
+use clap::{Arg, ArgMatches, value_parser};
+use gpu_host::PersistingWindow;
+use gpu_host::backend::{Backend, Buffer};
+use gpu_std::Kernel;
+use kernels::l2::{Args, KERNELS, Problem};
+use rand::rngs::SmallRng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::family::{
+    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
+};
+use crate::reference::{Expected, gamma};
+use crate::verify::{Comparison, compare, uniform_floats};
+
+/// A stream of n elements, each added to element i mod m of a reused set
+/// of m; with bytes of the L2 set aside for the set's lines where
+/// `carve_out` is not 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct L2Shape {
+    pub n: usize,
+    pub m: usize,
+    /// Bytes of the L2 kept for the reused set's lines by a persisting
+    /// window over it; 0 for none.
+    pub carve_out: usize,
+}
+
+impl L2Shape {
+    /// Bytes of the reused set.
+    pub fn reused_bytes(self) -> usize {
+        4 * self.m
+    }
+
+    /// Bytes of the stream read and the output written: what device
+    /// memory must serve however well the L2 keeps the set.
+    pub fn streamed_bytes(self) -> f64 {
+        8.0 * self.n as f64
+    }
+}
+
+impl fmt::Display for L2Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} m={}", self.n, self.m)?;
+        if self.carve_out > 0 {
+            write!(f, " persisting {} B", self.carve_out)?;
+        }
+        Ok(())
+    }
+}
+
+impl Shape for L2Shape {
+    fn side(&self) -> f64 {
+        self.n as f64
+    }
+
+    fn short(&self) -> String {
+        self.to_string()
+    }
+}
+
+pub struct Buffers<B: Backend> {
+    pub stream: Buffer<B, f32>,
+    pub reused: Buffer<B, f32>,
+    pub output: Buffer<B, f32>,
+    /// The persisting window over `reused`, while the buffers live.
+    pub window: Option<PersistingWindow>,
+}
+
+pub struct L2;
+
+impl Family for L2 {
+    const NAME: &'static str = "l2";
+    const SIZE: SizeSyntax = SizeSyntax {
+        value_name: "NxM",
+        names: &["n", "m"],
+        help: "Elements of the L2 lessons' stream and of their reused set",
+        on_gpu: &[1 << 27, 1 << 22],
+        emulated: &[3001, 97],
+        sweep: "134217728x4194304",
+    };
+    const BOUND: Bound = Bound::Memory;
+    const SQUARE_AXIS: &'static str = "n (elements of the stream)";
+    const BENCHED: bool = false;
+
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
+    type Shape = L2Shape;
+    type Inputs = (Vec<f32>, Vec<f32>);
+    type Buffers<B: Backend> = Buffers<B>;
+
+    fn options(_: bool) -> Vec<Arg> {
+        vec![
+            Arg::new("persisting-kib")
+                .long("persisting-kib")
+                .help(
+                    "KiB of the L2 the L2 lessons' kernels keep for their reused set through a \
+                     persisting access-policy window (0: no window)",
+                )
+                .value_name("KIB")
+                .value_parser(value_parser!(u32))
+                .default_value("0"),
+        ]
+    }
+
+    fn shape(sizes: &[usize], options: &ArgMatches) -> L2Shape {
+        let [n, m] = dims(sizes);
+        let kib: u32 = *options
+            .get_one("persisting-kib")
+            .expect("the option has a default");
+        L2Shape {
+            n,
+            m,
+            carve_out: kib as usize * 1024,
+        }
+    }
+
+    /// n and m within `u32`, the kernels' indices; the carve-out is the
+    /// backend's to check, which knows its L2.
+    fn problem(shape: L2Shape) -> Result<Problem> {
+        let n = nonzero("n (elements of the stream)", shape.n)?;
+        nonzero("m (elements of the reused set)", shape.m)?;
+        Ok(Problem { n })
+    }
+
+    /// One element, a set longer than the stream, a block and one more,
+    /// sets of one element and of a block, a window over the set.
+    fn test_shapes() -> Vec<L2Shape> {
+        [
+            (1, 1, 0),
+            (1, 5, 0),
+            (256, 1, 0),
+            (257, 256, 0),
+            (1000, 97, 0),
+            (3001, 300, 1024),
+            (3001, 97, 1 << 20),
+        ]
+        .into_iter()
+        .map(|(n, m, carve_out)| L2Shape { n, m, carve_out })
+        .collect()
+    }
+
+    /// An addition per element; the fewest bytes are the stream and the
+    /// set read once and the output written once.
+    fn work(shape: L2Shape) -> Work {
+        let output_bytes = 4.0 * shape.n as f64;
+        Work {
+            op: Op::Flop,
+            ops: shape.n as f64,
+            bytes: shape.streamed_bytes() + shape.reused_bytes() as f64,
+            output_bytes,
+        }
+    }
+
+    fn host_bytes(shape: L2Shape) -> f64 {
+        36.0 * shape.n as f64 + 8.0 * shape.m as f64
+    }
+
+    fn inputs(shape: L2Shape, rng: &mut SmallRng) -> Result<(Vec<f32>, Vec<f32>)> {
+        Self::problem(shape)?;
+        Ok((uniform_floats(shape.n, rng), uniform_floats(shape.m, rng)))
+    }
+
+    /// Tolerance: one f32 addition, within γ(1)·(|a| + |b|).
+    fn reference(shape: L2Shape, (stream, reused): &(Vec<f32>, Vec<f32>)) -> Expected {
+        let gamma = gamma(1, f64::from(f32::EPSILON) / 2.0);
+        let (values, tolerance) = stream
+            .par_iter()
+            .enumerate()
+            .map(|(i, &a)| {
+                let (a, b) = (f64::from(a), f64::from(reused[i % shape.m]));
+                (a + b, gamma * (a.abs() + b.abs()))
+            })
+            .unzip();
+        Expected { values, tolerance }
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: L2Shape,
+        (stream, reused): &(Vec<f32>, Vec<f32>),
+    ) -> Result<Buffers<B>> {
+        let reused = backend.upload("reused", reused)?;
+        let window = match shape.carve_out {
+            0 => None,
+            carve_out => Some(backend.persist(&reused, carve_out)?),
+        };
+        Ok(Buffers {
+            stream: backend.upload("stream", stream)?,
+            reused,
+            output: backend.alloc("output", shape.n)?,
+            window,
+        })
+    }
+
+    fn prepare<B: Backend>(
+        backend: &B,
+        _: &Kernel<Args, Problem>,
+        _: &(Vec<f32>, Vec<f32>),
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        Ok(backend.poison(&mut buffers.output)?)
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: L2Shape,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        let problem = Self::problem(shape)?;
+        expect_len("stream", shape.n, backend.len(&buffers.stream))?;
+        expect_len("reused", shape.m, backend.len(&buffers.reused))?;
+        expect_len("output", shape.n, backend.len(&buffers.output))?;
+        let Buffers {
+            stream,
+            reused,
+            output,
+            ..
+        } = buffers;
+        let args = (&*stream, &*reused, output, problem.n, shape.m as u32);
+        // SAFETY: the stream and the output hold n elements, the set m ≥ 1
+        // (`problem` checked both within u32); the output is a buffer of
+        // its own.
+        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
+    }
+
+    fn compare<B: Backend>(
+        backend: &B,
+        buffers: &Buffers<B>,
+        expected: &Expected,
+    ) -> Result<Comparison> {
+        Ok(compare(&backend.download(&buffers.output)?, expected))
+    }
+
+    const CPU: &'static str = "the same sums in f32, every core";
+
+    fn cpu(shape: L2Shape, (stream, reused): &(Vec<f32>, Vec<f32>)) -> CpuOutput {
+        CpuOutput::F32(
+            stream
+                .par_iter()
+                .enumerate()
+                .map(|(i, &a)| a + reused[i % shape.m])
+                .collect(),
+        )
+    }
+}

@@ -1,0 +1,70 @@
+//! The lesson of cache hints: a stream read and written evict-first
+//! (`__ldcs`, `__stcs`) beside a reused set, against the same pass with
+//! plain accesses.
+
+use crate::error::Result;
+use crate::families::l2::L2;
+use crate::family::Family;
+
+use super::l2::{MARGIN, sizes_where, speedups, sweep};
+use super::lab::{Lab, Outcome, Verdict, outcome};
+
+/// Both kernels at every set size, and where the hint keeps the set.
+pub(super) fn hints(lab: &mut Lab<'_>) -> Result<Outcome> {
+    let mut points = Vec::new();
+    for kernel in L2::KERNELS {
+        points.extend(sweep(lab, kernel, 0, kernel.name.to_string())?);
+    }
+    let (plain, streaming) = points.split_at(points.len() / 2);
+    let (finding, verdict) = judge_hints(&speedups(plain, streaming));
+    Ok(outcome(
+        "reuse_plain, reuse_streaming",
+        points,
+        None,
+        finding,
+        verdict,
+    ))
+}
+
+/// The finding and verdict from the hinted kernel's speedup over the
+/// plain one at each set size: shown where it is [`MARGIN`] faster at
+/// some size.
+fn judge_hints(speedups: &[f64]) -> (String, Verdict) {
+    let shown = speedups.iter().any(|&speedup| speedup >= MARGIN);
+    let finding = format!(
+        "the evict-first stream over plain accesses, by reused set: faster at {}; the same at \
+         {}; slower at {}. {}",
+        sizes_where(speedups, |speedup| speedup >= MARGIN),
+        sizes_where(speedups, |speedup| (1.0 / MARGIN..MARGIN)
+            .contains(&speedup)),
+        sizes_where(speedups, |speedup| speedup < 1.0 / MARGIN),
+        if shown {
+            "Where the set fits the L2 but not beside the stream's lines, the hint gives those \
+             lines up first and the set's reads hit; smaller sets stay without it, larger ones \
+             fit in no way."
+        } else {
+            "On this GPU the hint keeps no more of the set than plain accesses do."
+        }
+    );
+    (finding, Verdict::confirmed_if(shown, Verdict::NotShown))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hints_verdict_reads_each_set_size_in_order() {
+        let speedups = [1.0, 1.02, 1.1, 1.2, 1.05, 0.98, 1.0, 0.8, 1.0];
+        let (finding, verdict) = judge_hints(&speedups);
+        assert_eq!(verdict, Verdict::Confirmed);
+        assert!(
+            finding.contains("faster at 12 MiB (1.10×), 16 MiB (1.20×);"),
+            "{finding}"
+        );
+        assert!(finding.contains("slower at 48 MiB (0.80×)."), "{finding}");
+        let (finding, verdict) = judge_hints(&[1.0; 9]);
+        assert_eq!(verdict, Verdict::NotShown);
+        assert!(finding.contains("faster at none;"), "{finding}");
+    }
+}

@@ -1,0 +1,68 @@
+//! What the two L2 lessons share: one stream beside reused sets of
+//! growing size, and how a change of policy compares with plain accesses
+//! set size by set size.
+
+use gpu_std::Kernel;
+
+use crate::error::Result;
+use crate::families::l2::{L2, L2Shape};
+use crate::family::Family;
+
+use super::lab::{Lab, Point};
+
+/// The reused sets swept, in MiB: from sets the L2 keeps whatever the
+/// stream does, past the L2's size (50 MiB on an H100, 40 on an A100).
+pub(super) const SET_MIB: [usize; 9] = [4, 8, 12, 16, 20, 24, 32, 48, 64];
+
+/// How much faster a policy must make the kernel to call its effect shown.
+pub(super) const MARGIN: f64 = 1.1;
+
+/// `kernel` at every set size of [`SET_MIB`] with a carve-out of
+/// `carve_out` bytes (0: no window), the points on the line `series`.
+pub(super) fn sweep(
+    lab: &mut Lab<'_>,
+    kernel: &Kernel<<L2 as Family>::Args, <L2 as Family>::Problem>,
+    carve_out: usize,
+    series: String,
+) -> Result<Vec<Point>> {
+    let mut points = Vec::new();
+    for mib in SET_MIB {
+        let shape = L2Shape {
+            n: L2::SIZE.on_gpu[0],
+            m: mib << 18,
+            carve_out,
+        };
+        let (ms, correct) = lab.measure_on::<L2>(lab.gpu, kernel, shape)?;
+        points.push(Point {
+            series: Some(series.clone()),
+            label: None,
+            x: mib as f64,
+            ms,
+            y: shape.streamed_bytes() / ms / 1e6,
+            counted: None,
+            correct,
+        });
+    }
+    Ok(points)
+}
+
+/// Each set size's time under plain accesses over its time under a
+/// policy, in the order of [`SET_MIB`].
+pub(super) fn speedups(plain: &[Point], policy: &[Point]) -> Vec<f64> {
+    plain.iter().zip(policy).map(|(a, b)| a.ms / b.ms).collect()
+}
+
+/// The set sizes whose speedup `keep` keeps, each with it: "16 MiB
+/// (1.20×), 20 MiB (1.09×)", or "none".
+pub(super) fn sizes_where(speedups: &[f64], keep: impl Fn(f64) -> bool) -> String {
+    let sizes: Vec<String> = SET_MIB
+        .iter()
+        .zip(speedups)
+        .filter(|&(_, &speedup)| keep(speedup))
+        .map(|(mib, speedup)| format!("{mib} MiB ({speedup:.2}×)"))
+        .collect();
+    match sizes.is_empty() {
+        true => "none".to_string(),
+        false => sizes.join(", "),
+    }
+}
