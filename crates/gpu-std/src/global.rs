@@ -2,8 +2,6 @@ use super::Real;
 #[cfg(not(target_arch = "nvptx64"))]
 use gpu_emulator::device::{self as emulator, AccessKind, GlobalAccess};
 
-mod streaming;
-
 macro_rules! view {
     ($(#[$meta:meta])* $name:ident, $pointer:ty) => {
         $(#[$meta])*
@@ -247,10 +245,18 @@ impl<T: Real> GlobalMut<T> {
 impl<T> Global<T> {
     /// The address of element `index`, which need not lie inside the
     /// buffer: for the runtime's own instructions.
-    // Below sm_80 the copies that take it are loads and stores.
-    #[cfg_attr(not(target_feature = "sm_80"), allow(dead_code))]
     #[inline(always)]
     pub(crate) fn address(self, index: usize) -> *const T {
+        self.base.wrapping_add(index)
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+impl<T> GlobalMut<T> {
+    /// The address of element `index`, which need not lie inside the
+    /// buffer: for the runtime's own instructions.
+    #[inline(always)]
+    pub(crate) fn address(self, index: usize) -> *mut T {
         self.base.wrapping_add(index)
     }
 }

@@ -124,6 +124,9 @@ pub mod thread;
 /// block, thread, buffer and index, never a read of someone else's memory.
 pub mod global;
 
+// `Global::ldcs` and `GlobalMut::stcs`: the streaming cache hints.
+mod streaming;
+
 /// Declares a statically sized shared array, `__shared__ T NAME[N]` in
 /// CUDA C++, and evaluates to its [`shared::StaticArray`]:
 /// `let tile = shared_array!(TILE: [f32; 1024]);`.

@@ -8,9 +8,7 @@
 //! a line may stay, never the value an access reads or writes, so the
 //! emulator checks these accesses as it checks plain ones.
 
-use super::{Global, GlobalMut};
-#[cfg(not(target_arch = "nvptx64"))]
-use gpu_emulator::device::AccessKind;
+use crate::global::{Global, GlobalMut};
 
 impl Global<f32> {
     /// Reads element `index` as data used once (`ld.global.cs.f32`,
@@ -30,17 +28,17 @@ impl Global<f32> {
                 core::arch::asm!(
                     "ld.global.cs.f32 {}, [{}];",
                     out(reg32) value,
-                    in(reg64) self.base.add(index),
+                    in(reg64) self.address(index),
                     options(pure, readonly, nostack),
                 );
             }
             value
         }
+        // SAFETY: by this function's contract; the emulator checks the
+        // read as the plain one it is to it.
         #[cfg(not(target_arch = "nvptx64"))]
-        {
-            self.access(index, 1, 1, AccessKind::Read);
-            // SAFETY: checked inside the buffer just now.
-            unsafe { self.base.add(index).read_unaligned() }
+        unsafe {
+            self.read(index)
         }
     }
 }
@@ -61,16 +59,16 @@ impl GlobalMut<f32> {
         unsafe {
             core::arch::asm!(
                 "st.global.cs.f32 [{}], {};",
-                in(reg64) self.base.add(index),
+                in(reg64) self.address(index),
                 in(reg32) value,
                 options(nostack),
             );
         }
+        // SAFETY: by this function's contract; the emulator checks the
+        // write as the plain one it is to it.
         #[cfg(not(target_arch = "nvptx64"))]
-        {
-            self.access(index, 1, 1, AccessKind::Write);
-            // SAFETY: checked inside the buffer just now.
-            unsafe { self.base.add(index).write_unaligned(value) }
+        unsafe {
+            self.write(index, value)
         }
     }
 }
