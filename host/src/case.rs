@@ -71,6 +71,6 @@ impl<B: Backend, F: Family> Case<B, F> {
     ) -> Result<Comparison> {
         F::prepare(backend, kernel, &self.inputs, &mut self.buffers)?;
         self.launch(backend, kernel)?;
-        F::compare(backend, &self.buffers, &self.expected)
+        F::compare(backend, &mut self.buffers, &self.expected)
     }
 }

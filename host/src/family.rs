@@ -11,7 +11,7 @@ use std::fmt;
 
 use clap::{Arg, ArgMatches};
 use gpu_host::Gpu;
-use gpu_host::backend::{Backend, Params, checked_launch};
+use gpu_host::backend::{Backend, Buffer, Params, Value, checked_launch};
 use gpu_std::Kernel;
 use rand::rngs::SmallRng;
 use serde::de::DeserializeOwned;
@@ -32,8 +32,10 @@ pub trait Shape:
     fn side(&self) -> f64;
 
     /// The shortest label: `n` for a square or cube, the dimensions
-    /// otherwise.
-    fn short(&self) -> String;
+    /// otherwise; the whole shape where it has no shorter form.
+    fn short(&self) -> String {
+        self.to_string()
+    }
 
     /// A parameter besides the size that the bench sweeps (the blur's
     /// radius), where the family has one.
@@ -210,6 +212,8 @@ pub trait Family: Sized + 'static {
     type Inputs: Send + Sync;
     /// The inputs and outputs on a backend.
     type Buffers<B: Backend>;
+    /// The element of the output every kernel of the family writes.
+    type Output: Value + Into<f64> + Sync;
 
     /// Options of the family's own beyond its size (the blur's radius,
     /// say), with the bench's defaults where `sweep`.
@@ -278,14 +282,22 @@ pub trait Family: Sized + 'static {
         inputs: &Self::Inputs,
     ) -> Result<Self::Buffers<B>>;
 
-    /// Makes the buffers ready for `kernel` to be checked: outputs
-    /// poisoned, inputs in the layout it reads.
+    /// The output every kernel of the family writes whole: what `prepare`
+    /// poisons and `compare` checks.
+    fn output<B: Backend>(buffers: &mut Self::Buffers<B>) -> &mut Buffer<B, Self::Output>;
+
+    /// Makes the buffers ready for `kernel` to be checked: the output
+    /// poisoned, and where a family says so, the inputs in the layout the
+    /// kernel reads.
     fn prepare<B: Backend>(
         backend: &B,
         kernel: &Kernel<Self::Args, Self::Problem>,
         inputs: &Self::Inputs,
         buffers: &mut Self::Buffers<B>,
-    ) -> Result<()>;
+    ) -> Result<()> {
+        let _ = (kernel, inputs);
+        Ok(backend.poison(Self::output(buffers))?)
+    }
 
     /// Launches `kernel` on the buffers, after checking them against the
     /// shape.
@@ -296,12 +308,17 @@ pub trait Family: Sized + 'static {
         buffers: &mut Self::Buffers<B>,
     ) -> Result<()>;
 
-    /// Every output element against the reference.
+    /// Every element of the output against the reference.
     fn compare<B: Backend>(
         backend: &B,
-        buffers: &Self::Buffers<B>,
+        buffers: &mut Self::Buffers<B>,
         expected: &Expected,
-    ) -> Result<Comparison>;
+    ) -> Result<Comparison> {
+        Ok(crate::verify::compare(
+            &backend.download(Self::output(buffers))?,
+            expected,
+        ))
+    }
 
     /// What a user would run on this machine's CPU instead, by name.
     const CPU: &'static str;

@@ -257,7 +257,7 @@ fn blur_on<B: Backend>(
             None => Blur::prepare(backend, kernel, samples, &mut buffers)?,
         }
         Blur::launch(backend, kernel, shape, &mut buffers)?;
-        Blur::compare(backend, &buffers, &expected)
+        Blur::compare(backend, &mut buffers, &expected)
     };
     for comparison in [check(None)?, check(Some(0))?] {
         if !comparison.passed() {

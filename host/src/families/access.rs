@@ -17,7 +17,7 @@ use crate::family::{
     Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
 };
 use crate::reference::Expected;
-use crate::verify::{Comparison, compare, uniform_floats};
+use crate::verify::uniform_floats;
 
 /// n elements copied from input[offset + i·stride].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,10 +60,6 @@ impl Shape for AccessShape {
     fn side(&self) -> f64 {
         self.n as f64
     }
-
-    fn short(&self) -> String {
-        self.to_string()
-    }
 }
 
 pub struct Buffers<B: Backend> {
@@ -94,6 +90,7 @@ impl Family for Access {
     type Shape = AccessShape;
     type Inputs = Vec<f32>;
     type Buffers<B: Backend> = Buffers<B>;
+    type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
         vec![
@@ -193,13 +190,8 @@ impl Family for Access {
         })
     }
 
-    fn prepare<B: Backend>(
-        backend: &B,
-        _: &Kernel<Args, Problem>,
-        _: &Vec<f32>,
-        buffers: &mut Buffers<B>,
-    ) -> Result<()> {
-        Ok(backend.poison(&mut buffers.output)?)
+    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
+        &mut buffers.output
     }
 
     fn launch<B: Backend>(
@@ -217,14 +209,6 @@ impl Family for Access {
         // SAFETY: the input holds offset + (n − 1)·stride + 1 elements, the
         // output n, a buffer of its own; every index fits in u32 (checked).
         Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, n, stride, offset)) }?)
-    }
-
-    fn compare<B: Backend>(
-        backend: &B,
-        buffers: &Buffers<B>,
-        expected: &Expected,
-    ) -> Result<Comparison> {
-        Ok(compare(&backend.download(&buffers.output)?, expected))
     }
 
     const CPU: &'static str = "the same gather, every core";

@@ -20,7 +20,7 @@ use crate::family::{
     expect_len, indexable, nonzero,
 };
 use crate::reference::{self, Expected, Float};
-use crate::verify::{Comparison, compare, uniform_floats};
+use crate::verify::uniform_floats;
 
 /// The scalars of the default run and the bench: both non-zero, so y is
 /// read and written.
@@ -203,6 +203,7 @@ where
     type Shape = GemvShape;
     type Inputs = Inputs<T>;
     type Buffers<B: Backend> = Buffers<B, T>;
+    type Output = T;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> GemvShape {
         let [m, n] = dims(sizes);
@@ -333,12 +334,8 @@ where
         Ok(unsafe { backend.launch(kernel, &problem, (alpha, &*a, &*x, beta, y, m, n)) }?)
     }
 
-    fn compare<B: Backend>(
-        backend: &B,
-        buffers: &Buffers<B, T>,
-        expected: &Expected,
-    ) -> Result<Comparison> {
-        Ok(compare(&backend.download(&buffers.y)?, expected))
+    fn output<B: Backend>(buffers: &mut Buffers<B, T>) -> &mut Buffer<B, T> {
+        &mut buffers.y
     }
 
     /// cuBLAS in each layout that a kernel reads.

@@ -18,7 +18,7 @@ use crate::family::{
     Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
 };
 use crate::reference::Expected;
-use crate::verify::{Comparison, compare, uniform_floats};
+use crate::verify::uniform_floats;
 
 /// The FMA's multiplier and addend: x ← x·a + b stays within [−1, 1] for
 /// x there, and every FMA changes it.
@@ -49,10 +49,6 @@ impl fmt::Display for IntensityShape {
 impl Shape for IntensityShape {
     fn side(&self) -> f64 {
         self.n as f64
-    }
-
-    fn short(&self) -> String {
-        self.to_string()
     }
 }
 
@@ -89,6 +85,7 @@ impl Family for Intensity {
     type Shape = IntensityShape;
     type Inputs = Vec<f32>;
     type Buffers<B: Backend> = Buffers<B>;
+    type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
         vec![
@@ -178,13 +175,8 @@ impl Family for Intensity {
         })
     }
 
-    fn prepare<B: Backend>(
-        backend: &B,
-        _: &Kernel<Args, Problem>,
-        _: &Vec<f32>,
-        buffers: &mut Buffers<B>,
-    ) -> Result<()> {
-        Ok(backend.poison(&mut buffers.output)?)
+    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
+        &mut buffers.output
     }
 
     fn launch<B: Backend>(
@@ -201,14 +193,6 @@ impl Family for Intensity {
         // SAFETY: the input and the output hold n elements each, the output
         // a buffer of its own.
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
-    fn compare<B: Backend>(
-        backend: &B,
-        buffers: &Buffers<B>,
-        expected: &Expected,
-    ) -> Result<Comparison> {
-        Ok(compare(&backend.download(&buffers.output)?, expected))
     }
 
     const CPU: &'static str = "the same FMAs, every core";

@@ -17,7 +17,7 @@ use crate::family::{
     Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
 };
 use crate::reference::{Expected, gamma};
-use crate::verify::{Comparison, compare, uniform_floats};
+use crate::verify::uniform_floats;
 
 /// A stream of n elements, each added to element i mod m of a reused set
 /// of m; with bytes of the L2 set aside for the set's lines where
@@ -59,10 +59,6 @@ impl Shape for L2Shape {
     fn side(&self) -> f64 {
         self.n as f64
     }
-
-    fn short(&self) -> String {
-        self.to_string()
-    }
 }
 
 pub struct Buffers<B: Backend> {
@@ -96,6 +92,7 @@ impl Family for L2 {
     type Shape = L2Shape;
     type Inputs = (Vec<f32>, Vec<f32>);
     type Buffers<B: Backend> = Buffers<B>;
+    type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
         vec![
@@ -201,13 +198,8 @@ impl Family for L2 {
         })
     }
 
-    fn prepare<B: Backend>(
-        backend: &B,
-        _: &Kernel<Args, Problem>,
-        _: &(Vec<f32>, Vec<f32>),
-        buffers: &mut Buffers<B>,
-    ) -> Result<()> {
-        Ok(backend.poison(&mut buffers.output)?)
+    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
+        &mut buffers.output
     }
 
     fn launch<B: Backend>(
@@ -231,14 +223,6 @@ impl Family for L2 {
         // (`problem` checked both within u32); the output is a buffer of
         // its own.
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
-    fn compare<B: Backend>(
-        backend: &B,
-        buffers: &Buffers<B>,
-        expected: &Expected,
-    ) -> Result<Comparison> {
-        Ok(compare(&backend.download(&buffers.output)?, expected))
     }
 
     const CPU: &'static str = "the same sums in f32, every core";

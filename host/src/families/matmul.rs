@@ -16,7 +16,7 @@ use crate::family::{
     expect_len, indexable, nonzero,
 };
 use crate::reference::{self, Expected};
-use crate::verify::{Comparison, compare, uniform_floats};
+use crate::verify::uniform_floats;
 
 /// A is m×k, B is k×n, C is m×n.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -101,6 +101,7 @@ impl Family for Matmul {
     type Shape = MatmulShape;
     type Inputs = Inputs;
     type Buffers<B: Backend> = Buffers<B>;
+    type Output = f32;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> MatmulShape {
         let [m, n, k] = dims(sizes);
@@ -177,13 +178,8 @@ impl Family for Matmul {
         })
     }
 
-    fn prepare<B: Backend>(
-        backend: &B,
-        _: &Kernel<Args, Problem>,
-        _: &Inputs,
-        buffers: &mut Buffers<B>,
-    ) -> Result<()> {
-        Ok(backend.poison(&mut buffers.c)?)
+    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
+        &mut buffers.c
     }
 
     fn launch<B: Backend>(
@@ -202,14 +198,6 @@ impl Family for Matmul {
         // SAFETY: A, B and C hold m×k, k×n and m×n elements, C is a buffer
         // of its own, and every index fits in u32 (checked above).
         Ok(unsafe { backend.launch(kernel, &problem, (&*a, &*b, c, m, n, k)) }?)
-    }
-
-    fn compare<B: Backend>(
-        backend: &B,
-        buffers: &Buffers<B>,
-        expected: &Expected,
-    ) -> Result<Comparison> {
-        Ok(compare(&backend.download(&buffers.c)?, expected))
     }
 
     fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {

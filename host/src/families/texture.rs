@@ -19,7 +19,7 @@ use crate::family::{
     nonzero,
 };
 use crate::reference::Expected;
-use crate::verify::{Comparison, compare, uniform_floats};
+use crate::verify::uniform_floats;
 
 /// The texture's addressing and filter modes, as the command line names
 /// them.
@@ -100,10 +100,6 @@ impl Shape for TextureShape {
     fn side(&self) -> f64 {
         (self.pixels() as f64).sqrt()
     }
-
-    fn short(&self) -> String {
-        self.to_string()
-    }
 }
 
 pub struct Buffers<B: Backend> {
@@ -135,6 +131,7 @@ impl Family for TextureFamily {
     type Shape = TextureShape;
     type Inputs = Vec<f32>;
     type Buffers<B: Backend> = Buffers<B>;
+    type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
         vec![
@@ -276,13 +273,8 @@ impl Family for TextureFamily {
         })
     }
 
-    fn prepare<B: Backend>(
-        backend: &B,
-        _: &Kernel<Args, Problem>,
-        _: &Vec<f32>,
-        buffers: &mut Buffers<B>,
-    ) -> Result<()> {
-        Ok(backend.poison(&mut buffers.output)?)
+    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
+        &mut buffers.output
     }
 
     fn launch<B: Backend>(
@@ -314,14 +306,6 @@ impl Family for TextureFamily {
         // each, within u32, the output a buffer of its own; the texture
         // was made from the picture and lives as long as the buffers.
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
-    fn compare<B: Backend>(
-        backend: &B,
-        buffers: &Buffers<B>,
-        expected: &Expected,
-    ) -> Result<Comparison> {
-        Ok(compare(&backend.download(&buffers.output)?, expected))
     }
 
     const CPU: &'static str = "the texture unit's model, every core";

@@ -19,7 +19,7 @@ use crate::family::{
     dims, expect_len, indexable, nonzero,
 };
 use crate::reference::{self, Expected};
-use crate::verify::{Comparison, compare, uniform_floats};
+use crate::verify::uniform_floats;
 
 /// A row-major `rows` × `cols` input, transposed into a `cols` × `rows`
 /// output.
@@ -115,6 +115,7 @@ impl Family for Transpose {
     /// The input matrix, row-major.
     type Inputs = Vec<f32>;
     type Buffers<B: Backend> = Buffers<B>;
+    type Output = f32;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> TransposeShape {
         let [rows, cols] = dims(sizes);
@@ -208,13 +209,8 @@ impl Family for Transpose {
         })
     }
 
-    fn prepare<B: Backend>(
-        backend: &B,
-        _: &Kernel<Args, Problem>,
-        _: &Vec<f32>,
-        buffers: &mut Buffers<B>,
-    ) -> Result<()> {
-        Ok(backend.poison(&mut buffers.output)?)
+    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
+        &mut buffers.output
     }
 
     fn launch<B: Backend>(
@@ -232,14 +228,6 @@ impl Family for Transpose {
         // SAFETY: both matrices hold rows×cols elements, in buffers of
         // their own, and every index fits in u32 (checked above).
         Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, rows, cols)) }?)
-    }
-
-    fn compare<B: Backend>(
-        backend: &B,
-        buffers: &Buffers<B>,
-        expected: &Expected,
-    ) -> Result<Comparison> {
-        Ok(compare(&backend.download(&buffers.output)?, expected))
     }
 
     const CPU: &'static str = "blocked transpose, every core (rayon)";

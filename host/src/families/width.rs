@@ -17,7 +17,7 @@ use crate::family::{
     Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
 };
 use crate::reference::Expected;
-use crate::verify::{Comparison, compare, random_vec};
+use crate::verify::random_vec;
 
 /// Bytes copied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,6 +70,7 @@ impl Family for Width {
     type Shape = WidthShape;
     type Inputs = Vec<u8>;
     type Buffers<B: Backend> = Buffers<B>;
+    type Output = u8;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> WidthShape {
         let [bytes] = dims(sizes);
@@ -126,13 +127,8 @@ impl Family for Width {
         })
     }
 
-    fn prepare<B: Backend>(
-        backend: &B,
-        _: &Kernel<Args, Problem>,
-        _: &Vec<u8>,
-        buffers: &mut Buffers<B>,
-    ) -> Result<()> {
-        Ok(backend.poison(&mut buffers.output)?)
+    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, u8> {
+        &mut buffers.output
     }
 
     fn launch<B: Backend>(
@@ -149,14 +145,6 @@ impl Family for Width {
         // starting where the backend allocated it (256-byte aligned on the
         // GPU).
         Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, problem.bytes)) }?)
-    }
-
-    fn compare<B: Backend>(
-        backend: &B,
-        buffers: &Buffers<B>,
-        expected: &Expected,
-    ) -> Result<Comparison> {
-        Ok(compare(&backend.download(&buffers.output)?, expected))
     }
 
     const CPU: &'static str = "a copy of the bytes";
