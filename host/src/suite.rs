@@ -4,7 +4,7 @@
 
 use gpu_emulator::traffic::Traffic;
 use gpu_host::Error as HostError;
-use gpu_host::backend::{Backend, Transfer};
+use gpu_host::backend::{Backend, Transfer, runs};
 use gpu_host::timing::Runs;
 use gpu_std::Kernel;
 use rand::rngs::SmallRng;
@@ -350,7 +350,8 @@ impl<B: Backend, P: FnMut(Step<'_>)> Visitor for Suite<'_, B, P> {
                 cpu_name: F::CPU,
             };
             for &kernel in &kernels {
-                if let Err(why) = F::made_for(kernel, shape) {
+                let made_for = F::made_for(kernel, shape);
+                if let Err(why) = runs(backend, kernel).map_err(Error::from).and(made_for) {
                     (self.progress)(Step::LeftOut {
                         kernel: kernel.name,
                         size: &size,

@@ -12,8 +12,10 @@
 //! ```
 //!
 //! writes `NAME.ptx` (for `sm_75`, which loads on every GPU from Turing
-//! on) and `NAME_sm80.ptx` (for `sm_80` and newer, where `gpu-std`'s
-//! asynchronous copies are `cp.async`) into `OUT_DIR`, `NAME` the kernel
+//! on), `NAME_sm80.ptx` (for `sm_80` and newer, where `gpu-std`'s
+//! asynchronous copies are `cp.async`) and `NAME_sm90.ptx` (for `sm_90`
+//! and newer, with `gpu-std`'s bulk copies and transaction barriers) into
+//! `OUT_DIR`, `NAME` the kernel
 //! crate's, for `include_str!(concat!(env!("OUT_DIR"), "/NAME.ptx"))`.
 //! Each kernel's `#[launch_bounds]` becomes its entry's `.maxntid` and
 //! `.minnctapersm`. The kernel crate and every path dependency it has on
@@ -32,11 +34,18 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The GPU architectures a kernel crate is compiled for, each to a PTX
-/// file of its own (`NAME` and this suffix): the oldest the project runs on, and the first with
+/// file of its own (`NAME` and this suffix), with the PTX ISA features
+/// each needs: the oldest the project runs on; the first with
 /// asynchronous copies (`cp.async`), which the runtime uses from there on
-/// and replaces with plain loads and stores below. The host loads the
-/// newest one the GPU can run; the driver compiles it for the GPU.
-const TARGETS: [(&str, &str); 2] = [("sm_75", ""), ("sm_80", "_sm80")];
+/// and replaces with plain loads and stores below; and the first with bulk
+/// copies and transaction barriers, whose instructions need PTX ISA 8.0
+/// (LLVM's default for sm_90 is 7.8). The host loads the newest one the
+/// GPU can run; the driver compiles it for the GPU.
+const TARGETS: [(&str, &str, &str); 3] = [
+    ("sm_75", "", ""),
+    ("sm_80", "_sm80", ""),
+    ("sm_90", "_sm90", "+ptx80"),
+];
 
 /// LLVM unrolls a loop of a constant trip count completely only while the
 /// unrolled body stays under this many instructions' cost. Its default (300
@@ -132,7 +141,7 @@ impl PtxBuilder {
         if env::var_os(REUSE_PTX).is_some() {
             let files: Vec<_> = TARGETS
                 .iter()
-                .map(|&(cpu, suffix)| (cpu, ptx_file(suffix)))
+                .map(|&(cpu, suffix, _)| (cpu, ptx_file(suffix)))
                 .collect();
             if files.iter().all(|(_, file)| file.is_file()) {
                 println!("cargo::warning={REUSE_PTX} is set: {name}'s PTX is the last build's");
@@ -142,16 +151,16 @@ impl PtxBuilder {
         check_toolchain()?;
         let target_spec = out_dir.join(format!("{TARGET}.json"));
         write_target_spec(&target_spec)?;
-        // Both builds at once: each is one rustc process for most of its time.
+        // Every build at once: each is one rustc process for most of its time.
         let mut builds = Vec::new();
-        for &(cpu, suffix) in &TARGETS {
+        for &(cpu, suffix, features) in &TARGETS {
             let target_dir = out_dir.join(format!("gpu-target-{cpu}"));
             let child = nested_build(
                 &crate_dir,
                 &local,
                 &target_spec,
                 &target_dir,
-                cpu,
+                (cpu, features),
                 self.unroll_threshold,
             )
             .spawn()
@@ -312,13 +321,14 @@ fn watch(crate_dir: &Path) -> Result<(String, Vec<String>), Error> {
 }
 
 /// The nested cargo that compiles the kernel crate at `crate_dir` to PTX
-/// for `cpu`; `local` are its own and its path dependencies' names.
+/// for `cpu` with target `features`; `local` are its own and its path
+/// dependencies' names.
 fn nested_build(
     crate_dir: &Path,
     local: &[String],
     target_spec: &Path,
     target_dir: &Path,
-    cpu: &str,
+    (cpu, features): (&str, &str),
     unroll_threshold: u32,
 ) -> Command {
     let mut command = Command::new(env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
@@ -347,6 +357,7 @@ fn nested_build(
             "CARGO_ENCODED_RUSTFLAGS",
             [
                 format!("-Ctarget-cpu={cpu}"),
+                format!("-Ctarget-feature={features}"),
                 format!("-Cllvm-args=-unroll-threshold={unroll_threshold}"),
             ]
             .join("\x1f"),

@@ -209,6 +209,76 @@ pub fn memcpy_async(address: *const u8, bytes: &[u8], site: &'static Location<'s
     }
 }
 
+/// `mbarrier.init` of the barrier at shared `address` for `count`
+/// arrivals a phase, by the running thread.
+pub fn mbarrier_init(address: *const u8, count: u32) {
+    let done = with_current(|current| {
+        let mut memory = current.memory.borrow_mut();
+        let offset = memory.offset_of(address);
+        memory.mbarrier_init(current.linear, current.launch.block, offset, count)
+    });
+    if let Err(fault) = done {
+        stop(fault);
+    }
+}
+
+/// One arrival of the running thread at the barrier at shared `address`,
+/// expecting `bytes` more of bulk copies in the phase
+/// (`mbarrier.arrive.expect_tx`; plain `mbarrier.arrive` with 0).
+pub fn mbarrier_arrive(address: *const u8, bytes: u32) {
+    let done = with_current(|current| {
+        let mut memory = current.memory.borrow_mut();
+        let offset = memory.offset_of(address);
+        memory.mbarrier_arrive(current.linear, current.launch.block, offset, bytes)
+    });
+    if let Err(fault) = done {
+        stop(fault);
+    }
+}
+
+/// Makes the running thread wait, at `site`, until the phase of `parity`
+/// of the barrier at shared `address` completes
+/// (`mbarrier.try_wait.parity` in a loop).
+pub fn mbarrier_wait(address: *const u8, parity: u32, site: &'static Location<'static>) {
+    loop {
+        let tried = with_current(|current| {
+            let mut memory = current.memory.borrow_mut();
+            let offset = memory.offset_of(address);
+            let block = current.launch.block;
+            let done = memory.mbarrier_try_wait(current.linear, block, offset, parity)?;
+            Ok((done, offset, current.yielder.get()))
+        });
+        match tried {
+            Err(fault) => stop(fault),
+            Ok((true, ..)) => return,
+            // SAFETY: the yielder belongs to the coroutine that is running
+            // this code.
+            Ok((false, offset, yielder)) => unsafe {
+                (*yielder).suspend(Wait::Mbarrier(site, offset));
+            },
+        }
+    }
+}
+
+/// Issues a bulk copy of `bytes`, read from global memory now, to shared
+/// `address`, completing on the barrier at shared `barrier`
+/// (`cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`):
+/// the bytes land when the barrier's phase completes.
+pub fn bulk_copy(address: *const u8, bytes: &[u8], barrier: *const u8) {
+    let started = with_current(|current| {
+        let mut memory = current.memory.borrow_mut();
+        let copy = PendingCopy {
+            offset: memory.offset_of(address) as u32,
+            bytes: bytes.to_vec(),
+        };
+        let barrier = memory.offset_of(barrier);
+        memory.start_bulk(current.linear, current.launch.block, copy, barrier)
+    });
+    if let Err(fault) = started {
+        stop(fault);
+    }
+}
+
 /// Closes the running thread's open group of copies.
 pub fn pipeline_commit() {
     with_current(|current| current.commit_copies());
@@ -249,6 +319,9 @@ pub struct GlobalAccess {
     /// `__ldg`): the path is not coherent with the launch's own stores, so
     /// nothing may write the bytes in the same launch.
     pub non_coherent: bool,
+    /// Whether a bulk copy reads the elements, which the traffic counts
+    /// apart from the load/store path's.
+    pub bulk: bool,
 }
 
 /// Checks and records an access to elements `index..index + elements` of a
@@ -262,9 +335,13 @@ pub fn global_access(access: GlobalAccess, site: &'static Location<'static>) {
     let (thread, race) = with_current(|current| {
         let mut race = Ok(());
         if in_bounds && aligned {
-            let space = Space::Global {
-                base: access.base,
-                buffer: access.buffer,
+            let space = if access.bulk {
+                Space::Bulk { base: access.base }
+            } else {
+                Space::Global {
+                    base: access.base,
+                    buffer: access.buffer,
+                }
             };
             let offset = (access.index * access.element_bytes) as u64;
             let size = access.elements * access.element_bytes;

@@ -19,6 +19,11 @@
 //! in which barrier interval ("epoch"), so a race is found whatever order
 //! the emulator happens to run the threads in.
 //!
+//! A wait on a shared-memory barrier's phase (`mbarrier`) that has not
+//! completed gives the OS thread back too; the waiting threads try again
+//! whenever a barrier has changed, and a wait that nothing left running
+//! can complete is a diagnostic, not a hang (see `mbarrier`).
+//!
 //! A warp's shuffle is a rendezvous too, of the lanes its mask names: a lane
 //! that reaches one waits, like at a barrier, until every live thread of the
 //! block waits somewhere; then each shuffle whose lanes all wait at it with
@@ -54,13 +59,16 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 
 use device::GlobalAccess;
 use global::{GlobalMemory, Now};
+use mbarrier::Barriers;
 
 pub use gpu_core::{Dim3, Launch, LaunchBounds, SHARED_LIMIT_BYTES};
+pub use mbarrier::{MAX_ARRIVALS, Outstanding};
 pub use order::BlockOrder;
 
 pub mod device;
 mod global;
 mod guard;
+mod mbarrier;
 mod order;
 pub mod texture;
 pub mod traffic;
@@ -151,6 +159,8 @@ pub enum LaneProblem {
     Returned,
     /// The lane waits at a barrier.
     AtBarrier(&'static Location<'static>),
+    /// The lane waits on a shared-memory barrier's phase.
+    AtMbarrier(&'static Location<'static>),
     /// The lane waits at another shuffle, or at the same one with another
     /// mask, or on another pass (`passed` shuffles before it).
     AtShuffle {
@@ -297,6 +307,76 @@ pub enum Fault {
         copier: Dim3,
         /// The access that came too soon.
         access: Access,
+    },
+    /// An access to a shared byte that a bulk copy has yet to land in:
+    /// the phase of the barrier it completes on has not completed.
+    BulkInFlight {
+        /// The byte still in flight.
+        offset: u32,
+        /// The barrier's offset in shared memory.
+        barrier: u32,
+        /// The access that came too soon.
+        access: Access,
+    },
+    /// An access, in the barrier interval a bulk copy landed in, to one of
+    /// its bytes by a thread that has not waited on the barrier's phase.
+    BulkUnwaited {
+        /// The byte.
+        offset: u32,
+        /// The barrier's offset in shared memory.
+        barrier: u32,
+        /// The access that did not wait.
+        access: Access,
+    },
+    /// A bulk copy whose size is 0 or not a multiple of 16 bytes, or whose
+    /// shared destination is not on a 16-byte boundary.
+    BulkCopyShape {
+        /// The thread that issued it.
+        thread: Dim3,
+        /// Its destination's offset in shared memory.
+        offset: u32,
+        /// Its bytes.
+        bytes: u32,
+    },
+    /// A barrier initialised for 0 arrivals a phase, or more than
+    /// [`MAX_ARRIVALS`].
+    MbarrierCount {
+        /// The thread that initialised it.
+        thread: Dim3,
+        /// The barrier's offset in shared memory.
+        offset: u32,
+        /// The arrivals asked for.
+        count: u32,
+    },
+    /// An arrival at, wait on or copy completing on a shared-memory
+    /// barrier that no thread of the block has initialised.
+    MbarrierUninitialized {
+        /// The thread.
+        thread: Dim3,
+        /// The barrier's offset in shared memory.
+        offset: u32,
+    },
+    /// An arrival beyond those the barrier's phase expects.
+    MbarrierOverArrived {
+        /// The thread that arrived.
+        thread: Dim3,
+        /// The barrier's offset in shared memory.
+        offset: u32,
+        /// The arrivals a phase expects.
+        count: u32,
+    },
+    /// A thread waits on a barrier's phase that can never complete: every
+    /// other live thread of the block waits too, at it or at a
+    /// `sync_threads`, and the phase still lacks arrivals or bytes.
+    MbarrierNeverCompletes {
+        /// The waiting thread.
+        thread: Dim3,
+        /// Where it waits in the kernel's source.
+        site: &'static Location<'static>,
+        /// The barrier's offset in shared memory.
+        offset: u32,
+        /// What the phase still waits for.
+        outstanding: Outstanding,
     },
     /// A read of a shared byte that no thread of this block wrote before
     /// it, nor (which would be a race) another thread before the next
@@ -546,6 +626,81 @@ impl fmt::Display for Fault {
                 thread(*t),
                 verb(*kind)
             ),
+            Self::BulkInFlight {
+                offset,
+                barrier,
+                access,
+            } => write!(
+                f,
+                "{} {} shared byte {offset}, the destination of a bulk copy still in flight: \
+                 wait on the phase of the barrier at shared byte {barrier} that it completes \
+                 on first (Mbarrier::wait)",
+                thread(access.thread),
+                verb(access.kind)
+            ),
+            Self::BulkUnwaited {
+                offset,
+                barrier,
+                access,
+            } => write!(
+                f,
+                "{} {} shared byte {offset}, which a bulk copy landed in, without waiting on \
+                 the phase of the barrier at shared byte {barrier} that it completed on: wait \
+                 on it (Mbarrier::wait), or pass a sync_threads after a thread that did",
+                thread(access.thread),
+                verb(access.kind)
+            ),
+            Self::BulkCopyShape {
+                thread: t,
+                offset,
+                bytes,
+            } => write!(
+                f,
+                "{} issued a bulk copy of {bytes} bytes to shared byte {offset}: a bulk copy \
+                 moves a positive multiple of 16 bytes, to and from 16-byte boundaries",
+                thread(*t)
+            ),
+            Self::MbarrierCount {
+                thread: t,
+                offset,
+                count,
+            } => write!(
+                f,
+                "{} initialised the barrier at shared byte {offset} for {count} arrivals a \
+                 phase: it takes 1 to {MAX_ARRIVALS}",
+                thread(*t)
+            ),
+            Self::MbarrierUninitialized { thread: t, offset } => write!(
+                f,
+                "{} used the barrier at shared byte {offset}, which no thread of the block has \
+                 initialised (Mbarrier::init, then a sync_threads)",
+                thread(*t)
+            ),
+            Self::MbarrierOverArrived {
+                thread: t,
+                offset,
+                count,
+            } => write!(
+                f,
+                "{} arrived at the barrier at shared byte {offset}, whose phase had already had \
+                 all the {count} arrivals it was initialised for",
+                thread(*t)
+            ),
+            Self::MbarrierNeverCompletes {
+                thread: t,
+                site,
+                offset,
+                outstanding,
+            } => write!(
+                f,
+                "{} waits at {site} on the barrier at shared byte {offset}, whose phase can \
+                 never complete: it still lacks {} of its {} arrivals and {} bytes of bulk \
+                 copies, and every other live thread of the block waits too",
+                thread(*t),
+                outstanding.pending,
+                outstanding.count,
+                outstanding.tx
+            ),
             Self::CopyInFlight {
                 offset,
                 copier,
@@ -643,6 +798,11 @@ impl fmt::Display for Fault {
                         f,
                         "which names lane {lane}, but that lane waits at the sync_threads at \
                          {barrier}: every lane of the mask must reach the same shuffle"
+                    ),
+                    LaneProblem::AtMbarrier(site) => write!(
+                        f,
+                        "which names lane {lane}, but that lane waits on a barrier's phase at \
+                         {site}: every lane of the mask must reach the same shuffle"
                     ),
                     LaneProblem::AtShuffle {
                         site: other,
@@ -759,6 +919,7 @@ fn launch_blocks(
         epoch: 0,
         block_start: 0,
         unwritten_read: None,
+        barriers: Barriers::default(),
     });
     let global = RefCell::new(GlobalMemory::default());
     let mut traffic = Traffic::default();
@@ -836,6 +997,8 @@ struct SharedMemory {
     /// The first read in this epoch of a byte that no thread of the block
     /// had written.
     unwritten_read: Option<Fault>,
+    /// The block's shared-memory barriers.
+    barriers: Barriers,
 }
 
 /// Who last wrote one shared byte, and who read it, in which epoch; threads
@@ -852,9 +1015,18 @@ struct Shadow {
     other_reader: u32,
     /// The thread whose asynchronous copy to this byte is in flight.
     copier: Option<u32>,
+    /// The barrier (its offset) that a bulk copy to this byte in flight
+    /// completes on.
+    bulk: Option<u32>,
+    /// While `writer` is [`BULK`]: the barrier the copy that wrote the
+    /// byte completed on, and the phases it had completed then.
+    landed: (u32, u32),
 }
 
 const NONE: u32 = u32::MAX;
+
+/// The writer of a byte a bulk copy landed in: no thread.
+const BULK: u32 = u32::MAX - 1;
 
 /// Where the static shared arrays' offsets start: past any launch-sized
 /// memory, so that an access past the launch-sized memory is never taken
@@ -869,6 +1041,18 @@ impl SharedMemory {
         block: Dim3,
         offset: i64,
         size: u32,
+        kind: AccessKind,
+    ) -> Result<(), Fault> {
+        self.access_aligned(me, block, offset, (size, size), kind)
+    }
+
+    /// [`Self::access`] of `size` bytes on a boundary of `alignment`.
+    fn access_aligned(
+        &mut self,
+        me: u32,
+        block: Dim3,
+        offset: i64,
+        (size, alignment): (u32, u32),
         kind: AccessKind,
     ) -> Result<(), Fault> {
         let thread = coordinates(me, block);
@@ -886,7 +1070,7 @@ impl SharedMemory {
             });
         }
         let offset = offset as u32;
-        if !offset.is_multiple_of(size) {
+        if !offset.is_multiple_of(alignment) {
             return Err(Fault::SharedMisaligned {
                 thread,
                 kind,
@@ -912,7 +1096,28 @@ impl SharedMemory {
                     access: Access { thread, kind },
                 });
             }
-            let written_now = shadow.write_epoch == epoch && shadow.writer != me;
+            if let Some(barrier) = shadow.bulk {
+                return Err(Fault::BulkInFlight {
+                    offset: byte,
+                    barrier,
+                    access: Access { thread, kind },
+                });
+            }
+            // A bulk copy's bytes are ordered before the threads that
+            // waited on its phase, and before every thread after the next
+            // barrier.
+            let landed_now = shadow.write_epoch == epoch && shadow.writer == BULK;
+            if landed_now {
+                let (barrier, phase) = shadow.landed;
+                if self.barriers.observed(me, barrier) < phase {
+                    return Err(Fault::BulkUnwaited {
+                        offset: byte,
+                        barrier,
+                        access: Access { thread, kind },
+                    });
+                }
+            }
+            let written_now = shadow.write_epoch == epoch && shadow.writer != me && !landed_now;
             match kind {
                 AccessKind::Read => {
                     // Reported at the round's end, unless another thread
@@ -1032,6 +1237,99 @@ impl SharedMemory {
             std::ptr::copy_nonoverlapping(copy.bytes.as_ptr(), to, copy.bytes.len());
         }
         Ok(())
+    }
+}
+
+impl SharedMemory {
+    /// Checks a bulk copy of `size` bytes to `offset` by thread `me`,
+    /// completing on the barrier at `barrier`, as a write made now, and
+    /// marks its bytes in flight.
+    fn start_bulk(&mut self, me: u32, block: Dim3, copy: Copy, barrier: i64) -> Result<(), Fault> {
+        let size = copy.bytes.len() as u32;
+        if size == 0 || !size.is_multiple_of(16) || !copy.offset.is_multiple_of(16) {
+            return Err(Fault::BulkCopyShape {
+                thread: coordinates(me, block),
+                offset: copy.offset,
+                bytes: size,
+            });
+        }
+        self.access(me, block, barrier, 8, AccessKind::Read)?;
+        let (offset, write) = (copy.offset.into(), AccessKind::Write);
+        self.access_aligned(me, block, offset, (size, 16), write)?;
+        for byte in copy.offset..copy.offset + size {
+            self.shadow[byte as usize].bulk = Some(barrier as u32);
+        }
+        self.barriers
+            .issue(coordinates(me, block), barrier as u32, copy)
+    }
+
+    /// Lands the copies of a phase of the barrier at `barrier` that has
+    /// just completed, the `completed`-th.
+    fn land_bulk(&mut self, barrier: u32, completed: u32, copies: &[Copy]) {
+        for copy in copies {
+            for byte in copy.offset..copy.offset + copy.bytes.len() as u32 {
+                let shadow = &mut self.shadow[byte as usize];
+                shadow.bulk = None;
+                shadow.write_epoch = self.epoch;
+                shadow.writer = BULK;
+                shadow.landed = (barrier, completed);
+            }
+            // SAFETY: `start_bulk` checked that the bytes lie inside the
+            // allocation.
+            unsafe {
+                let to = self.base.add(copy.offset as usize);
+                std::ptr::copy_nonoverlapping(copy.bytes.as_ptr(), to, copy.bytes.len());
+            }
+        }
+    }
+
+    /// `mbarrier.init` by thread `me` of the barrier at `offset`, for
+    /// `count` arrivals a phase: a write of its 8 bytes.
+    fn mbarrier_init(
+        &mut self,
+        me: u32,
+        block: Dim3,
+        offset: i64,
+        count: u32,
+    ) -> Result<(), Fault> {
+        self.access(me, block, offset, 8, AccessKind::Write)?;
+        self.barriers
+            .init(coordinates(me, block), offset as u32, count)
+    }
+
+    /// An arrival of thread `me` at the barrier at `offset`, expecting
+    /// `bytes` of bulk copies: a read of the barrier, which must have been
+    /// initialised before the last `sync_threads`.
+    fn mbarrier_arrive(
+        &mut self,
+        me: u32,
+        block: Dim3,
+        offset: i64,
+        bytes: u32,
+    ) -> Result<(), Fault> {
+        self.access(me, block, offset, 8, AccessKind::Read)?;
+        self.barriers
+            .arrive(coordinates(me, block), offset as u32, bytes)
+    }
+
+    /// Whether the phase of `parity` of the barrier at `offset` has
+    /// completed for thread `me`; its copies land if it completes now.
+    fn mbarrier_try_wait(
+        &mut self,
+        me: u32,
+        block: Dim3,
+        offset: i64,
+        parity: u32,
+    ) -> Result<bool, Fault> {
+        self.access(me, block, offset, 8, AccessKind::Read)?;
+        let thread = coordinates(me, block);
+        let Some((copies, completed)) =
+            self.barriers.try_wait(me, thread, offset as u32, parity)?
+        else {
+            return Ok(false);
+        };
+        self.land_bulk(offset as u32, completed, &copies);
+        Ok(true)
     }
 }
 
@@ -1202,6 +1500,7 @@ fn run_block(
         let mut memory = memory.borrow_mut();
         memory.epoch += 1;
         memory.block_start = memory.epoch;
+        memory.barriers = Barriers::default();
     }
     let fault = RefCell::new(None);
     let threads: Vec<Current<'_>> = (0..launch.block.0 * launch.block.1 * launch.block.2)
@@ -1229,6 +1528,9 @@ fn run_block(
 enum Wait {
     Barrier(&'static Location<'static>),
     Shuffle(ShuffleCall),
+    /// On a shared-memory barrier's phase that has not completed: the
+    /// call site and the barrier's offset.
+    Mbarrier(&'static Location<'static>, i64),
 }
 
 /// A lane waiting at a shuffle, with its value.
@@ -1300,11 +1602,15 @@ fn schedule(
     let mut live: Vec<usize> = (0..threads.len()).collect();
     loop {
         // Run every live thread until it waits at a barrier or returns,
-        // exchanging the values of shuffles whenever all wait somewhere.
+        // exchanging the values of shuffles whenever all wait somewhere,
+        // and trying the waits on shared-memory barriers' phases again
+        // whenever a barrier has changed.
         let mut waiting = Vec::with_capacity(live.len());
+        let mut shuffling = Vec::new();
         let mut runnable = live;
         loop {
-            let mut shuffling = Vec::new();
+            let mut spinning = Vec::new();
+            let generation = threads[0].memory.borrow().barriers.generation;
             for index in runnable {
                 CURRENT.set((&raw const threads[index]).cast());
                 let coroutine = coroutines[index]
@@ -1321,6 +1627,9 @@ fn schedule(
                     }
                     Ok(CoroutineResult::Yield(Wait::Shuffle(call))) => {
                         shuffling.push((index, call));
+                    }
+                    Ok(CoroutineResult::Yield(Wait::Mbarrier(site, offset))) => {
+                        spinning.push((index, site, offset));
                     }
                     Ok(CoroutineResult::Return(())) => {
                         let finished = coroutines[index]
@@ -1340,14 +1649,33 @@ fn schedule(
                     }
                 }
             }
-            if shuffling.is_empty() {
-                break;
+            let memory = threads[0].memory.borrow();
+            if !spinning.is_empty() && memory.barriers.generation != generation {
+                runnable = spinning.into_iter().map(|(index, ..)| index).collect();
+                continue;
             }
-            exchange(threads, &waiting, &shuffling, &shuffles_passed)?;
-            runnable = shuffling.into_iter().map(|(index, _)| index).collect();
-            for &index in &runnable {
+            if shuffling.is_empty() {
+                let Some(&(index, site, offset)) = spinning.first() else {
+                    break;
+                };
+                return Err(Fault::MbarrierNeverCompletes {
+                    thread: threads[index].thread,
+                    site,
+                    offset: offset as u32,
+                    outstanding: memory
+                        .barriers
+                        .outstanding(offset as u32)
+                        .expect("a thread waits on an initialised barrier only"),
+                });
+            }
+            drop(memory);
+            exchange(threads, &waiting, &spinning, &shuffling, &shuffles_passed)?;
+            let shuffled: Vec<usize> = shuffling.drain(..).map(|(index, _)| index).collect();
+            for &index in &shuffled {
                 shuffles_passed[index] += 1;
             }
+            runnable = shuffled;
+            runnable.extend(spinning.into_iter().map(|(index, ..)| index));
         }
         traffic += round_traffic(threads);
         if let Some(fault) = threads[0].memory.borrow_mut().unwritten_read.take() {
@@ -1379,18 +1707,22 @@ fn schedule(
 }
 
 /// Gives every thread in `shuffling` its shuffle's result, once every
-/// live thread of the block waits: at a barrier (`waiting`) or at a
-/// shuffle. Each lane a mask names must wait at the same shuffle, with
+/// live thread of the block waits: at a barrier (`waiting`), on a
+/// shared-memory barrier's phase (`spinning`) or at a shuffle. Each lane a mask names must wait at the same shuffle, with
 /// the same mask, on the same pass, or it never will.
 fn exchange(
     threads: &[Current<'_>],
     waiting: &[(usize, &'static Location<'static>)],
+    spinning: &[(usize, &'static Location<'static>, i64)],
     shuffling: &[(usize, ShuffleCall)],
     shuffles_passed: &[u32],
 ) -> Result<(), Fault> {
     let mut waits = vec![None; threads.len()];
     for &(index, barrier) in waiting {
         waits[index] = Some(Wait::Barrier(barrier));
+    }
+    for &(index, site, offset) in spinning {
+        waits[index] = Some(Wait::Mbarrier(site, offset));
     }
     for &(index, call) in shuffling {
         waits[index] = Some(Wait::Shuffle(call));
@@ -1414,6 +1746,7 @@ fn exchange(
                 None => LaneProblem::NotInBlock,
                 Some(None) => LaneProblem::Returned,
                 Some(Some(Wait::Barrier(barrier))) => LaneProblem::AtBarrier(barrier),
+                Some(Some(Wait::Mbarrier(site, _))) => LaneProblem::AtMbarrier(site),
                 Some(Some(Wait::Shuffle(theirs))) => {
                     let passed = shuffles_passed[warp + other as usize];
                     if theirs.site == call.site

@@ -31,6 +31,10 @@ pub struct Traffic {
     pub global_load: Global,
     /// Stores to global memory.
     pub global_store: Global,
+    /// Bulk copies' reads of global memory (`cp.async.bulk`): the Tensor
+    /// Memory Accelerator's, outside the load/store path the other
+    /// counts are of; one request a copy.
+    pub bulk_load: Global,
     /// Loads from shared memory.
     pub shared_load: Shared,
     /// Stores to shared memory, asynchronous copies' writes included.
@@ -136,6 +140,7 @@ impl AddAssign for Traffic {
     fn add_assign(&mut self, other: Self) {
         self.global_load += other.global_load;
         self.global_store += other.global_store;
+        self.bulk_load += other.bulk_load;
         self.shared_load += other.shared_load;
         self.shared_store += other.shared_store;
         self.constant_load += other.constant_load;
@@ -153,6 +158,7 @@ impl AddAssign for Traffic {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Space {
     Global { base: usize, buffer: &'static str },
+    Bulk { base: usize },
     Shared,
     Constant { array: &'static str },
     Texture { handle: u64, texels: [u32; 4] },
@@ -187,7 +193,7 @@ pub(super) fn count(records: &[Record]) -> Traffic {
     let mut sites: BTreeMap<(usize, usize), Vec<Vec<Record>>> = BTreeMap::new();
     for record in records {
         let buffer = match record.space {
-            Space::Global { base, .. } => base,
+            Space::Global { base, .. } | Space::Bulk { base } => base,
             Space::Shared => 0,
             Space::Constant { array } => array.as_ptr() as usize,
             Space::Texture { handle, .. } => handle as usize,
@@ -211,6 +217,7 @@ pub(super) fn count(records: &[Record]) -> Traffic {
                 (Space::Global { .. }, AccessKind::Write) => {
                     traffic.global_store += global(&instruction);
                 }
+                (Space::Bulk { .. }, _) => traffic.bulk_load += global(&instruction),
                 (Space::Shared, AccessKind::Read) => traffic.shared_load += shared(&instruction),
                 (Space::Shared, AccessKind::Write) => traffic.shared_store += shared(&instruction),
                 (Space::Constant { .. }, _) => {

@@ -303,6 +303,19 @@ pub fn checked_launch<A, P>(kernel: &Kernel<A, P>, problem: &P) -> Result<Launch
     Ok(launch)
 }
 
+/// Whether `backend` runs `kernel`: [`Error::NeedsCapability`] where the
+/// kernel needs a newer compute capability than its code is for.
+pub fn runs<B: Backend + ?Sized, A, P>(backend: &B, kernel: &Kernel<A, P>) -> Result<()> {
+    match backend.capability() {
+        Some(has) if has < kernel.capability => Err(Error::NeedsCapability {
+            kernel: kernel.name,
+            needs: kernel.capability,
+            has,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// A copy between the host and a GPU: which way, and from or into which
 /// kind of host memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -373,6 +386,11 @@ pub trait Backend {
         buffer: &Buffer<Self, T>,
         carve_out: usize,
     ) -> Result<PersistingWindow>;
+
+    /// The compute capability of the code this backend runs: a kernel
+    /// that needs a newer one is not launched ([`runs`]). `None` for a
+    /// backend that runs every kernel, as the emulator does.
+    fn capability(&self) -> Option<(u32, u32)>;
 
     /// Sets the constant array `name` (`constant_array!`) of the kernels
     /// this backend launches, as `cudaMemcpyToSymbol` does.

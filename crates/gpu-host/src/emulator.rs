@@ -142,6 +142,11 @@ impl Backend for Emulator {
         Ok(PersistingWindow::new(hit_ratio, holder, || ()))
     }
 
+    /// Every kernel: the emulator has what each GPU the project runs on has.
+    fn capability(&self) -> Option<(u32, u32)> {
+        None
+    }
+
     fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {
         gpu_emulator::set_constant(name, values);
         Ok(())
@@ -236,6 +241,10 @@ impl Backend for CountingEmulator {
 
     fn persist<T: Value>(&self, buffer: &Vec<T>, carve_out: usize) -> Result<PersistingWindow> {
         self.emulator.persist(buffer, carve_out)
+    }
+
+    fn capability(&self) -> Option<(u32, u32)> {
+        self.emulator.capability()
     }
 
     fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {

@@ -93,6 +93,20 @@ pub enum Error {
         /// The kernel's `#[launch_bounds]`.
         max_threads: u32,
     },
+    /// A kernel that needs a newer GPU than the one (or the PTX build) at
+    /// hand.
+    #[error(
+        "{kernel} needs compute capability {}.{} or newer; this GPU's code is for {}.{}",
+        needs.0, needs.1, has.0, has.1
+    )]
+    NeedsCapability {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The oldest compute capability it runs on.
+        needs: (u32, u32),
+        /// The compute capability the backend's code is for.
+        has: (u32, u32),
+    },
     /// A launch contract asked for more shared memory than a block can have.
     #[error("{kernel} would need {bytes} bytes of shared memory per block, more than {limit}")]
     SharedTooLarge {
@@ -103,6 +117,9 @@ pub enum Error {
         /// The most a block can have.
         limit: u64,
     },
+    /// The text given as PTX names no target architecture.
+    #[error("the PTX names no target (a `.target sm_XY` line): it is not a PTX build")]
+    NotPtx,
     /// The PTX lacks an entry point the host asked for.
     #[error("the PTX has no kernel {0}: the build is out of date")]
     MissingKernel(&'static str),

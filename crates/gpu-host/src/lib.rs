@@ -59,7 +59,7 @@ pub mod gpu;
 pub mod l2;
 pub mod timing;
 
-pub use backend::{Backend, Buffer, Texture, TextureObject, Transfer, Value, checked_launch};
+pub use backend::{Backend, Buffer, Texture, TextureObject, Transfer, Value, checked_launch, runs};
 pub use emulator::{CountingEmulator, Emulator};
 pub use error::{Error, Result};
 pub use gpu::{Gpu, Ptx};
@@ -68,7 +68,7 @@ pub use l2::{PersistingL2, PersistingWindow};
 pub use timing::Runs;
 
 /// The PTX that `gpu_builder::PtxBuilder` compiled from kernel crate
-/// `name` in this crate's build script, embedded: both builds, as a
+/// `name` in this crate's build script, embedded: every build, as a
 /// [`Ptx`].
 #[macro_export]
 macro_rules! include_ptx {
@@ -76,6 +76,7 @@ macro_rules! include_ptx {
         $crate::Ptx {
             sm75: include_str!(concat!(env!("OUT_DIR"), "/", $name, ".ptx")),
             sm80: include_str!(concat!(env!("OUT_DIR"), "/", $name, "_sm80.ptx")),
+            sm90: include_str!(concat!(env!("OUT_DIR"), "/", $name, "_sm90.ptx")),
         }
     };
 }

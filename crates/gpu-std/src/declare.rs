@@ -17,7 +17,9 @@ use crate::{Launch, LaunchBounds};
 /// launch contract (`#[launch(f)]`, `f` a `fn(&Problem) -> Launch`;
 /// `#[launch(f, local_memory)]` for a kernel that uses local memory on
 /// purpose), its launch bounds (`#[launch_bounds(max_threads,
-/// min_blocks)]` or `#[launch_bounds(max_threads)]`, see [`LaunchBounds`](crate::LaunchBounds))
+/// min_blocks)]` or `#[launch_bounds(max_threads)]`, see [`LaunchBounds`](crate::LaunchBounds)),
+/// the oldest compute capability it runs on (`#[compute_capability(9, 0)]`
+/// for a kernel that uses what only Hopper and newer have; 7.5 unsaid)
 /// and the host build of its body. Nothing about a kernel is written twice.
 ///
 /// A kernel generic over constants, `pub unsafe fn name<const C: usize,
@@ -42,6 +44,7 @@ macro_rules! kernels {
             $(#[doc = $doc:literal])*
             #[launch($launch:expr $(, $local:ident)?)]
             #[launch_bounds($($bounds:expr),+)]
+            $(#[compute_capability($major:literal, $minor:literal)])?
             $(#[instances($($by:ident),+ in $(($($value:literal),+))+)])?
             pub unsafe fn $name:ident $(<$(const $constant:ident: $constant_ty:ty),+>)?
                 ($($arg:ident: $ty:ty),* $(,)?) $body:block
@@ -65,6 +68,7 @@ macro_rules! kernels {
                 launch: $launch,
                 bounds: $crate::launch_bounds!($($bounds),+),
                 local_memory: $crate::local_memory!($($local)?),
+                capability: $crate::compute_capability!($($major, $minor)?),
                 instances: $crate::instances!($name $($($by),+ in $(($($value),+))+)?),
                 // SAFETY: the caller of `run` takes on the kernel's contract.
                 run: |($($arg,)*)| unsafe { $name($($arg),*) },
@@ -212,6 +216,20 @@ macro_rules! launch_bounds {
     };
 }
 
+/// The oldest compute capability a kernel runs on, from its
+/// `#[compute_capability(major, minor)]`, or Turing's 7.5, the oldest the
+/// project builds for.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! compute_capability {
+    () => {
+        (7, 5)
+    };
+    ($major:literal, $minor:literal) => {
+        ($major, $minor)
+    };
+}
+
 /// Whether a kernel's declaration says `#[launch(contract, local_memory)]`:
 /// it puts data in local memory on purpose, as its lesson.
 #[doc(hidden)]
@@ -248,6 +266,10 @@ pub struct Kernel<Args, Problem> {
     /// time, or spilled registers), as its lesson; every other kernel keeps
     /// its data in registers, which the tests and CI hold it to.
     pub local_memory: bool,
+    /// The oldest compute capability whose GPUs have what it uses, major
+    /// and minor: the PTX builds for older GPUs hold it as a trap, and the
+    /// host launches it on none of them.
+    pub capability: (u32, u32),
     /// For a kernel generic over constants, the instances it is compiled
     /// for, each its own entry point; `None` for one entry point, `name`.
     pub instances: Option<Instances>,

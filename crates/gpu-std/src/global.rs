@@ -2,6 +2,19 @@ use super::Real;
 #[cfg(not(target_arch = "nvptx64"))]
 use gpu_emulator::device::{self as emulator, AccessKind, GlobalAccess};
 
+/// The way an access reaches global memory, which the emulator checks and
+/// counts it by.
+#[cfg(not(target_arch = "nvptx64"))]
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Path {
+    /// Through L1, coherent with the launch's own stores.
+    Coherent,
+    /// Through the read-only path (`ld.global.nc`).
+    ReadOnly,
+    /// By a bulk copy of the Tensor Memory Accelerator.
+    Bulk,
+}
+
 macro_rules! view {
     ($(#[$meta:meta])* $name:ident, $pointer:ty) => {
         $(#[$meta])*
@@ -28,11 +41,10 @@ macro_rules! view {
             /// being a multiple of `alignment`.
             #[track_caller]
             fn access(self, index: usize, elements: usize, alignment: usize, kind: AccessKind) {
-                self.access_through(index, elements, alignment, kind, false);
+                self.access_through(index, elements, alignment, kind, Path::Coherent);
             }
 
-            /// [`Self::access`], through the read-only path where
-            /// `non_coherent`.
+            /// [`Self::access`], along `path`.
             #[track_caller]
             fn access_through(
                 self,
@@ -40,7 +52,7 @@ macro_rules! view {
                 elements: usize,
                 alignment: usize,
                 kind: AccessKind,
-                non_coherent: bool,
+                path: Path,
             ) {
                 let access = GlobalAccess {
                     buffer: self.buffer,
@@ -55,7 +67,8 @@ macro_rules! view {
                         _ => (elements * size_of::<T>()).max(1),
                     },
                     kind,
-                    non_coherent,
+                    non_coherent: path == Path::ReadOnly,
+                    bulk: path == Path::Bulk,
                 };
                 emulator::global_access(access, core::panic::Location::caller());
             }
@@ -129,7 +142,7 @@ macro_rules! view {
                 #[cfg(not(target_arch = "nvptx64"))]
                 {
                     let elements = T::VECTOR_LEN as usize;
-                    self.access_through(index, elements, elements, AccessKind::Read, true);
+                    self.access_through(index, elements, elements, AccessKind::Read, Path::ReadOnly);
                     // SAFETY: checked in bounds just now; the host's
                     // buffer need not be 16-byte aligned, hence unaligned.
                     unsafe { self.base.add(index).cast::<T::Vector>().read_unaligned() }
@@ -320,7 +333,7 @@ impl Global<f32> {
         }
         #[cfg(not(target_arch = "nvptx64"))]
         {
-            self.access_through(index, 1, 1, AccessKind::Read, true);
+            self.access_through(index, 1, 1, AccessKind::Read, Path::ReadOnly);
             // SAFETY: checked inside the buffer just now.
             unsafe { self.base.add(index).read_unaligned() }
         }
@@ -392,7 +405,7 @@ impl Global<u8> {
         }
         #[cfg(not(target_arch = "nvptx64"))]
         {
-            self.access_through(index, 16, 16, AccessKind::Read, true);
+            self.access_through(index, 16, 16, AccessKind::Read, Path::ReadOnly);
             // SAFETY: checked just now; unaligned as in `read_word`.
             let bytes = unsafe { address.cast::<[u8; 16]>().read_unaligned() };
             core::array::from_fn(|w| {
@@ -464,7 +477,19 @@ impl<T: Real> Global<T> {
     /// 16-byte copy reads.
     #[track_caller]
     pub(crate) fn read_span(self, index: usize, count: usize) -> Vec<T> {
-        self.access(index, count, T::VECTOR_LEN as usize, AccessKind::Read);
+        self.read_along(index, count, Path::Coherent)
+    }
+
+    /// The same span, checked and recorded as a bulk copy's read.
+    #[track_caller]
+    pub(crate) fn read_bulk(self, index: usize, count: usize) -> Vec<T> {
+        self.read_along(index, count, Path::Bulk)
+    }
+
+    #[track_caller]
+    fn read_along(self, index: usize, count: usize, path: Path) -> Vec<T> {
+        let alignment = T::VECTOR_LEN as usize;
+        self.access_through(index, count, alignment, AccessKind::Read, path);
         // SAFETY: checked in bounds just now.
         (0..count)
             .map(|i| unsafe { *self.base.add(index + i) })

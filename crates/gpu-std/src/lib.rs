@@ -231,6 +231,20 @@ pub mod shared;
 /// barrier after the wait.
 pub mod pipeline;
 
+/// Shared-memory barriers with transaction counts (`mbarrier`) and the
+/// bulk copies that complete on them (`cp.async.bulk`), compute
+/// capability 9.0 and newer.
+///
+/// One thread initialises an [`Mbarrier`](bulk::Mbarrier) and, after a
+/// `sync_threads`, says how many bytes the phase expects and issues one
+/// bulk copy for a whole tile, which the Tensor Memory Accelerator moves
+/// from global to shared memory; every thread waits on the phase and then
+/// reads the tile. The emulator keeps the copy's bytes in flight until the
+/// phase completes: touching them before, or without waiting, is a
+/// diagnostic, and so are a wait that can never succeed, an arrival too
+/// many and a barrier used before its initialisation.
+pub mod bulk;
+
 /// Warp-level operations: the 32 lanes of a warp exchanging registers
 /// directly, without going through memory.
 ///

@@ -3,8 +3,8 @@
 //! with each problem's copies and CPU baseline timed beside them.
 
 use gpu_host::Error as HostError;
-use gpu_host::Gpu;
 use gpu_host::timing::gpu_median_ms;
+use gpu_host::{Gpu, runs};
 use gpu_std::Kernel;
 use indicatif::ProgressBar;
 use rand::rngs::SmallRng;
@@ -161,7 +161,8 @@ impl Visitor for Sweep<'_> {
                 .set_message(format!("{count} copies of the inputs uploaded at {shape}"));
             let mut sets = Rotation::build(count, || F::upload(gpu, shape, &inputs))?;
             for (index, &kernel) in kernels.iter().enumerate() {
-                if let Err(why) = F::made_for(kernel, shape) {
+                let made_for = F::made_for(kernel, shape);
+                if let Err(why) = runs(gpu, kernel).map_err(Error::from).and(made_for) {
                     self.left_out
                         .push(format!("{} left out at {shape}: {why}", kernel.name));
                     continue;

@@ -8,6 +8,7 @@
 //! race checks both break, in a module of its own.
 
 mod barriers;
+mod bulk;
 mod constant;
 mod copies;
 mod global;

@@ -1,4 +1,4 @@
-//! The two PTX builds, the body of an entry point in either, and every
+//! The three PTX builds, the body of an entry point in any, and every
 //! entry point the families define, which every other module reads.
 
 use locality::families;
@@ -10,13 +10,22 @@ pub const PTX: &str = BUILDS.sm75;
 /// The build for Ampere on.
 pub const PTX_SM80: &str = BUILDS.sm80;
 
+/// The build for Hopper on.
+pub const PTX_SM90: &str = BUILDS.sm90;
+
+/// The oldest build a kernel that needs compute capability `capability`
+/// runs from.
+pub fn oldest_build_for((major, minor): (u32, u32)) -> &'static str {
+    BUILDS.for_capability((major as i32, minor as i32))
+}
+
 /// The body of one entry point in the sm_75 PTX: from its `.entry` line to
 /// the closing brace.
 pub fn body(entry_point: &str) -> &'static str {
     body_in(PTX, entry_point)
 }
 
-/// The same in `ptx`, either build.
+/// The same in `ptx`, any build.
 pub fn body_in(ptx: &'static str, entry_point: &str) -> &'static str {
     let start = ptx
         .find(&format!(".entry {entry_point}("))

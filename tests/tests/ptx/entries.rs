@@ -6,7 +6,7 @@ use gpu_host::gpu::{entry_points, with_register_cap};
 use locality::families::{self, Visitor};
 use locality::family::Family;
 
-use crate::builds::{PTX, PTX_SM80, body, body_in, every_entry_point};
+use crate::builds::{PTX, PTX_SM80, PTX_SM90, body, body_in, every_entry_point};
 
 #[test]
 fn every_entry_point_is_defined_and_no_other() {
@@ -109,7 +109,7 @@ fn every_entry_carries_its_launch_bounds() {
             directives.push_str(&format!(".minnctapersm {blocks}\n"));
         }
         directives.push('{');
-        for (ptx, entry) in [PTX, PTX_SM80]
+        for (ptx, entry) in [PTX, PTX_SM80, PTX_SM90]
             .into_iter()
             .flat_map(|ptx| kernel.entries().into_iter().map(move |entry| (ptx, entry)))
         {

@@ -2,7 +2,7 @@
 //! bodies: fused multiply-adds, shuffles, vector loads and the load width
 //! a pair's alignment gives.
 
-use crate::builds::{PTX, PTX_SM80, body, body_in, every_entry_point};
+use crate::builds::{PTX, PTX_SM80, PTX_SM90, body, body_in, every_entry_point};
 
 #[test]
 fn fused_multiply_adds_where_the_kernels_ask_for_them() {
@@ -96,7 +96,7 @@ fn the_matmul_ladder_uses_the_instructions_its_lessons_name() {
 /// a thread is one vector load.
 #[test]
 fn a_pairs_alignment_decides_its_load_width() {
-    for ptx in [PTX, PTX_SM80] {
+    for ptx in [PTX, PTX_SM80, PTX_SM90] {
         let loads = |kernel: &str| -> Vec<&str> {
             body_in(ptx, kernel)
                 .lines()

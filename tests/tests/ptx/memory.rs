@@ -6,7 +6,7 @@
 use locality::families::{self, Visitor};
 use locality::family::Family;
 
-use crate::builds::{PTX, PTX_SM80, body, body_in};
+use crate::builds::{PTX, PTX_SM80, PTX_SM90, body, body_in, oldest_build_for};
 
 /// The statically sized shared arrays the PTX declares (`shared_array!`).
 fn static_shared_arrays() -> Vec<&'static str> {
@@ -16,11 +16,12 @@ fn static_shared_arrays() -> Vec<&'static str> {
         .collect()
 }
 
-/// Every kernel's entry points, and whether each has shared memory: its launch contract asks
-/// for some (on its family's first test shape), or it takes the address of
-/// a static shared array.
-fn kernels_and_shared_memory() -> Vec<(&'static str, bool)> {
-    struct Collect(Vec<(&'static str, bool)>);
+/// Every kernel's entry points, the oldest build that runs it, and
+/// whether each has shared memory: its launch contract asks for some (on
+/// its family's first test shape), or it takes the address of a static
+/// shared array.
+fn kernels_and_shared_memory() -> Vec<(&'static str, &'static str, bool)> {
+    struct Collect(Vec<(&'static str, &'static str, bool)>);
     impl Visitor for Collect {
         fn visit<F: Family>(&mut self) -> locality::Result<()> {
             let problem = F::problem(F::test_shapes()[0])?;
@@ -30,7 +31,8 @@ fn kernels_and_shared_memory() -> Vec<(&'static str, bool)> {
                         .iter()
                         .any(|array| body(entry).contains(&format!(", {array};")));
                     let shared = (kernel.launch)(&problem).shared_bytes > 0 || declared;
-                    self.0.push((entry, shared));
+                    self.0
+                        .push((entry, oldest_build_for(kernel.capability), shared));
                 }
             }
             Ok(())
@@ -53,9 +55,9 @@ fn a_static_shared_array_is_declared_with_its_size() {
 #[test]
 fn kernels_with_shared_memory_stage_through_it_between_barriers() {
     let kernels = kernels_and_shared_memory();
-    assert!(kernels.iter().any(|&(_, shared)| shared));
-    for (kernel, _) in kernels.into_iter().filter(|&(_, shared)| shared) {
-        let body = body(kernel);
+    assert!(kernels.iter().any(|&(.., shared)| shared));
+    for (kernel, ptx, _) in kernels.into_iter().filter(|&(.., shared)| shared) {
+        let body = body_in(ptx, kernel);
         assert!(
             body.contains("st.shared"),
             "{kernel} never writes shared memory"
@@ -89,11 +91,11 @@ fn shared_memory_is_addressed_with_32_bit_registers() {
 
 #[test]
 fn kernels_without_shared_memory_use_none_and_no_barrier() {
-    for (kernel, _) in kernels_and_shared_memory()
+    for (kernel, ptx, _) in kernels_and_shared_memory()
         .into_iter()
-        .filter(|&(_, shared)| !shared)
+        .filter(|&(.., shared)| !shared)
     {
-        let body = body(kernel);
+        let body = body_in(ptx, kernel);
         assert!(!body.contains(".shared"), "{kernel} uses shared memory");
         assert!(!body.contains("bar.sync"), "{kernel} has a barrier");
     }
@@ -107,7 +109,7 @@ fn only_the_local_memory_lesson_uses_local_memory() {
     impl Visitor for Check {
         fn visit<F: Family>(&mut self) -> locality::Result<()> {
             for kernel in F::KERNELS {
-                for (ptx, entry) in [PTX, PTX_SM80]
+                for (ptx, entry) in [PTX, PTX_SM80, PTX_SM90]
                     .into_iter()
                     .flat_map(|ptx| kernel.entries().into_iter().map(move |entry| (ptx, entry)))
                 {
@@ -130,7 +132,7 @@ fn only_the_local_memory_lesson_uses_local_memory() {
 /// 256 floats, and read with `ld.const`.
 #[test]
 fn the_coefficients_are_a_constant_array_read_with_ld_const() {
-    for ptx in [PTX, PTX_SM80] {
+    for ptx in [PTX, PTX_SM80, PTX_SM90] {
         let declaration = format!(
             ".visible .const .align 4 .b8 {}[1024];",
             kernels::constant::TABLE

@@ -18,14 +18,14 @@ use cudarc::nvrtc::Ptx as NvrtcPtx;
 use gpu_std::{Kernel, Sampling};
 
 use crate::backend::{
-    Backend, DeviceMemory, Memory, Params, Transfer, Value, check_texture, checked_launch,
+    Backend, DeviceMemory, Memory, Params, Transfer, Value, check_texture, checked_launch, runs,
 };
 use crate::error::{During, Error, Result};
 use crate::l2::{PersistingL2, PersistingWindow, WindowHolder};
 use crate::timing::{self, Runs};
 use driver::{Functions, compile_twins, compute_capability, load_module, open};
 pub use driver::{Resources, availability};
-pub use ptx::{Ptx, entry_points, with_register_cap};
+pub use ptx::{Ptx, entry_points, target, with_register_cap};
 pub use texture::DeviceTexture;
 
 /// Which implementation of the kernels a [`Gpu`] launches.
@@ -48,6 +48,9 @@ pub struct Gpu {
     twins: Arc<Result<Functions, String>>,
     language: Language,
     name: String,
+    /// The compute capability the PTX is for, and the GPU's.
+    build: (u32, u32),
+    device: (u32, u32),
     /// Who holds the stream's persisting window.
     persisting: Arc<WindowHolder>,
 }
@@ -70,6 +73,10 @@ impl Gpu {
     }
 
     fn with_context(context: Arc<CudaContext>, ptx: &str) -> Result<Self> {
+        let (major, minor) =
+            compute_capability(&context).during("reading the compute capability")?;
+        let device = (major as u32, minor as u32);
+        let build = target(ptx).ok_or(Error::NotPtx)?;
         let stream = context.default_stream();
         let kernels = load_module(&context, NvrtcPtx::from_src(ptx), entry_points(ptx))?;
         let name = context.name().during("reading the GPU's name")?;
@@ -81,6 +88,8 @@ impl Gpu {
             twins: Arc::new(Err("none were given (Gpu::with_twins)".to_string())),
             language: Language::Rust,
             name,
+            build,
+            device,
             persisting: Arc::default(),
         })
     }
@@ -294,6 +303,15 @@ impl Backend for Gpu {
         )
     }
 
+    /// The PTX build's for the Rust kernels, the GPU's own for the twins,
+    /// which NVRTC compiles for it.
+    fn capability(&self) -> Option<(u32, u32)> {
+        Some(match self.language {
+            Language::Rust => self.build,
+            Language::CudaCpp => self.device,
+        })
+    }
+
     fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {
         let module = &self.functions()?.module;
         let mut symbol = module
@@ -322,6 +340,7 @@ impl Backend for Gpu {
         args: A::Host<'_, DeviceMemory>,
     ) -> Result<()> {
         let launch = checked_launch(kernel, problem)?;
+        runs(self, kernel)?;
         let elements = A::largest(&args);
         if self.language == Language::CudaCpp && elements > i32::MAX as usize {
             return Err(Error::TwinTooLarge {

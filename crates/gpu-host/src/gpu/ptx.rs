@@ -4,25 +4,40 @@
 /// A kernel crate's PTX, as `gpu-builder` compiles it: one build for every
 /// GPU from Turing (compute capability 7.5) on, one for Ampere (8.0) on,
 /// where `gpu-std`'s asynchronous copies are `cp.async` instead of a load
-/// and a store. [`include_ptx!`](crate::include_ptx) embeds both.
+/// and a store, and one for Hopper (9.0) on, which has bulk copies.
+/// [`include_ptx!`](crate::include_ptx) embeds all three.
 #[derive(Clone, Copy, Debug)]
 pub struct Ptx {
     /// The build for `sm_75`.
     pub sm75: &'static str,
     /// The build for `sm_80`.
     pub sm80: &'static str,
+    /// The build for `sm_90`.
+    pub sm90: &'static str,
 }
 
 impl Ptx {
     /// The build for a GPU of compute capability `major`.`minor`: the
     /// newest it can run.
     pub fn for_capability(&self, (major, minor): (i32, i32)) -> &'static str {
-        if (major, minor) >= (8, 0) {
-            self.sm80
-        } else {
-            self.sm75
+        match (major, minor) {
+            (9.., _) => self.sm90,
+            (8, _) => self.sm80,
+            _ => self.sm75,
         }
     }
+}
+
+/// The compute capability a PTX build is for, from its `.target sm_XY`
+/// line: what a GPU must have to run what it holds; `None` for text
+/// without one.
+pub fn target(ptx: &str) -> Option<(u32, u32)> {
+    let line = ptx
+        .lines()
+        .find_map(|line| line.strip_prefix(".target sm_"))?;
+    let digits: String = line.chars().take_while(char::is_ascii_digit).collect();
+    let number: u32 = digits.parse().ok()?;
+    Some((number / 10, number % 10))
 }
 
 /// Every entry point `ptx` defines, in the order it defines them.

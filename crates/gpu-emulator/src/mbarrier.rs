@@ -1,0 +1,175 @@
+//! Shared-memory barriers (`mbarrier`) and the bulk copies that complete
+//! on them, with CUDA's semantics.
+//!
+//! A barrier in shared memory counts down two things each phase: the
+//! arrivals it was initialised to expect, and the bytes of transactions
+//! (bulk copies) that threads said to expect (`arrive.expect_tx`). When
+//! both reach zero the phase completes, and a thread waiting on the
+//! phase's parity goes on. A bulk copy's bytes are read from global memory
+//! when it is issued and stay in flight until the phase it completes on
+//! does: touching them before is a diagnostic.
+//!
+//! The emulator lets a phase complete lazily, at the first wait that finds
+//! its arrivals all made and its bytes all copied; the copies land then.
+//! Their bytes are the waiters' to read in the barrier interval of the
+//! landing; a thread that did not wait may read them only after a
+//! `sync_threads` (which orders it after a thread that did). A wait that
+//! can never succeed, because every other thread waits too, is a
+//! diagnostic instead of a hang.
+
+use super::{Copy, Dim3, Fault};
+
+/// The most arrivals a barrier can expect in a phase (PTX's
+/// `mbarrier.init` count is below 2²⁰).
+pub const MAX_ARRIVALS: u32 = (1 << 20) - 1;
+
+/// One barrier's state.
+struct Barrier {
+    /// Its byte offset in shared memory.
+    offset: u32,
+    /// Arrivals each phase expects.
+    count: u32,
+    /// Arrivals the current phase still waits for.
+    pending: u32,
+    /// Bytes the current phase still waits for: expected by arrivals, less
+    /// those the copies completing on it bring.
+    tx: i64,
+    /// Phases completed.
+    completed: u32,
+    /// The current phase's copies, to land when it completes.
+    copies: Vec<Copy>,
+}
+
+/// The barriers of one block, and which phases its threads have waited on.
+#[derive(Default)]
+pub(super) struct Barriers {
+    barriers: Vec<Barrier>,
+    /// `(thread, barrier offset, phases completed)` at each thread's last
+    /// successful wait on the barrier.
+    observed: Vec<(u32, u32, u32)>,
+    /// Grows with every change to a barrier: a waiting thread can only
+    /// succeed after one.
+    pub generation: u64,
+}
+
+/// What a barrier still waits for, for a diagnostic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outstanding {
+    /// Arrivals each phase expects.
+    pub count: u32,
+    /// Arrivals the phase still waits for.
+    pub pending: u32,
+    /// Bytes it still waits for (negative: more than were expected).
+    pub tx: i64,
+}
+
+impl Barriers {
+    fn find(&mut self, offset: u32) -> Option<&mut Barrier> {
+        self.barriers
+            .iter_mut()
+            .find(|barrier| barrier.offset == offset)
+    }
+
+    /// `mbarrier.init` at `offset` for `count` arrivals a phase.
+    pub fn init(&mut self, thread: Dim3, offset: u32, count: u32) -> Result<(), Fault> {
+        if count == 0 || count > MAX_ARRIVALS {
+            return Err(Fault::MbarrierCount {
+                thread,
+                offset,
+                count,
+            });
+        }
+        self.barriers.retain(|barrier| barrier.offset != offset);
+        self.observed.retain(|&(_, known, _)| known != offset);
+        self.barriers.push(Barrier {
+            offset,
+            count,
+            pending: count,
+            tx: 0,
+            completed: 0,
+            copies: Vec::new(),
+        });
+        self.generation += 1;
+        Ok(())
+    }
+
+    /// One arrival at the barrier at `offset`, expecting `bytes` more of
+    /// transactions in the phase.
+    pub fn arrive(&mut self, thread: Dim3, offset: u32, bytes: u32) -> Result<(), Fault> {
+        let barrier = self
+            .find(offset)
+            .ok_or(Fault::MbarrierUninitialized { thread, offset })?;
+        if barrier.pending == 0 {
+            return Err(Fault::MbarrierOverArrived {
+                thread,
+                offset,
+                count: barrier.count,
+            });
+        }
+        barrier.pending -= 1;
+        barrier.tx += i64::from(bytes);
+        self.generation += 1;
+        Ok(())
+    }
+
+    /// A bulk copy completing on the barrier at `offset`.
+    pub fn issue(&mut self, thread: Dim3, offset: u32, copy: Copy) -> Result<(), Fault> {
+        let barrier = self
+            .find(offset)
+            .ok_or(Fault::MbarrierUninitialized { thread, offset })?;
+        barrier.tx -= copy.bytes.len() as i64;
+        barrier.copies.push(copy);
+        self.generation += 1;
+        Ok(())
+    }
+
+    /// Whether the phase of `parity` of the barrier at `offset` has
+    /// completed for thread `me`, completing it now if it can; the copies
+    /// to land if it completed now, and the phases completed.
+    pub fn try_wait(
+        &mut self,
+        me: u32,
+        thread: Dim3,
+        offset: u32,
+        parity: u32,
+    ) -> Result<Option<(Vec<Copy>, u32)>, Fault> {
+        let barrier = self
+            .find(offset)
+            .ok_or(Fault::MbarrierUninitialized { thread, offset })?;
+        let mut landing = None;
+        if barrier.completed % 2 == parity % 2 {
+            if barrier.pending > 0 || barrier.tx != 0 {
+                return Ok(None);
+            }
+            landing = Some(std::mem::take(&mut barrier.copies));
+            barrier.completed += 1;
+            barrier.pending = barrier.count;
+        }
+        let completed = barrier.completed;
+        if landing.is_some() {
+            self.generation += 1;
+        }
+        self.observed
+            .retain(|&(thread, known, _)| (thread, known) != (me, offset));
+        self.observed.push((me, offset, completed));
+        Ok(Some((landing.unwrap_or_default(), completed)))
+    }
+
+    /// Phases of the barrier at `offset` thread `me` has seen complete.
+    pub fn observed(&self, me: u32, offset: u32) -> u32 {
+        self.observed
+            .iter()
+            .find(|&&(thread, known, _)| (thread, known) == (me, offset))
+            .map_or(0, |&(.., completed)| completed)
+    }
+
+    /// What the barrier at `offset` still waits for.
+    pub fn outstanding(&self, offset: u32) -> Option<Outstanding> {
+        let barrier = self.barriers.iter().find(|b| b.offset == offset)?;
+        Some(Outstanding {
+            count: barrier.count,
+            pending: barrier.pending,
+            tx: barrier.tx,
+        })
+    }
+}

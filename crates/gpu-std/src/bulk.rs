@@ -1,0 +1,192 @@
+use super::global::Global;
+use super::shared::SharedArray;
+#[cfg(not(target_arch = "nvptx64"))]
+use gpu_emulator::device as emulator;
+
+/// A barrier in shared memory (`mbarrier`, CUDA's `cuda::barrier` of a
+/// block): a phase completes when the arrivals it was initialised for
+/// have all been made and the bytes of bulk copies they said to expect
+/// have all landed.
+#[derive(Clone, Copy)]
+pub struct Mbarrier {
+    word: SharedArray<u64>,
+}
+
+impl Mbarrier {
+    /// The barrier in the 8 bytes at the start of `memory`.
+    ///
+    /// # Safety
+    /// Nothing else uses those bytes while the barrier is in use.
+    #[inline(always)]
+    pub unsafe fn at(memory: SharedArray<u64>) -> Self {
+        Self { word: memory }
+    }
+
+    /// `mbarrier.init`: a new barrier whose phases each expect `count`
+    /// arrivals. Another thread may use it after a `sync_threads`; a bulk
+    /// copy after [`fence_proxy_async_shared_cta`] too.
+    ///
+    /// # Safety
+    /// One thread initialises it, while no copy completes on it.
+    #[inline(always)]
+    pub unsafe fn init(self, count: u32) {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+        // SAFETY: by this function's contract.
+        unsafe {
+            core::arch::asm!(
+                "mbarrier.init.shared::cta.b64 [{barrier}], {count};",
+                barrier = in(reg32) self.word.shared_address(0),
+                count = in(reg32) count,
+                options(nostack),
+            );
+        }
+        #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
+        below_sm90(&count);
+        #[cfg(not(target_arch = "nvptx64"))]
+        emulator::mbarrier_init(self.word.address(0).cast(), count);
+    }
+
+    /// `mbarrier.arrive.expect_tx`: this thread's arrival in the current
+    /// phase, which will also wait for `bytes` more of bulk copies.
+    ///
+    /// # Safety
+    /// The barrier is initialised and visible to this thread (a
+    /// `sync_threads` after the initialisation), and its phase still
+    /// expects an arrival.
+    #[inline(always)]
+    pub unsafe fn arrive_expect_tx(self, bytes: u32) {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+        // SAFETY: by this function's contract.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .b64 state; \
+                 mbarrier.arrive.expect_tx.shared::cta.b64 state, [{barrier}], {bytes}; }}",
+                barrier = in(reg32) self.word.shared_address(0),
+                bytes = in(reg32) bytes,
+                options(nostack),
+            );
+        }
+        #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
+        below_sm90(&bytes);
+        #[cfg(not(target_arch = "nvptx64"))]
+        emulator::mbarrier_arrive(self.word.address(0).cast(), bytes);
+    }
+
+    /// `mbarrier.try_wait.parity` until it succeeds: waits until the
+    /// phase of `parity` (0 for the first, 1 for the second, and so on
+    /// alternately) has completed. What its bulk copies wrote is then this
+    /// thread's to read.
+    ///
+    /// # Safety
+    /// As [`Mbarrier::arrive_expect_tx`], without the arrival.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn wait(self, parity: u32) {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+        loop {
+            let done: u32;
+            // SAFETY: by this function's contract; the asm is a compiler
+            // barrier too, so no read of the copies' bytes moves above it.
+            unsafe {
+                core::arch::asm!(
+                    "{{ .reg .pred done; \
+                     mbarrier.try_wait.parity.shared::cta.b64 done, [{barrier}], {parity}; \
+                     selp.u32 {result}, 1, 0, done; }}",
+                    barrier = in(reg32) self.word.shared_address(0),
+                    parity = in(reg32) parity,
+                    result = out(reg32) done,
+                    options(nostack),
+                );
+            }
+            if done != 0 {
+                break;
+            }
+        }
+        #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
+        below_sm90(&parity);
+        #[cfg(not(target_arch = "nvptx64"))]
+        emulator::mbarrier_wait(
+            self.word.address(0).cast(),
+            parity,
+            core::panic::Location::caller(),
+        );
+    }
+}
+
+/// `cp.async.bulk` from global to shared memory: starts copying the
+/// `count` elements from `source[element]` on to `tile[index]` on, one
+/// instruction for the whole span, executed by the Tensor Memory
+/// Accelerator; the bytes count towards `barrier`'s current phase, which
+/// completes only once they have landed.
+///
+/// # Safety
+/// `count` is a positive multiple of 4 (16 bytes); `index` and `element`
+/// are multiples of 4 from 16-byte boundaries (the buffers' starts); the
+/// span lies inside the buffer and the launch-sized shared memory; no
+/// thread touches the destination until it has waited on the phase (or
+/// passed a barrier after a thread that did) and no thread writes the
+/// source during the launch; an arrival of the phase expects the bytes.
+/// The emulator checks all of it.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn memcpy_async_bulk(
+    tile: SharedArray<f32>,
+    index: u32,
+    source: Global<f32>,
+    element: usize,
+    count: u32,
+    barrier: Mbarrier,
+) {
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+    // SAFETY: by this function's contract.
+    unsafe {
+        core::arch::asm!(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes \
+             [{to}], [{from}], {bytes}, [{barrier}];",
+            to = in(reg32) tile.shared_address(index),
+            from = in(reg64) source.address(element),
+            bytes = in(reg32) 4 * count,
+            barrier = in(reg32) barrier.word.shared_address(0),
+            options(nostack),
+        );
+    }
+    #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
+    below_sm90(&(tile, index, source, element, count, barrier));
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let bytes: Vec<u8> = source
+            .read_bulk(element, count as usize)
+            .iter()
+            .flat_map(|value| value.to_le_bytes())
+            .collect();
+        emulator::bulk_copy(
+            tile.address(index).cast(),
+            &bytes,
+            barrier.word.address(0).cast(),
+        );
+    }
+}
+
+/// `fence.proxy.async.shared::cta`: orders this thread's earlier accesses
+/// to shared memory, a barrier's initialisation above all, before the
+/// bulk copies that follow, which the hardware's asynchronous proxy
+/// makes. The emulator has one proxy, so the fence changes nothing there.
+#[inline(always)]
+pub fn fence_proxy_async_shared_cta() {
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+    // SAFETY: a fence reads and writes nothing.
+    unsafe {
+        core::arch::asm!("fence.proxy.async.shared::cta;", options(nostack));
+    }
+}
+
+/// Below compute capability 9.0 there is no `mbarrier` with transaction
+/// counts and no bulk copy: a kernel using them traps, whatever the
+/// operation's operands, and the host launches such kernels only on a GPU
+/// that has them.
+#[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
+#[inline(always)]
+fn below_sm90<T>(_operands: &T) {
+    // SAFETY: trapping ends the kernel, with an error the host reports.
+    unsafe { core::arch::nvptx::trap() }
+}

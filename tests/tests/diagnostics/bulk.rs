@@ -1,0 +1,188 @@
+//! Shared-memory barriers and the bulk copies that complete on them
+//! (`bulk`): a copy lands when its barrier's phase completes, for the
+//! threads that waited on it; touching its bytes before, or reading them
+//! without waiting, is reported, and so are a phase that can never
+//! complete, an arrival too many, a barrier used before it is initialised
+//! or without a barrier after its initialisation, and a copy of a size or
+//! place the hardware refuses.
+
+use gpu_emulator::{self, AccessKind, Diagnostic, Fault, Outstanding};
+use gpu_std::bulk::{Mbarrier, fence_proxy_async_shared_cta, memcpy_async_bulk};
+use gpu_std::global::{Global, GlobalMut};
+use gpu_std::shared::SharedArray;
+use gpu_std::thread::{sync_threads, thread_idx_x};
+
+use crate::support::one_block;
+
+/// What is broken in the staged reversal below.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum BulkBug {
+    None,
+    /// The threads read the tile without waiting on the phase.
+    NoWait,
+    /// Only thread 0 waits; the others read after it.
+    OneWaits,
+    /// The arrival expects 16 bytes fewer than the copy brings.
+    ExpectsTooFew,
+    /// The barrier expects two arrivals a phase; one is made.
+    ArrivalMissing,
+    /// Thread 0 arrives twice.
+    ArrivesTwice,
+    /// No block barrier between the initialisation and the other
+    /// threads' waits.
+    NoBarrierAfterInit,
+    /// Nobody initialises the barrier.
+    NoInit,
+    /// The copy moves 12 bytes, not a multiple of 16.
+    OddSize,
+    /// The copy reads 4 elements past the input.
+    PastTheInput,
+}
+
+/// Thread 0 stages `source` (32 floats) in shared memory with one bulk
+/// copy completed on a barrier, and every thread writes
+/// `out[t] = tile[31 - t]`.
+unsafe fn reverse_by_bulk_copy(source: Global<f32>, out: GlobalMut<f32>, bug: BulkBug) {
+    let t = thread_idx_x();
+    unsafe {
+        let barrier = Mbarrier::at(SharedArray::launch_sized());
+        let tile = SharedArray::<f32>::launch_sized().after(4);
+        if t == 0 && bug != BulkBug::NoInit {
+            barrier.init(if bug == BulkBug::ArrivalMissing { 2 } else { 1 });
+            fence_proxy_async_shared_cta();
+        }
+        if bug != BulkBug::NoBarrierAfterInit {
+            sync_threads();
+        }
+        if t == 0 {
+            let count = match bug {
+                BulkBug::OddSize => 3,
+                BulkBug::PastTheInput => 36,
+                _ => 32,
+            };
+            let expected = if bug == BulkBug::ExpectsTooFew {
+                112
+            } else {
+                4 * count
+            };
+            barrier.arrive_expect_tx(expected);
+            if bug == BulkBug::ArrivesTwice {
+                barrier.arrive_expect_tx(0);
+            }
+            memcpy_async_bulk(tile, 0, source, 0, count, barrier);
+        }
+        let waits = match bug {
+            BulkBug::NoWait => false,
+            BulkBug::OneWaits => t == 0,
+            _ => true,
+        };
+        if waits {
+            barrier.wait(0);
+        }
+        out.write(t as usize, tile.read(31 - t));
+    }
+}
+
+fn reverse(bug: BulkBug) -> (Result<(), Diagnostic>, Vec<f32>) {
+    let source: Vec<f32> = (0..32).map(|i| i as f32 + 1.0).collect();
+    let mut out = vec![f32::NAN; 32];
+    let (source_view, out_view) = (
+        Global::new("source", &source),
+        GlobalMut::new("out", &mut out),
+    );
+    // SAFETY: 32 threads; 16 bytes for the barrier and 32 floats of shared
+    // memory; 32 floats of `out`; the emulator checks the rest.
+    let launch = one_block(32, 16 + 32 * 4);
+    let result = gpu_emulator::run("reverse_by_bulk_copy", &launch, &|| unsafe {
+        reverse_by_bulk_copy(source_view, out_view, bug)
+    });
+    (result, out)
+}
+
+fn fault(bug: BulkBug) -> Fault {
+    reverse(bug)
+        .0
+        .expect_err("the emulator must report the bug")
+        .fault
+}
+
+#[test]
+fn a_bulk_copy_lands_when_its_phase_completes() {
+    let (result, out) = reverse(BulkBug::None);
+    result.unwrap();
+    let expected: Vec<f32> = (0..32).rev().map(|i| i as f32 + 1.0).collect();
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn reading_a_bulk_copy_without_waiting_is_reported() {
+    // Thread 0 runs first and reads before any wait: the copy is in flight.
+    let Fault::BulkInFlight {
+        offset,
+        barrier,
+        access,
+    } = fault(BulkBug::NoWait)
+    else {
+        panic!("not a bulk copy in flight");
+    };
+    assert_eq!((offset, barrier), (16 + 31 * 4, 0));
+    assert_eq!((access.thread, access.kind), ((0, 0, 0), AccessKind::Read));
+    // Thread 0's wait lands the copy; thread 1 reads it without waiting.
+    let Fault::BulkUnwaited { access, .. } = fault(BulkBug::OneWaits) else {
+        panic!("not an unwaited read");
+    };
+    assert_eq!(access.thread, (1, 0, 0));
+}
+
+#[test]
+fn a_phase_that_can_never_complete_is_reported() {
+    let diagnostic = reverse(BulkBug::ExpectsTooFew).0.unwrap_err();
+    let Fault::MbarrierNeverCompletes { outstanding, .. } = diagnostic.fault else {
+        panic!("not a phase that never completes: {diagnostic}");
+    };
+    let short = Outstanding {
+        count: 1,
+        pending: 0,
+        tx: -16,
+    };
+    assert_eq!(outstanding, short);
+    assert!(diagnostic.to_string().contains("-16 bytes"), "{diagnostic}");
+    let Fault::MbarrierNeverCompletes { outstanding, .. } = fault(BulkBug::ArrivalMissing) else {
+        panic!("not a phase that never completes");
+    };
+    assert_eq!((outstanding.count, outstanding.pending), (2, 1));
+}
+
+#[test]
+fn an_arrival_too_many_is_reported() {
+    let Fault::MbarrierOverArrived { thread, count, .. } = fault(BulkBug::ArrivesTwice) else {
+        panic!("not an arrival too many");
+    };
+    assert_eq!((thread, count), ((0, 0, 0), 1));
+}
+
+#[test]
+fn a_barrier_used_before_it_is_initialised_is_reported() {
+    let Fault::MbarrierUninitialized { thread, offset } = fault(BulkBug::NoInit) else {
+        panic!("not an uninitialised barrier");
+    };
+    assert_eq!((thread, offset), ((0, 0, 0), 0));
+    // Initialised, but thread 1 reads the barrier with no block barrier
+    // after thread 0's initialisation.
+    let Fault::SharedRace { offset, later, .. } = fault(BulkBug::NoBarrierAfterInit) else {
+        panic!("not a race on the barrier");
+    };
+    assert_eq!((offset, later.thread), (0, (1, 0, 0)));
+}
+
+#[test]
+fn a_bulk_copy_the_hardware_refuses_is_reported() {
+    let Fault::BulkCopyShape { bytes, offset, .. } = fault(BulkBug::OddSize) else {
+        panic!("not a refused bulk copy");
+    };
+    assert_eq!((bytes, offset), (12, 16));
+    let Fault::GlobalOutOfBounds { buffer, len, .. } = fault(BulkBug::PastTheInput) else {
+        panic!("not a read past the input");
+    };
+    assert_eq!((buffer, len), ("source", 32));
+}
