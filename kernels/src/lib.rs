@@ -21,6 +21,7 @@ extern crate gpu_std;
 pub mod access;
 pub mod banks;
 pub mod blur;
+pub mod bulk;
 pub mod caches;
 pub mod constant;
 pub mod gemv;
@@ -56,4 +57,5 @@ pub const CUDA_TWINS: &str = concat!(
     include_str!("../cuda/texture.cu"),
     include_str!("../cuda/l2.cu"),
     include_str!("../cuda/intensity.cu"),
+    include_str!("../cuda/bulk.cu"),
 );

@@ -10,6 +10,7 @@ use locality::case::Case;
 use locality::families::access::{Access, AccessShape};
 use locality::families::banks::{Banks, BanksShape};
 use locality::families::blur::{Blur, BlurShape};
+use locality::families::bulk::{Bulk, BulkShape};
 use locality::families::caches::{Caches, CachesShape};
 use locality::families::constant::{Constant, ConstantShape};
 use locality::families::gemv::{Gemv, GemvShape};
@@ -202,6 +203,7 @@ const L2_SHAPE: L2Shape = L2Shape {
     m: 1000,
     carve_out: 0,
 };
+const BULK_SHAPE: BulkShape = BulkShape { n: 4096 };
 const TEXTURE_SHAPE: TextureShape = TextureShape {
     width: 64,
     height: 64,
@@ -235,6 +237,7 @@ fn documented_counts(name: &str) -> [u64; 7] {
         _ if name.starts_with("stencil") => traffic::<ReadOnly>(name, READONLY_SHAPE),
         _ if name.starts_with("rotate") => traffic::<TextureFamily>(name, TEXTURE_SHAPE),
         _ if name.starts_with("reuse") => traffic::<L2>(name, L2_SHAPE),
+        _ if name.starts_with("reverse") => traffic::<Bulk>(name, BULK_SHAPE),
         _ => traffic::<Intensity>(name, INTENSITY_SHAPE),
     };
     [
@@ -291,6 +294,25 @@ fn a_warps_texture_fetches_are_a_request_a_quad_reading_each_texel_once() {
     assert_eq!(fetched.texels, 63 * (33 * 2 + 32 * 2) + (33 + 32));
     let global = traffic::<TextureFamily>("rotate_global", shape);
     assert_eq!(global.texture_load.requests, 0);
+}
+
+#[test]
+fn one_bulk_copy_stages_a_tile_that_takes_the_threads_32_or_128_instructions() {
+    // A tile of 4096 floats, 8 warps: 16 loads a warp through registers, 4
+    // 16-byte copies a warp, or one bulk copy for the block, which the
+    // Tensor Memory Accelerator makes outside the load/store path.
+    let [loads, copies, bulk] = ["reverse_loads", "reverse_async", "reverse_bulk"]
+        .map(|name| traffic::<Bulk>(name, BULK_SHAPE));
+    assert_eq!(loads.global_load.requests, 128);
+    assert_eq!(copies.global_load.requests, 32);
+    assert_eq!((bulk.global_load.requests, bulk.bulk_load.requests), (0, 1));
+    // The same 16 KiB every way: 512 sectors.
+    for staged in [loads.global_load, copies.global_load, bulk.bulk_load] {
+        assert_eq!((staged.sectors, staged.bytes_used), (512, 16384));
+    }
+    // Only the threads' own stores pass through the shared-memory pipe.
+    assert_eq!(loads.shared_store.wavefronts, 128);
+    assert_eq!(bulk.shared_store.wavefronts, 0);
 }
 
 #[test]

@@ -4,6 +4,7 @@
 pub mod access;
 pub mod banks;
 pub mod blur;
+pub mod bulk;
 pub mod caches;
 pub mod constant;
 pub mod gemv;
@@ -43,6 +44,7 @@ pub fn visit(visitor: &mut impl Visitor) -> Result<()> {
     visitor.visit::<readonly::ReadOnly>()?;
     visitor.visit::<texture::TextureFamily>()?;
     visitor.visit::<l2::L2>()?;
+    visitor.visit::<bulk::Bulk>()?;
     visitor.visit::<intensity::Intensity>()
 }
 

@@ -8,6 +8,7 @@
 
 mod access;
 mod arithmetic;
+mod bulk;
 mod hints;
 mod l2;
 mod lab;
@@ -182,6 +183,20 @@ pub const LESSONS: &[Lesson] = &[
         y_axis: "GB/s of the stream read and written",
         counted: None,
         run: persistence::persistence,
+    },
+    Lesson {
+        name: "bulk",
+        title: "Bulk copies: one thread stages a whole tile through the Tensor Memory Accelerator",
+        claim: "On Hopper the Tensor Memory Accelerator copies a whole tile from global to \
+                shared memory asynchronously: one thread issues one bulk copy (cp.async.bulk), \
+                which completes on a shared-memory barrier every thread waits on, and the tile \
+                arrives as fast as with every thread's own asynchronous copies, with almost \
+                none of their instructions.",
+        x_axis: "input (MiB), each 16 KiB tile staged in shared memory and written out reversed",
+        log_x: Some(true),
+        y_axis: "GB/s read and written",
+        counted: Some("warp-level copy instructions a tile"),
+        run: bulk::bulk,
     },
     Lesson {
         name: "intensity",

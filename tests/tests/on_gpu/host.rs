@@ -4,13 +4,17 @@
 use clap::Parser;
 use gpu_host::Error as HostError;
 use libtest_mimic::{Failed, Trial};
+use locality::Gpu;
+use locality::case::Case;
 use locality::cli::{Cli, Verdict};
+use locality::families::bulk::{Bulk, BulkShape};
 use locality::families::matmul::{Buffers, Matmul, MatmulShape};
 use locality::family::Family;
 use locality::{Backend, Error};
-use locality_tests::kernel;
+use locality_tests::{kernel, quiet_seed};
+use rand::{SeedableRng, rngs::SmallRng};
 
-use crate::devices::{failed, gpu};
+use crate::devices::{failed, gpu, gpu_sm75};
 
 /// Errors that need real device buffers.
 pub fn error_trials() -> Vec<Trial> {
@@ -99,6 +103,28 @@ pub fn error_trials() -> Vec<Trial> {
                     }
                 }
                 gpu.persist(&reused, 1 << 20).map(drop).map_err(failed)
+            },
+        ),
+        Trial::test(
+            "a kernel that needs a newer GPU than its PTX build is refused, not launched",
+            || {
+                let gpu = gpu_sm75()?;
+                let kernel = &Bulk::KERNELS[2];
+                let shape = BulkShape { n: 4096 };
+                let mut rng = SmallRng::seed_from_u64(quiet_seed());
+                let mut case = Case::<Gpu, Bulk>::new(gpu, shape, &mut rng).map_err(failed)?;
+                match case.check(gpu, kernel) {
+                    Err(Error::Host(HostError::NeedsCapability {
+                        kernel: "reverse_bulk",
+                        needs: (9, 0),
+                        has: (7, 5),
+                    })) => Ok(()),
+                    other => Err(format!(
+                        "expected NeedsCapability, got {:?}",
+                        other.map(|comparison| comparison.passed())
+                    )
+                    .into()),
+                }
             },
         ),
         Trial::test("the kernel list shows each kernel's resources", || {

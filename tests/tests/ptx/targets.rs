@@ -1,10 +1,11 @@
 //! What each build targets and leaves out: sm_75 for every GPU from Turing
-//! on, sm_80 with asynchronous copies from Ampere on, no overflow checks,
-//! and no call to a function it does not define.
+//! on, sm_80 with asynchronous copies from Ampere on, sm_90 with bulk
+//! copies from Hopper on, no overflow checks, and no call to a function it
+//! does not define.
 
 use locality::gpu::PTX as BUILDS;
 
-use crate::builds::{PTX, PTX_SM80, body_in};
+use crate::builds::{PTX, PTX_SM80, PTX_SM90, body_in};
 
 #[test]
 fn targets_compute_capability_7_5() {
@@ -19,7 +20,7 @@ fn targets_compute_capability_7_5() {
 fn gpus_from_compute_capability_8_0_get_the_ptx_with_asynchronous_copies() {
     assert!(PTX_SM80.contains("\n.target sm_80\n"));
     assert_eq!(BUILDS.for_capability((7, 5)), PTX);
-    for capability in [(8, 0), (8, 6), (9, 0), (12, 0)] {
+    for capability in [(8, 0), (8, 6), (8, 9)] {
         assert_eq!(BUILDS.for_capability(capability), PTX_SM80);
     }
     let entry_points = |ptx: &str| -> Vec<String> {
@@ -29,6 +30,7 @@ fn gpus_from_compute_capability_8_0_get_the_ptx_with_asynchronous_copies() {
             .collect()
     };
     assert_eq!(entry_points(PTX), entry_points(PTX_SM80));
+    assert_eq!(entry_points(PTX), entry_points(PTX_SM90));
     // Eight 4-byte copies of A a thread per slice, and of B eight more or,
     // where B's rows are 16-byte aligned, two 16-byte ones; each started
     // before the loop and in it. Below 8.0 the same copies are loads and
@@ -58,6 +60,33 @@ fn gpus_from_compute_capability_8_0_get_the_ptx_with_asynchronous_copies() {
     }
     assert!(!PTX.contains("cp.async"));
     assert!(!body_in(PTX_SM80, "matmul_warptiled").contains("cp.async"));
+}
+
+/// The bulk copies and transaction barriers are in the sm_90 build only,
+/// which needs PTX ISA 8.0; the older builds hold the kernel as a trap,
+/// which the host never launches.
+#[test]
+fn gpus_from_compute_capability_9_0_get_the_ptx_with_bulk_copies() {
+    assert!(PTX_SM90.contains("\n.version 8.0\n.target sm_90\n"));
+    for capability in [(9, 0), (10, 0), (12, 0)] {
+        assert_eq!(BUILDS.for_capability(capability), PTX_SM90);
+    }
+    let bulk = body_in(PTX_SM90, "reverse_bulk");
+    for instruction in [
+        "mbarrier.init.shared::cta.b64",
+        "fence.proxy.async.shared::cta",
+        "mbarrier.arrive.expect_tx.shared::cta.b64",
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
+        "mbarrier.try_wait.parity.shared::cta.b64",
+    ] {
+        assert_eq!(bulk.matches(instruction).count(), 1, "{instruction}");
+    }
+    for older in [PTX, PTX_SM80] {
+        let body = body_in(older, "reverse_bulk");
+        assert!(body.contains("trap;") && !body.contains("mbarrier"));
+        assert!(!older.contains("cp.async.bulk"));
+    }
+    assert!(body_in(PTX_SM90, "reverse_async").contains("cp.async.cg.shared.global"));
 }
 
 /// Overflow checks are on for the kernels' host build and off for the PTX

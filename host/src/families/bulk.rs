@@ -1,0 +1,163 @@
+//! The bulk-copy lesson's kernels: their shapes, inputs and reference.
+//! Each tile of the input comes out reversed, exactly, so the reference is
+//! the input itself, reordered.
+
+use std::fmt;
+
+use clap::{Arg, ArgMatches};
+use gpu_host::backend::{Backend, Buffer};
+use gpu_std::Kernel;
+use kernels::bulk::{Args, KERNELS, Problem, TILE};
+use rand::rngs::SmallRng;
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::family::{
+    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
+};
+use crate::reference::Expected;
+use crate::verify::uniform_floats;
+
+/// n elements, each tile of [`TILE`] reversed in place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BulkShape {
+    pub n: usize,
+}
+
+impl fmt::Display for BulkShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.n)
+    }
+}
+
+impl Shape for BulkShape {
+    fn side(&self) -> f64 {
+        self.n as f64
+    }
+}
+
+pub struct Buffers<B: Backend> {
+    pub input: Buffer<B, f32>,
+    pub output: Buffer<B, f32>,
+}
+
+/// Each tile of `input` reversed, the last one as long as it is.
+pub fn reversed_tiles(input: &[f32]) -> Vec<f32> {
+    input
+        .chunks(TILE as usize)
+        .flat_map(|tile| tile.iter().rev().copied())
+        .collect()
+}
+
+pub struct Bulk;
+
+impl Family for Bulk {
+    const NAME: &'static str = "bulk";
+    const SIZE: SizeSyntax = SizeSyntax {
+        value_name: "N",
+        names: &["n"],
+        help: "Elements the bulk-copy lesson's kernels stage, a tile of 4096 a block",
+        on_gpu: &[1 << 26],
+        emulated: &[10_001],
+        sweep: "67108864",
+    };
+    const BOUND: Bound = Bound::Memory;
+    const SQUARE_AXIS: &'static str = "n (elements)";
+    const BENCHED: bool = false;
+
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
+    type Shape = BulkShape;
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = Buffers<B>;
+    type Output = f32;
+
+    fn options(_: bool) -> Vec<Arg> {
+        Vec::new()
+    }
+
+    fn shape(sizes: &[usize], _: &ArgMatches) -> BulkShape {
+        let [n] = dims(sizes);
+        BulkShape { n }
+    }
+
+    fn problem(shape: BulkShape) -> Result<Problem> {
+        let n = nonzero("n (elements)", shape.n)?;
+        Ok(Problem { n })
+    }
+
+    /// One element; fewer than a 16-byte chunk; a tile with 1 to 3
+    /// elements past its chunks; a tile exactly; a tile and one element;
+    /// several tiles and a ragged last one.
+    fn test_shapes() -> Vec<BulkShape> {
+        [1, 3, 6, 4095, 4096, 4097, 12_291]
+            .into_iter()
+            .map(|n| BulkShape { n })
+            .collect()
+    }
+
+    /// No arithmetic; the fewest bytes are the input read once and the
+    /// output written once.
+    fn work(shape: BulkShape) -> Work {
+        let bytes = 4.0 * shape.n as f64;
+        Work {
+            op: Op::Flop,
+            ops: 0.0,
+            bytes: 2.0 * bytes,
+            output_bytes: bytes,
+        }
+    }
+
+    fn host_bytes(shape: BulkShape) -> f64 {
+        28.0 * shape.n as f64
+    }
+
+    fn inputs(shape: BulkShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
+        Self::problem(shape)?;
+        Ok(uniform_floats(shape.n, rng))
+    }
+
+    /// Exact: a copy.
+    fn reference(_: BulkShape, input: &Vec<f32>) -> Expected {
+        let values = reversed_tiles(input).into_iter().map(f64::from).collect();
+        Expected {
+            values,
+            tolerance: vec![0.0; input.len()],
+        }
+    }
+
+    fn upload<B: Backend>(backend: &B, shape: BulkShape, input: &Vec<f32>) -> Result<Buffers<B>> {
+        Ok(Buffers {
+            input: backend.upload("input", input)?,
+            output: backend.alloc("output", shape.n)?,
+        })
+    }
+
+    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
+        &mut buffers.output
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: BulkShape,
+        buffers: &mut Buffers<B>,
+    ) -> Result<()> {
+        let problem = Self::problem(shape)?;
+        expect_len("input", shape.n, backend.len(&buffers.input))?;
+        expect_len("output", shape.n, backend.len(&buffers.output))?;
+        let args = (&buffers.input, &mut buffers.output, problem.n);
+        // SAFETY: both buffers hold n elements (`problem` checked n within
+        // u32); the output is a buffer of its own.
+        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
+    }
+
+    const CPU: &'static str = "the same reversal, one core";
+
+    fn cpu(_: BulkShape, input: &Vec<f32>) -> CpuOutput {
+        CpuOutput::F32(reversed_tiles(input))
+    }
+}

@@ -1,0 +1,130 @@
+//! The lesson of bulk copies: a tile staged in shared memory by the
+//! Tensor Memory Accelerator, one instruction issued by one thread,
+//! against every thread's asynchronous copies and against loads and
+//! stores through registers.
+
+use gpu_host::Backend;
+use kernels::bulk::TILE;
+
+use crate::error::Result;
+use crate::families::bulk::{Bulk, BulkShape};
+use crate::family::Family;
+
+use super::lab::{Lab, Outcome, Point, Verdict, copy_rate, kernel_traffic, outcome};
+
+/// The sizes swept, in elements: from buffers the L2 holds (4 MiB) to
+/// 1 GiB, twenty times an H100's L2.
+const SIZES: [usize; 5] = [1 << 20, 1 << 22, 1 << 24, 1 << 26, 1 << 28];
+
+/// How far below the per-thread copies the bulk copy may fall and still
+/// count as keeping up: the spread of repeated medians.
+const TOLERANCE: f64 = 0.97;
+
+/// MiB of an input of `n` elements.
+fn mib(n: usize) -> f64 {
+    (4 * n) as f64 / f64::from(1 << 20)
+}
+
+/// Every kernel at every size, with the warp-level copy instructions a
+/// tile takes as the emulator counts them.
+pub(super) fn bulk(lab: &mut Lab<'_>) -> Result<Outcome> {
+    let kernels = "reverse_loads, reverse_async, reverse_bulk";
+    let Some(capability) = lab.gpu.capability() else {
+        unreachable!("a GPU's code is for a compute capability")
+    };
+    if capability < (9, 0) {
+        return Ok(Outcome::skipped(
+            kernels,
+            "this GPU has no Tensor Memory Accelerator (compute capability 9.0 or newer has)",
+        ));
+    }
+    let mut points = Vec::new();
+    for kernel in Bulk::KERNELS {
+        let traffic = kernel_traffic::<Bulk>(kernel, BulkShape { n: TILE as usize })?;
+        let instructions = traffic.global_load.requests + traffic.bulk_load.requests;
+        for n in SIZES {
+            let (ms, correct) = lab.measure_on::<Bulk>(lab.gpu, kernel, BulkShape { n })?;
+            points.push(Point {
+                series: Some(kernel.name.to_string()),
+                label: None,
+                x: mib(n),
+                ms,
+                y: copy_rate(n, ms),
+                counted: Some(instructions as f64),
+                correct,
+            });
+        }
+    }
+    let (finding, verdict) = judge(&points);
+    Ok(outcome(kernels, points, None, finding, verdict))
+}
+
+/// The finding and verdict: shown where the bulk copy stages tiles at
+/// [`TOLERANCE`] or more of the per-thread copies' rate at every size.
+fn judge(points: &[Point]) -> (String, Verdict) {
+    let [loads, copies, bulk] = [0, 1, 2].map(|k| &points[k * SIZES.len()..(k + 1) * SIZES.len()]);
+    let ratios = |of: &[Point], to: &[Point]| -> Vec<f64> {
+        of.iter().zip(to).map(|(a, b)| b.ms / a.ms).collect()
+    };
+    let (over_copies, over_loads) = (ratios(bulk, copies), ratios(bulk, loads));
+    let lowest = over_copies.iter().copied().fold(f64::INFINITY, f64::min);
+    let shown = lowest >= TOLERANCE;
+    let list = |ratios: &[f64]| -> String {
+        let each: Vec<String> = bulk
+            .iter()
+            .zip(ratios)
+            .map(|(point, ratio)| format!("{} MiB {ratio:.2}×", point.x))
+            .collect();
+        each.join(", ")
+    };
+    let finding = format!(
+        "one bulk copy a tile, issued by one thread ({} warp-level copy instruction a tile, \
+         against {} for the per-thread copies and {} loads), stages tiles at {} the rate of the \
+         per-thread cp.async copies, and {} that of loads and stores, by buffer size. {}",
+        bulk[0].counted.unwrap_or(0.0),
+        copies[0].counted.unwrap_or(0.0),
+        loads[0].counted.unwrap_or(0.0),
+        list(&over_copies),
+        list(&over_loads),
+        if shown {
+            "The threads issue almost nothing and the tile arrives as fast: who moves the data \
+             no longer costs the threads' instructions."
+        } else {
+            "On this GPU the bulk copy stages tiles more slowly than the threads' own copies."
+        }
+    );
+    (finding, Verdict::confirmed_if(shown, Verdict::NotShown))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn points(ms: [f64; 3]) -> Vec<Point> {
+        let counted = [128.0, 32.0, 1.0];
+        (0..3)
+            .flat_map(|k| {
+                SIZES.map(|n| Point {
+                    series: None,
+                    label: None,
+                    x: mib(n),
+                    ms: ms[k],
+                    y: 0.0,
+                    counted: Some(counted[k]),
+                    correct: true,
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_bulk_verdict_holds_the_bulk_copy_to_the_per_thread_copies() {
+        let (finding, verdict) = judge(&points([1.1, 1.0, 1.02]));
+        assert_eq!(verdict, Verdict::Confirmed);
+        assert!(finding.contains("(1 warp-level copy instruction a tile, against 32"));
+        assert!(finding.contains("at 4 MiB 0.98×"), "{finding}");
+        assert!(finding.contains("and 4 MiB 1.08×"), "{finding}");
+        let (_, verdict) = judge(&points([1.0, 1.0, 1.05]));
+        assert_eq!(verdict, Verdict::NotShown);
+    }
+}
