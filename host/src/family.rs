@@ -432,6 +432,45 @@ pub fn indexable(what: &'static str, dimensions: &[u32]) -> Result<usize> {
     Ok(size as usize)
 }
 
+/// What [`InputOutput`]'s buffers are called in errors, unless a family
+/// names them otherwise.
+pub const NAMES: [&str; 2] = ["input", "output"];
+
+/// The buffers of a kernel that reads one array and writes another: most
+/// lesson families', and the transpose's.
+pub struct InputOutput<B: Backend> {
+    pub input: Buffer<B, f32>,
+    pub output: Buffer<B, f32>,
+}
+
+impl<B: Backend> InputOutput<B> {
+    /// `input` uploaded, and an output of `output_len` poisoned elements;
+    /// `names` (input, output) name them in errors.
+    pub fn upload(
+        backend: &B,
+        names: [&'static str; 2],
+        input: &[f32],
+        output_len: usize,
+    ) -> Result<Self> {
+        Ok(Self {
+            input: backend.upload(names[0], input)?,
+            output: backend.alloc(names[1], output_len)?,
+        })
+    }
+
+    /// Rejects buffers whose lengths are not `lens` (input, output), the
+    /// shape's, named `names`.
+    pub fn expect_lens(
+        &self,
+        backend: &B,
+        names: [&'static str; 2],
+        lens: [usize; 2],
+    ) -> Result<()> {
+        expect_len(names[0], lens[0], backend.len(&self.input))?;
+        expect_len(names[1], lens[1], backend.len(&self.output))
+    }
+}
+
 /// Rejects a buffer whose length is not what the shape says.
 pub fn expect_len(what: &'static str, expected: usize, actual: usize) -> Result<()> {
     if expected != actual {

@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::family::{
-    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
+    Bound, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax, Work, dims,
+    nonzero,
 };
 use crate::reference::Expected;
 use crate::verify::uniform_floats;
@@ -62,11 +63,6 @@ impl Shape for AccessShape {
     }
 }
 
-pub struct Buffers<B: Backend> {
-    pub input: Buffer<B, f32>,
-    pub output: Buffer<B, f32>,
-}
-
 pub struct Access;
 
 impl Family for Access {
@@ -89,7 +85,7 @@ impl Family for Access {
 
     type Shape = AccessShape;
     type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = Buffers<B>;
+    type Buffers<B: Backend> = InputOutput<B>;
     type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
@@ -182,15 +178,15 @@ impl Family for Access {
         }
     }
 
-    fn upload<B: Backend>(backend: &B, shape: AccessShape, input: &Vec<f32>) -> Result<Buffers<B>> {
-        let [_, output] = shape.checked_lens()?;
-        Ok(Buffers {
-            input: backend.upload("input", input)?,
-            output: backend.alloc("output", output)?,
-        })
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: AccessShape,
+        input: &Vec<f32>,
+    ) -> Result<InputOutput<B>> {
+        InputOutput::upload(backend, NAMES, input, shape.checked_lens()?[1])
     }
 
-    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
+    fn output<B: Backend>(buffers: &mut InputOutput<B>) -> &mut Buffer<B, f32> {
         &mut buffers.output
     }
 
@@ -198,14 +194,12 @@ impl Family for Access {
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: AccessShape,
-        buffers: &mut Buffers<B>,
+        buffers: &mut InputOutput<B>,
     ) -> Result<()> {
-        let [input, output] = shape.checked_lens()?;
-        expect_len("input", input, backend.len(&buffers.input))?;
-        expect_len("output", output, backend.len(&buffers.output))?;
+        buffers.expect_lens(backend, NAMES, shape.checked_lens()?)?;
         let (n, stride, offset) = shape.arguments()?;
         let problem = Problem { n };
-        let Buffers { input, output } = buffers;
+        let InputOutput { input, output } = buffers;
         // SAFETY: the input holds offset + (n − 1)·stride + 1 elements, the
         // output n, a buffer of its own; every index fits in u32 (checked).
         Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, n, stride, offset)) }?)

@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::family::{
-    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
+    Bound, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax, Work, dims,
+    nonzero,
 };
 use crate::reference::Expected;
 use crate::verify::uniform_floats;
@@ -35,11 +36,6 @@ impl Shape for BulkShape {
     fn side(&self) -> f64 {
         self.n as f64
     }
-}
-
-pub struct Buffers<B: Backend> {
-    pub input: Buffer<B, f32>,
-    pub output: Buffer<B, f32>,
 }
 
 /// Each tile of `input` reversed, the last one as long as it is.
@@ -72,7 +68,7 @@ impl Family for Bulk {
 
     type Shape = BulkShape;
     type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = Buffers<B>;
+    type Buffers<B: Backend> = InputOutput<B>;
     type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
@@ -129,14 +125,15 @@ impl Family for Bulk {
         }
     }
 
-    fn upload<B: Backend>(backend: &B, shape: BulkShape, input: &Vec<f32>) -> Result<Buffers<B>> {
-        Ok(Buffers {
-            input: backend.upload("input", input)?,
-            output: backend.alloc("output", shape.n)?,
-        })
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: BulkShape,
+        input: &Vec<f32>,
+    ) -> Result<InputOutput<B>> {
+        InputOutput::upload(backend, NAMES, input, shape.n)
     }
 
-    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
+    fn output<B: Backend>(buffers: &mut InputOutput<B>) -> &mut Buffer<B, f32> {
         &mut buffers.output
     }
 
@@ -144,11 +141,10 @@ impl Family for Bulk {
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: BulkShape,
-        buffers: &mut Buffers<B>,
+        buffers: &mut InputOutput<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
-        expect_len("input", shape.n, backend.len(&buffers.input))?;
-        expect_len("output", shape.n, backend.len(&buffers.output))?;
+        buffers.expect_lens(backend, NAMES, [shape.n; 2])?;
         let args = (&buffers.input, &mut buffers.output, problem.n);
         // SAFETY: both buffers hold n elements (`problem` checked n within
         // u32); the output is a buffer of its own.

@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::family::{
-    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
+    Bound, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax, Work, dims,
+    nonzero,
 };
 use crate::reference::Expected;
 use crate::verify::uniform_floats;
@@ -52,11 +53,6 @@ impl Shape for IntensityShape {
     }
 }
 
-pub struct Buffers<B: Backend> {
-    pub input: Buffer<B, f32>,
-    pub output: Buffer<B, f32>,
-}
-
 /// What the kernel computes from x: the FMAs one by one.
 fn chain(x: f32, fmas: u32) -> f32 {
     (0..fmas).fold(x, |x, _| x.mul_add(MULTIPLIER, ADDEND))
@@ -84,7 +80,7 @@ impl Family for Intensity {
 
     type Shape = IntensityShape;
     type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = Buffers<B>;
+    type Buffers<B: Backend> = InputOutput<B>;
     type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
@@ -168,14 +164,11 @@ impl Family for Intensity {
         backend: &B,
         shape: IntensityShape,
         input: &Vec<f32>,
-    ) -> Result<Buffers<B>> {
-        Ok(Buffers {
-            input: backend.upload("input", input)?,
-            output: backend.alloc("output", shape.n)?,
-        })
+    ) -> Result<InputOutput<B>> {
+        InputOutput::upload(backend, NAMES, input, shape.n)
     }
 
-    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
+    fn output<B: Backend>(buffers: &mut InputOutput<B>) -> &mut Buffer<B, f32> {
         &mut buffers.output
     }
 
@@ -183,12 +176,11 @@ impl Family for Intensity {
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: IntensityShape,
-        buffers: &mut Buffers<B>,
+        buffers: &mut InputOutput<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
-        expect_len("input", shape.n, backend.len(&buffers.input))?;
-        expect_len("output", shape.n, backend.len(&buffers.output))?;
-        let Buffers { input, output } = buffers;
+        buffers.expect_lens(backend, NAMES, [shape.n; 2])?;
+        let InputOutput { input, output } = buffers;
         let args = (&*input, output, problem.n, shape.fmas, MULTIPLIER, ADDEND);
         // SAFETY: the input and the output hold n elements each, the output
         // a buffer of its own.

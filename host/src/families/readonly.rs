@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::family::{
-    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
+    Bound, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax, Work, dims,
+    nonzero,
 };
 use crate::reference::{Expected, gamma};
 use crate::verify::uniform_floats;
@@ -62,11 +63,6 @@ impl Shape for ReadOnlyShape {
     }
 }
 
-pub struct Buffers<B: Backend> {
-    pub input: Buffer<B, f32>,
-    pub output: Buffer<B, f32>,
-}
-
 pub struct ReadOnly;
 
 impl Family for ReadOnly {
@@ -89,7 +85,7 @@ impl Family for ReadOnly {
 
     type Shape = ReadOnlyShape;
     type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = Buffers<B>;
+    type Buffers<B: Backend> = InputOutput<B>;
     type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
@@ -192,14 +188,11 @@ impl Family for ReadOnly {
         backend: &B,
         shape: ReadOnlyShape,
         input: &Vec<f32>,
-    ) -> Result<Buffers<B>> {
-        Ok(Buffers {
-            input: backend.upload("input", input)?,
-            output: backend.alloc("output", shape.n)?,
-        })
+    ) -> Result<InputOutput<B>> {
+        InputOutput::upload(backend, NAMES, input, shape.n)
     }
 
-    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
+    fn output<B: Backend>(buffers: &mut InputOutput<B>) -> &mut Buffer<B, f32> {
         &mut buffers.output
     }
 
@@ -207,12 +200,11 @@ impl Family for ReadOnly {
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: ReadOnlyShape,
-        buffers: &mut Buffers<B>,
+        buffers: &mut InputOutput<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
-        expect_len("input", shape.n, backend.len(&buffers.input))?;
-        expect_len("output", shape.n, backend.len(&buffers.output))?;
-        let Buffers { input, output } = buffers;
+        buffers.expect_lens(backend, NAMES, [shape.n; 2])?;
+        let InputOutput { input, output } = buffers;
         let args = (&*input, output, problem.n, shape.radius);
         // SAFETY: the input and the output hold n elements each, the output
         // a buffer of its own that nothing else writes; the radius is at

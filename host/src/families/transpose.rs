@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::family::{
-    Baseline, Bound, CpuOutput, DEVICE_COPY, Family, Kernels, Op, Shape, SizeSyntax, Tools, Work,
-    dims, expect_len, indexable, nonzero,
+    Baseline, Bound, CpuOutput, DEVICE_COPY, Family, InputOutput, Kernels, Op, Shape, SizeSyntax,
+    Tools, Work, dims, indexable, nonzero,
 };
 use crate::reference::{self, Expected};
 use crate::verify::uniform_floats;
@@ -78,17 +78,15 @@ impl Shape for TransposeShape {
 }
 
 /// The input and its transpose, each `rows` × `cols` elements.
-pub struct Buffers<B: Backend> {
-    pub input: Buffer<B, f32>,
-    pub output: Buffer<B, f32>,
-}
-
 /// Input columns, so output rows, that one task of the CPU baseline
 /// transposes: each input row gives it one 128-byte line, and its 32 output
 /// rows are written a line at a time as it walks down the input.
 const CPU_BLOCK: usize = 32;
 
 /// The transpose family: naive, tiled and padded.
+/// The matrices' names in errors.
+const MATRICES: [&str; 2] = ["input matrix", "transposed matrix"];
+
 pub struct Transpose;
 
 impl Family for Transpose {
@@ -114,7 +112,7 @@ impl Family for Transpose {
     type Shape = TransposeShape;
     /// The input matrix, row-major.
     type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = Buffers<B>;
+    type Buffers<B: Backend> = InputOutput<B>;
     type Output = f32;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> TransposeShape {
@@ -202,14 +200,11 @@ impl Family for Transpose {
         backend: &B,
         shape: TransposeShape,
         input: &Vec<f32>,
-    ) -> Result<Buffers<B>> {
-        Ok(Buffers {
-            input: backend.upload("input matrix", input)?,
-            output: backend.alloc("transposed matrix", shape.checked_len()?)?,
-        })
+    ) -> Result<InputOutput<B>> {
+        InputOutput::upload(backend, MATRICES, input, shape.checked_len()?)
     }
 
-    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
+    fn output<B: Backend>(buffers: &mut InputOutput<B>) -> &mut Buffer<B, f32> {
         &mut buffers.output
     }
 
@@ -217,14 +212,12 @@ impl Family for Transpose {
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: TransposeShape,
-        buffers: &mut Buffers<B>,
+        buffers: &mut InputOutput<B>,
     ) -> Result<()> {
-        let len = shape.checked_len()?;
-        expect_len("input matrix", len, backend.len(&buffers.input))?;
-        expect_len("transposed matrix", len, backend.len(&buffers.output))?;
+        buffers.expect_lens(backend, MATRICES, [shape.checked_len()?; 2])?;
         let problem = Self::problem(shape)?;
         let Problem { rows, cols } = problem;
-        let Buffers { input, output } = buffers;
+        let InputOutput { input, output } = buffers;
         // SAFETY: both matrices hold rows×cols elements, in buffers of
         // their own, and every index fits in u32 (checked above).
         Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, rows, cols)) }?)
