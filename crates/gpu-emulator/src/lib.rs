@@ -377,6 +377,8 @@ pub enum Fault {
         offset: u32,
         /// What the phase still waits for.
         outstanding: Outstanding,
+        /// Phases of the barrier the waiting thread has seen complete.
+        seen: u32,
     },
     /// A read of a shared byte that no thread of this block wrote before
     /// it, nor (which would be a race) another thread before the next
@@ -691,16 +693,30 @@ impl fmt::Display for Fault {
                 site,
                 offset,
                 outstanding,
-            } => write!(
-                f,
-                "{} waits at {site} on the barrier at shared byte {offset}, whose phase can \
-                 never complete: it still lacks {} of its {} arrivals and {} bytes of bulk \
-                 copies, and every other live thread of the block waits too",
-                thread(*t),
-                outstanding.pending,
-                outstanding.count,
-                outstanding.tx
-            ),
+                seen,
+            } => {
+                write!(
+                    f,
+                    "{} waits at {site} on the barrier at shared byte {offset}, whose phase can \
+                     never complete: it still lacks {} of its {} arrivals and {} bytes of bulk \
+                     copies, and every other live thread of the block waits too",
+                    thread(*t),
+                    outstanding.pending,
+                    outstanding.count,
+                    outstanding.tx
+                )?;
+                if outstanding.completed >= seen + 2 {
+                    write!(
+                        f,
+                        "; it has seen {seen} of the barrier's {} completed phases: another \
+                         thread ran a phase ahead and used the barrier again (a sync_threads \
+                         missing between the phases?), so its wait's parity names a phase \
+                         still to come",
+                        outstanding.completed
+                    )?;
+                }
+                Ok(())
+            }
             Self::CopyInFlight {
                 offset,
                 copier,
@@ -1658,14 +1674,16 @@ fn schedule(
                 let Some(&(index, site, offset)) = spinning.first() else {
                     break;
                 };
+                let barrier = offset as u32;
                 return Err(Fault::MbarrierNeverCompletes {
                     thread: threads[index].thread,
                     site,
-                    offset: offset as u32,
+                    offset: barrier,
                     outstanding: memory
                         .barriers
-                        .outstanding(offset as u32)
+                        .outstanding(barrier)
                         .expect("a thread waits on an initialised barrier only"),
+                    seen: memory.barriers.observed(threads[index].linear, barrier),
                 });
             }
             drop(memory);

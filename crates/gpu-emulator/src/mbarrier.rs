@@ -61,6 +61,8 @@ pub struct Outstanding {
     pub pending: u32,
     /// Bytes it still waits for (negative: more than were expected).
     pub tx: i64,
+    /// Phases the barrier has completed.
+    pub completed: u32,
 }
 
 impl Barriers {
@@ -170,6 +172,7 @@ impl Barriers {
             count: barrier.count,
             pending: barrier.pending,
             tx: barrier.tx,
+            completed: barrier.completed,
         })
     }
 }

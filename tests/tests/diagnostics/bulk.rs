@@ -144,6 +144,7 @@ fn a_phase_that_can_never_complete_is_reported() {
         count: 1,
         pending: 0,
         tx: -16,
+        completed: 0,
     };
     assert_eq!(outstanding, short);
     assert!(diagnostic.to_string().contains("-16 bytes"), "{diagnostic}");
@@ -185,4 +186,105 @@ fn a_bulk_copy_the_hardware_refuses_is_reported() {
         panic!("not a read past the input");
     };
     assert_eq!((buffer, len), ("source", 32));
+}
+
+/// What is broken in the two-phase staging below.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PhaseBug {
+    None,
+    /// No block barrier between the first tile's reads and the second
+    /// copy over it.
+    NoBarrierBeforeReuse,
+    /// The second wait asks for the first phase's parity again, which
+    /// has completed: it returns before the second copy lands.
+    StaleParity,
+}
+
+/// Thread 0 stages `source[0..32]` and then `source[32..64]` in the same
+/// 32 floats of shared memory through one barrier, a phase each; every
+/// thread sums its element of both tiles into `out[t]`.
+unsafe fn two_phases(source: Global<f32>, out: GlobalMut<f32>, bug: PhaseBug) {
+    let t = thread_idx_x();
+    unsafe {
+        let barrier = Mbarrier::at(SharedArray::launch_sized());
+        let tile = SharedArray::<f32>::launch_sized().after(4);
+        if t == 0 {
+            barrier.init(1);
+            fence_proxy_async_shared_cta();
+        }
+        sync_threads();
+        let mut sum = 0.0;
+        for phase in 0..2 {
+            if phase == 1 && bug != PhaseBug::NoBarrierBeforeReuse {
+                sync_threads();
+            }
+            if t == 0 {
+                barrier.arrive_expect_tx(128);
+                memcpy_async_bulk(tile, 0, source, 32 * phase as usize, 32, barrier);
+            }
+            let parity = if bug == PhaseBug::StaleParity {
+                0
+            } else {
+                phase
+            };
+            barrier.wait(parity);
+            sum += tile.read(t);
+        }
+        out.write(t as usize, sum);
+    }
+}
+
+fn stage_twice(bug: PhaseBug) -> (Result<(), Diagnostic>, Vec<f32>) {
+    let source: Vec<f32> = (0..64).map(|i| i as f32).collect();
+    let mut out = vec![f32::NAN; 32];
+    let (source_view, out_view) = (
+        Global::new("source", &source),
+        GlobalMut::new("out", &mut out),
+    );
+    // SAFETY: 32 threads; the barrier's 16 bytes and 32 floats of shared
+    // memory; 64 floats of `source`, 32 of `out`; the emulator checks the
+    // rest.
+    let launch = one_block(32, 16 + 32 * 4);
+    let result = gpu_emulator::run("two_phases", &launch, &|| unsafe {
+        two_phases(source_view, out_view, bug)
+    });
+    (result, out)
+}
+
+#[test]
+fn a_barrier_serves_one_copy_a_phase_by_alternating_parity() {
+    let (result, out) = stage_twice(PhaseBug::None);
+    result.unwrap();
+    let expected: Vec<f32> = (0..32).map(|t| (2 * t + 32) as f32).collect();
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn reusing_a_tile_for_the_next_phase_needs_a_barrier_and_the_next_parity() {
+    // Thread 0 stages and reads both tiles before the others wait once:
+    // the barrier has completed two phases, and their first wait's parity
+    // names a third that never comes. (On the GPU the second copy would
+    // overwrite the first tile under their reads.)
+    let diagnostic = stage_twice(PhaseBug::NoBarrierBeforeReuse).0.unwrap_err();
+    let Fault::MbarrierNeverCompletes {
+        thread,
+        outstanding,
+        seen,
+        ..
+    } = diagnostic.fault
+    else {
+        panic!("not a phase that never completes: {diagnostic}");
+    };
+    assert_eq!((thread, seen, outstanding.completed), ((1, 0, 0), 0, 2));
+    assert!(
+        diagnostic.to_string().contains("ran a phase ahead"),
+        "{diagnostic}"
+    );
+    // The first phase's parity again: the wait returns at once, and the
+    // read finds the second copy in flight.
+    let (result, _) = stage_twice(PhaseBug::StaleParity);
+    let Fault::BulkInFlight { access, .. } = result.unwrap_err().fault else {
+        panic!("not a read of a copy in flight");
+    };
+    assert_eq!(access.kind, AccessKind::Read);
 }
