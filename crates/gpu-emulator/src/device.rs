@@ -9,7 +9,8 @@ use super::texture::{self, Missing};
 use super::traffic::Space;
 pub use super::{AccessKind, ShuffleKind};
 use super::{
-    CONSTANTS, Copy as PendingCopy, Dim3, Fault, ShuffleCall, Wait, running, stop, with_current,
+    CONSTANTS, Copy as PendingCopy, Dim3, Fault, SharedMemory, ShuffleCall, Wait, running, stop,
+    with_current,
 };
 
 /// The running thread's index in its block (`threadIdx`).
@@ -209,54 +210,51 @@ pub fn memcpy_async(address: *const u8, bytes: &[u8], site: &'static Location<'s
     }
 }
 
-/// `mbarrier.init` of the barrier at shared `address` for `count`
-/// arrivals a phase, by the running thread.
-pub fn mbarrier_init(address: *const u8, count: u32) {
+/// Runs `operation` on the running thread's block's shared memory, given
+/// the thread's linear index, the block's shape and the offset of
+/// `address`; stops the thread at the fault it returns.
+fn on_shared<R>(
+    address: *const u8,
+    operation: impl FnOnce(&mut SharedMemory, u32, Dim3, i64) -> Result<R, Fault>,
+) -> R {
     let done = with_current(|current| {
         let mut memory = current.memory.borrow_mut();
         let offset = memory.offset_of(address);
-        memory.mbarrier_init(current.linear, current.launch.block, offset, count)
+        operation(&mut memory, current.linear, current.launch.block, offset)
     });
-    if let Err(fault) = done {
-        stop(fault);
-    }
+    done.unwrap_or_else(|fault| stop(fault))
+}
+
+/// `mbarrier.init` of the barrier at shared `address` for `count`
+/// arrivals a phase, by the running thread.
+pub fn mbarrier_init(address: *const u8, count: u32) {
+    on_shared(address, |memory, me, block, offset| {
+        memory.mbarrier_init(me, block, offset, count)
+    });
 }
 
 /// One arrival of the running thread at the barrier at shared `address`,
 /// expecting `bytes` more of bulk copies in the phase
-/// (`mbarrier.arrive.expect_tx`; plain `mbarrier.arrive` with 0).
+/// (`mbarrier.arrive.expect_tx`).
 pub fn mbarrier_arrive(address: *const u8, bytes: u32) {
-    let done = with_current(|current| {
-        let mut memory = current.memory.borrow_mut();
-        let offset = memory.offset_of(address);
-        memory.mbarrier_arrive(current.linear, current.launch.block, offset, bytes)
+    on_shared(address, |memory, me, block, offset| {
+        memory.mbarrier_arrive(me, block, offset, bytes)
     });
-    if let Err(fault) = done {
-        stop(fault);
-    }
 }
 
 /// Makes the running thread wait, at `site`, until the phase of `parity`
 /// of the barrier at shared `address` completes
 /// (`mbarrier.try_wait.parity` in a loop).
 pub fn mbarrier_wait(address: *const u8, parity: u32, site: &'static Location<'static>) {
-    loop {
-        let tried = with_current(|current| {
-            let mut memory = current.memory.borrow_mut();
-            let offset = memory.offset_of(address);
-            let block = current.launch.block;
-            let done = memory.mbarrier_try_wait(current.linear, block, offset, parity)?;
-            Ok((done, offset, current.yielder.get()))
-        });
-        match tried {
-            Err(fault) => stop(fault),
-            Ok((true, ..)) => return,
-            // SAFETY: the yielder belongs to the coroutine that is running
-            // this code.
-            Ok((false, offset, yielder)) => unsafe {
-                (*yielder).suspend(Wait::Mbarrier(site, offset));
-            },
-        }
+    let wait = |memory: &mut SharedMemory, me, block, offset| {
+        let done = memory.mbarrier_try_wait(me, block, offset, parity)?;
+        Ok((done, offset))
+    };
+    while let (false, offset) = on_shared(address, wait) {
+        let yielder = with_current(|current| current.yielder.get());
+        // SAFETY: the yielder belongs to the coroutine that is running this
+        // code.
+        unsafe { (*yielder).suspend(Wait::Mbarrier(site, offset)) };
     }
 }
 
@@ -265,18 +263,14 @@ pub fn mbarrier_wait(address: *const u8, parity: u32, site: &'static Location<'s
 /// (`cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`):
 /// the bytes land when the barrier's phase completes.
 pub fn bulk_copy(address: *const u8, bytes: &[u8], barrier: *const u8) {
-    let started = with_current(|current| {
-        let mut memory = current.memory.borrow_mut();
+    on_shared(address, |memory, me, block, offset| {
         let copy = PendingCopy {
-            offset: memory.offset_of(address) as u32,
+            offset: offset as u32,
             bytes: bytes.to_vec(),
         };
         let barrier = memory.offset_of(barrier);
-        memory.start_bulk(current.linear, current.launch.block, copy, barrier)
+        memory.start_bulk(me, block, copy, barrier)
     });
-    if let Err(fault) = started {
-        stop(fault);
-    }
 }
 
 /// Closes the running thread's open group of copies.

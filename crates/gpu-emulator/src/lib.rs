@@ -1269,14 +1269,13 @@ impl SharedMemory {
                 bytes: size,
             });
         }
-        self.access(me, block, barrier, 8, AccessKind::Read)?;
+        let (thread, barrier) = self.use_barrier(me, block, barrier, AccessKind::Read)?;
         let (offset, write) = (copy.offset.into(), AccessKind::Write);
         self.access_aligned(me, block, offset, (size, 16), write)?;
         for byte in copy.offset..copy.offset + size {
-            self.shadow[byte as usize].bulk = Some(barrier as u32);
+            self.shadow[byte as usize].bulk = Some(barrier);
         }
-        self.barriers
-            .issue(coordinates(me, block), barrier as u32, copy)
+        self.barriers.issue(thread, barrier, copy)
     }
 
     /// Lands the copies of a phase of the barrier at `barrier` that has
@@ -1299,8 +1298,23 @@ impl SharedMemory {
         }
     }
 
+    /// Checks thread `me`'s use of the barrier at `offset` as an access
+    /// of `kind` to its 8 bytes (initialising it writes them; using it
+    /// reads them, so a use without a `sync_threads` after another
+    /// thread's initialisation is a race); the thread and the offset.
+    fn use_barrier(
+        &mut self,
+        me: u32,
+        block: Dim3,
+        offset: i64,
+        kind: AccessKind,
+    ) -> Result<(Dim3, u32), Fault> {
+        self.access(me, block, offset, 8, kind)?;
+        Ok((coordinates(me, block), offset as u32))
+    }
+
     /// `mbarrier.init` by thread `me` of the barrier at `offset`, for
-    /// `count` arrivals a phase: a write of its 8 bytes.
+    /// `count` arrivals a phase.
     fn mbarrier_init(
         &mut self,
         me: u32,
@@ -1308,14 +1322,12 @@ impl SharedMemory {
         offset: i64,
         count: u32,
     ) -> Result<(), Fault> {
-        self.access(me, block, offset, 8, AccessKind::Write)?;
-        self.barriers
-            .init(coordinates(me, block), offset as u32, count)
+        let (thread, offset) = self.use_barrier(me, block, offset, AccessKind::Write)?;
+        self.barriers.init(thread, offset, count)
     }
 
     /// An arrival of thread `me` at the barrier at `offset`, expecting
-    /// `bytes` of bulk copies: a read of the barrier, which must have been
-    /// initialised before the last `sync_threads`.
+    /// `bytes` of bulk copies.
     fn mbarrier_arrive(
         &mut self,
         me: u32,
@@ -1323,9 +1335,8 @@ impl SharedMemory {
         offset: i64,
         bytes: u32,
     ) -> Result<(), Fault> {
-        self.access(me, block, offset, 8, AccessKind::Read)?;
-        self.barriers
-            .arrive(coordinates(me, block), offset as u32, bytes)
+        let (thread, offset) = self.use_barrier(me, block, offset, AccessKind::Read)?;
+        self.barriers.arrive(thread, offset, bytes)
     }
 
     /// Whether the phase of `parity` of the barrier at `offset` has
@@ -1337,14 +1348,11 @@ impl SharedMemory {
         offset: i64,
         parity: u32,
     ) -> Result<bool, Fault> {
-        self.access(me, block, offset, 8, AccessKind::Read)?;
-        let thread = coordinates(me, block);
-        let Some((copies, completed)) =
-            self.barriers.try_wait(me, thread, offset as u32, parity)?
-        else {
+        let (thread, offset) = self.use_barrier(me, block, offset, AccessKind::Read)?;
+        let Some((copies, completed)) = self.barriers.try_wait(me, thread, offset, parity)? else {
             return Ok(false);
         };
-        self.land_bulk(offset as u32, completed, &copies);
+        self.land_bulk(offset, completed, &copies);
         Ok(true)
     }
 }
