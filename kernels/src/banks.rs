@@ -37,6 +37,7 @@ fn blocks(problem: &Problem) -> Launch {
         grid: (problem.blocks, 1, 1),
         block: (BLOCK, 1, 1),
         shared_bytes: 0,
+        cluster: (1, 1, 1),
     }
 }
 

@@ -16,6 +16,7 @@ fn one_block(threads: u32) -> Launch {
         grid: (1, 1, 1),
         block: (threads, 1, 1),
         shared_bytes: 0,
+        cluster: (1, 1, 1),
     }
 }
 

@@ -23,7 +23,16 @@ pub struct Launch {
     pub block: Dim3,
     /// Launch-sized shared memory per block.
     pub shared_bytes: u32,
+    /// Blocks a cluster along x, y and z (`clusterDim`): the blocks of
+    /// one cluster run at once, on neighbouring SMs, and may read and
+    /// write each other's shared memory. `(1, 1, 1)` is no cluster, as
+    /// before compute capability 9.0.
+    pub cluster: Dim3,
 }
+
+/// The most blocks a cluster may portably hold (CUDA's portable cluster
+/// size; the H100 allows 16 only with an opt-in attribute).
+pub const MAX_CLUSTER_BLOCKS: u32 = 8;
 
 impl Launch {
     /// Blocks of `block` threads, enough of them to cover `threads` along
@@ -37,7 +46,34 @@ impl Launch {
             ),
             block,
             shared_bytes,
+            cluster: (1, 1, 1),
         }
+    }
+
+    /// The same launch with its blocks grouped in clusters of `cluster`
+    /// blocks, launched with the driver's extended launch
+    /// (`cuLaunchKernelEx` with a cluster-dimension attribute).
+    pub const fn in_clusters(self, cluster: Dim3) -> Self {
+        Self { cluster, ..self }
+    }
+
+    /// Whether the clusters tile the grid, each dimension at least 1 and
+    /// dividing the grid's, and hold at most [`MAX_CLUSTER_BLOCKS`] blocks.
+    pub const fn clusters_tile_grid(&self) -> bool {
+        let ((gx, gy, gz), (x, y, z)) = (self.grid, self.cluster);
+        let blocks = x as u64 * y as u64 * z as u64;
+        x != 0
+            && y != 0
+            && z != 0
+            && gx % x == 0
+            && gy % y == 0
+            && gz % z == 0
+            && blocks <= MAX_CLUSTER_BLOCKS as u64
+    }
+
+    /// Blocks a cluster.
+    pub const fn cluster_blocks(&self) -> u32 {
+        self.cluster.0 * self.cluster.1 * self.cluster.2
     }
 }
 

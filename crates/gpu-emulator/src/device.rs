@@ -5,6 +5,7 @@
 
 use std::panic::Location;
 
+use super::cluster::Accessor;
 use super::texture::{self, Missing};
 use super::traffic::Space;
 pub use super::{AccessKind, ShuffleKind};
@@ -54,6 +55,67 @@ pub fn shuffle(kind: ShuffleKind, mask: u32, bits: u64, site: &'static Location<
     // SAFETY: the yielder belongs to the coroutine that is running this code.
     unsafe { (*yielder).suspend(Wait::Shuffle(call)) };
     running().shuffled.get()
+}
+
+/// Makes the running thread wait at the cluster-wide barrier called at
+/// `barrier` (`barrier.cluster.arrive` and `wait`, CUDA's
+/// `cluster.sync()`) until the cluster's live threads all wait.
+pub fn cluster_sync(barrier: &'static Location<'static>) {
+    let yielder = with_current(|current| current.yielder.get());
+    // SAFETY: the yielder belongs to the coroutine that is running this code.
+    unsafe { (*yielder).suspend(Wait::ClusterBarrier(barrier)) };
+}
+
+/// The running block's rank in its cluster (`%cluster_ctarank`).
+pub fn cluster_block_rank() -> u32 {
+    with_current(|current| current.rank)
+}
+
+/// Blocks in the running block's cluster (`%cluster_nctarank`).
+pub fn cluster_blocks() -> u32 {
+    with_current(|current| current.launch.cluster_blocks())
+}
+
+/// Checks and records an access of `size` bytes at the running block's
+/// shared `address`, mapped to the block of rank `rank` in its cluster
+/// (`mapa` and `ld`/`st.shared::cluster`), made at `site`; the address in
+/// that block's memory.
+pub fn distributed_shared_access(
+    address: *const u8,
+    rank: u32,
+    size: usize,
+    kind: AccessKind,
+    site: &'static Location<'static>,
+) -> *mut u8 {
+    let checked = with_current(|current| {
+        let blocks = current.launch.cluster_blocks();
+        if rank >= blocks {
+            return Err(Fault::ClusterRankOutOfRange {
+                thread: current.thread,
+                rank,
+                blocks,
+            });
+        }
+        let offset = current.memory.borrow().offset_of(address);
+        let space = Space::Distributed { rank };
+        current.record(site, kind, space, offset as u64, size as u32);
+        if rank == current.rank {
+            let mut memory = current.memory.borrow_mut();
+            let (me, block) = (current.linear, current.launch.block);
+            memory.access(me, block, offset, size as u32, kind)?;
+            return Ok(address.cast_mut());
+        }
+        let accessor = Accessor {
+            rank: current.rank,
+            thread: current.thread,
+            linear: current.linear,
+            epoch: current.memory.borrow().epoch,
+        };
+        let mut owner = current.cluster.memories[rank as usize].borrow_mut();
+        let mapped = owner.remote_access(&accessor, offset, size as u32, kind)?;
+        Ok(mapped)
+    });
+    checked.unwrap_or_else(|fault| stop(fault))
 }
 
 /// Element `index` of the constant array `name` of `len` elements, read at
@@ -127,7 +189,17 @@ pub fn texture_fetch(handle: u64, x: f32, y: f32, site: &'static Location<'stati
 /// The address of the running block's static shared array `name`, of
 /// `bytes` bytes.
 pub fn static_shared(name: &'static str, bytes: u32) -> *mut u8 {
-    let declared = with_current(|current| current.memory.borrow_mut().declare(name, bytes));
+    let declared = with_current(|current| {
+        // Declared in every block of the cluster at once, at the same
+        // offset, as on the GPU, where every block has them all from its
+        // start: another block may map it before its own threads name it.
+        for (memory, rank) in current.cluster.memories.iter().zip(0..) {
+            if rank != current.rank {
+                memory.borrow_mut().declare(name, bytes)?;
+            }
+        }
+        current.memory.borrow_mut().declare(name, bytes)
+    });
     declared.unwrap_or_else(|fault| stop(fault))
 }
 

@@ -71,7 +71,9 @@ impl Now<'_> {
     /// Whether `earlier` happened before this thread's access: in this
     /// block, and by this thread or before a barrier.
     fn ordered_after(&self, earlier: Toucher) -> bool {
-        earlier.epoch >= self.block_start
+        // The blocks of a cluster run at once, their epochs interleaved.
+        earlier.block == self.toucher().block
+            && earlier.epoch >= self.block_start
             && (earlier.epoch < self.epoch || earlier.thread == self.thread)
     }
 

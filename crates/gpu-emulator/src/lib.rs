@@ -4,7 +4,11 @@
 //!
 //! The blocks run one after another in a [`BlockOrder`]: as numbered, in
 //! reverse, or shuffled, so that a test can run a launch in an order drawn
-//! from its seed, as a GPU runs them in an order of its own.
+//! from its seed, as a GPU runs them in an order of its own. A launch in
+//! clusters runs each cluster's blocks at once instead, under one
+//! scheduler, each block with its own shared memory, which the others may
+//! map (see `cluster`): a block's barrier waits for its own live threads, a
+//! cluster barrier for every live thread of the cluster.
 //!
 //! A block runs in rounds: every live thread runs until it reaches its next
 //! `sync_threads` or returns. When all live threads wait, they must wait at
@@ -65,6 +69,7 @@ pub use gpu_core::{Dim3, Launch, LaunchBounds, SHARED_LIMIT_BYTES};
 pub use mbarrier::{MAX_ARRIVALS, Outstanding};
 pub use order::BlockOrder;
 
+mod cluster;
 pub mod device;
 mod global;
 mod guard;
@@ -161,6 +166,8 @@ pub enum LaneProblem {
     AtBarrier(&'static Location<'static>),
     /// The lane waits on a shared-memory barrier's phase.
     AtMbarrier(&'static Location<'static>),
+    /// The lane waits at a cluster barrier.
+    AtClusterBarrier(&'static Location<'static>),
     /// The lane waits at another shuffle, or at the same one with another
     /// mask, or on another pass (`passed` shuffles before it).
     AtShuffle {
@@ -182,10 +189,22 @@ pub enum LaneProblem {
 pub struct Waiter {
     /// The thread's index in its block (`threadIdx`).
     pub thread: Dim3,
-    /// The `sync_threads` call it waits at.
+    /// The `sync_threads` or `cluster::sync` call it waits at.
     pub barrier: &'static Location<'static>,
+    /// Whether that is a cluster barrier (`cluster::sync`).
+    pub cluster: bool,
     /// Barriers the block had passed before this one.
     pub passed: u32,
+}
+
+impl Waiter {
+    fn call(&self) -> &'static str {
+        if self.cluster {
+            "cluster::sync"
+        } else {
+            "sync_threads"
+        }
+    }
 }
 
 /// What the emulator found wrong with a launch or one of its threads.
@@ -504,11 +523,63 @@ pub enum Fault {
         /// The most the kernel's launch bounds allow.
         max_threads: u32,
     },
+    /// Clusters that do not tile the grid, or of more blocks than
+    /// [`gpu_core::MAX_CLUSTER_BLOCKS`]: no thread ran.
+    ClusterShape {
+        /// The launch's grid.
+        grid: Dim3,
+        /// Its cluster.
+        cluster: Dim3,
+    },
+    /// Two blocks of a cluster touched one byte of the shared memory of
+    /// one of them with no cluster barrier between, at least one of them
+    /// writing.
+    ClusterRace {
+        /// The block whose shared memory holds the byte.
+        owner: Dim3,
+        /// The byte both touched.
+        offset: u32,
+        /// The block that made the access earlier in this cluster barrier
+        /// interval.
+        earlier_block: Dim3,
+        /// Whether that access read or wrote.
+        earlier_kind: AccessKind,
+        /// The block that made the later access.
+        later_block: Dim3,
+        /// The later access.
+        later: Access,
+    },
+    /// A block's shared memory was touched by another block of its cluster
+    /// in the cluster barrier interval in which it exited, or after: the
+    /// memory is gone once its block exits.
+    NeighbourExited {
+        /// The block that exited.
+        owner: Dim3,
+        /// The block that touched its shared memory.
+        accessor: Dim3,
+        /// Whether it read or wrote.
+        kind: AccessKind,
+        /// The byte it touched.
+        offset: u32,
+    },
+    /// A thread mapped the shared memory of a block rank its cluster does
+    /// not have.
+    ClusterRankOutOfRange {
+        /// The thread that mapped it.
+        thread: Dim3,
+        /// The rank it asked for.
+        rank: u32,
+        /// Blocks its cluster has.
+        blocks: u32,
+    },
 }
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Fault::InvalidLaunch { .. } | Fault::BeyondLaunchBounds { .. } = self.fault {
+        if let Fault::InvalidLaunch { .. }
+        | Fault::BeyondLaunchBounds { .. }
+        | Fault::ClusterShape { .. } = self.fault
+        {
             return write!(f, "{}: {}", self.kernel, self.fault);
         }
         let (x, y, z) = self.block;
@@ -532,12 +603,15 @@ impl fmt::Display for Fault {
         match self {
             Self::DivergentBarrier { first, other } => write!(
                 f,
-                "divergent barrier: {} waits at the sync_threads at {} (its barrier #{}), but {} waits at {} \
-                 (its barrier #{}); every live thread of a block must reach the same barrier",
+                "divergent barrier: {} waits at the {} at {} (its barrier #{}), but {} waits at the \
+                 {} at {} (its barrier #{}); every live thread of a block must reach the same \
+                 barrier",
                 thread(first.thread),
+                first.call(),
                 first.barrier,
                 first.passed + 1,
                 thread(other.thread),
+                other.call(),
                 other.barrier,
                 other.passed + 1
             ),
@@ -820,6 +894,11 @@ impl fmt::Display for Fault {
                         "which names lane {lane}, but that lane waits on a barrier's phase at \
                          {site}: every lane of the mask must reach the same shuffle"
                     ),
+                    LaneProblem::AtClusterBarrier(site) => write!(
+                        f,
+                        "which names lane {lane}, but that lane waits at the cluster::sync at \
+                         {site}: every lane of the mask must reach the same shuffle"
+                    ),
                     LaneProblem::AtShuffle {
                         site: other,
                         mask: other_mask,
@@ -870,6 +949,53 @@ impl fmt::Display for Fault {
                 "launch refused: {threads} threads a block, more than the {max_threads} of \
                  the kernel's launch bounds"
             ),
+            Self::ClusterShape { grid, cluster } => write!(
+                f,
+                "launch refused: clusters of {cluster:?} blocks do not tile the grid of \
+                 {grid:?}: each cluster dimension must be at least 1 and divide the grid's, \
+                 and a cluster may hold at most {} blocks",
+                gpu_core::MAX_CLUSTER_BLOCKS
+            ),
+            Self::ClusterRace {
+                owner,
+                offset,
+                earlier_block,
+                earlier_kind,
+                later_block,
+                later,
+            } => write!(
+                f,
+                "cluster race on byte {offset} of block {owner:?}'s shared memory: block \
+                 {earlier_block:?} {} it, then {} of block {later_block:?} {} it, with no \
+                 cluster barrier (cluster::sync) between; only a cluster barrier orders the \
+                 accesses of two blocks",
+                verb(*earlier_kind),
+                thread(later.thread),
+                verb(later.kind)
+            ),
+            Self::NeighbourExited {
+                owner,
+                accessor,
+                kind,
+                offset,
+            } => write!(
+                f,
+                "block {accessor:?} {} byte {offset} of the shared memory of block {owner:?}, \
+                 which exits before a cluster barrier orders that access before its exit: a \
+                 block's shared memory is gone once it exits, so a cluster::sync is missing \
+                 before the end of the kernel",
+                verb(*kind)
+            ),
+            Self::ClusterRankOutOfRange {
+                thread: t,
+                rank,
+                blocks,
+            } => write!(
+                f,
+                "{} mapped the shared memory of block rank {rank} of its cluster, which has \
+                 {blocks} blocks",
+                thread(*t)
+            ),
         }
     }
 }
@@ -909,7 +1035,8 @@ pub fn run_counting(
     launch_blocks(kernel, launch, limits, order, true, body)
 }
 
-/// Runs every block of `launch` in `order`; the traffic when `counting`.
+/// Runs every block of `launch` in `order`, a cluster's blocks at once;
+/// the traffic when `counting`.
 fn launch_blocks(
     kernel: &'static str,
     launch: &Launch,
@@ -925,28 +1052,52 @@ fn launch_blocks(
     })?;
     // 8-byte words, so that every element type the kernels use is aligned;
     // all ones, like the poison of the outputs, for stale contents.
-    let mut words = vec![u64::MAX; (launch.shared_bytes as usize).div_ceil(8)];
-    let memory = RefCell::new(SharedMemory {
-        base: words.as_mut_ptr().cast(),
-        shadow: vec![Shadow::default(); launch.shared_bytes as usize],
-        limit: launch.shared_bytes,
-        statics: Vec::new(),
-        static_words: None,
-        epoch: 0,
-        block_start: 0,
-        unwritten_read: None,
-        barriers: Barriers::default(),
-    });
+    let mut words: Vec<Vec<u64>> = (0..launch.cluster_blocks())
+        .map(|_| vec![u64::MAX; (launch.shared_bytes as usize).div_ceil(8)])
+        .collect();
+    let memories: Vec<RefCell<SharedMemory>> = words
+        .iter_mut()
+        .zip(0..)
+        .map(|(words, rank)| {
+            RefCell::new(SharedMemory {
+                base: words.as_mut_ptr().cast(),
+                shadow: vec![Shadow::default(); launch.shared_bytes as usize],
+                limit: launch.shared_bytes,
+                statics: Vec::new(),
+                static_words: None,
+                epoch: 0,
+                block_start: 0,
+                unwritten_read: None,
+                barriers: Barriers::default(),
+                rank,
+                cluster: Vec::new(),
+                phase: 0,
+                exited: false,
+            })
+        })
+        .collect();
+    let clock = Cell::new(0);
     let global = RefCell::new(GlobalMemory::default());
     let mut traffic = Traffic::default();
-    for block in order.blocks(launch.grid) {
-        traffic += run_block(launch, limits, counting, block, &memory, &global, body).map_err(
-            |fault| Diagnostic {
+    let (x, y, z) = launch.cluster;
+    let clusters = (launch.grid.0 / x, launch.grid.1 / y, launch.grid.2 / z);
+    for (cx, cy, cz) in order.blocks(clusters) {
+        let blocks: Vec<Dim3> = (0..launch.cluster_blocks())
+            .map(|rank| {
+                let (rx, ry, rz) = coordinates(rank, launch.cluster);
+                (cx * x + rx, cy * y + ry, cz * z + rz)
+            })
+            .collect();
+        let cluster = Cluster {
+            memories: &memories,
+            clock: &clock,
+        };
+        traffic += run_cluster(launch, limits, counting, &blocks, &cluster, &global, body)
+            .map_err(|(block, fault)| Diagnostic {
                 kernel,
                 block,
                 fault,
-            },
-        )?;
+            })?;
     }
     Ok(traffic)
 }
@@ -974,6 +1125,12 @@ fn check_launch(launch: &Launch, limits: Limits) -> Result<(), Fault> {
     }
     let threads = u64::from(block.0) * u64::from(block.1) * u64::from(block.2);
     within("the threads per block", threads, MAX_THREADS_PER_BLOCK)?;
+    if !launch.clusters_tile_grid() {
+        return Err(Fault::ClusterShape {
+            grid,
+            cluster: launch.cluster,
+        });
+    }
     if threads > u64::from(limits.threads_per_block) {
         return Err(Fault::BeyondLaunchBounds {
             threads,
@@ -1015,6 +1172,15 @@ struct SharedMemory {
     unwritten_read: Option<Fault>,
     /// The block's shared-memory barriers.
     barriers: Barriers,
+    /// The block's rank in its cluster.
+    rank: u32,
+    /// The blocks of the cluster, by rank.
+    cluster: Vec<Dim3>,
+    /// The current cluster barrier interval, the same in every block of
+    /// the cluster; numbered across the launch, like epochs.
+    phase: u32,
+    /// Whether the block's threads have all returned.
+    exited: bool,
 }
 
 /// Who last wrote one shared byte, and who read it, in which epoch; threads
@@ -1037,12 +1203,24 @@ struct Shadow {
     /// While `writer` is [`BULK`]: the barrier the copy that wrote the
     /// byte completed on, and the phases it had completed then.
     landed: (u32, u32),
+    /// The cluster barrier interval of the last write, and the rank of
+    /// the block that made it.
+    cluster_write: (u32, u32),
+    /// While the last write was another block's: the barrier interval of
+    /// that block it wrote in, and its thread's linear index.
+    remote_writer: (u32, u32),
+    /// The latest cluster barrier interval with reads, and the ranks of
+    /// the blocks that read in it, a bit each.
+    cluster_readers: (u32, u32),
 }
 
 const NONE: u32 = u32::MAX;
 
 /// The writer of a byte a bulk copy landed in: no thread.
 const BULK: u32 = u32::MAX - 1;
+
+/// The writer of a byte another block of the cluster wrote.
+const REMOTE: u32 = u32::MAX - 2;
 
 /// Where the static shared arrays' offsets start: past any launch-sized
 /// memory, so that an access past the launch-sized memory is never taken
@@ -1072,28 +1250,7 @@ impl SharedMemory {
         kind: AccessKind,
     ) -> Result<(), Fault> {
         let thread = coordinates(me, block);
-        let end = offset + i64::from(size);
-        let launch_sized = offset >= 0 && end <= i64::from(self.limit);
-        let statics = STATIC_START..=STATIC_START + self.static_bytes();
-        let declared = statics.contains(&offset) && statics.contains(&end);
-        if !launch_sized && !declared {
-            return Err(Fault::SharedOutOfBounds {
-                thread,
-                kind,
-                offset,
-                size,
-                limit: self.limit,
-            });
-        }
-        let offset = offset as u32;
-        if !offset.is_multiple_of(alignment) {
-            return Err(Fault::SharedMisaligned {
-                thread,
-                kind,
-                offset,
-                size,
-            });
-        }
+        let offset = self.checked_offset(thread, offset, (size, alignment), kind)?;
         let race = |offset, earlier: u32, earlier_kind| Fault::SharedRace {
             offset,
             earlier: Access {
@@ -1103,6 +1260,7 @@ impl SharedMemory {
             later: Access { thread, kind },
         };
         for byte in offset..offset + size {
+            self.cluster_access(byte, self.rank, Access { thread, kind })?;
             let epoch = self.epoch;
             let shadow = &mut self.shadow[byte as usize];
             if let Some(copier) = shadow.copier {
@@ -1177,6 +1335,41 @@ impl SharedMemory {
             }
         }
         Ok(())
+    }
+
+    /// `offset` as an offset into the memory, once an access of `size`
+    /// bytes there by `thread` lies inside the launch-sized memory or the
+    /// static arrays and on a boundary of `alignment`.
+    fn checked_offset(
+        &self,
+        thread: Dim3,
+        offset: i64,
+        (size, alignment): (u32, u32),
+        kind: AccessKind,
+    ) -> Result<u32, Fault> {
+        let end = offset + i64::from(size);
+        let launch_sized = offset >= 0 && end <= i64::from(self.limit);
+        let statics = STATIC_START..=STATIC_START + self.static_bytes();
+        let declared = statics.contains(&offset) && statics.contains(&end);
+        if !launch_sized && !declared {
+            return Err(Fault::SharedOutOfBounds {
+                thread,
+                kind,
+                offset,
+                size,
+                limit: self.limit,
+            });
+        }
+        let offset = offset as u32;
+        if !offset.is_multiple_of(alignment) {
+            return Err(Fault::SharedMisaligned {
+                thread,
+                kind,
+                offset,
+                size,
+            });
+        }
+        Ok(offset)
     }
 
     /// The offset of `address`: from the start of the launch-sized memory,
@@ -1357,6 +1550,42 @@ impl SharedMemory {
     }
 }
 
+/// The blocks of the cluster running: their shared memories, by rank, and
+/// the launch's clock of barrier intervals, which numbers every block's
+/// epochs and the cluster's phases across the launch.
+struct Cluster<'a> {
+    memories: &'a [RefCell<SharedMemory>],
+    clock: &'a Cell<u32>,
+}
+
+impl Cluster<'_> {
+    /// The next barrier interval's number.
+    fn tick(&self) -> u32 {
+        self.clock.set(self.clock.get() + 1);
+        self.clock.get()
+    }
+
+    /// Changes whenever a shared-memory barrier of the cluster's blocks
+    /// does.
+    fn generation(&self) -> u64 {
+        let generations = self.memories.iter();
+        generations
+            .map(|memory| memory.borrow().barriers.generation)
+            .sum()
+    }
+
+    /// A cluster barrier opens: a new interval for the cluster, and for
+    /// each of its blocks.
+    fn pass_barrier(&self) {
+        let phase = self.tick();
+        for memory in self.memories {
+            let mut memory = memory.borrow_mut();
+            memory.phase = phase;
+            memory.epoch = self.tick();
+        }
+    }
+}
+
 /// An asynchronous copy in flight: the bytes read from global memory when
 /// it started, and where in shared memory they land.
 struct Copy {
@@ -1381,7 +1610,11 @@ struct Current<'a> {
     block: Dim3,
     thread: Dim3,
     linear: u32,
+    /// Its block's rank in the cluster.
+    rank: u32,
+    /// Its block's shared memory.
     memory: &'a RefCell<SharedMemory>,
+    cluster: &'a Cluster<'a>,
     global: &'a RefCell<GlobalMemory>,
     yielder: Cell<*const Yielder<(), Wait>>,
     /// The value the thread's last shuffle returned.
@@ -1511,37 +1744,51 @@ fn coordinates(linear: u32, block: Dim3) -> Dim3 {
     )
 }
 
-fn run_block(
+/// Runs the blocks of one cluster (one block where the launch has no
+/// clusters) at once; the traffic, or the block at fault and its fault.
+fn run_cluster(
     launch: &Launch,
     limits: Limits,
     counting: bool,
-    block: Dim3,
-    memory: &RefCell<SharedMemory>,
+    blocks: &[Dim3],
+    cluster: &Cluster<'_>,
     global: &RefCell<GlobalMemory>,
     kernel: &dyn Fn(),
-) -> Result<Traffic, Fault> {
-    {
+) -> Result<Traffic, (Dim3, Fault)> {
+    let phase = cluster.tick();
+    for memory in cluster.memories {
         let mut memory = memory.borrow_mut();
-        memory.epoch += 1;
+        memory.epoch = cluster.tick();
         memory.block_start = memory.epoch;
         memory.barriers = Barriers::default();
+        memory.cluster = blocks.to_vec();
+        memory.phase = phase;
+        memory.exited = false;
     }
     let fault = RefCell::new(None);
-    let threads: Vec<Current<'_>> = (0..launch.block.0 * launch.block.1 * launch.block.2)
-        .map(|linear| Current {
-            launch,
-            limits,
-            steps: Cell::new(0),
-            block,
-            thread: coordinates(linear, launch.block),
-            linear,
-            memory,
-            global,
-            yielder: Cell::new(std::ptr::null()),
-            shuffled: Cell::new(0),
-            pipeline: RefCell::default(),
-            fault: &fault,
-            accesses: counting.then(RefCell::default),
+    let threads_per_block = launch.block.0 * launch.block.1 * launch.block.2;
+    let threads: Vec<Current<'_>> = blocks
+        .iter()
+        .zip(0..)
+        .flat_map(|(&block, rank)| {
+            let fault = &fault;
+            (0..threads_per_block).map(move |linear| Current {
+                launch,
+                limits,
+                steps: Cell::new(0),
+                block,
+                thread: coordinates(linear, launch.block),
+                linear,
+                rank,
+                memory: &cluster.memories[rank as usize],
+                cluster,
+                global,
+                yielder: Cell::new(std::ptr::null()),
+                shuffled: Cell::new(0),
+                pipeline: RefCell::default(),
+                fault,
+                accesses: counting.then(RefCell::default),
+            })
         })
         .collect();
     schedule(&threads, kernel, &fault)
@@ -1555,6 +1802,8 @@ enum Wait {
     /// On a shared-memory barrier's phase that has not completed: the
     /// call site and the barrier's offset.
     Mbarrier(&'static Location<'static>, i64),
+    /// At a cluster barrier (`cluster::sync`).
+    ClusterBarrier(&'static Location<'static>),
 }
 
 /// A lane waiting at a shuffle, with its value.
@@ -1592,23 +1841,27 @@ impl ShuffleKind {
 
 type Thread = Coroutine<(), Wait, (), DefaultStack>;
 
-/// Runs the block's threads round by round, barrier to barrier; the traffic
-/// of their accesses when they are recorded.
+/// Runs the cluster's threads round by round, barrier to barrier; the
+/// traffic of their accesses when they are recorded, or the block at fault
+/// and its fault.
 fn schedule(
     threads: &[Current<'_>],
     kernel: &dyn Fn(),
     fault: &RefCell<Option<Fault>>,
-) -> Result<Traffic, Fault> {
+) -> Result<Traffic, (Dim3, Fault)> {
+    let at = |index: usize| move |fault| (threads[index].block, fault);
     let mut traffic = Traffic::default();
     let mut coroutines: Vec<Option<Thread>> = Vec::with_capacity(threads.len());
     let mut guards = Vec::with_capacity(threads.len());
-    for current in threads {
+    for (index, current) in threads.iter().enumerate() {
         let stack = match STACKS.with_borrow_mut(Vec::pop) {
             Some(stack) => stack,
-            None => DefaultStack::new(STACK_BYTES).map_err(|error| Fault::NoStack {
-                thread: current.thread,
-                reason: error.to_string(),
-            })?,
+            None => DefaultStack::new(STACK_BYTES)
+                .map_err(|error| Fault::NoStack {
+                    thread: current.thread,
+                    reason: error.to_string(),
+                })
+                .map_err(at(index))?,
         };
         guards.push(guard::guard_page(stack.limit().get()));
         let yielder = &current.yielder;
@@ -1621,9 +1874,15 @@ fn schedule(
             })
         }));
     }
-    let mut barriers_passed = 0;
+    let cluster = threads[0].cluster;
+    let mut barriers_passed = vec![0u32; cluster.memories.len()];
+    let mut alive = vec![threads.len() / cluster.memories.len(); cluster.memories.len()];
     let mut shuffles_passed = vec![0u32; threads.len()];
     let mut live: Vec<usize> = (0..threads.len()).collect();
+    // The threads waiting at a cluster barrier: they wait across rounds,
+    // while other blocks pass barriers of their own, until every live
+    // thread of the cluster waits there.
+    let mut parked = Vec::new();
     loop {
         // Run every live thread until it waits at a barrier or returns,
         // exchanging the values of shuffles whenever all wait somewhere,
@@ -1634,7 +1893,7 @@ fn schedule(
         let mut runnable = live;
         loop {
             let mut spinning = Vec::new();
-            let generation = threads[0].memory.borrow().barriers.generation;
+            let generation = cluster.generation();
             for index in runnable {
                 CURRENT.set((&raw const threads[index]).cast());
                 let coroutine = coroutines[index]
@@ -1649,6 +1908,9 @@ fn schedule(
                     Ok(CoroutineResult::Yield(Wait::Barrier(barrier))) => {
                         waiting.push((index, barrier));
                     }
+                    Ok(CoroutineResult::Yield(Wait::ClusterBarrier(barrier))) => {
+                        parked.push((index, barrier));
+                    }
                     Ok(CoroutineResult::Yield(Wait::Shuffle(call))) => {
                         shuffling.push((index, call));
                     }
@@ -1662,19 +1924,28 @@ fn schedule(
                         STACKS.with_borrow_mut(|stacks| stacks.push(finished.into_stack()));
                         // Copies nobody waited for still land.
                         threads[index].commit_copies();
-                        threads[index].land_copies(0)?;
+                        threads[index].land_copies(0).map_err(at(index))?;
+                        let rank = threads[index].rank as usize;
+                        alive[rank] -= 1;
+                        if alive[rank] == 0 {
+                            threads[index]
+                                .memory
+                                .borrow_mut()
+                                .exit()
+                                .map_err(at(index))?;
+                        }
                     }
                     Err(payload) => {
                         let thread = threads[index].thread;
-                        return Err(fault.take().unwrap_or_else(|| Fault::Panic {
+                        let fault = fault.take().unwrap_or_else(|| Fault::Panic {
                             thread,
                             message: panic_message(&*payload),
-                        }));
+                        });
+                        return Err(at(index)(fault));
                     }
                 }
             }
-            let memory = threads[0].memory.borrow();
-            if !spinning.is_empty() && memory.barriers.generation != generation {
+            if !spinning.is_empty() && cluster.generation() != generation {
                 runnable = spinning.into_iter().map(|(index, ..)| index).collect();
                 continue;
             }
@@ -1683,7 +1954,8 @@ fn schedule(
                     break;
                 };
                 let barrier = offset as u32;
-                return Err(Fault::MbarrierNeverCompletes {
+                let memory = threads[index].memory.borrow();
+                return Err(at(index)(Fault::MbarrierNeverCompletes {
                     thread: threads[index].thread,
                     site,
                     offset: barrier,
@@ -1692,10 +1964,15 @@ fn schedule(
                         .outstanding(barrier)
                         .expect("a thread waits on an initialised barrier only"),
                     seen: memory.barriers.observed(threads[index].linear, barrier),
-                });
+                }));
             }
-            drop(memory);
-            exchange(threads, &waiting, &spinning, &shuffling, &shuffles_passed)?;
+            let waits = Waits {
+                waiting: &waiting,
+                parked: &parked,
+                spinning: &spinning,
+                shuffling: &shuffling,
+            };
+            exchange(threads, &waits, &shuffles_passed)?;
             let shuffled: Vec<usize> = shuffling.drain(..).map(|(index, _)| index).collect();
             for &index in &shuffled {
                 shuffles_passed[index] += 1;
@@ -1704,64 +1981,134 @@ fn schedule(
             runnable.extend(spinning.into_iter().map(|(index, ..)| index));
         }
         traffic += round_traffic(threads);
-        if let Some(fault) = threads[0].memory.borrow_mut().unwritten_read.take() {
-            return Err(fault);
+        for memory in cluster.memories {
+            let mut memory = memory.borrow_mut();
+            if let Some(fault) = memory.unwritten_read.take() {
+                return Err((memory.cluster[memory.rank as usize], fault));
+            }
         }
-        let Some(&(first, first_barrier)) = waiting.first() else {
-            return Ok(traffic);
-        };
-        let waiter = |index: usize, barrier| Waiter {
-            thread: threads[index].thread,
-            barrier,
-            passed: barriers_passed,
-        };
-        // Every live thread has passed the same barriers (each opens for
-        // all of them at once): only the call site can differ.
-        if let Some(&(other, other_barrier)) = waiting
-            .iter()
-            .find(|&&(_, barrier)| barrier != first_barrier)
-        {
-            return Err(Fault::DivergentBarrier {
-                first: waiter(first, first_barrier),
-                other: waiter(other, other_barrier),
-            });
+        live = open_block_barriers(threads, &waiting, &parked, &mut barriers_passed)?;
+        if live.is_empty() {
+            let Some(&(first, _)) = parked.first() else {
+                return Ok(traffic);
+            };
+            // Every live thread of the cluster waits at a cluster barrier.
+            let waiter = |&(index, barrier): &(usize, _)| Waiter {
+                thread: threads[index].thread,
+                barrier,
+                cluster: true,
+                passed: barriers_passed[threads[index].rank as usize],
+            };
+            if let Some(other) = parked.iter().find(|&&(_, barrier)| barrier != parked[0].1) {
+                return Err(at(first)(Fault::DivergentBarrier {
+                    first: waiter(&parked[0]),
+                    other: waiter(other),
+                }));
+            }
+            cluster.pass_barrier();
+            barriers_passed.iter_mut().for_each(|passed| *passed += 1);
+            live = parked.drain(..).map(|(index, _)| index).collect();
         }
-        threads[first].memory.borrow_mut().epoch += 1;
-        barriers_passed += 1;
-        live = waiting.into_iter().map(|(index, _)| index).collect();
     }
 }
 
-/// Gives every thread in `shuffling` its shuffle's result, once every
-/// live thread of the block waits: at a barrier (`waiting`), on a
-/// shared-memory barrier's phase (`spinning`) or at a shuffle. Each lane a mask names must wait at the same shuffle, with
-/// the same mask, on the same pass, or it never will.
-fn exchange(
+/// Opens the barrier of each block whose live threads all wait at the same
+/// `sync_threads`; the threads to run on. A block whose threads wait at
+/// different barriers, or some at a `sync_threads` and others at a cluster
+/// barrier, would never go on.
+fn open_block_barriers(
     threads: &[Current<'_>],
     waiting: &[(usize, &'static Location<'static>)],
-    spinning: &[(usize, &'static Location<'static>, i64)],
-    shuffling: &[(usize, ShuffleCall)],
+    parked: &[(usize, &'static Location<'static>)],
+    barriers_passed: &mut [u32],
+) -> Result<Vec<usize>, (Dim3, Fault)> {
+    let mut released = Vec::new();
+    for (rank, passed) in (0..).zip(barriers_passed.iter_mut()) {
+        let of_block = |&&(index, _): &&(usize, _)| threads[index].rank == rank;
+        let mut arrived = waiting.iter().filter(of_block);
+        let Some(&(first, first_barrier)) = arrived.next() else {
+            continue;
+        };
+        let waiter = |index: usize, barrier, cluster| Waiter {
+            thread: threads[index].thread,
+            barrier,
+            cluster,
+            passed: *passed,
+        };
+        // Every live thread of a block has passed the same barriers (each
+        // opens for all of them at once): only the call site can differ.
+        let other = arrived
+            .clone()
+            .find(|&&(_, barrier)| barrier != first_barrier)
+            .map(|&(index, barrier)| waiter(index, barrier, false))
+            .or_else(|| {
+                let at_cluster = parked.iter().find(of_block);
+                at_cluster.map(|&(index, barrier)| waiter(index, barrier, true))
+            });
+        if let Some(other) = other {
+            let fault = Fault::DivergentBarrier {
+                first: waiter(first, first_barrier, false),
+                other,
+            };
+            return Err((threads[first].block, fault));
+        }
+        threads[first].memory.borrow_mut().epoch = threads[first].cluster.tick();
+        *passed += 1;
+        released.push(first);
+        released.extend(arrived.map(|&(index, _)| index));
+    }
+    Ok(released)
+}
+
+/// Where the threads wait that do not run: at a block barrier, at a
+/// cluster barrier, on a shared-memory barrier's phase, at a shuffle.
+struct Waits<'a> {
+    waiting: &'a [(usize, &'static Location<'static>)],
+    parked: &'a [(usize, &'static Location<'static>)],
+    spinning: &'a [(usize, &'static Location<'static>, i64)],
+    shuffling: &'a [(usize, ShuffleCall)],
+}
+
+/// Gives every thread at a shuffle its shuffle's result, once every live
+/// thread of the cluster waits somewhere (`all`). Each lane a mask names
+/// must wait at the same shuffle, with the same mask, on the same pass, or
+/// it never will.
+fn exchange(
+    threads: &[Current<'_>],
+    all: &Waits<'_>,
     shuffles_passed: &[u32],
-) -> Result<(), Fault> {
+) -> Result<(), (Dim3, Fault)> {
     let mut waits = vec![None; threads.len()];
-    for &(index, barrier) in waiting {
+    for &(index, barrier) in all.waiting {
         waits[index] = Some(Wait::Barrier(barrier));
     }
-    for &(index, site, offset) in spinning {
+    for &(index, barrier) in all.parked {
+        waits[index] = Some(Wait::ClusterBarrier(barrier));
+    }
+    for &(index, site, offset) in all.spinning {
         waits[index] = Some(Wait::Mbarrier(site, offset));
     }
-    for &(index, call) in shuffling {
+    for &(index, call) in all.shuffling {
         waits[index] = Some(Wait::Shuffle(call));
     }
-    for &(index, call) in shuffling {
-        let lane = index as u32 % 32;
+    for &(index, call) in all.shuffling {
+        let lane = threads[index].linear % 32;
         let warp = index - lane as usize;
-        let bad = |lane, problem| Fault::BadShuffle {
-            thread: threads[index].thread,
-            site: call.site,
-            mask: call.mask,
-            lane,
-            problem,
+        let current = &threads[index];
+        // The threads of a cluster's blocks follow each other: the warp
+        // ends where its block does.
+        let (x, y, z) = current.launch.block;
+        let block_end = index - current.linear as usize + (x * y * z) as usize;
+        let waits = &waits[..block_end];
+        let bad = |lane, problem| {
+            let fault = Fault::BadShuffle {
+                thread: current.thread,
+                site: call.site,
+                mask: call.mask,
+                lane,
+                problem,
+            };
+            (current.block, fault)
         };
         let named = |lane: u32| call.mask & (1 << lane) != 0;
         if !named(lane) {
@@ -1773,6 +2120,7 @@ fn exchange(
                 Some(None) => LaneProblem::Returned,
                 Some(Some(Wait::Barrier(barrier))) => LaneProblem::AtBarrier(barrier),
                 Some(Some(Wait::Mbarrier(site, _))) => LaneProblem::AtMbarrier(site),
+                Some(Some(Wait::ClusterBarrier(site))) => LaneProblem::AtClusterBarrier(site),
                 Some(Some(Wait::Shuffle(theirs))) => {
                     let passed = shuffles_passed[warp + other as usize];
                     if theirs.site == call.site
@@ -1806,7 +2154,8 @@ fn exchange(
 /// forgotten for the next.
 fn round_traffic(threads: &[Current<'_>]) -> Traffic {
     let mut traffic = Traffic::default();
-    for warp in threads.chunks(32) {
+    let blocks = threads.chunk_by(|one, other| one.rank == other.rank);
+    for warp in blocks.flat_map(|block| block.chunks(32)) {
         let mut records = Vec::new();
         for thread in warp {
             if let Some(accesses) = &thread.accesses {

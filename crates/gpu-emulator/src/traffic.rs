@@ -39,6 +39,12 @@ pub struct Traffic {
     pub shared_load: Shared,
     /// Stores to shared memory, asynchronous copies' writes included.
     pub shared_store: Shared,
+    /// Loads from the shared memory of a block of the cluster through its
+    /// mapped address (`ld.shared::cluster`), the block's own included;
+    /// counted as the block's own shared loads are.
+    pub distributed_load: Shared,
+    /// Stores to it (`st.shared::cluster`).
+    pub distributed_store: Shared,
     /// Reads of constant arrays.
     pub constant_load: Constant,
     /// Texture fetches.
@@ -143,6 +149,8 @@ impl AddAssign for Traffic {
         self.bulk_load += other.bulk_load;
         self.shared_load += other.shared_load;
         self.shared_store += other.shared_store;
+        self.distributed_load += other.distributed_load;
+        self.distributed_store += other.distributed_store;
         self.constant_load += other.constant_load;
         self.texture_load += other.texture_load;
         for (buffer, loads) in other.loads_by_buffer {
@@ -152,14 +160,16 @@ impl AddAssign for Traffic {
 }
 
 /// Which memory an access went to: a global buffer (by its base address),
-/// the block's shared memory, a constant array (by its name's address), or
-/// a texture (by its handle, with the texels the fetch read, `u32::MAX`
-/// for none).
+/// the block's shared memory, the shared memory of a block of the cluster
+/// through its mapped address (by its rank), a constant array (by its
+/// name's address), or a texture (by its handle, with the texels the
+/// fetch read, `u32::MAX` for none).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Space {
     Global { base: usize, buffer: &'static str },
     Bulk { base: usize },
     Shared,
+    Distributed { rank: u32 },
     Constant { array: &'static str },
     Texture { handle: u64, texels: [u32; 4] },
 }
@@ -195,6 +205,7 @@ pub(super) fn count(records: &[Record]) -> Traffic {
         let buffer = match record.space {
             Space::Global { base, .. } | Space::Bulk { base } => base,
             Space::Shared => 0,
+            Space::Distributed { rank } => 1 + rank as usize,
             Space::Constant { array } => array.as_ptr() as usize,
             Space::Texture { handle, .. } => handle as usize,
         };
@@ -220,6 +231,12 @@ pub(super) fn count(records: &[Record]) -> Traffic {
                 (Space::Bulk { .. }, _) => traffic.bulk_load += global(&instruction),
                 (Space::Shared, AccessKind::Read) => traffic.shared_load += shared(&instruction),
                 (Space::Shared, AccessKind::Write) => traffic.shared_store += shared(&instruction),
+                (Space::Distributed { .. }, AccessKind::Read) => {
+                    traffic.distributed_load += shared(&instruction);
+                }
+                (Space::Distributed { .. }, AccessKind::Write) => {
+                    traffic.distributed_store += shared(&instruction);
+                }
                 (Space::Constant { .. }, _) => {
                     traffic.constant_load += Constant {
                         requests: 1,

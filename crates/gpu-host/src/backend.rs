@@ -5,7 +5,7 @@
 
 use std::any::Any;
 
-use cudarc::driver::{CudaSlice, DeviceRepr, LaunchArgs, PushKernelArg};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr};
 use gpu_emulator::traffic::Traffic;
 use gpu_std::global::{Global, GlobalMut};
 use gpu_std::texture::Texture2d;
@@ -31,6 +31,10 @@ impl Value for f64 {
 
 impl Value for u8 {
     const POISON: Self = u8::MAX;
+}
+
+impl Value for u32 {
+    const POISON: Self = u32::MAX;
 }
 
 /// Where a backend keeps its buffers.
@@ -89,8 +93,10 @@ pub trait Param: Copy + 'static {
     where
         M: 'a;
 
-    /// Adds the argument to a GPU launch.
-    fn push<'a, 'b: 'a>(host: &'a Self::Host<'b, DeviceMemory>, launch: &mut LaunchArgs<'a>);
+    /// The argument as a GPU launch passes it: its bits, from the low
+    /// byte of a little-endian word on (the driver copies as many bytes
+    /// as the parameter has).
+    fn word(host: &Self::Host<'_, DeviceMemory>, stream: &CudaStream) -> u64;
 
     /// The parameter as the emulated kernel receives it; `name` is the
     /// parameter's, which names the buffer in diagnostics.
@@ -116,8 +122,8 @@ impl<T: Value> Param for Global<T> {
     where
         M: 'a;
 
-    fn push<'a, 'b: 'a>(host: &'a Self::Host<'b, DeviceMemory>, launch: &mut LaunchArgs<'a>) {
-        launch.arg(*host);
+    fn word(host: &Self::Host<'_, DeviceMemory>, stream: &CudaStream) -> u64 {
+        host.device_ptr(stream).0
     }
 
     fn emulated(host: &Vec<T>, name: &'static str) -> Self {
@@ -135,8 +141,8 @@ impl<T: Value> Param for GlobalMut<T> {
     where
         M: 'a;
 
-    fn push<'a, 'b: 'a>(host: &'a Self::Host<'b, DeviceMemory>, launch: &mut LaunchArgs<'a>) {
-        launch.arg(&**host);
+    fn word(host: &Self::Host<'_, DeviceMemory>, stream: &CudaStream) -> u64 {
+        host.device_ptr(stream).0
     }
 
     fn emulated(host: &mut Vec<T>, name: &'static str) -> Self {
@@ -154,8 +160,8 @@ impl Param for Texture2d {
     where
         M: 'a;
 
-    fn push<'a, 'b: 'a>(host: &'a Self::Host<'b, DeviceMemory>, launch: &mut LaunchArgs<'a>) {
-        launch.arg(host.handle());
+    fn word(host: &Self::Host<'_, DeviceMemory>, _stream: &CudaStream) -> u64 {
+        *host.handle()
     }
 
     fn emulated(host: Self::Host<'_, HostMemory>, _name: &'static str) -> Self {
@@ -164,15 +170,15 @@ impl Param for Texture2d {
 }
 
 macro_rules! scalar_params {
-    ($($scalar:ty),*) => {$(
+    ($($scalar:ty => $bits:expr),*) => {$(
         impl Param for $scalar {
             type Host<'a, M: Memory>
         = $scalar
     where
         M: 'a;
 
-            fn push<'a, 'b: 'a>(host: &'a $scalar, launch: &mut LaunchArgs<'a>) {
-                launch.arg(host);
+            fn word(host: &$scalar, _stream: &CudaStream) -> u64 {
+                $bits(*host)
             }
 
             fn emulated(host: $scalar, _name: &'static str) -> Self {
@@ -186,7 +192,11 @@ macro_rules! scalar_params {
     )*};
 }
 
-scalar_params!(u32, f32, f64);
+scalar_params!(
+    u32 => u64::from,
+    f32 => |value: f32| u64::from(value.to_bits()),
+    f64 => f64::to_bits
+);
 
 /// A kernel's whole parameter list: a tuple of [`Param`]s.
 pub trait Params: Copy + 'static {
@@ -195,8 +205,9 @@ pub trait Params: Copy + 'static {
     where
         M: 'a;
 
-    /// Adds every argument to a GPU launch, in order.
-    fn push<'a, 'b: 'a>(host: &'a Self::Host<'b, DeviceMemory>, launch: &mut LaunchArgs<'a>);
+    /// Every argument as a GPU launch passes it ([`Param::word`]), in
+    /// order.
+    fn words(host: &Self::Host<'_, DeviceMemory>, stream: &CudaStream) -> Vec<u64>;
 
     /// The parameters as the emulated kernel receives them; `names` are
     /// the parameters' names, in order.
@@ -221,8 +232,8 @@ macro_rules! tuple_params {
     where
         M: 'a;
 
-            fn push<'a, 'b: 'a>(host: &'a Self::Host<'b, DeviceMemory>, launch: &mut LaunchArgs<'a>) {
-                $($param::push(&host.$index, launch);)*
+            fn words(host: &Self::Host<'_, DeviceMemory>, stream: &CudaStream) -> Vec<u64> {
+                vec![$($param::word(&host.$index, stream)),*]
             }
 
             fn emulated(host: Self::Host<'_, HostMemory>, names: &[&'static str]) -> Self {
@@ -283,6 +294,13 @@ pub fn checked_launch<A, P>(kernel: &Kernel<A, P>, problem: &P) -> Result<Launch
                 limit,
             });
         }
+    }
+    if !launch.clusters_tile_grid() {
+        return Err(Error::ClusterShape {
+            kernel: kernel.name,
+            grid: launch.grid,
+            cluster: launch.cluster,
+        });
     }
     let (x, y, z) = launch.block;
     let threads = x.saturating_mul(y).saturating_mul(z);

@@ -79,6 +79,21 @@ pub enum Error {
         /// CUDA's limit along that axis.
         limit: u32,
     },
+    /// A launch contract asked for clusters that do not tile its grid, or
+    /// of more blocks than a cluster portably holds.
+    #[error(
+        "{kernel} would be launched in clusters of {cluster:?} blocks, which do not tile its grid \
+         of {grid:?} or hold more than {} blocks",
+        gpu_std::MAX_CLUSTER_BLOCKS
+    )]
+    ClusterShape {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The grid asked for.
+        grid: (u32, u32, u32),
+        /// The cluster asked for.
+        cluster: (u32, u32, u32),
+    },
     /// A launch contract asked for blocks larger than the kernel's own
     /// launch bounds.
     #[error(

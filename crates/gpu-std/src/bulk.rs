@@ -41,7 +41,7 @@ impl Mbarrier {
             );
         }
         #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
-        below_sm90(&count);
+        super::below_sm90(&count);
         #[cfg(not(target_arch = "nvptx64"))]
         emulator::mbarrier_init(self.word.address(0).cast(), count);
     }
@@ -67,7 +67,7 @@ impl Mbarrier {
             );
         }
         #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
-        below_sm90(&bytes);
+        super::below_sm90(&bytes);
         #[cfg(not(target_arch = "nvptx64"))]
         emulator::mbarrier_arrive(self.word.address(0).cast(), bytes);
     }
@@ -103,7 +103,7 @@ impl Mbarrier {
             }
         }
         #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
-        below_sm90(&parity);
+        super::below_sm90(&parity);
         #[cfg(not(target_arch = "nvptx64"))]
         emulator::mbarrier_wait(
             self.word.address(0).cast(),
@@ -151,7 +151,7 @@ pub unsafe fn memcpy_async_bulk(
         );
     }
     #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
-    below_sm90(&(tile, index, source, element, count, barrier));
+    super::below_sm90(&(tile, index, source, element, count, barrier));
     #[cfg(not(target_arch = "nvptx64"))]
     {
         let bytes: Vec<u8> = source
@@ -178,15 +178,4 @@ pub fn fence_proxy_async_shared_cta() {
     unsafe {
         core::arch::asm!("fence.proxy.async.shared::cta;", options(nostack));
     }
-}
-
-/// Below compute capability 9.0 there is no `mbarrier` with transaction
-/// counts and no bulk copy: a kernel using them traps, whatever the
-/// operation's operands, and the host launches such kernels only on a GPU
-/// that has them.
-#[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
-#[inline(always)]
-fn below_sm90<T>(_operands: &T) {
-    // SAFETY: trapping ends the kernel, with an error the host reports.
-    unsafe { core::arch::nvptx::trap() }
 }

@@ -93,8 +93,8 @@
 #![allow(internal_features)]
 
 pub use gpu_core::{
-    AddressMode, Dim3, FULL_SM_THREADS, FilterMode, Launch, LaunchBounds, Sampling, fraction_256,
-    linear_weights,
+    AddressMode, Dim3, FULL_SM_THREADS, FilterMode, Launch, LaunchBounds, MAX_CLUSTER_BLOCKS,
+    Sampling, fraction_256, linear_weights,
 };
 
 #[macro_use]
@@ -245,6 +245,20 @@ pub mod pipeline;
 /// many and a barrier used before its initialisation.
 pub mod bulk;
 
+/// Thread block clusters, compute capability 9.0 and newer: blocks of one
+/// cluster run at once on neighbouring SMs, and each may read and write
+/// the others' shared memory ("distributed shared memory"), through
+/// [`map_shared_rank`](cluster::map_shared_rank). The host groups a
+/// launch's blocks with [`Launch::in_clusters`].
+///
+/// Only a cluster barrier ([`cluster::sync`]) orders two blocks'
+/// accesses, and a block's shared memory is gone once it exits. The
+/// emulator runs a cluster's blocks at once, and reports two blocks
+/// touching one byte between the same two cluster barriers, one of them
+/// writing, and an access to the memory of a block that exits before a
+/// cluster barrier after it.
+pub mod cluster;
+
 /// Warp-level operations: the 32 lanes of a warp exchanging registers
 /// directly, without going through memory.
 ///
@@ -260,6 +274,17 @@ pub mod bits;
 
 mod real;
 pub use real::Real;
+
+/// Below compute capability 9.0 there are no clusters, no `mbarrier` with
+/// transaction counts and no bulk copies: a kernel using them traps,
+/// whatever the operation's operands, and the host launches such kernels
+/// only on a GPU that has them.
+#[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
+#[inline(always)]
+fn below_sm90<T>(_operands: &T) {
+    // SAFETY: trapping ends the kernel, with an error the host reports.
+    unsafe { core::arch::nvptx::trap() }
+}
 
 /// A kernel that panics stops its thread with `trap`, which the host sees as
 /// a launch failure.

@@ -31,7 +31,7 @@ pub type Args = (Global<f32>, GlobalMut<f32>, u32, u32);
 /// neighbouring pieces of one output row, which the DRAM takes faster.
 pub fn tiles(shape: &Shape) -> Launch {
     let grid = (shape.rows.div_ceil(TILE), shape.cols.div_ceil(TILE), 1);
-    Launch { grid, block: (TILE, ROWS, 1), shared_bytes: 0 }
+    Launch { grid, block: (TILE, ROWS, 1), shared_bytes: 0, cluster: (1, 1, 1) }
 }
 
 /// Copies the block's tile of `input` into `tile`, `pitch` words a row: a

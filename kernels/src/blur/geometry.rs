@@ -65,5 +65,6 @@ pub(super) fn band_blocks(
         ),
         block: (threads, 1, 1),
         shared_bytes,
+        cluster: (1, 1, 1),
     }
 }

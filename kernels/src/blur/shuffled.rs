@@ -76,6 +76,7 @@ pub fn shuffled_launch(problem: &Problem) -> Launch {
         ),
         block: (SHUFFLED_THREADS, 1, 1),
         shared_bytes: 0,
+        cluster: (1, 1, 1),
     }
 }
 

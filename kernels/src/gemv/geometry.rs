@@ -62,6 +62,7 @@ const fn row_blocks(problem: &Problem, rows: u32, threads: u32, shared_bytes: u3
         grid: (problem.m.div_ceil(rows), 1, 1),
         block: (threads, 1, 1),
         shared_bytes,
+        cluster: (1, 1, 1),
     }
 }
 

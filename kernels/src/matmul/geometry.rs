@@ -60,6 +60,7 @@ impl Blocking {
             ),
             block: (self.threads(), 1, 1),
             shared_bytes: shared_elements * size_of::<f32>() as u32,
+            cluster: (1, 1, 1),
         }
     }
 }

@@ -329,6 +329,7 @@ mod tests {
             grid: (grid.0, grid.1, 1),
             block: (1, 1, 1),
             shared_bytes: 0,
+            cluster: (1, 1, 1),
         };
         let taken = Mutex::new(Vec::new());
         let record = || {

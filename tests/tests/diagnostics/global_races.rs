@@ -16,6 +16,7 @@ fn run(blocks: u32, body: fn(GlobalMut<f32>)) -> (Result<(), Diagnostic>, Vec<f3
         grid: (blocks, 1, 1),
         block: (32, 1, 1),
         shared_bytes: 0,
+        cluster: (1, 1, 1),
     };
     let result = gpu_emulator::run("racy", &launch, &|| body(view));
     (result, out)
@@ -134,6 +135,7 @@ fn a_race_between_blocks_names_both_in_a_three_dimensional_grid_in_either_order(
         grid: (2, 3, 2),
         block: (32, 1, 1),
         shared_bytes: 0,
+        cluster: (1, 1, 1),
     };
     for (order, [earlier, later]) in [
         (BlockOrder::Forward, racers),

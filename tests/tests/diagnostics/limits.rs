@@ -122,6 +122,7 @@ fn a_launch_beyond_cudas_limits_or_the_launch_bounds_is_refused_before_any_threa
         grid: (1, 1, 1),
         block: (65536, 65536, 1),
         shared_bytes: 0,
+        cluster: (1, 1, 1),
     };
     let diagnostic = gpu_emulator::run("wraps", &wraps, &body).unwrap_err();
     assert_eq!(
@@ -136,6 +137,7 @@ fn a_launch_beyond_cudas_limits_or_the_launch_bounds_is_refused_before_any_threa
         grid: (1, 1, 1),
         block: (64, 32, 1),
         shared_bytes: 0,
+        cluster: (1, 1, 1),
     };
     let diagnostic = gpu_emulator::run("too_many", &too_many, &body).unwrap_err();
     assert_eq!(
@@ -152,6 +154,7 @@ fn a_launch_beyond_cudas_limits_or_the_launch_bounds_is_refused_before_any_threa
         grid: (0, 1, 1),
         block: (32, 1, 1),
         shared_bytes: 0,
+        cluster: (1, 1, 1),
     };
     assert!(gpu_emulator::run("empty", &empty, &body).is_err());
     let bounded = Limits::within(LaunchBounds::new(128, Some(4)));

@@ -9,6 +9,7 @@
 
 mod barriers;
 mod bulk;
+mod clusters;
 mod constant;
 mod copies;
 mod global;

@@ -17,6 +17,7 @@ fn a_panicking_kernel_is_reported_with_its_thread_and_message() {
         grid: (2, 1, 1),
         block: (4, 1, 1),
         shared_bytes: 0,
+        cluster: (1, 1, 1),
     };
     let diagnostic = gpu_emulator::run("divide", &launch, &|| divide(1)).unwrap_err();
     assert_eq!(diagnostic.block, (0, 0, 0));
@@ -38,6 +39,7 @@ fn an_overflow_in_a_kernel_is_reported_in_a_release_build() {
         grid: (1, 1, 1),
         block: (4, 1, 1),
         shared_bytes: 0,
+        cluster: (1, 1, 1),
     };
     let diagnostic = gpu_emulator::run("left_neighbour", &launch, &|| {
         std::hint::black_box(left_neighbour());

@@ -20,6 +20,7 @@ fn run(blocks: u32, body: fn(Global<f32>, GlobalMut<f32>)) -> Result<(), Diagnos
         grid: (blocks, 1, 1),
         block: (32, 1, 1),
         shared_bytes: 0,
+        cluster: (1, 1, 1),
     };
     gpu_emulator::run("read_only", &launch, &|| body(read, written))
 }

@@ -84,6 +84,7 @@ fn later_blocks_see_no_shared_data_of_earlier_ones() {
         grid: (2, 1, 1),
         block: (4, 1, 1),
         shared_bytes: 16,
+        cluster: (1, 1, 1),
     };
     // SAFETY: only shared memory is touched, and the emulator checks it.
     let diagnostic = gpu_emulator::run("read_without_writing", &launch, &|| unsafe {

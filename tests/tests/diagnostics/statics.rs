@@ -68,6 +68,7 @@ fn run_rotate_static(bug: StaticBug) -> (Result<(), Diagnostic>, Vec<f32>) {
         grid: (2, 1, 1),
         block: (32, 1, 1),
         shared_bytes: 128,
+        cluster: (1, 1, 1),
     };
     // SAFETY: blocks of 32 threads and 128 bytes; the emulator checks the
     // rest.

@@ -17,5 +17,6 @@ pub fn one_block(threads: u32, shared_bytes: u32) -> Launch {
         grid: (1, 1, 1),
         block: (threads, 1, 1),
         shared_bytes,
+        cluster: (1, 1, 1),
     }
 }

@@ -14,6 +14,7 @@ fn fetch(texture: Texture2d, x: f32, y: f32) -> Result<f32, Diagnostic> {
         grid: (1, 1, 1),
         block: (1, 1, 1),
         shared_bytes: 0,
+        cluster: (1, 1, 1),
     };
     let fetched = std::cell::Cell::new(f32::NAN);
     // SAFETY: the texture may be dead on purpose: the emulator checks it.

@@ -4,11 +4,13 @@
 //! compiled for this GPU.
 
 use std::collections::HashMap;
+use std::ffi::c_void;
 use std::sync::Arc;
 
 use cudarc::driver::sys::CUfunction_attribute as Attribute;
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, DriverError, sys};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DriverError, sys};
 use cudarc::nvrtc::{CompileOptions, Ptx as NvrtcPtx, compile_ptx_with_opts};
+use gpu_std::Launch;
 use serde::{Deserialize, Serialize};
 
 use super::ptx::entry_points;
@@ -146,4 +148,56 @@ pub(super) fn compute_capability(context: &Arc<CudaContext>) -> Result<(i32, i32
         CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR as MINOR,
     };
     Ok((context.attribute(MAJOR)?, context.attribute(MINOR)?))
+}
+
+/// Launches `function` on `stream` in the shape of `launch`, with the
+/// arguments `words` ([`Params::words`](crate::Params::words)):
+/// `cuLaunchKernelEx`, whose attribute groups the blocks in clusters where
+/// the launch has them.
+///
+/// # Safety
+/// The words are the kernel's parameters, in order, and the launch keeps
+/// the kernel's contract.
+pub(super) unsafe fn launch(
+    stream: &CudaStream,
+    function: &CudaFunction,
+    launch: &Launch,
+    words: &mut [u64],
+) -> std::result::Result<(), DriverError> {
+    let mut parameters: Vec<*mut c_void> = words
+        .iter_mut()
+        .map(|word| std::ptr::from_mut(word).cast())
+        .collect();
+    let (x, y, z) = launch.cluster;
+    let mut cluster = sys::CUlaunchAttribute {
+        id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+        pad: [0; 4],
+        value: sys::CUlaunchAttributeValue {
+            clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 { x, y, z },
+        },
+    };
+    let config = sys::CUlaunchConfig {
+        gridDimX: launch.grid.0,
+        gridDimY: launch.grid.1,
+        gridDimZ: launch.grid.2,
+        blockDimX: launch.block.0,
+        blockDimY: launch.block.1,
+        blockDimZ: launch.block.2,
+        sharedMemBytes: launch.shared_bytes,
+        hStream: stream.cu_stream(),
+        attrs: &raw mut cluster,
+        numAttrs: u32::from(launch.cluster != (1, 1, 1)),
+    };
+    stream.context().bind_to_thread()?;
+    // SAFETY: `parameters` points at one word per parameter, alive for
+    // the call, which copies them; the rest is this function's contract.
+    unsafe {
+        sys::cuLaunchKernelEx(
+            &raw const config,
+            function.cu_function(),
+            parameters.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    }
+    .result()
 }

@@ -11,8 +11,7 @@ mod texture;
 use std::sync::Arc;
 
 use cudarc::driver::{
-    CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DriverError, LaunchConfig, result,
-    sys,
+    CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DriverError, result, sys,
 };
 use cudarc::nvrtc::Ptx as NvrtcPtx;
 use gpu_std::{Kernel, Sampling};
@@ -354,18 +353,12 @@ impl Backend for Gpu {
             .kernels
             .get(entry)
             .ok_or(Error::MissingKernel(entry))?;
-        let mut builder = self.stream.launch_builder(function);
-        A::push(&args, &mut builder);
-        let config = LaunchConfig {
-            grid_dim: launch.grid,
-            block_dim: launch.block,
-            shared_mem_bytes: launch.shared_bytes,
-        };
+        let mut words = A::words(&args, &self.stream);
         // SAFETY: the arguments have the kernel's own parameter types, in
         // order; the caller vouches for the rest of the kernel's contract,
         // and the launch shape is the contract's own.
-        unsafe { builder.launch(config) }.during("launching a kernel")?;
-        Ok(())
+        unsafe { driver::launch(&self.stream, function, &launch, &mut words) }
+            .during("launching a kernel")
     }
 
     fn median_ms<E: From<Error>>(
