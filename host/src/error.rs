@@ -17,6 +17,11 @@ pub enum Error {
         size: usize,
         least: usize,
     },
+    #[error(
+        "clusters of {cluster} blocks must hold 1 to {} blocks and divide the {blocks} blocks",
+        gpu_std::MAX_CLUSTER_BLOCKS
+    )]
+    ClusterSize { cluster: usize, blocks: usize },
     #[error("{what} has {actual} elements, but the shape needs {expected}")]
     ShapeMismatch {
         what: &'static str,

@@ -116,6 +116,7 @@ pub enum CpuOutput {
     F32(Vec<f32>),
     F64(Vec<f64>),
     U8(Vec<u8>),
+    U32(Vec<u32>),
 }
 
 impl CpuOutput {
@@ -125,6 +126,7 @@ impl CpuOutput {
             Self::F32(values) => crate::verify::compare(values, expected),
             Self::F64(values) => crate::verify::compare(values, expected),
             Self::U8(values) => crate::verify::compare(values, expected),
+            Self::U32(values) => crate::verify::compare(values, expected),
         }
     }
 }
@@ -438,18 +440,18 @@ pub const NAMES: [&str; 2] = ["input", "output"];
 
 /// The buffers of a kernel that reads one array and writes another: most
 /// lesson families', and the transpose's.
-pub struct InputOutput<B: Backend> {
-    pub input: Buffer<B, f32>,
-    pub output: Buffer<B, f32>,
+pub struct InputOutput<B: Backend, T: Value = f32> {
+    pub input: Buffer<B, T>,
+    pub output: Buffer<B, T>,
 }
 
-impl<B: Backend> InputOutput<B> {
+impl<B: Backend, T: Value> InputOutput<B, T> {
     /// `input` uploaded, and an output of `output_len` poisoned elements;
     /// `names` (input, output) name them in errors.
     pub fn upload(
         backend: &B,
         names: [&'static str; 2],
-        input: &[f32],
+        input: &[T],
         output_len: usize,
     ) -> Result<Self> {
         Ok(Self {

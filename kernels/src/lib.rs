@@ -24,6 +24,7 @@ pub mod blur;
 pub mod bulk;
 pub mod caches;
 pub mod constant;
+pub mod distributed;
 pub mod gemv;
 pub mod intensity;
 pub mod l2;
@@ -58,4 +59,5 @@ pub const CUDA_TWINS: &str = concat!(
     include_str!("../cuda/l2.cu"),
     include_str!("../cuda/intensity.cu"),
     include_str!("../cuda/bulk.cu"),
+    include_str!("../cuda/distributed.cu"),
 );

@@ -9,6 +9,7 @@ use kernels::blur::MAX_RADIUS;
 use kernels::matmul::{BLOCKED_2D, COARSE_1D, WIDE_BLOCKING};
 use locality::cli::Cli;
 use locality::families::blur::{Blur, BlurShape, max_channels, max_radius};
+use locality::families::distributed::{Distributed, DistributedShape};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::families::transpose::TransposeShape;
@@ -115,6 +116,49 @@ fn a_block_beyond_the_launch_bounds_is_rejected() {
          launch bounds"
     );
     assert!(checked_launch(naive, &problem).is_ok());
+}
+
+/// Clusters must tile the blocks and hold 1 to 8 of them: the family says
+/// so by name, and a launch contract that asks for others anyway is
+/// refused before it reaches a GPU or the emulator.
+#[test]
+fn clusters_that_do_not_tile_the_blocks_are_rejected() {
+    for (blocks, cluster) in [(6, 4), (8, 0), (16, 16)] {
+        let shape = DistributedShape {
+            blocks,
+            cluster,
+            rounds: 1,
+        };
+        let error = Distributed::problem(shape).unwrap_err();
+        assert_eq!(
+            message(error),
+            format!(
+                "clusters of {cluster} blocks must hold 1 to 8 blocks and divide the {blocks} \
+                 blocks"
+            )
+        );
+    }
+    let neighbour = kernel::<Distributed>("sum_neighbour");
+    let problem = kernels::distributed::Problem {
+        blocks: 6,
+        cluster: 4,
+    };
+    let error = checked_launch(neighbour, &problem).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            HostError::ClusterShape {
+                cluster: (4, 1, 1),
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    let fits = kernels::distributed::Problem {
+        blocks: 8,
+        cluster: 4,
+    };
+    assert!(checked_launch(neighbour, &fits).is_ok());
 }
 
 #[test]

@@ -13,6 +13,7 @@ use locality::families::blur::{Blur, BlurShape};
 use locality::families::bulk::{Bulk, BulkShape};
 use locality::families::caches::{Caches, CachesShape};
 use locality::families::constant::{Constant, ConstantShape};
+use locality::families::distributed::{Distributed, DistributedShape};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::intensity::{Intensity, IntensityShape};
 use locality::families::l2::{L2, L2Shape};
@@ -204,6 +205,11 @@ const L2_SHAPE: L2Shape = L2Shape {
     carve_out: 0,
 };
 const BULK_SHAPE: BulkShape = BulkShape { n: 4096 };
+const DISTRIBUTED_SHAPE: DistributedShape = DistributedShape {
+    blocks: 2,
+    cluster: 2,
+    rounds: 1,
+};
 const TEXTURE_SHAPE: TextureShape = TextureShape {
     width: 64,
     height: 64,
@@ -238,6 +244,9 @@ fn documented_counts(name: &str) -> [u64; 7] {
         _ if name.starts_with("rotate") => traffic::<TextureFamily>(name, TEXTURE_SHAPE),
         _ if name.starts_with("reuse") => traffic::<L2>(name, L2_SHAPE),
         _ if name.starts_with("reverse") => traffic::<Bulk>(name, BULK_SHAPE),
+        _ if name.starts_with("sum") || name.starts_with("chase") => {
+            traffic::<Distributed>(name, DISTRIBUTED_SHAPE)
+        }
         _ => traffic::<Intensity>(name, INTENSITY_SHAPE),
     };
     [
@@ -323,5 +332,27 @@ fn constant_memory_serves_a_warp_one_address_at_a_time() {
         // Two warps, 256 coefficients each.
         assert_eq!(constant.requests, 2 * 256, "spread {spread}");
         assert_eq!(constant.addresses, addresses * 2 * 256, "spread {spread}");
+    }
+}
+
+#[test]
+fn a_neighbours_tile_is_read_through_distributed_shared_memory_without_bank_conflicts() {
+    // 2 blocks of 8 warps, 16 reads a warp a pass: 256 warp-level reads,
+    // each of 32 consecutive words, one wavefront.
+    for (name, own, distributed) in [
+        ("sum_own", 256, 0),
+        ("sum_neighbour", 0, 256),
+        ("chase_own", 256, 0),
+        ("chase_neighbour", 0, 256),
+    ] {
+        let traffic = traffic::<Distributed>(name, DISTRIBUTED_SHAPE);
+        assert_eq!(traffic.shared_load.wavefronts, own, "{name}");
+        let loads = traffic.distributed_load;
+        assert_eq!(
+            (loads.requests, loads.wavefronts),
+            (distributed, distributed),
+            "{name}"
+        );
+        assert_eq!(loads.bank_conflicts, 0, "{name}");
     }
 }

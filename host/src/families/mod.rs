@@ -7,6 +7,7 @@ pub mod blur;
 pub mod bulk;
 pub mod caches;
 pub mod constant;
+pub mod distributed;
 pub mod gemv;
 pub mod intensity;
 pub mod l2;
@@ -45,6 +46,7 @@ pub fn visit(visitor: &mut impl Visitor) -> Result<()> {
     visitor.visit::<texture::TextureFamily>()?;
     visitor.visit::<l2::L2>()?;
     visitor.visit::<bulk::Bulk>()?;
+    visitor.visit::<distributed::Distributed>()?;
     visitor.visit::<intensity::Intensity>()
 }
 

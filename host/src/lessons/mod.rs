@@ -9,6 +9,7 @@
 mod access;
 mod arithmetic;
 mod bulk;
+mod distributed;
 mod hints;
 mod l2;
 mod lab;
@@ -197,6 +198,31 @@ pub const LESSONS: &[Lesson] = &[
         y_axis: "GB/s read and written",
         counted: Some("warp-level copy instructions a tile"),
         run: bulk::bulk,
+    },
+    Lesson {
+        name: "distributed",
+        title: "Distributed shared memory: a block reads its cluster neighbour's shared memory",
+        claim: "On Hopper the blocks of a thread block cluster read each other's shared memory \
+                directly (distributed shared memory), over a network between the SMs: slower \
+                than a block's own shared memory, but faster than exchanging the data through \
+                global memory, whose best case is a read that hits in the L2.",
+        x_axis: "blocks a cluster (the neighbour is the next block in it)",
+        log_x: Some(true),
+        y_axis: "GB/s read, every block at once",
+        counted: None,
+        run: distributed::bandwidth,
+    },
+    Lesson {
+        name: "distributed-latency",
+        title: "Distributed shared memory's latency: between the SM's own and the L2's",
+        claim: "A read of a cluster neighbour's shared memory goes to another SM and back: it \
+                takes longer than a read of the block's own shared memory, and less long than \
+                an L2 hit.",
+        x_axis: "blocks a cluster (the neighbour is the next block in it)",
+        log_x: Some(true),
+        y_axis: "ns a dependent read",
+        counted: None,
+        run: distributed::latency,
     },
     Lesson {
         name: "intensity",

@@ -89,6 +89,28 @@ fn gpus_from_compute_capability_9_0_get_the_ptx_with_bulk_copies() {
     assert!(body_in(PTX_SM90, "reverse_async").contains("cp.async.cg.shared.global"));
 }
 
+/// The cluster kernels map the next block's memory and wait at cluster
+/// barriers in the sm_90 build, and are a trap in the older ones.
+#[test]
+fn the_cluster_kernels_map_a_neighbours_memory_in_the_sm_90_build_only() {
+    for kernel in ["sum_neighbour", "chase_neighbour"] {
+        let body = body_in(PTX_SM90, kernel);
+        for instruction in [
+            "mov.u32 %r5, %cluster_nctarank;",
+            "mapa.u64",
+            "barrier.cluster.arrive.aligned; barrier.cluster.wait.aligned;",
+        ] {
+            let name = instruction.split_whitespace().next().unwrap();
+            assert!(body.contains(name), "{kernel}: {instruction}");
+        }
+        assert_eq!(body.matches("barrier.cluster.wait").count(), 2, "{kernel}");
+        for older in [PTX, PTX_SM80] {
+            let body = body_in(older, kernel);
+            assert!(body.contains("trap;") && !body.contains("mapa"), "{kernel}");
+        }
+    }
+}
+
 /// Overflow checks are on for the kernels' host build and off for the PTX
 /// (`host/build.rs`): on the GPU they could only add branches to a trap.
 #[test]
