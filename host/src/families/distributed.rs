@@ -63,7 +63,7 @@ const PERIOD: usize = (TILE / 32) as usize;
 /// computes.
 ///
 /// Thread `t`'s walk is the one from word `t mod 32`, from its
-/// `16·(t / 32)`-th word on, and repeats every [`PERIOD`] words: so the
+/// `16·(t / 32)`-th word on, and repeats every `PERIOD` words: so the
 /// sum is whole periods and a stretch of one, from each of 32 walks'
 /// prefix sums, not billions of additions.
 pub fn sums(shape: DistributedShape, input: &[u32]) -> Vec<u32> {
