@@ -7,11 +7,12 @@
 //! `sum` kernels compute each next index themselves, so every read is
 //! independent of the others: a measure of bandwidth. The `chase` kernels
 //! find it in the word they read (the input's low 12 bits hold it), so no
-//! read can start before the one before it ends: a measure of latency. Each pair reads the tile in the
-//! block's own shared memory, in the shared memory of the next block of
-//! its cluster (by rank, around the cluster: each block stages the tile
-//! of the block before it, which that block reads), or in global memory
-//! through the L2 (`__ldcg`, which keeps L1 out of it).
+//! read can start before the one before it ends: a measure of latency.
+//! Each pair reads the tile in the block's own shared memory, in the
+//! shared memory of the next block of its cluster (by rank, around the
+//! cluster: each block stages the tile of the block before it, which that
+//! block reads), or in global memory through the L2 (`__ldcg`, which keeps
+//! L1 out of it).
 
 use gpu_std::cluster::{self, DistributedShared};
 use gpu_std::global::{Global, GlobalMut};
@@ -245,9 +246,9 @@ kernels! {
     ///
     /// Each block stages the tile of the block before it in the cluster;
     /// after a cluster barrier each thread sums 16 words a pass of its own
-    /// tile, in the next block's shared memory, `rounds` passes
-    /// (`ld.shared::cluster`); a second cluster barrier keeps every tile
-    /// alive until its reader is done.
+    /// tile, in the next block's shared memory, `rounds` passes (generic
+    /// loads at the address `mapa` maps); a second cluster barrier keeps
+    /// every tile alive until its reader is done.
     ///
     /// Compute-to-global-memory-access ratio: `rounds` distributed reads a
     /// word staged. Bound by the bandwidth between SMs.
