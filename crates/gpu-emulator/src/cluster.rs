@@ -10,7 +10,7 @@
 //! it exits, before or after, is a diagnostic too, the missing
 //! `cluster.sync()` before a kernel's end.
 
-use super::{Access, AccessKind, Dim3, Fault, REMOTE, STATIC_START, SharedMemory};
+use super::{Access, AccessKind, Dim3, Fault, REMOTE, STATIC_START, Shadow, SharedMemory};
 
 /// A thread touching another block's shared memory: its block's rank in
 /// the cluster, its index and linear index in its block, and its block's
@@ -20,6 +20,20 @@ pub(crate) struct Accessor {
     pub thread: Dim3,
     pub linear: u32,
     pub epoch: u32,
+}
+
+impl Shadow {
+    /// The rank of a block other than `rank`'s that wrote the byte in phase
+    /// `now`, and of one that read it.
+    fn other_blocks(&self, now: u32, rank: u32) -> (Option<u32>, Option<u32>) {
+        let (written, writer) = self.cluster_write;
+        let (read, readers) = self.cluster_readers;
+        let others = readers & !(1 << rank);
+        (
+            (written == now && writer != rank).then_some(writer),
+            (read == now && others != 0).then(|| others.trailing_zeros()),
+        )
+    }
 }
 
 impl SharedMemory {
@@ -32,6 +46,10 @@ impl SharedMemory {
         rank: u32,
         later: Access,
     ) -> Result<(), Fault> {
+        // A cluster of one block has no other block to race with.
+        if self.cluster.len() == 1 {
+            return Ok(());
+        }
         let now = self.phase;
         let shadow = &mut self.shadow[byte as usize];
         let race = |earlier: u32, earlier_kind| Fault::ClusterRace {
@@ -42,8 +60,8 @@ impl SharedMemory {
             later_block: self.cluster[rank as usize],
             later,
         };
-        let (written, writer) = shadow.cluster_write;
-        if written == now && writer != rank {
+        let (writer, reader) = shadow.other_blocks(now, rank);
+        if let Some(writer) = writer {
             return Err(race(writer, AccessKind::Write));
         }
         match later.kind {
@@ -54,10 +72,8 @@ impl SharedMemory {
                 shadow.cluster_readers.1 |= 1 << rank;
             }
             AccessKind::Write => {
-                let (read, readers) = shadow.cluster_readers;
-                let others = readers & !(1 << rank);
-                if read == now && others != 0 {
-                    return Err(race(others.trailing_zeros(), AccessKind::Read));
+                if let Some(reader) = reader {
+                    return Err(race(reader, AccessKind::Read));
                 }
                 shadow.cluster_write = (now, rank);
             }
@@ -162,14 +178,10 @@ impl SharedMemory {
         }
         let (now, rank) = (self.phase, self.rank);
         let remote = self.shadow.iter().zip(0u32..).find_map(|(shadow, offset)| {
-            let (written, writer) = shadow.cluster_write;
-            if written == now && writer != rank {
-                return Some((writer, AccessKind::Write, offset));
+            match shadow.other_blocks(now, rank) {
+                (Some(writer), _) => Some((writer, AccessKind::Write, offset)),
+                (None, reader) => reader.map(|reader| (reader, AccessKind::Read, offset)),
             }
-            let (read, readers) = shadow.cluster_readers;
-            let others = readers & !(1 << rank);
-            (read == now && others != 0)
-                .then(|| (others.trailing_zeros(), AccessKind::Read, offset))
         });
         match remote {
             Some((accessor, kind, offset)) => Err(Fault::NeighbourExited {

@@ -78,8 +78,7 @@ pub fn cluster_blocks() -> u32 {
 
 /// Checks and records an access of `size` bytes at the running block's
 /// shared `address`, mapped to the block of rank `rank` in its cluster
-/// (`mapa` and `ld`/`st.shared::cluster`), made at `site`; the address in
-/// that block's memory.
+/// (`mapa`), made at `site`; the address in that block's memory.
 pub fn distributed_shared_access(
     address: *const u8,
     rank: u32,

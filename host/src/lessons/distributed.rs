@@ -31,16 +31,17 @@ const LATENCY_BLOCKS: usize = 128;
 /// Passes over each tile, 16 dependent reads each, in the latency sweep.
 const LATENCY_ROUNDS: usize = 4096;
 
-/// The kernels that read the block's own tile, the next block's and the
-/// L2's, in [`Distributed::KERNELS`]'s order from `first`.
+/// The kernels whose names start with `kind`, which read the block's own
+/// tile, the next block's and the L2's, at every cluster size.
 fn sweep(
     lab: &mut Lab<'_>,
-    first: usize,
+    kind: &str,
     (blocks, rounds): (usize, usize),
     y: impl Fn(f64) -> f64,
 ) -> Result<Vec<Point>> {
     let mut points = Vec::new();
-    for kernel in &Distributed::KERNELS[first..first + 3] {
+    let kernels = Distributed::KERNELS.iter();
+    for kernel in kernels.filter(|kernel| kernel.name.starts_with(kind)) {
         for cluster in CLUSTERS {
             let shape = DistributedShape {
                 blocks,
@@ -75,7 +76,7 @@ pub(super) fn bandwidth(lab: &mut Lab<'_>) -> Result<Outcome> {
     }
     // Every thread reads TILE / BLOCK words a pass: TILE a block.
     let bytes = 4.0 * (BANDWIDTH_BLOCKS * TILE as usize * BANDWIDTH_ROUNDS) as f64;
-    let points = sweep(lab, 0, (BANDWIDTH_BLOCKS, BANDWIDTH_ROUNDS), |ms| {
+    let points = sweep(lab, "sum_", (BANDWIDTH_BLOCKS, BANDWIDTH_ROUNDS), |ms| {
         bytes / ms / 1e6
     })?;
     let (finding, verdict) = judge_bandwidth(&points);
@@ -90,7 +91,7 @@ pub(super) fn latency(lab: &mut Lab<'_>) -> Result<Outcome> {
         return Ok(Outcome::skipped(kernels, NO_CLUSTERS));
     }
     let hops = (LATENCY_ROUNDS * (TILE / BLOCK) as usize) as f64;
-    let points = sweep(lab, 3, (LATENCY_BLOCKS, LATENCY_ROUNDS), |ms| {
+    let points = sweep(lab, "chase_", (LATENCY_BLOCKS, LATENCY_ROUNDS), |ms| {
         ms * 1e6 / hops
     })?;
     let (finding, verdict) = judge_latency(&points);
