@@ -38,13 +38,14 @@ use std::process::Command;
 /// each needs: the oldest the project runs on; the first with
 /// asynchronous copies (`cp.async`), which the runtime uses from there on
 /// and replaces with plain loads and stores below; and the first with bulk
-/// copies and transaction barriers, whose instructions need PTX ISA 8.0
-/// (LLVM's default for sm_90 is 7.8). The host loads the newest one the
-/// GPU can run; the driver compiles it for the GPU.
+/// copies and transaction barriers, whose instructions need PTX ISA 8.0,
+/// and the tensor-map fence, 8.3 (LLVM's default for sm_90 is 7.8; a
+/// driver of CUDA 12.3 or newer compiles 8.3). The host loads the newest
+/// one the GPU can run; the driver compiles it for the GPU.
 const TARGETS: [(&str, &str, &str); 3] = [
     ("sm_75", "", ""),
     ("sm_80", "_sm80", ""),
-    ("sm_90", "_sm90", "+ptx80"),
+    ("sm_90", "_sm90", "+ptx83"),
 ];
 
 /// LLVM unrolls a loop of a constant trip count completely only while the

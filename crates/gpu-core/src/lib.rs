@@ -202,3 +202,95 @@ pub const fn linear_weights(alpha: u32, beta: u32) -> [u32; 4] {
         corner,
     ]
 }
+
+/// How a tensor copy lays a box's rows out in shared memory
+/// (`CUtensorMapSwizzle`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Swizzle {
+    /// Row after row, as in global memory.
+    None,
+    /// Each 128-byte row's eight 16-byte chunks permuted: chunk `c` of row
+    /// `r` lands at chunk `c ^ (r % 8)`, so that a column of eight rows
+    /// lies in eight different groups of four banks. The box's rows are
+    /// 128 bytes or fewer, and its destination 1024-byte aligned.
+    Bytes128,
+}
+
+/// A tiled tensor map of a row-major 2-D array of `f32`, as the host
+/// encodes it (`cuTensorMapEncodeTiled`): the array's shape, and the box
+/// that one tensor copy moves into shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TiledMap {
+    /// Elements a row of the array.
+    pub width: u32,
+    /// Rows of the array.
+    pub height: u32,
+    /// Elements a row of the box.
+    pub box_width: u32,
+    /// Rows of the box.
+    pub box_height: u32,
+    /// The box's layout in shared memory.
+    pub swizzle: Swizzle,
+}
+
+/// The most elements along each side of a tensor copy's box.
+pub const MAX_BOX_SIDE: u32 = 256;
+
+impl TiledMap {
+    /// Why the Tensor Memory Accelerator cannot copy this map's boxes, or
+    /// `None` where it can: the rules `cuTensorMapEncodeTiled` checks, for
+    /// a row-major array of `f32`.
+    pub const fn problem(&self) -> Option<&'static str> {
+        let row_bytes = self.box_width as u64 * 4;
+        if self.width == 0 || self.height == 0 {
+            Some("the array has no elements")
+        } else if !self.width.is_multiple_of(4) {
+            Some("a row of the array must be a multiple of 16 bytes (4 elements)")
+        } else if self.box_width == 0
+            || self.box_height == 0
+            || self.box_width > MAX_BOX_SIDE
+            || self.box_height > MAX_BOX_SIDE
+        {
+            Some("each side of the box must be 1 to 256 elements")
+        } else if !row_bytes.is_multiple_of(16) {
+            Some("a row of the box must be a multiple of 16 bytes (4 elements)")
+        } else if matches!(self.swizzle, Swizzle::Bytes128) && row_bytes > 128 {
+            Some("a row of a box swizzled in 128-byte rows must be 128 bytes or fewer")
+        } else {
+            None
+        }
+    }
+
+    /// The bytes one copy writes to shared memory: the whole box, out of
+    /// bounds or not.
+    pub const fn box_bytes(&self) -> u32 {
+        4 * self.box_width * self.box_height
+    }
+
+    /// What a copy's destination must be a multiple of, in bytes of the
+    /// shared window: 1024 for a 128-byte swizzle, whose pattern repeats
+    /// every eight rows of 128 bytes; 128 otherwise.
+    pub const fn destination_alignment(&self) -> u32 {
+        match self.swizzle {
+            Swizzle::None => 128,
+            Swizzle::Bytes128 => 1024,
+        }
+    }
+
+    /// Where element `(row, column)` of a box lies in shared memory, in
+    /// elements from the box's start.
+    pub const fn box_index(&self, row: u32, column: u32) -> u32 {
+        let linear = row * self.box_width + column;
+        match self.swizzle {
+            Swizzle::None => linear,
+            Swizzle::Bytes128 => swizzle_128b(linear),
+        }
+    }
+}
+
+/// The element at `index` of a 128-byte-swizzled box, counted as if the
+/// box were not swizzled, in elements from its start: its 16-byte chunk
+/// XORed with its 128-byte row's place among eight.
+pub const fn swizzle_128b(index: u32) -> u32 {
+    index ^ (((index >> 5) & 7) << 2)
+}

@@ -330,18 +330,40 @@ pub fn mbarrier_wait(address: *const u8, parity: u32, site: &'static Location<'s
 }
 
 /// Issues a bulk copy of `bytes`, read from global memory now, to shared
-/// `address`, completing on the barrier at shared `barrier`
-/// (`cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`):
-/// the bytes land when the barrier's phase completes.
-pub fn bulk_copy(address: *const u8, bytes: &[u8], barrier: *const u8) {
+/// `address`, which must be a multiple of `alignment` bytes, completing on
+/// the barrier at shared `barrier`
+/// (`cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`, or
+/// its `.tensor` form): the bytes land when the barrier's phase completes.
+pub fn bulk_copy(address: *const u8, bytes: &[u8], barrier: *const u8, alignment: u32) {
     on_shared(address, |memory, me, block, offset| {
         let copy = PendingCopy {
             offset: offset as u32,
             bytes: bytes.to_vec(),
         };
         let barrier = memory.offset_of(barrier);
-        memory.start_bulk(me, block, copy, barrier)
+        memory.start_bulk(me, block, copy, barrier, alignment)
     });
+    with_current(|current| current.bulk_copies.set(current.bulk_copies.get() + 1));
+}
+
+/// `fence.proxy.tensormap::generic.acquire`: the running thread may use
+/// the tensor map over the array at `source` from now on.
+pub fn tensor_map_acquire(source: usize) {
+    with_current(|current| current.tensor_maps.borrow_mut().push(source));
+}
+
+/// Stops the running thread where it uses the tensor map over the array at
+/// `source`, called `buffer`, without having acquired it.
+pub fn tensor_map_use(source: usize, buffer: &'static str) {
+    let fault = with_current(|current| {
+        (!current.tensor_maps.borrow().contains(&source)).then_some(Fault::TensorMapNotAcquired {
+            thread: current.thread,
+            buffer,
+        })
+    });
+    if let Some(fault) = fault {
+        stop(fault);
+    }
 }
 
 /// Closes the running thread's open group of copies.
@@ -401,7 +423,10 @@ pub fn global_access(access: GlobalAccess, site: &'static Location<'static>) {
         let mut race = Ok(());
         if in_bounds && aligned {
             let space = if access.bulk {
-                Space::Bulk { base: access.base }
+                Space::Bulk {
+                    base: access.base,
+                    copy: current.bulk_copies.get(),
+                }
             } else {
                 Space::Global {
                     base: access.base,

@@ -348,7 +348,9 @@ pub enum Fault {
         access: Access,
     },
     /// A bulk copy whose size is 0 or not a multiple of 16 bytes, or whose
-    /// shared destination is not on a 16-byte boundary.
+    /// shared destination is not a multiple of the copy's alignment: 16
+    /// bytes, 128 for a tensor copy, 1024 for one swizzled in 128-byte
+    /// rows.
     BulkCopyShape {
         /// The thread that issued it.
         thread: Dim3,
@@ -356,6 +358,18 @@ pub enum Fault {
         offset: u32,
         /// Its bytes.
         bytes: u32,
+        /// What its destination must be a multiple of, in bytes.
+        alignment: u32,
+    },
+    /// A tensor copy through a tensor map that its thread has not acquired
+    /// (`fence.proxy.tensormap::generic.acquire`): the map's bytes, written
+    /// by the host through the generic proxy, are read by the tensor-map
+    /// proxy, which may see them stale.
+    TensorMapNotAcquired {
+        /// The thread that issued the copy.
+        thread: Dim3,
+        /// The parameter the map came in.
+        buffer: &'static str,
     },
     /// A barrier initialised for 0 arrivals a phase, or more than
     /// [`MAX_ARRIVALS`].
@@ -730,10 +744,18 @@ impl fmt::Display for Fault {
                 thread: t,
                 offset,
                 bytes,
+                alignment,
             } => write!(
                 f,
                 "{} issued a bulk copy of {bytes} bytes to shared byte {offset}: a bulk copy \
-                 moves a positive multiple of 16 bytes, to and from 16-byte boundaries",
+                 moves a positive multiple of 16 bytes, from a 16-byte boundary to a multiple \
+                 of {alignment} bytes",
+                thread(*t)
+            ),
+            Self::TensorMapNotAcquired { thread: t, buffer } => write!(
+                f,
+                "{} copied through the tensor map {buffer} without acquiring it: the host wrote \
+                 the map, so each block acquires it (TensorMap2d::acquire) before its first copy",
                 thread(*t)
             ),
             Self::MbarrierCount {
@@ -1453,13 +1475,21 @@ impl SharedMemory {
     /// Checks a bulk copy of `size` bytes to `offset` by thread `me`,
     /// completing on the barrier at `barrier`, as a write made now, and
     /// marks its bytes in flight.
-    fn start_bulk(&mut self, me: u32, block: Dim3, copy: Copy, barrier: i64) -> Result<(), Fault> {
+    fn start_bulk(
+        &mut self,
+        me: u32,
+        block: Dim3,
+        copy: Copy,
+        barrier: i64,
+        alignment: u32,
+    ) -> Result<(), Fault> {
         let size = copy.bytes.len() as u32;
-        if size == 0 || !size.is_multiple_of(16) || !copy.offset.is_multiple_of(16) {
+        if size == 0 || !size.is_multiple_of(16) || !copy.offset.is_multiple_of(alignment) {
             return Err(Fault::BulkCopyShape {
                 thread: coordinates(me, block),
                 offset: copy.offset,
                 bytes: size,
+                alignment,
             });
         }
         let (thread, barrier) = self.use_barrier(me, block, barrier, AccessKind::Read)?;
@@ -1621,6 +1651,10 @@ struct Current<'a> {
     shuffled: Cell<u64>,
     /// Its asynchronous copies in flight.
     pipeline: RefCell<Pipeline>,
+    /// The bulk copies it has issued, which number each copy's reads.
+    bulk_copies: Cell<u32>,
+    /// The tensor maps it has acquired, by their arrays' first bytes.
+    tensor_maps: RefCell<Vec<usize>>,
     fault: &'a RefCell<Option<Fault>>,
     /// The thread's memory accesses since the last barrier, when the launch
     /// counts its traffic.
@@ -1786,6 +1820,8 @@ fn run_cluster(
                 yielder: Cell::new(std::ptr::null()),
                 shuffled: Cell::new(0),
                 pipeline: RefCell::default(),
+                bulk_copies: Cell::new(0),
+                tensor_maps: RefCell::default(),
                 fault,
                 accesses: counting.then(RefCell::default),
             })

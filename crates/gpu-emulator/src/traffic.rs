@@ -167,7 +167,7 @@ impl AddAssign for Traffic {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Space {
     Global { base: usize, buffer: &'static str },
-    Bulk { base: usize },
+    Bulk { base: usize, copy: u32 },
     Shared,
     Distributed { rank: u32 },
     Constant { array: &'static str },
@@ -198,12 +198,24 @@ pub(super) struct Record {
 /// would have paired its accesses by loop iteration; here each is paired
 /// with the instruction, in order, whose accesses lie nearest its own
 /// address, which is what the iteration decides in the kernels' loops.
+///
+/// A bulk copy is one instruction of one thread, however many rows of a
+/// tensor it reads: its reads are grouped by the copy they belong to.
 pub(super) fn count(records: &[Record]) -> Traffic {
+    let mut traffic = Traffic::default();
+    let mut copies: BTreeMap<(u32, u32, usize), Vec<Record>> = BTreeMap::new();
     // Each (site, buffer)'s accesses, lane by lane, in order.
     let mut sites: BTreeMap<(usize, usize), Vec<Vec<Record>>> = BTreeMap::new();
     for record in records {
         let buffer = match record.space {
-            Space::Global { base, .. } | Space::Bulk { base } => base,
+            Space::Bulk { base, copy } => {
+                copies
+                    .entry((record.lane, copy, base))
+                    .or_default()
+                    .push(*record);
+                continue;
+            }
+            Space::Global { base, .. } => base,
             Space::Shared => 0,
             Space::Distributed { rank } => 1 + rank as usize,
             Space::Constant { array } => array.as_ptr() as usize,
@@ -215,7 +227,9 @@ pub(super) fn count(records: &[Record]) -> Traffic {
             _ => lanes.push(vec![*record]),
         }
     }
-    let mut traffic = Traffic::default();
+    for copy in copies.values() {
+        traffic.bulk_load += global(copy);
+    }
     for lanes in sites.values() {
         for instruction in instructions(lanes) {
             let first = &instruction[0];
@@ -228,7 +242,7 @@ pub(super) fn count(records: &[Record]) -> Traffic {
                 (Space::Global { .. }, AccessKind::Write) => {
                     traffic.global_store += global(&instruction);
                 }
-                (Space::Bulk { .. }, _) => traffic.bulk_load += global(&instruction),
+                (Space::Bulk { .. }, _) => unreachable!("bulk copies are counted by copy"),
                 (Space::Shared, AccessKind::Read) => traffic.shared_load += shared(&instruction),
                 (Space::Shared, AccessKind::Write) => traffic.shared_store += shared(&instruction),
                 (Space::Distributed { .. }, AccessKind::Read) => {

@@ -8,6 +8,7 @@ use std::any::Any;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr};
 use gpu_emulator::traffic::Traffic;
 use gpu_std::global::{Global, GlobalMut};
+use gpu_std::tensor::{TensorMap2d, TiledMap};
 use gpu_std::texture::Texture2d;
 use gpu_std::{Kernel, Launch, Sampling, shared};
 
@@ -43,6 +44,62 @@ pub trait Memory: 'static {
     type Buffer<T: Value>;
     /// A texture of this memory's backend ([`Backend::texture`]).
     type Texture: TextureObject;
+    /// A tensor map as this memory holds it once encoded: the GPU's 128
+    /// bytes in global memory; nothing for the emulator, which reads the
+    /// map's shape.
+    type EncodedMap;
+}
+
+/// A tiled tensor map over a buffer of `f32` ([`Backend::tensor_map`]),
+/// which a kernel's [`TensorMap2d`] parameter receives. It owns the buffer
+/// it maps, whose address the map holds.
+pub struct TensorMap<M: Memory> {
+    source: M::Buffer<f32>,
+    shape: TiledMap,
+    encoded: M::EncodedMap,
+}
+
+impl<M: Memory> TensorMap<M> {
+    /// The map of `source`, of `shape`, as `encoded`.
+    pub(crate) fn new(source: M::Buffer<f32>, shape: TiledMap, encoded: M::EncodedMap) -> Self {
+        Self {
+            source,
+            shape,
+            encoded,
+        }
+    }
+
+    /// The buffer it maps, for the kernels' other parameters.
+    pub fn source(&self) -> &M::Buffer<f32> {
+        &self.source
+    }
+
+    /// The array's shape and the box's.
+    pub fn shape(&self) -> TiledMap {
+        self.shape
+    }
+}
+
+/// Checks a tensor map of `shape` over a buffer of `len` elements.
+pub(crate) fn check_tensor_map(len: usize, shape: TiledMap) -> Result<()> {
+    if let Some(why) = shape.problem() {
+        return Err(Error::TensorMapShape {
+            width: shape.width,
+            height: shape.height,
+            box_width: shape.box_width,
+            box_height: shape.box_height,
+            why,
+        });
+    }
+    let elements = shape.width as usize * shape.height as usize;
+    if len != elements {
+        return Err(Error::LengthMismatch {
+            what: "a tensor map's array",
+            expected: elements,
+            actual: len,
+        });
+    }
+    Ok(())
 }
 
 /// A texture as the host holds it: its handle, which a kernel's
@@ -166,6 +223,21 @@ impl Param for Texture2d {
 
     fn emulated(host: Self::Host<'_, HostMemory>, _name: &'static str) -> Self {
         Texture2d::from_handle(*host.handle())
+    }
+}
+
+impl Param for TensorMap2d {
+    type Host<'a, M: Memory>
+        = &'a TensorMap<M>
+    where
+        M: 'a;
+
+    fn word(host: &Self::Host<'_, DeviceMemory>, stream: &CudaStream) -> u64 {
+        host.encoded.device_ptr(stream).0
+    }
+
+    fn emulated(host: Self::Host<'_, HostMemory>, name: &'static str) -> Self {
+        TensorMap2d::new(Global::new(name, &host.source), host.shape)
     }
 }
 
@@ -384,6 +456,18 @@ pub trait Backend {
         height: usize,
         sampling: Sampling,
     ) -> Result<Texture<Self>>;
+
+    /// A tiled tensor map of `source`, a row-major array of `f32` of
+    /// `shape`'s size, whose boxes a tensor copy moves
+    /// ([`gpu_std::tensor::memcpy_async_tensor_2d`]): on the GPU the map
+    /// `cuTensorMapEncodeTiled` encodes, copied to global memory after the
+    /// work before it, where a kernel acquires it. The map keeps the
+    /// buffer.
+    fn tensor_map(
+        &self,
+        source: Buffer<Self, f32>,
+        shape: TiledMap,
+    ) -> Result<TensorMap<Self::Memory>>;
 
     /// What this backend's L2 can keep persisting; `None` where it keeps
     /// nothing (a GPU before compute capability 8.0).

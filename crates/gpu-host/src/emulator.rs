@@ -9,10 +9,12 @@ use std::sync::Arc;
 use gpu_emulator::texture::{self, Texture};
 use gpu_emulator::traffic::Traffic;
 use gpu_emulator::{BlockOrder, Diagnostic, Limits};
+use gpu_std::tensor::TiledMap;
 use gpu_std::{Kernel, Launch, Sampling};
 
 use crate::backend::{
-    Backend, HostMemory, Memory, Params, TextureObject, Value, check_texture, checked_launch,
+    Backend, HostMemory, Memory, Params, TensorMap, TextureObject, Value, check_tensor_map,
+    check_texture, checked_launch,
 };
 use crate::error::{Error, Result};
 use crate::l2::{
@@ -47,6 +49,7 @@ impl Drop for HostTexture {
 impl Memory for HostMemory {
     type Buffer<T: Value> = Vec<T>;
     type Texture = HostTexture;
+    type EncodedMap = ();
 }
 
 /// Runs kernels on the CPU, one emulated thread at a time, each launch's
@@ -127,6 +130,11 @@ impl Backend for Emulator {
             sampling,
         });
         Ok(HostTexture { handle })
+    }
+
+    fn tensor_map(&self, source: Vec<f32>, shape: TiledMap) -> Result<TensorMap<HostMemory>> {
+        check_tensor_map(source.len(), shape)?;
+        Ok(TensorMap::new(source, shape, ()))
     }
 
     fn persisting_l2(&self) -> Result<Option<PersistingL2>> {
@@ -233,6 +241,10 @@ impl Backend for CountingEmulator {
         sampling: Sampling,
     ) -> Result<HostTexture> {
         self.emulator.texture(texels, width, height, sampling)
+    }
+
+    fn tensor_map(&self, source: Vec<f32>, shape: TiledMap) -> Result<TensorMap<HostMemory>> {
+        self.emulator.tensor_map(source, shape)
     }
 
     fn persisting_l2(&self) -> Result<Option<PersistingL2>> {

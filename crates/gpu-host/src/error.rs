@@ -41,6 +41,23 @@ pub enum Error {
         /// Rows asked for.
         height: usize,
     },
+    /// A tensor map the Tensor Memory Accelerator cannot copy boxes of.
+    #[error(
+        "a tensor map of a {width} × {height} array in boxes of {box_width} × {box_height} \
+         cannot be made: {why}"
+    )]
+    TensorMapShape {
+        /// Elements a row of the array.
+        width: u32,
+        /// Rows of the array.
+        height: u32,
+        /// Elements a row of the box.
+        box_width: u32,
+        /// Rows of the box.
+        box_height: u32,
+        /// The rule it breaks.
+        why: &'static str,
+    },
     /// A persisting window asked of a GPU whose L2 has none (before
     /// compute capability 8.0).
     #[error(

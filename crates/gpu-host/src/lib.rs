@@ -59,7 +59,9 @@ pub mod gpu;
 pub mod l2;
 pub mod timing;
 
-pub use backend::{Backend, Buffer, Texture, TextureObject, Transfer, Value, checked_launch, runs};
+pub use backend::{
+    Backend, Buffer, TensorMap, Texture, TextureObject, Transfer, Value, checked_launch, runs,
+};
 pub use emulator::{CountingEmulator, Emulator};
 pub use error::{Error, Result};
 pub use gpu::{Gpu, Ptx};

@@ -22,6 +22,11 @@ impl Mbarrier {
         Self { word: memory }
     }
 
+    /// The barrier's 8 bytes, for the copies that complete on it.
+    pub(crate) fn word(self) -> SharedArray<u64> {
+        self.word
+    }
+
     /// `mbarrier.init`: a new barrier whose phases each expect `count`
     /// arrivals. Another thread may use it after a `sync_threads`; a bulk
     /// copy after [`fence_proxy_async_shared_cta`] too.
@@ -163,6 +168,7 @@ pub unsafe fn memcpy_async_bulk(
             tile.address(index).cast(),
             &bytes,
             barrier.word.address(0).cast(),
+            16,
         );
     }
 }

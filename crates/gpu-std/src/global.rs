@@ -486,6 +486,17 @@ impl<T: Real> Global<T> {
         self.read_along(index, count, Path::Bulk)
     }
 
+    /// The `count` elements from `index` on, checked and recorded as one
+    /// row of a tensor copy's box, which may start on any element.
+    #[track_caller]
+    pub(crate) fn read_box_row(self, index: usize, count: usize) -> Vec<T> {
+        self.access_through(index, count, 1, AccessKind::Read, Path::Bulk);
+        // SAFETY: checked in bounds just now.
+        (0..count)
+            .map(|i| unsafe { *self.base.add(index + i) })
+            .collect()
+    }
+
     #[track_caller]
     fn read_along(self, index: usize, count: usize, path: Path) -> Vec<T> {
         let alignment = T::VECTOR_LEN as usize;
@@ -506,6 +517,16 @@ impl<T> Global<T> {
             len: data.len(),
             buffer,
         }
+    }
+
+    /// The buffer's first byte, which tells buffers apart.
+    pub(crate) fn base_address(self) -> usize {
+        self.base as usize
+    }
+
+    /// The buffer's name in diagnostics.
+    pub(crate) fn name(self) -> &'static str {
+        self.buffer
     }
 }
 

@@ -245,6 +245,20 @@ pub mod pipeline;
 /// many and a barrier used before its initialisation.
 pub mod bulk;
 
+/// Tensor copies, compute capability 9.0 and newer: the Tensor Memory
+/// Accelerator's bulk copy of a 2-D box of an array, described by a tensor
+/// map the host encodes (`cuTensorMapEncodeTiled`), completing on an
+/// [`Mbarrier`](bulk::Mbarrier).
+///
+/// One instruction moves a whole tile however its rows lie in global
+/// memory, fills what falls outside the array with zeros, and can swizzle
+/// the tile's rows in shared memory ([`Swizzle::Bytes128`](tensor::Swizzle)),
+/// which keeps a column's reads free of bank conflicts where the copy
+/// cannot pad the rows. The emulator reads the box as the hardware does,
+/// lays it out as the map says, and checks the destination's alignment
+/// and that the thread acquired the map.
+pub mod tensor;
+
 /// Thread block clusters, compute capability 9.0 and newer: blocks of one
 /// cluster run at once on neighbouring SMs, and each may read and write
 /// the others' shared memory ("distributed shared memory"), through

@@ -31,9 +31,10 @@ impl<T: Copy> SharedArray<T> {
     #[inline(always)]
     pub unsafe fn launch_sized() -> Self {
         Self {
-            // Declared 16-byte aligned, whatever `T`, for `read_vector`.
-            base: core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Aligned<[u32; 4]>>()
-                .cast(),
+            // Declared 1024-byte aligned, whatever `T`: 16 bytes for
+            // `read_vector`, and 1024 for a tensor copy swizzled in 128-byte
+            // rows at its start.
+            base: core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<SwizzleAligned>().cast(),
             element: PhantomData,
         }
     }
@@ -274,6 +275,11 @@ impl<T: Real> StaticArray<T> {
     }
 }
 
+/// The launch-sized memory's alignment: the repeat of a 128-byte swizzle.
+#[cfg(target_arch = "nvptx64")]
+#[repr(C, align(1024))]
+struct SwizzleAligned([u8; 1024]);
+
 /// A value stored on a 16-byte boundary.
 #[cfg(target_arch = "nvptx64")]
 #[repr(C, align(16))]
@@ -310,6 +316,34 @@ impl<T: Real> SharedArray<T> {
             // SAFETY: checked just now; the host's memory is only 8-byte
             // aligned, hence unaligned.
             unsafe { address.cast::<T::Vector>().read_unaligned() }
+        }
+    }
+
+    /// Writes the [`Real::VECTOR_LEN`] elements from `index` on with one
+    /// 16-byte store (`STS.128`).
+    ///
+    /// # Safety
+    /// As [`SharedArray::write`] for each element, and `index` is as
+    /// [`SharedArray::read_vector`] asks. The emulator checks it.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn write_vector(self, index: u32, values: T::Vector) {
+        let address = self.base.wrapping_add(index as usize);
+        #[cfg(target_arch = "nvptx64")]
+        // SAFETY: by this function's contract.
+        unsafe {
+            address.cast::<Aligned<T::Vector>>().write(Aligned(values));
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            emulator::shared_access(
+                address.cast(),
+                size_of::<T::Vector>(),
+                emulator::AccessKind::Write,
+                core::panic::Location::caller(),
+            );
+            // SAFETY: checked just now, as in `read_vector`.
+            unsafe { address.cast::<T::Vector>().write_unaligned(values) }
         }
     }
 }

@@ -6,6 +6,7 @@
 mod driver;
 mod l2;
 mod ptx;
+mod tensor;
 mod texture;
 
 use std::sync::Arc;
@@ -14,10 +15,12 @@ use cudarc::driver::{
     CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DriverError, result, sys,
 };
 use cudarc::nvrtc::Ptx as NvrtcPtx;
+use gpu_std::tensor::TiledMap;
 use gpu_std::{Kernel, Sampling};
 
 use crate::backend::{
-    Backend, DeviceMemory, Memory, Params, Transfer, Value, check_texture, checked_launch, runs,
+    Backend, DeviceMemory, Memory, Params, TensorMap, Transfer, Value, check_tensor_map,
+    check_texture, checked_launch, runs,
 };
 use crate::error::{During, Error, Result};
 use crate::l2::{PersistingL2, PersistingWindow, WindowHolder};
@@ -218,6 +221,7 @@ impl Gpu {
 impl Memory for DeviceMemory {
     type Buffer<T: Value> = CudaSlice<T>;
     type Texture = DeviceTexture;
+    type EncodedMap = CudaSlice<u8>;
 }
 
 impl Backend for Gpu {
@@ -280,6 +284,16 @@ impl Backend for Gpu {
     ) -> Result<DeviceTexture> {
         check_texture(texels.len(), width, height)?;
         texture::create(&self.context, &self.stream, texels, width, height, sampling)
+    }
+
+    fn tensor_map(
+        &self,
+        source: CudaSlice<f32>,
+        shape: TiledMap,
+    ) -> Result<TensorMap<DeviceMemory>> {
+        check_tensor_map(source.len(), shape)?;
+        let encoded = tensor::encode(&self.context, &self.stream, &source, shape)?;
+        Ok(TensorMap::new(source, shape, encoded))
     }
 
     fn persisting_l2(&self) -> Result<Option<PersistingL2>> {
