@@ -17,6 +17,13 @@ pub enum Error {
         size: usize,
         least: usize,
     },
+    #[error("{what} must be a multiple of {of}, not {size}{why}")]
+    NotMultiple {
+        what: &'static str,
+        size: usize,
+        of: usize,
+        why: &'static str,
+    },
     #[error(
         "clusters of {cluster} blocks must hold 1 to {} blocks and divide the {blocks} blocks",
         gpu_std::MAX_CLUSTER_BLOCKS

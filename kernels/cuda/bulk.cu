@@ -3,9 +3,11 @@
 // bytes kept for the barrier, then written out reversed. The staging is
 // each kernel's lesson: loads and stores, 16-byte cp.async copies
 // (copy_span_async, copy_async, commit_copies and wait_for_copies of
-// matmul.cu, which NVRTC compiles in the same unit), or one bulk copy completed on an
-// mbarrier, in PTX as CUTLASS writes it. Their __launch_bounds__ are the
-// Rust kernels' #[launch_bounds].
+// matmul.cu, which NVRTC compiles in the same unit), or one bulk copy
+// completed on an mbarrier (init_barrier, arrive_expect_tx and
+// wait_for_phase, which tensor.cu's twins use too), in PTX as CUTLASS
+// writes it. Their __launch_bounds__ are the Rust kernels'
+// #[launch_bounds].
 
 #define FULL_SM_THREADS 2048
 #define BULK_BLOCK 256
@@ -24,6 +26,33 @@ __device__ __forceinline__ void write_reversed(const float* tile, float* __restr
         if (j < len) output[first + j] = tile[len - 1 - j];
     }
 }
+
+#if __CUDA_ARCH__ >= 900
+// mbarrier.init for `count` arrivals a phase, then the proxy fence that
+// lets a bulk or tensor copy complete on it.
+__device__ __forceinline__ void init_barrier(unsigned barrier, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(barrier), "r"(count));
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// This thread's arrival, expecting `bytes` more of copies in the phase.
+__device__ __forceinline__ void arrive_expect_tx(unsigned barrier, unsigned bytes) {
+    asm volatile(
+        "{ .reg .b64 state; mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1; }"
+        ::"r"(barrier), "r"(bytes) : "memory");
+}
+
+// Waits until the phase of `parity` has completed.
+__device__ __forceinline__ void wait_for_phase(unsigned barrier, unsigned parity) {
+    unsigned done = 0;
+    while (!done) {
+        asm volatile(
+            "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
+            "selp.u32 %0, 1, 0, p; }"
+            : "=r"(done) : "r"(barrier), "r"(parity) : "memory");
+    }
+}
+#endif
 
 extern "C" __global__ void __launch_bounds__(BULK_BLOCK, FULL_SM_THREADS / BULK_BLOCK)
 reverse_loads(const float* __restrict__ input, float* __restrict__ output, unsigned n) {
@@ -66,17 +95,12 @@ reverse_bulk(const float* __restrict__ input, float* __restrict__ output, unsign
     unsigned first = blockIdx.x * BULK_TILE;
     unsigned len = min(n - first, BULK_TILE);
     unsigned chunks = len / 4 * 4;
-    if (threadIdx.x == 0) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(barrier));
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    }
+    if (threadIdx.x == 0) init_barrier(barrier, 1);
     unsigned j = chunks + threadIdx.x;
     if (j < len) tile[j] = input[first + j];
     __syncthreads();
     if (threadIdx.x == 0) {
-        asm volatile(
-            "{ .reg .b64 state; mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1; }"
-            ::"r"(barrier), "r"(4 * chunks) : "memory");
+        arrive_expect_tx(barrier, 4 * chunks);
         if (chunks > 0) {
             unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(tile));
             asm volatile(
@@ -85,13 +109,7 @@ reverse_bulk(const float* __restrict__ input, float* __restrict__ output, unsign
                 ::"r"(to), "l"(input + first), "r"(4 * chunks), "r"(barrier) : "memory");
         }
     }
-    unsigned done = 0;
-    while (!done) {
-        asm volatile(
-            "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; "
-            "selp.u32 %0, 1, 0, p; }"
-            : "=r"(done) : "r"(barrier) : "memory");
-    }
+    wait_for_phase(barrier, 0);
     write_reversed(tile, output, first, len);
 #else
     __trap();

@@ -31,6 +31,7 @@ pub mod l2;
 pub mod matmul;
 pub mod readonly;
 pub mod registers;
+pub mod tensor;
 pub mod texture;
 pub mod width;
 
@@ -60,4 +61,5 @@ pub const CUDA_TWINS: &str = concat!(
     include_str!("../cuda/intensity.cu"),
     include_str!("../cuda/bulk.cu"),
     include_str!("../cuda/distributed.cu"),
+    include_str!("../cuda/tensor.cu"),
 );

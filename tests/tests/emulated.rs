@@ -19,6 +19,7 @@ use locality::families::l2::{L2, L2Shape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::families::readonly::{ReadOnly, ReadOnlyShape};
 use locality::families::registers::{Registers, RegistersShape};
+use locality::families::tensor::Tensor;
 use locality::families::texture::{Modes, TextureFamily, TextureShape};
 use locality::families::transpose::{Transpose, TransposeShape};
 use locality::families::width::{Width, WidthShape};
@@ -168,6 +169,13 @@ fn transpose_shapes() -> impl Strategy<Value = TransposeShape> {
     (size(), size()).prop_map(|(rows, cols)| TransposeShape::new(rows, cols))
 }
 
+/// Any rows, or past the tile's 128, and any columns a multiple of 4, as a
+/// tensor map's rows must be, past the tile's 32 most often.
+fn tensor_shapes() -> impl Strategy<Value = TransposeShape> {
+    let rows = prop_oneof![size(), 129..=300usize];
+    (rows, 1..=48usize).prop_map(|(rows, chunks)| TransposeShape::new(rows, 4 * chunks))
+}
+
 proptest! {
     #![proptest_config(proptest_config(48))]
 
@@ -240,6 +248,11 @@ proptest! {
     #[test]
     fn transpose_kernels_agree_with_the_reference(shape in transpose_shapes(), seed: u64) {
         check_family::<_, Transpose>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn tensor_copy_transposes_agree_with_the_reference(shape in tensor_shapes(), seed: u64) {
+        check_family::<_, Tensor>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 }
 
@@ -333,6 +346,7 @@ fn the_property_tests_reach_two_blocks_along_every_axis() {
     reach_two_blocks::<Intensity>(intensity_shapes(), intensity);
     reach_two_blocks::<Blur>(blur_shapes(), BlurShape::new(4000, 1000, 3, 3));
     reach_two_blocks::<Transpose>(transpose_shapes(), TransposeShape::new(1000, 1000));
+    reach_two_blocks::<Tensor>(tensor_shapes(), TransposeShape::new(1000, 1000));
 }
 
 /// Every blur kernel at every radius it accepts, from 0 to its maximum, for

@@ -4,6 +4,7 @@
 use clap::Parser;
 use gpu_host::Error as HostError;
 use gpu_host::checked_launch;
+use gpu_std::tensor::{Swizzle, TiledMap};
 use gpu_std::{Kernel, LaunchBounds};
 use kernels::blur::MAX_RADIUS;
 use kernels::matmul::{BLOCKED_2D, COARSE_1D, WIDE_BLOCKING};
@@ -12,6 +13,7 @@ use locality::families::blur::{Blur, BlurShape, max_channels, max_radius};
 use locality::families::distributed::{Distributed, DistributedShape};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::matmul::{Matmul, MatmulShape};
+use locality::families::tensor::Tensor;
 use locality::families::transpose::TransposeShape;
 use locality::family::{Family, Target};
 use locality::suite::WorkLimit;
@@ -159,6 +161,62 @@ fn clusters_that_do_not_tile_the_blocks_are_rejected() {
         cluster: 4,
     };
     assert!(checked_launch(neighbour, &fits).is_ok());
+}
+
+/// A tensor map's rows are whole 16-byte chunks: the family refuses
+/// other widths by name, and the host refuses a map the Tensor Memory
+/// Accelerator cannot copy, or of another length than its array, before
+/// any GPU work.
+#[test]
+fn tensor_maps_the_hardware_cannot_copy_are_rejected() {
+    let error = Tensor::problem(TransposeShape::new(8, 10)).unwrap_err();
+    assert_eq!(
+        message(error),
+        "cols (columns of the input) must be a multiple of 4, not 10: a tensor map's rows are \
+         whole 16-byte chunks"
+    );
+    let map = |width, box_width, box_height, swizzle| TiledMap {
+        width,
+        height: 8,
+        box_width,
+        box_height,
+        swizzle,
+    };
+    let emulator = Emulator::default();
+    for (shape, why) in [
+        (map(0, 4, 4, Swizzle::None), "the array has no elements"),
+        (
+            map(6, 4, 4, Swizzle::None),
+            "multiple of 16 bytes (4 elements)",
+        ),
+        (map(8, 6, 4, Swizzle::None), "a row of the box must be"),
+        (
+            map(8, 4, 257, Swizzle::None),
+            "each side of the box must be 1 to 256",
+        ),
+        (map(64, 64, 4, Swizzle::Bytes128), "128 bytes or fewer"),
+    ] {
+        let source = vec![0.0f32; shape.width as usize * 8];
+        let error = emulator.tensor_map(source, shape).err().expect("refused");
+        assert!(
+            matches!(error, HostError::TensorMapShape { .. }),
+            "{error:?}"
+        );
+        assert!(message(error).contains(why), "{shape:?}");
+    }
+    let error = emulator
+        .tensor_map(vec![0.0; 40], map(8, 8, 8, Swizzle::Bytes128))
+        .err()
+        .expect("refused");
+    assert_eq!(
+        message(error),
+        "a tensor map's array has 40 elements, but 64 are needed"
+    );
+    assert!(
+        emulator
+            .tensor_map(vec![0.0; 256], map(32, 32, 8, Swizzle::Bytes128))
+            .is_ok()
+    );
 }
 
 #[test]

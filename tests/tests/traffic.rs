@@ -20,6 +20,7 @@ use locality::families::l2::{L2, L2Shape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::families::readonly::{ReadOnly, ReadOnlyShape};
 use locality::families::registers::{Registers, RegistersShape};
+use locality::families::tensor::Tensor;
 use locality::families::texture::{Modes, TextureFamily, TextureShape};
 use locality::families::transpose::{Transpose, TransposeShape};
 use locality::families::width::{Width, WidthShape};
@@ -225,6 +226,9 @@ fn documented_counts(name: &str) -> [u64; 7] {
         _ if name.ends_with("f32") => traffic::<Gemv<f32>>(name, GemvShape::new(256, 64)),
         _ if name.ends_with("f64") => traffic::<Gemv<f64>>(name, GemvShape::new(256, 64)),
         _ if name.starts_with("blur") => traffic::<Blur>(name, BlurShape::new(64, 64, 1, 3)),
+        "transpose_loads" | "transpose_async" | "transpose_tensor" => {
+            traffic::<Tensor>(name, TransposeShape::new(128, 32))
+        }
         _ if name.starts_with("transpose") => {
             traffic::<Transpose>(name, TransposeShape::new(64, 64))
         }
@@ -322,6 +326,31 @@ fn one_bulk_copy_stages_a_tile_that_takes_the_threads_32_or_128_instructions() {
     // Only the threads' own stores pass through the shared-memory pipe.
     assert_eq!(loads.shared_store.wavefronts, 128);
     assert_eq!(bulk.shared_store.wavefronts, 0);
+}
+
+#[test]
+fn one_tensor_copy_stages_a_transposes_tile_of_128_rows_without_bank_conflicts() {
+    // A tile of 128 rows of 32 floats, 8 warps: four 16-byte loads or
+    // copies a warp, or one tensor copy for the block, however far apart
+    // its rows lie in the input (here 8 rows wider than the tile).
+    let shape = TransposeShape::new(128, 64);
+    let [loads, copies, tensor] = ["transpose_loads", "transpose_async", "transpose_tensor"]
+        .map(|name| traffic::<Tensor>(name, shape));
+    assert_eq!(loads.global_load.requests, 2 * 32);
+    assert_eq!(copies.global_load.requests, 2 * 32);
+    assert_eq!(
+        (tensor.global_load.requests, tensor.bulk_load.requests),
+        (0, 2)
+    );
+    for staged in [loads.global_load, copies.global_load, tensor.bulk_load] {
+        assert_eq!((staged.sectors, staged.bytes_used), (2 * 512, 2 * 16384));
+    }
+    // The swizzled tile's column reads meet 32 banks.
+    for transpose in [loads, copies, tensor] {
+        assert_eq!(transpose.shared_load.wavefronts, 2 * 128);
+        assert_eq!(transpose.shared_load.bank_conflicts, 0);
+        assert_eq!(transpose.shared_store.bank_conflicts, 0);
+    }
 }
 
 #[test]

@@ -14,6 +14,7 @@ pub mod l2;
 pub mod matmul;
 pub mod readonly;
 pub mod registers;
+pub mod tensor;
 pub mod texture;
 pub mod transpose;
 pub mod width;
@@ -46,6 +47,7 @@ pub fn visit(visitor: &mut impl Visitor) -> Result<()> {
     visitor.visit::<texture::TextureFamily>()?;
     visitor.visit::<l2::L2>()?;
     visitor.visit::<bulk::Bulk>()?;
+    visitor.visit::<tensor::Tensor>()?;
     visitor.visit::<distributed::Distributed>()?;
     visitor.visit::<intensity::Intensity>()
 }

@@ -1,13 +1,17 @@
-//! The lesson of bulk copies: a tile staged in shared memory by the
+//! The lessons of bulk copies: a tile staged in shared memory by the
 //! Tensor Memory Accelerator, one instruction issued by one thread,
 //! against every thread's asynchronous copies and against loads and
-//! stores through registers.
+//! stores through registers; in a copy (`bulk`), and in a transpose whose
+//! tiles a tensor copy stages through a tensor map (`bulk-tensor`).
 
 use gpu_host::Backend;
 use kernels::bulk::TILE;
+use kernels::tensor::{TILE_COLS, TILE_ROWS};
 
 use crate::error::Result;
 use crate::families::bulk::{Bulk, BulkShape};
+use crate::families::tensor::Tensor;
+use crate::families::transpose::TransposeShape;
 use crate::family::Family;
 
 use super::lab::{Lab, Outcome, Point, Verdict, copy_rate, kernel_traffic, outcome};
@@ -25,10 +29,47 @@ fn mib(n: usize) -> f64 {
     (4 * n) as f64 / f64::from(1 << 20)
 }
 
-/// Every kernel at every size, with the warp-level copy instructions a
-/// tile takes as the emulator counts them.
+/// The square transpose of `n` elements.
+fn square(n: usize) -> TransposeShape {
+    let side = n.isqrt();
+    TransposeShape::new(side, side)
+}
+
+/// Every kernel of the copy at every size.
 pub(super) fn bulk(lab: &mut Lab<'_>) -> Result<Outcome> {
-    let kernels = "reverse_loads, reverse_async, reverse_bulk";
+    let one_tile = BulkShape { n: TILE as usize };
+    staged::<Bulk>(
+        lab,
+        BULK_KERNELS,
+        one_tile,
+        |n| BulkShape { n },
+        "stages tiles",
+    )
+}
+
+/// Every kernel of the transpose at every size (square matrices).
+pub(super) fn tensor(lab: &mut Lab<'_>) -> Result<Outcome> {
+    let one_tile = TransposeShape::new(TILE_ROWS as usize, TILE_COLS as usize);
+    let what = "stages a transpose's tiles";
+    staged::<Tensor>(lab, TENSOR_KERNELS, one_tile, square, what)
+}
+
+/// The lessons' kernels, as their reports name them.
+const BULK_KERNELS: &str = "reverse_loads, reverse_async, reverse_bulk";
+const TENSOR_KERNELS: &str = "transpose_loads, transpose_async, transpose_tensor";
+
+/// Family `F`'s three kernels (loads, per-thread copies, bulk copy),
+/// `kernels` by name, at
+/// every size, `shape` giving the shape of `n` elements, with the
+/// warp-level copy instructions a tile takes as the emulator counts them
+/// at `counted`, one tile; `what` says what the kernels do with the tiles.
+fn staged<F: Family>(
+    lab: &mut Lab<'_>,
+    kernels: &'static str,
+    counted: F::Shape,
+    shape: impl Fn(usize) -> F::Shape,
+    what: &str,
+) -> Result<Outcome> {
     if lab.gpu.capability() < Some((9, 0)) {
         return Ok(Outcome::skipped(
             kernels,
@@ -36,11 +77,11 @@ pub(super) fn bulk(lab: &mut Lab<'_>) -> Result<Outcome> {
         ));
     }
     let mut points = Vec::new();
-    for kernel in Bulk::KERNELS {
-        let traffic = kernel_traffic::<Bulk>(kernel, BulkShape { n: TILE as usize })?;
+    for kernel in F::KERNELS {
+        let traffic = kernel_traffic::<F>(kernel, counted)?;
         let instructions = traffic.global_load.requests + traffic.bulk_load.requests;
         for n in SIZES {
-            let (ms, correct) = lab.measure_on::<Bulk>(lab.gpu, kernel, BulkShape { n })?;
+            let (ms, correct) = lab.measure_on::<F>(lab.gpu, kernel, shape(n))?;
             points.push(Point {
                 series: Some(kernel.name.to_string()),
                 label: None,
@@ -52,13 +93,13 @@ pub(super) fn bulk(lab: &mut Lab<'_>) -> Result<Outcome> {
             });
         }
     }
-    let (finding, verdict) = judge(&points);
+    let (finding, verdict) = judge(&points, what);
     Ok(outcome(kernels, points, None, finding, verdict))
 }
 
 /// The finding and verdict: shown where the bulk copy stages tiles at
 /// [`TOLERANCE`] or more of the per-thread copies' rate at every size.
-fn judge(points: &[Point]) -> (String, Verdict) {
+fn judge(points: &[Point], what: &str) -> (String, Verdict) {
     let [loads, copies, bulk] = [0, 1, 2].map(|k| &points[k * SIZES.len()..(k + 1) * SIZES.len()]);
     let ratios = |of: &[Point], to: &[Point]| -> Vec<f64> {
         of.iter().zip(to).map(|(a, b)| b.ms / a.ms).collect()
@@ -76,7 +117,7 @@ fn judge(points: &[Point]) -> (String, Verdict) {
     };
     let finding = format!(
         "one bulk copy a tile, issued by one thread ({} warp-level copy instruction a tile, \
-         against {} for the per-thread copies and {} loads), stages tiles at {} the rate of the \
+         against {} for the per-thread copies and {} loads), {what} at {} the rate of the \
          per-thread cp.async copies, and {} that of loads and stores, by buffer size. {}",
         bulk[0].counted.unwrap_or(0.0),
         copies[0].counted.unwrap_or(0.0),
@@ -116,12 +157,31 @@ mod tests {
 
     #[test]
     fn the_bulk_verdict_holds_the_bulk_copy_to_the_per_thread_copies() {
-        let (finding, verdict) = judge(&points([1.1, 1.0, 1.02]));
+        let (finding, verdict) = judge(&points([1.1, 1.0, 1.02]), "stages tiles");
         assert_eq!(verdict, Verdict::Confirmed);
         assert!(finding.contains("(1 warp-level copy instruction a tile, against 32"));
-        assert!(finding.contains("at 4 MiB 0.98×"), "{finding}");
+        assert!(finding.contains("stages tiles at 4 MiB 0.98×"), "{finding}");
         assert!(finding.contains("and 4 MiB 1.08×"), "{finding}");
-        let (_, verdict) = judge(&points([1.0, 1.0, 1.05]));
+        let (_, verdict) = judge(&points([1.0, 1.0, 1.05]), "stages tiles");
         assert_eq!(verdict, Verdict::NotShown);
+    }
+
+    #[test]
+    fn the_reports_name_the_families_kernels() {
+        fn names<A, P>(kernels: &[gpu_std::Kernel<A, P>]) -> String {
+            let names: Vec<&str> = kernels.iter().map(|kernel| kernel.name).collect();
+            names.join(", ")
+        }
+        assert_eq!(names(Bulk::KERNELS), BULK_KERNELS);
+        assert_eq!(names(Tensor::KERNELS), TENSOR_KERNELS);
+    }
+
+    #[test]
+    fn a_square_transpose_holds_the_elements_asked_for() {
+        for n in SIZES {
+            let shape = square(n);
+            assert_eq!(shape.rows * shape.cols, n);
+            assert!(shape.cols.is_multiple_of(4));
+        }
     }
 }

@@ -200,6 +200,20 @@ pub const LESSONS: &[Lesson] = &[
         run: bulk::bulk,
     },
     Lesson {
+        name: "bulk-tensor",
+        title: "Tensor copies: the Tensor Memory Accelerator stages a transpose's tiles",
+        claim: "On Hopper a tensor copy (cp.async.bulk.tensor) moves a whole 2-D tile of an \
+                array into shared memory, described by a tensor map the host encodes, and \
+                swizzles its rows so that reading a column meets no bank conflict: a kernel \
+                that stages tiles, such as a transpose, gets them as fast as with every \
+                thread's own asynchronous copies, from one instruction of one thread.",
+        x_axis: "matrix (MiB), square, transposed through tiles of 128 × 32 in shared memory",
+        log_x: Some(true),
+        y_axis: "GB/s read and written",
+        counted: Some("warp-level copy instructions a tile"),
+        run: bulk::tensor,
+    },
+    Lesson {
         name: "distributed",
         title: "Distributed shared memory: a block reads its cluster neighbour's shared memory",
         claim: "On Hopper the blocks of a thread block cluster read each other's shared memory \

@@ -23,4 +23,5 @@ mod shared;
 mod statics;
 mod streaming;
 mod support;
+mod tensor;
 mod texture;

@@ -63,11 +63,12 @@ fn gpus_from_compute_capability_8_0_get_the_ptx_with_asynchronous_copies() {
 }
 
 /// The bulk copies and transaction barriers are in the sm_90 build only,
-/// which needs PTX ISA 8.0; the older builds hold the kernel as a trap,
+/// which needs PTX ISA 8.3 (the tensor-map fence; the bulk copies 8.0);
+/// the older builds hold the kernel as a trap,
 /// which the host never launches.
 #[test]
 fn gpus_from_compute_capability_9_0_get_the_ptx_with_bulk_copies() {
-    assert!(PTX_SM90.contains("\n.version 8.0\n.target sm_90\n"));
+    assert!(PTX_SM90.contains("\n.version 8.3\n.target sm_90\n"));
     for capability in [(9, 0), (10, 0), (12, 0)] {
         assert_eq!(BUILDS.for_capability(capability), PTX_SM90);
     }
@@ -81,7 +82,16 @@ fn gpus_from_compute_capability_9_0_get_the_ptx_with_bulk_copies() {
     ] {
         assert_eq!(bulk.matches(instruction).count(), 1, "{instruction}");
     }
+    let tensor = body_in(PTX_SM90, "transpose_tensor");
+    for instruction in [
+        "fence.proxy.tensormap::generic.acquire.sys",
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
+    ] {
+        assert_eq!(tensor.matches(instruction).count(), 1, "{instruction}");
+    }
     for older in [PTX, PTX_SM80] {
+        let body = body_in(older, "transpose_tensor");
+        assert!(body.contains("trap;") && !body.contains("tensormap"));
         let body = body_in(older, "reverse_bulk");
         assert!(body.contains("trap;") && !body.contains("mbarrier"));
         assert!(!older.contains("cp.async.bulk"));

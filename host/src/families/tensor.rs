@@ -1,0 +1,190 @@
+//! The tensor-copy lesson's kernels: a transpose whose tiles are staged by
+//! the threads, by their asynchronous copies or by the Tensor Memory
+//! Accelerator. Its shapes, inputs and reference are the transpose's, its
+//! baseline the device copy; the input's rows are whole 16-byte chunks, as
+//! a tensor map asks.
+
+use clap::ArgMatches;
+use gpu_host::TensorMap;
+use gpu_host::backend::{Backend, Buffer};
+use gpu_std::Kernel;
+use kernels::tensor::{Args, KERNELS, Problem, tensor_map};
+use rand::rngs::SmallRng;
+
+use crate::error::{Error, Result};
+use crate::families::transpose::{Transpose, TransposeShape};
+use crate::family::{
+    Baseline, Bound, CpuOutput, DEVICE_COPY, Family, Kernels, SizeSyntax, Tools, Work,
+};
+use crate::reference::Expected;
+
+/// The input as a tensor map, which owns it, and the output.
+pub struct MappedInput<B: Backend> {
+    pub map: TensorMap<B::Memory>,
+    pub output: Buffer<B, f32>,
+}
+
+/// The output's name in errors.
+const OUTPUT: &str = "transposed matrix";
+
+/// The element count of a shape's input, once the transpose takes it and
+/// its rows are whole 16-byte chunks.
+fn checked_len(shape: TransposeShape) -> Result<usize> {
+    let len = shape.checked_len()?;
+    if !shape.cols.is_multiple_of(4) {
+        return Err(Error::NotMultiple {
+            what: "cols (columns of the input)",
+            size: shape.cols,
+            of: 4,
+            why: ": a tensor map's rows are whole 16-byte chunks",
+        });
+    }
+    Ok(len)
+}
+
+pub struct Tensor;
+
+impl Family for Tensor {
+    const NAME: &'static str = "tensor";
+    const SIZE: SizeSyntax = SizeSyntax {
+        value_name: "ROWSxCOLS",
+        names: &["rows", "cols"],
+        help: "Transpose input ROWS×COLS staged by tensor copies (COLS a multiple of 4), or one \
+               number for a square",
+        on_gpu: &[8192],
+        emulated: &[100, 76],
+        sweep: "1024,2048,4096,8192,16384",
+    };
+    const BOUND: Bound = Bound::Memory;
+    const SQUARE_AXIS: &'static str = Transpose::SQUARE_AXIS;
+    const BENCHED: bool = false;
+
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
+    type Shape = TransposeShape;
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = MappedInput<B>;
+    type Output = f32;
+
+    fn shape(sizes: &[usize], options: &ArgMatches) -> TransposeShape {
+        Transpose::shape(sizes, options)
+    }
+
+    fn problem(shape: TransposeShape) -> Result<Problem> {
+        checked_len(shape)?;
+        let kernels::transpose::Shape { rows, cols } = Transpose::problem(shape)?;
+        Ok(Problem { rows, cols })
+    }
+
+    /// One row of one chunk; single rows and columns of chunks; sides
+    /// either side of the tile's 32 columns and 128 rows; rectangles both
+    /// ways round, several tiles long, ragged at both edges.
+    fn test_shapes() -> Vec<TransposeShape> {
+        [
+            (1, 4),
+            (1, 36),
+            (37, 4),
+            (7, 8),
+            (128, 32),
+            (127, 36),
+            (129, 28),
+            (37, 72),
+            (64, 96),
+            (257, 132),
+            (300, 1000),
+            (4097, 36),
+            (33, 4100),
+        ]
+        .map(|(rows, cols)| TransposeShape { rows, cols })
+        .to_vec()
+    }
+
+    fn work(shape: TransposeShape) -> Work {
+        Transpose::work(shape)
+    }
+
+    fn cost(shape: TransposeShape) -> f64 {
+        Transpose::cost(shape)
+    }
+
+    fn host_bytes(shape: TransposeShape) -> f64 {
+        Transpose::host_bytes(shape)
+    }
+
+    fn inputs(shape: TransposeShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
+        checked_len(shape)?;
+        Transpose::inputs(shape, rng)
+    }
+
+    /// Exact, as the transpose's.
+    fn reference(shape: TransposeShape, input: &Vec<f32>) -> Expected {
+        Transpose::reference(shape, input)
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: TransposeShape,
+        input: &Vec<f32>,
+    ) -> Result<MappedInput<B>> {
+        let len = checked_len(shape)?;
+        let source = backend.upload("input matrix", input)?;
+        Ok(MappedInput {
+            map: backend.tensor_map(source, tensor_map(&Self::problem(shape)?))?,
+            output: backend.alloc(OUTPUT, len)?,
+        })
+    }
+
+    fn output<B: Backend>(buffers: &mut MappedInput<B>) -> &mut Buffer<B, f32> {
+        &mut buffers.output
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: TransposeShape,
+        buffers: &mut MappedInput<B>,
+    ) -> Result<()> {
+        let problem = Self::problem(shape)?;
+        if buffers.map.shape() != tensor_map(&problem) {
+            return Err(Error::ShapeMismatch {
+                what: "the input's tensor map",
+                expected: checked_len(shape)?,
+                actual: buffers.map.shape().width as usize * buffers.map.shape().height as usize,
+            });
+        }
+        crate::family::expect_len(OUTPUT, checked_len(shape)?, backend.len(&buffers.output))?;
+        let Problem { rows, cols } = problem;
+        let MappedInput { map, output } = buffers;
+        // SAFETY: the map is the kernels' over the input, which it owns
+        // and which holds rows×cols elements, as the output does in a
+        // buffer of its own; cols is a multiple of 4 and every index fits
+        // in u32 (checked above).
+        let args = (map.source(), &*map, output, rows, cols);
+        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
+    }
+
+    const CPU: &'static str = Transpose::CPU;
+
+    fn cpu(shape: TransposeShape, input: &Vec<f32>) -> CpuOutput {
+        Transpose::cpu(shape, input)
+    }
+
+    /// The device copy of the same bytes, as for the transpose.
+    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
+        vec![Baseline {
+            name: DEVICE_COPY,
+            needs: None,
+            arithmetic: false,
+            supports: |_| true,
+            run: |tools: &Tools<'_>, _, buffers| {
+                Ok(tools.gpu.copy(buffers.map.source(), &mut buffers.output)?)
+            },
+        }]
+    }
+
+    fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {
+        Some(DEVICE_COPY)
+    }
+}
