@@ -43,6 +43,17 @@ pub struct Expected {
     pub tolerance: Vec<f64>,
 }
 
+impl Expected {
+    /// Values a correct kernel computes exactly: moved, or summed in
+    /// integers, never rounded.
+    pub fn exact(values: Vec<f64>) -> Self {
+        Self {
+            tolerance: vec![0.0; values.len()],
+            values,
+        }
+    }
+}
+
 /// γₙ = nu/(1 − nu): the relative error bound of n successive roundings.
 pub fn gamma(n: usize, unit_roundoff: f64) -> f64 {
     let nu = n as f64 * unit_roundoff;

@@ -151,13 +151,12 @@ impl Family for Intensity {
     }
 
     fn reference(shape: IntensityShape, input: &Vec<f32>) -> Expected {
-        Expected {
-            values: input
+        Expected::exact(
+            input
                 .par_iter()
                 .map(|&x| f64::from(chain(x, shape.fmas)))
                 .collect(),
-            tolerance: vec![0.0; shape.n],
-        }
+        )
     }
 
     fn upload<B: Backend>(

@@ -184,7 +184,7 @@ pub(super) fn mean_y(points: &[Point], keep: impl Fn(&Point) -> bool) -> f64 {
 
 /// The outcome, WRONG whatever the timings when any output was.
 pub(super) fn outcome(
-    kernel: &'static str,
+    kernel: &str,
     points: Vec<Point>,
     bound: Option<Vec<(f64, f64)>>,
     finding: String,
