@@ -40,20 +40,23 @@ __device__ __forceinline__ void for_each_chunk(unsigned rows, unsigned cols, Sta
 }
 
 // Writes the staged tile out transposed: warp w takes tile columns 4w to
-// 4w + 3, a lane one column and rows lane % 8 + 8k, 16 of them.
+// 4w + 3, a lane one column and rows lane % 8 + 8k, 16 of them. The
+// swizzle repeats every eight rows, so each read is a constant offset from
+// the lane's first, and each write one from its first output.
 __device__ __forceinline__ void write_transposed(float* __restrict__ output, unsigned rows,
                                                  unsigned cols) {
+    const unsigned repeat = 8;
     unsigned lane = threadIdx.x % 32;
     unsigned column = 4 * (threadIdx.x / 32) + lane / 8;
     unsigned output_row = blockIdx.x * TENSOR_COLS + column;
+    if (output_row >= cols) return;
+    unsigned tile_row = blockIdx.y * TENSOR_ROWS;
+    float* first_output = output + (size_t)output_row * rows + tile_row + lane % repeat;
+    const float* first = &tensor_tile[swizzle_128b(lane % repeat * TENSOR_COLS + column)];
 #pragma unroll
-    for (unsigned k = 0; k < TENSOR_ROWS / 8; ++k) {
-        unsigned row = lane % 8 + 8 * k;
-        unsigned output_column = blockIdx.y * TENSOR_ROWS + row;
-        if (output_row < cols && output_column < rows)
-            output[(size_t)output_row * rows + output_column] =
-                tensor_tile[swizzle_128b(row * TENSOR_COLS + column)];
-    }
+    for (unsigned k = 0; k < TENSOR_ROWS / repeat; ++k)
+        if (tile_row + lane % repeat + repeat * k < rows)
+            first_output[repeat * k] = first[repeat * TENSOR_COLS * k];
 }
 
 extern "C" __global__ void __launch_bounds__(TENSOR_BLOCK, FULL_SM_THREADS / TENSOR_BLOCK)

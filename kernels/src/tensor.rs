@@ -111,23 +111,36 @@ fn for_each_chunk(rows: u32, cols: u32, mut stage: impl FnMut(u32, usize)) {
 /// rows `lane % 8 + 8k`, 16 of them. A warp's store is four runs of eight
 /// elements (four whole sectors), and its shared read meets 32 banks.
 ///
+/// The swizzle repeats every eight rows, so a lane's elements lie at one
+/// swizzled column, whole 1024-byte repeats apart: each read is a
+/// constant offset from the first, and each write one from the output
+/// row's start.
+///
 /// # Safety
 /// The tile is staged, swizzled, and visible to every thread; the output
-/// has `rows · cols` elements.
+/// has `rows · cols` elements; the launch is the contract's.
 #[inline(always)]
 unsafe fn write_transposed(tile: SharedArray<f32>, output: GlobalMut<f32>, rows: u32, cols: u32) {
+    const REPEAT: u32 = 8;
     let lane = thread_idx_x() % 32;
     let column = 4 * (thread_idx_x() / 32) + lane / 8;
     let output_row = block_idx_x() * TILE_COLS + column;
-    for k in 0..TILE_ROWS / 8 {
-        let row = lane % 8 + 8 * k;
-        let output_column = block_idx_y() * TILE_ROWS + row;
-        if output_row < cols && output_column < rows {
+    if output_row >= cols {
+        return;
+    }
+    let tile_row = block_idx_y() * TILE_ROWS;
+    // SAFETY: an element of the output: the launch covers the rows, so
+    // `tile_row < rows`.
+    let row_start = unsafe { row_major(output_row, tile_row, rows) };
+    let first = swizzle_128b(lane % REPEAT * TILE_COLS + column);
+    for k in 0..TILE_ROWS / REPEAT {
+        let row = lane % REPEAT + REPEAT * k;
+        if tile_row + row < rows {
             // SAFETY: inside the tile and, by the guard, the output; one
             // thread an element.
             unsafe {
-                let value = tile.read(swizzle_128b(row * TILE_COLS + column));
-                output.write(row_major(output_row, output_column, rows), value);
+                let value = tile.read(first + REPEAT * TILE_COLS * k);
+                output.write(row_start + row as usize, value);
             }
         }
     }
