@@ -147,14 +147,16 @@ impl Family for Tensor {
         buffers: &mut MappedInput<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
-        if buffers.map.shape() != tensor_map(&problem) {
+        let len = checked_len(shape)?;
+        let mapped = buffers.map.shape();
+        if mapped != tensor_map(&problem) {
             return Err(Error::ShapeMismatch {
                 what: "the input's tensor map",
-                expected: checked_len(shape)?,
-                actual: buffers.map.shape().width as usize * buffers.map.shape().height as usize,
+                expected: len,
+                actual: mapped.width as usize * mapped.height as usize,
             });
         }
-        crate::family::expect_len(OUTPUT, checked_len(shape)?, backend.len(&buffers.output))?;
+        crate::family::expect_len(OUTPUT, len, backend.len(&buffers.output))?;
         let Problem { rows, cols } = problem;
         let MappedInput { map, output } = buffers;
         // SAFETY: the map is the kernels' over the input, which it owns
