@@ -6,7 +6,7 @@
 //! or without a barrier after its initialisation, and a copy of a size or
 //! place the hardware refuses.
 
-use gpu_emulator::{self, AccessKind, Diagnostic, Fault, Outstanding};
+use gpu_emulator::{self, AccessKind, BlockOrder, Diagnostic, Fault, Limits, Outstanding};
 use gpu_std::bulk::{Mbarrier, fence_proxy_async_shared_cta, memcpy_async_bulk};
 use gpu_std::global::{Global, GlobalMut};
 use gpu_std::shared::SharedArray;
@@ -287,4 +287,54 @@ fn reusing_a_tile_for_the_next_phase_needs_a_barrier_and_the_next_parity() {
         panic!("not a read of a copy in flight");
     };
     assert_eq!(access.kind, AccessKind::Read);
+}
+
+/// Thread 0 stages `source[0..32]` and `source[32..64]` side by side with
+/// two copies that complete on one phase; every thread writes the sum of
+/// its element of each to `out[t]`.
+unsafe fn two_copies_one_phase(source: Global<f32>, out: GlobalMut<f32>) {
+    let t = thread_idx_x();
+    unsafe {
+        let barrier = Mbarrier::at(SharedArray::launch_sized());
+        let tile = SharedArray::<f32>::launch_sized().after(4);
+        if t == 0 {
+            barrier.init(1);
+            fence_proxy_async_shared_cta();
+        }
+        sync_threads();
+        if t == 0 {
+            barrier.arrive_expect_tx(256);
+            memcpy_async_bulk(tile, 0, source, 0, 32, barrier);
+            memcpy_async_bulk(tile, 32, source, 32, 32, barrier);
+        }
+        barrier.wait(0);
+        out.write(t as usize, tile.read(t) + tile.read(32 + t));
+    }
+}
+
+#[test]
+fn each_bulk_copy_is_one_instruction_however_many_a_thread_issues() {
+    let source: Vec<f32> = (0..64).map(|i| i as f32).collect();
+    let mut out = vec![f32::NAN; 32];
+    let (source_view, out_view) = (
+        Global::new("source", &source),
+        GlobalMut::new("out", &mut out),
+    );
+    // SAFETY: 32 threads; the barrier's 16 bytes and 64 floats of shared
+    // memory; 64 floats of `source`, 32 of `out`.
+    let launch = one_block(32, 16 + 64 * 4);
+    let traffic = gpu_emulator::run_counting(
+        "two_copies_one_phase",
+        &launch,
+        Limits::default(),
+        BlockOrder::Forward,
+        &|| unsafe { two_copies_one_phase(source_view, out_view) },
+    )
+    .unwrap();
+    let expected: Vec<f32> = (0..32).map(|t| (2 * t + 32) as f32).collect();
+    assert_eq!(out, expected);
+    // Two instructions of four sectors each, not one of eight, though no
+    // barrier lies between them.
+    let copies = traffic.bulk_load;
+    assert_eq!((copies.requests, copies.sectors), (2, 8));
 }
