@@ -6,6 +6,9 @@ use cudarc::cublas::result::CublasError;
 
 const GIB: f64 = (1u64 << 30) as f64;
 
+/// What a run stopped by a signal leaves behind.
+pub const NOTHING_WRITTEN: &str = "no output was written, and any earlier one is as it was";
+
 /// The error type of every fallible function in this crate.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -74,12 +77,16 @@ pub enum Error {
         max: u32,
     },
     #[error(
-        "{what} is {ops:.1e} operations per run, more than the {limit:.1e} allowed here: \
-         {because}; choose a smaller problem"
+        "{what} is {ops:.1e} operations {}, more than the {limit:.1e} allowed here: \
+         {because}; choose a smaller problem{}",
+        if *launches > 1 { format!("in its {launches} launches") } else { "per run".into() },
+        if *launches > 1 { " or fewer runs" } else { "" }
     )]
     TooMuchWork {
         what: String,
         ops: f64,
+        /// The launches `ops` counts.
+        launches: usize,
         limit: f64,
         because: &'static str,
     },
@@ -123,7 +130,10 @@ pub enum Error {
         #[source]
         source: image::ImageError,
     },
-    #[error("{} is not a PNG or JPEG picture", .0.display())]
+    #[error(
+        "{} is not a picture in a format this program reads (PNG, JPEG, BMP, TIFF, WebP or GIF)",
+        .0.display()
+    )]
     NotAPicture(PathBuf),
     #[error(
         "cannot write {}: its extension names no format a picture is written in \
@@ -140,7 +150,7 @@ pub enum Error {
     },
     #[error("cannot draw a plot: {0}")]
     Plot(String),
-    #[error("interrupted: no report was written, and any earlier one is as it was")]
+    #[error("interrupted: {NOTHING_WRITTEN}")]
     Interrupted,
     #[error("cannot watch for Ctrl-C: {0}")]
     Signal(String),

@@ -359,6 +359,11 @@ pub struct Sizes {
 }
 
 impl Sizes {
+    /// Where the run is going to happen.
+    pub fn target(&self) -> Target {
+        self.target
+    }
+
     /// `given` maps a family's name to its sizes, each a list of dimensions.
     pub fn new(
         given: HashMap<String, Vec<Vec<usize>>>,

@@ -1,14 +1,24 @@
 use std::io::{ErrorKind, Write};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Parser;
-use locality::cli::{self, Cli};
+use locality::cli::{self, Cli, Command};
+use locality::console;
 use locality::error::Error;
-use locality::interrupt;
+use locality::interrupt::{self, FirstInterrupt};
 
 fn main() -> ExitCode {
+    if STDOUT_CLOSED_AT_START.load(Ordering::SeqCst) {
+        console::note_stdout_was_closed();
+    }
     let cli = Cli::parse();
-    match interrupt::watch().and_then(|()| cli::run(&cli)) {
+    // A blur has nothing to finish: the first Ctrl-C ends it.
+    let first_interrupt = match cli.command {
+        Some(Command::Blur(_)) => FirstInterrupt::EndsTheRun,
+        _ => FirstInterrupt::StopsAtTheNextCheck,
+    };
+    match interrupt::watch(first_interrupt).and_then(|()| cli::run(&cli)) {
         Ok(verdict) => ExitCode::from(verdict.exit_code()),
         // The reader of the output has gone (`locality | head`): nobody is
         // left to tell.
@@ -23,3 +33,21 @@ fn main() -> ExitCode {
         }
     }
 }
+
+/// Whether standard output was closed when the process began (`>&-`).
+static STDOUT_CLOSED_AT_START: AtomicBool = AtomicBool::new(false);
+
+/// Looks before the standard library does: it opens `/dev/null` on a
+/// closed standard stream before `main`, after which a write to a closed
+/// standard output would look like success.
+extern "C" fn look_at_stdout() {
+    // SAFETY: F_GETFD reads a descriptor's flags and touches no memory.
+    let closed = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFD) } == -1;
+    STDOUT_CLOSED_AT_START.store(closed, Ordering::SeqCst);
+}
+
+/// Run by the loader among the program's constructors, before the
+/// standard library's start-up code.
+#[used]
+#[unsafe(link_section = ".init_array")]
+static LOOK_AT_STDOUT: extern "C" fn() = look_at_stdout;

@@ -5,7 +5,7 @@
 //! drawn here, whose edges and rings make the blur easy to see.
 
 use std::fs;
-use std::io::{BufRead, BufReader, Cursor, IsTerminal, Read, Seek};
+use std::io::{Cursor, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -14,19 +14,23 @@ use gpu_host::backend::Backend;
 use gpu_host::emulator::Emulator;
 use gpu_host::timing::Runs;
 use gpu_std::Kernel;
+use image::codecs::gif::GifDecoder;
 use image::codecs::jpeg::JpegEncoder;
+use image::codecs::png::PngDecoder;
+use image::codecs::webp::WebPDecoder;
+use image::metadata::Orientation;
 use image::{
-    ColorType, DynamicImage, ImageBuffer, ImageDecoder, ImageFormat, ImageReader, Luma, LumaA, Rgb,
-    RgbImage, Rgba,
+    AnimationDecoder, ColorType, DynamicImage, GenericImageView, ImageBuffer, ImageDecoder,
+    ImageFormat, ImageReader, Luma, LumaA, Rgb, RgbImage, Rgba,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::console::say;
+use crate::console::{self, say};
 use crate::error::{Error, Result};
 use crate::families::blur::{Blur, BlurShape};
 use crate::family::{Family, Target};
 use crate::output::{self, Pending};
-use crate::suite::{WorkLimit, available_host_memory, check_host_memory};
+use crate::suite::{WorkLimit, available_host_memory, check_host_memory, host_bytes};
 
 /// What to blur, with what, and where the result goes.
 #[derive(Clone, Debug)]
@@ -73,6 +77,8 @@ pub fn fastest_kernel(
 
 /// Blurs the picture `request` names and writes the result.
 pub fn run(request: &Request) -> Result<()> {
+    // The picture is the result; the messages beside it are notes.
+    console::messages_are_notes();
     let named = match &request.kernel {
         Some(name) => Some(
             Blur::KERNELS
@@ -122,16 +128,12 @@ pub fn run(request: &Request) -> Result<()> {
             Err(error) => return Err(error),
         }
     };
-    let image = encodable(to_image(&picture, blurred)?, format)?;
-    pending.finish(|writer| {
-        let written = match format {
-            ImageFormat::Jpeg => {
-                image.write_with_encoder(JpegEncoder::new_with_quality(writer, JPEG_QUALITY))
-            }
-            _ => image.write_to(writer, format),
-        };
-        written.map_err(std::io::Error::other)
-    })?;
+    let encoded = encode(&to_image(&picture, blurred)?, format)
+        .map_err(|source| Error::write(&output, std::io::Error::other(source)))?;
+    for loss in &encoded.losses {
+        say!("note: {format:?} cannot hold this picture exactly: {loss}")?;
+    }
+    pending.finish(|writer| writer.write_all(&encoded.bytes))?;
     let written = if output::is_stdout(&output) {
         "standard output".to_string()
     } else {
@@ -169,38 +171,93 @@ fn output_format(output: &Path, input: ImageFormat) -> Result<ImageFormat> {
     }
 }
 
-/// `image` in a colour type `format` can hold: as it is where it can, else
-/// with 8-bit RGB(A) samples, saying what changes (JPEG has no alpha, GIF
-/// no grey).
-fn encodable(image: DynamicImage, format: ImageFormat) -> Result<DynamicImage> {
-    let fits = |image: &DynamicImage| {
-        let probe = DynamicImage::new(1, 1, image.color());
+/// A picture encoded in a format, and what the format could not hold of it.
+struct Encoded {
+    bytes: Vec<u8>,
+    losses: Vec<String>,
+}
+
+/// `image` encoded in `format`, with whatever the format could not hold,
+/// found by reading the encoded picture back: an alpha channel, colours
+/// (GIF's palette of 256), any sample of a lossless format.
+fn encode(image: &DynamicImage, format: ImageFormat) -> image::ImageResult<Encoded> {
+    let mut bytes = Cursor::new(Vec::new());
+    let encodable = encodable(image, format);
+    match format {
+        ImageFormat::Jpeg => {
+            encodable.write_with_encoder(JpegEncoder::new_with_quality(&mut bytes, JPEG_QUALITY))?
+        }
+        _ => encodable.write_to(&mut bytes, format)?,
+    }
+    let bytes = bytes.into_inner();
+    let read_back = image::load_from_memory_with_format(&bytes, format)?;
+    Ok(Encoded {
+        losses: losses(image, &read_back, format != ImageFormat::Jpeg),
+        bytes,
+    })
+}
+
+/// `image` as it is where `format`'s encoder takes its colour type, else
+/// with 8-bit RGB(A) samples (GIF takes no grey).
+fn encodable(image: &DynamicImage, format: ImageFormat) -> DynamicImage {
+    let takes = |color| {
+        let probe = DynamicImage::new(1, 1, color);
         probe.write_to(&mut Cursor::new(Vec::new()), format).is_ok()
     };
-    if fits(&image) {
-        return Ok(image);
+    match image.color() {
+        color if takes(color) => image.clone(),
+        color if color.has_alpha() && takes(ColorType::Rgba8) => image.to_rgba8().into(),
+        _ => image.to_rgb8().into(),
     }
-    let color = image.color();
-    let converted = if color.has_alpha() {
-        DynamicImage::ImageRgba8(image.to_rgba8())
-    } else {
-        DynamicImage::ImageRgb8(image.to_rgb8())
-    };
-    let converted = if fits(&converted) {
-        converted
-    } else {
-        DynamicImage::ImageRgb8(image.to_rgb8())
-    };
-    say!(
-        "note: {format:?} cannot hold {color:?} samples; writing them as {:?}{}",
-        converted.color(),
-        if color.has_alpha() && !converted.color().has_alpha() {
-            ", without the alpha channel"
-        } else {
-            ""
+}
+
+/// What `read_back` lost of `written`: its alpha channel, where that was
+/// not opaque everywhere; and for a `lossless` format, the pixels that
+/// changed, with the colours before and after.
+fn losses(written: &DynamicImage, read_back: &DynamicImage, lossless: bool) -> Vec<String> {
+    let mut losses = Vec::new();
+    let before = written.to_rgba8();
+    let mut after = read_back.to_rgba8();
+    if !read_back.color().has_alpha() {
+        if before.pixels().any(|pixel| pixel[3] != u8::MAX) {
+            losses.push("the alpha channel is dropped".to_string());
         }
-    )?;
-    Ok(converted)
+        // Counted once, above, not again in every pixel.
+        for (after, before) in after.pixels_mut().zip(before.pixels()) {
+            after[3] = before[3];
+        }
+    }
+    if lossless {
+        let (changed, largest) = before.pixels().zip(after.pixels()).fold(
+            (0usize, 0u8),
+            |(changed, largest), (before, after)| {
+                let difference = (0..4)
+                    .map(|c| before[c].abs_diff(after[c]))
+                    .max()
+                    .unwrap_or(0);
+                (
+                    changed + usize::from(difference > 0),
+                    largest.max(difference),
+                )
+            },
+        );
+        if changed > 0 {
+            let colours = |image: &image::RgbaImage| {
+                image
+                    .pixels()
+                    .map(|pixel| u32::from_le_bytes(pixel.0))
+                    .collect::<std::collections::HashSet<_>>()
+                    .len()
+            };
+            losses.push(format!(
+                "its {} colours become {}, and {:.1}% of the pixels change, by up to {largest}",
+                colours(&before),
+                colours(&after),
+                100.0 * changed as f64 / before.pixels().len() as f64
+            ));
+        }
+    }
+    losses
 }
 
 /// Uploads `samples`, blurs them with `kernel`, checks the result against
@@ -230,9 +287,17 @@ fn blur_on<B: Backend>(
             },
         ),
     };
+    // Checked twice, then timed.
+    let launches = 2 + runs.warmup + runs.timed;
     limit.check(
         || format!("the blur of a {shape} picture"),
         Blur::cost(shape),
+        launches,
+    )?;
+    check_host_memory(
+        || format!("the blur of a {shape} picture"),
+        host_bytes::<Blur>(shape, target),
+        available_host_memory(),
     )?;
     let work = Blur::work(shape);
     let spinner = if std::io::stderr().is_terminal() {
@@ -287,19 +352,22 @@ fn blur_on<B: Backend>(
 }
 
 /// The picture at `path`, checked before it is decoded: its size against
-/// the kernels' 32-bit indices and the free memory.
+/// the kernels' 32-bit indices and the free memory. The file is read whole
+/// first, so that a pipe, a FIFO or `/dev/stdin`, which cannot seek, is
+/// read like a file.
 fn read(path: &Path) -> Result<Picture> {
     let unreadable = |source: std::io::Error| unreadable(path, source.into());
-    if path == Path::new("-") {
+    let bytes = if path == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::stdin()
             .lock()
             .read_to_end(&mut bytes)
             .map_err(unreadable)?;
-        return decode(path, ImageReader::new(Cursor::new(bytes)));
-    }
-    let file = fs::File::open(path).map_err(unreadable)?;
-    decode(path, ImageReader::new(BufReader::new(file)))
+        bytes
+    } else {
+        fs::read(path).map_err(unreadable)?
+    };
+    decode(path, &bytes)
 }
 
 /// The error of a picture at `path` that cannot be read.
@@ -310,10 +378,11 @@ fn unreadable(path: &Path, source: image::ImageError) -> Error {
     }
 }
 
-/// The picture `reader` holds, read from `path` (`-`: standard input).
-fn decode<R: BufRead + Seek>(path: &Path, reader: ImageReader<R>) -> Result<Picture> {
+/// The picture `bytes` hold, read from `path` (`-`: standard input), turned
+/// upright as its EXIF orientation says.
+fn decode(path: &Path, bytes: &[u8]) -> Result<Picture> {
     let unreadable = |source| unreadable(path, source);
-    let mut reader = reader
+    let mut reader = ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|source| unreadable(source.into()))?;
     let format = reader
@@ -321,7 +390,8 @@ fn decode<R: BufRead + Seek>(path: &Path, reader: ImageReader<R>) -> Result<Pict
         .ok_or_else(|| Error::NotAPicture(path.to_path_buf()))?;
     // Our own limits below, which know the free memory.
     reader.no_limits();
-    let decoder = reader.into_decoder().map_err(unreadable)?;
+    let mut decoder = reader.into_decoder().map_err(unreadable)?;
+    let orientation = decoder.orientation().map_err(unreadable)?;
     let (width, height) = decoder.dimensions();
     let color = decoder.color_type();
     let channels = color.channel_count();
@@ -333,7 +403,16 @@ fn decode<R: BufRead + Seek>(path: &Path, reader: ImageReader<R>) -> Result<Pict
         available_host_memory(),
     )?;
     let image = DynamicImage::from_decoder(decoder).map_err(unreadable)?;
-    let image = eight_bits(image, color)?;
+    let mut image = eight_bits(image, color)?;
+    if orientation != Orientation::NoTransforms {
+        image.apply_orientation(orientation);
+        say!("note: turned upright as its EXIF orientation says ({orientation:?})")?;
+    }
+    let frames = frames(format, bytes).map_err(unreadable)?;
+    if frames > 1 {
+        say!("note: the picture is animated ({frames} frames); only the first is blurred")?;
+    }
+    let (width, height) = image.dimensions();
     say!(
         "{}: {width}×{height}, {} channel{}",
         path.display(),
@@ -350,6 +429,32 @@ fn decode<R: BufRead + Seek>(path: &Path, reader: ImageReader<R>) -> Result<Pict
         channels: image.color().channel_count(),
         samples: image.into_bytes(),
         format,
+    })
+}
+
+/// The frames of a picture in `format`: more than one where it is animated
+/// (a GIF, an animated PNG or WebP), which the blur does not follow.
+fn frames(format: ImageFormat, bytes: &[u8]) -> image::ImageResult<usize> {
+    let bytes = Cursor::new(bytes);
+    Ok(match format {
+        ImageFormat::Gif => GifDecoder::new(bytes)?.into_frames().count(),
+        ImageFormat::Png => {
+            let decoder = PngDecoder::new(bytes)?;
+            if decoder.is_apng()? {
+                decoder.apng()?.into_frames().count()
+            } else {
+                1
+            }
+        }
+        ImageFormat::WebP => {
+            let decoder = WebPDecoder::new(bytes)?;
+            if decoder.has_animation() {
+                decoder.into_frames().count()
+            } else {
+                1
+            }
+        }
+        _ => 1,
     })
 }
 
@@ -425,9 +530,14 @@ fn output_path(request: &Request, format: ImageFormat) -> Result<PathBuf> {
         }
         (None, Some(input)) => {
             let stem = input.file_stem().unwrap_or_default().to_string_lossy();
+            // The input's extension where it names a format we write (not
+            // `.jpe`, say), else the usual one of the picture's format.
             let name = match input.extension() {
-                Some(extension) => format!("{stem}-blurred.{}", extension.to_string_lossy()),
+                Some(extension) if output_format(input, format).is_ok() => {
+                    format!("{stem}-blurred.{}", extension.to_string_lossy())
+                }
                 None => format!("{stem}-blurred"),
+                Some(_) => format!("{stem}-blurred.{}", format.extensions_str()[0]),
             };
             input.with_file_name(name)
         }

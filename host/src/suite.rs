@@ -2,6 +2,7 @@
 //! `cargo run`: every selected kernel verified against the CPU reference and
 //! timed, one row each.
 
+use gpu_emulator::SHADOW_BYTES_PER_BYTE;
 use gpu_emulator::traffic::Traffic;
 use gpu_host::Error as HostError;
 use gpu_host::backend::{Backend, Transfer, runs};
@@ -12,7 +13,7 @@ use rand::rngs::SmallRng;
 use crate::case::{Case, CpuRun};
 use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
-use crate::family::{Family, Op, Sizes, Work};
+use crate::family::{Family, Op, Sizes, Target, Work};
 use crate::interrupt;
 use crate::verify::Comparison;
 
@@ -32,6 +33,10 @@ pub struct Plan {
 pub struct WorkLimit {
     pub ops: f64,
     pub because: &'static str,
+    /// Whether the limit is on all of a kernel's launches together (the
+    /// emulator's time grows with each), rather than on one run (the CPU
+    /// reference, computed once).
+    pub all_launches: bool,
 }
 
 impl WorkLimit {
@@ -39,31 +44,49 @@ impl WorkLimit {
     pub const EMULATED: Self = Self {
         ops: (1u64 << 32) as f64,
         because: "the emulator runs one thread at a time, and this would take it minutes to hours",
+        all_launches: true,
     };
     /// In the default run, whose CPU reference does the same work in f64.
     pub const VERIFIED: Self = Self {
         ops: (1u64 << 42) as f64,
         because: "the CPU reference does the same work on this machine's cores and would take hours",
+        all_launches: false,
     };
     /// In the bench, which runs every kernel 23 times at every size.
     pub const BENCHED: Self = Self {
         ops: (1u64 << 46) as f64,
         because: "every kernel and baseline runs 23 times or more at each size",
+        all_launches: false,
     };
 
-    /// Rejects work of `cost` operations, called `what` in the error, when
-    /// it is more than this limit.
-    pub fn check(&self, what: impl FnOnce() -> String, cost: f64) -> Result<()> {
-        if cost > self.ops {
+    /// Rejects `launches` launches of `cost` operations each, called `what`
+    /// in the error, when they are more than this limit (one, where the
+    /// limit is on one run).
+    pub fn check(&self, what: impl FnOnce() -> String, cost: f64, launches: usize) -> Result<()> {
+        let launches = if self.all_launches { launches } else { 1 };
+        let ops = cost * launches as f64;
+        if ops > self.ops {
             return Err(Error::TooMuchWork {
                 what: what(),
-                ops: cost,
+                ops,
+                launches,
                 limit: self.ops,
                 because: self.because,
             });
         }
         Ok(())
     }
+}
+
+/// The host memory a run of family `F` at `shape` needs on `target`: its
+/// inputs and reference, and on the emulator the race checks' shadow of
+/// each byte the kernels move.
+pub fn host_bytes<F: Family>(shape: F::Shape, target: Target) -> f64 {
+    let shadows = match target {
+        Target::Emulator => F::work(shape).bytes * SHADOW_BYTES_PER_BYTE as f64,
+        Target::Gpu => 0.0,
+    };
+    F::host_bytes(shape) + shadows
 }
 
 /// Rejects `bytes` of host memory, needed by `what`, when more than
@@ -90,10 +113,14 @@ impl Plan {
         self.check_host_memory(available_host_memory())
     }
 
-    /// Rejects a size whose run is more work than the plan's limit.
+    /// Rejects a size whose runs are more work than the plan's limit: each
+    /// kernel launched once to check it, then for every warm-up and timed
+    /// run.
     fn check_work(&self) -> Result<()> {
+        let launches = 1 + self.runs.warmup + self.runs.timed;
         self.each_shape(&mut |family, shape, cost, _| {
-            self.limit.check(|| format!("{family} at {shape}"), cost)
+            self.limit
+                .check(|| format!("{family} at {shape}"), cost, launches)
         })
     }
 
@@ -125,7 +152,7 @@ impl Plan {
                         F::NAME,
                         shape.to_string(),
                         F::cost(shape),
-                        F::host_bytes(shape),
+                        host_bytes::<F>(shape, self.plan.sizes.target()),
                     )?;
                 }
                 Ok(())

@@ -3,72 +3,22 @@
 //! `locality blur` on the emulator writing a small picture, a regular file
 //! is replaced whole with its permissions kept, a symbolic link is written
 //! through, a FIFO or device is written to and stays what it was, `-` is
-//! standard output, a folder is refused, and nothing is left behind when a
-//! run is stopped.
+//! standard output, a folder is refused, and nothing planted in the folder
+//! is followed.
+
+mod common;
 
 use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::Duration;
+use std::process::{Command, Stdio};
 
-use image::{DynamicImage, ImageBuffer, ImageFormat, Luma, RgbImage};
+use common::{assert_status, blur_to, folder_with_a_picture, is_png, locality, names_in};
+use image::{DynamicImage, ImageBuffer, ImageFormat, Luma};
 use locality::error::Error;
 use locality::output::{self, Pending};
-use rand::{Rng, SeedableRng, rngs::SmallRng};
 use tempfile::TempDir;
-
-/// A folder of the test's own, holding a random 40×30 RGB `input.png`
-/// (from a seed the failures name).
-fn folder_with_a_picture() -> (TempDir, u64) {
-    let dir = TempDir::with_prefix("locality-outputs-").unwrap();
-    let seed = rand::random();
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let samples: Vec<u8> = (0..40 * 30 * 3).map(|_| rng.random()).collect();
-    RgbImage::from_raw(40, 30, samples)
-        .unwrap()
-        .save(dir.path().join("input.png"))
-        .unwrap();
-    (dir, seed)
-}
-
-fn locality(dir: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_locality"));
-    command.current_dir(dir).env("CUDA_VISIBLE_DEVICES", "");
-    command
-}
-
-fn blur_to(dir: &Path, output: &str) -> Output {
-    locality(dir)
-        .args(["blur", "--emulate", "input.png", "-o", output])
-        .output()
-        .unwrap()
-}
-
-fn assert_status(output: &Output, code: i32, seed: u64) {
-    assert_eq!(
-        output.status.code(),
-        Some(code),
-        "seed {seed}: {}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-}
-
-/// The names in `dir`, sorted.
-fn names_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
-    names
-}
-
-fn is_png(bytes: &[u8]) -> bool {
-    bytes.starts_with(b"\x89PNG\r\n\x1a\n")
-}
 
 /// A folder of this test's own, holding `report.json` = "old".
 fn folder_with_a_report() -> (TempDir, PathBuf) {
@@ -336,38 +286,28 @@ fn a_sixteen_bit_picture_is_reduced_to_eight_bits_with_a_word() {
 }
 
 #[test]
-fn a_run_stopped_by_two_interrupts_leaves_no_temporary_file() {
-    let (folder, _) = folder_with_a_picture();
+fn a_link_planted_under_a_temporary_name_is_never_followed() {
+    let (folder, report) = folder_with_a_report();
+    let victim = folder.path().join("victim.txt");
+    fs::write(&victim, "another user's").unwrap();
+    // The names a temporary file once had, predictable from the process.
+    let planted = folder
+        .path()
+        .join(format!(".report.json.{}.tmp", std::process::id()));
+    std::os::unix::fs::symlink(&victim, &planted).unwrap();
+    output::write(&report, b"new").unwrap();
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "another user's");
+    assert!(fs::symlink_metadata(&report).unwrap().is_file());
+    assert_eq!(fs::read_to_string(&report).unwrap(), "new");
+    assert!(fs::symlink_metadata(&planted).unwrap().is_symlink());
+}
+
+#[test]
+fn a_name_of_the_longest_length_is_written() {
+    let (folder, seed) = folder_with_a_picture();
     let dir = folder.path();
-    fs::write(dir.join("out.png"), "old").unwrap();
-    // The chart at a size the emulator takes minutes over.
-    let mut child = locality(dir)
-        .args(["blur", "--emulate", "--size", "3000x3000", "-o", "out.png"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = child.id().to_string();
-    // Until the temporary file exists, the run has not reached the blur.
-    for _ in 0..200 {
-        if names_in(dir).iter().any(|name| name.ends_with(".tmp")) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(names_in(dir).iter().any(|name| name.ends_with(".tmp")));
-    for _ in 0..2 {
-        assert!(
-            Command::new("kill")
-                .args(["-INT", &pid])
-                .status()
-                .unwrap()
-                .success()
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130));
-    assert_eq!(names_in(dir), ["input.png", "out.png"]);
-    assert_eq!(fs::read(dir.join("out.png")).unwrap(), b"old");
+    let name = format!("{}.png", "n".repeat(251));
+    assert_status(&blur_to(dir, &name), 0, seed);
+    assert!(is_png(&fs::read(dir.join(&name)).unwrap()));
+    assert_eq!(names_in(dir), ["input.png", name.as_str()]);
 }

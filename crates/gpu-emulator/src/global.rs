@@ -47,6 +47,11 @@ struct Shadow {
     non_coherent_read: Toucher,
 }
 
+/// The host memory the emulator keeps beside each byte of global memory
+/// that a launch touches, for its race checks: what a large emulated
+/// problem costs beyond its data.
+pub const SHADOW_BYTES_PER_BYTE: usize = size_of::<Shadow>();
+
 /// The running thread, in the launch's epochs.
 pub(crate) struct Now<'a> {
     pub launch: &'a Launch,

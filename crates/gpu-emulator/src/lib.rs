@@ -65,6 +65,7 @@ use device::GlobalAccess;
 use global::{GlobalMemory, Now};
 use mbarrier::Barriers;
 
+pub use global::SHADOW_BYTES_PER_BYTE;
 pub use gpu_core::{Dim3, Launch, LaunchBounds, SHARED_LIMIT_BYTES};
 pub use mbarrier::{MAX_ARRIVALS, Outstanding};
 pub use order::BlockOrder;
