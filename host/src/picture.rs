@@ -4,6 +4,7 @@
 //! format the output's name asks for; without a picture, a test chart
 //! drawn here, whose edges and rings make the blur easy to see.
 
+use std::borrow::Cow;
 use std::fs;
 use std::io::{Cursor, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
@@ -199,15 +200,17 @@ fn encode(image: &DynamicImage, format: ImageFormat) -> image::ImageResult<Encod
 
 /// `image` as it is where `format`'s encoder takes its colour type, else
 /// with 8-bit RGB(A) samples (GIF takes no grey).
-fn encodable(image: &DynamicImage, format: ImageFormat) -> DynamicImage {
+fn encodable(image: &DynamicImage, format: ImageFormat) -> Cow<'_, DynamicImage> {
     let takes = |color| {
         let probe = DynamicImage::new(1, 1, color);
         probe.write_to(&mut Cursor::new(Vec::new()), format).is_ok()
     };
     match image.color() {
-        color if takes(color) => image.clone(),
-        color if color.has_alpha() && takes(ColorType::Rgba8) => image.to_rgba8().into(),
-        _ => image.to_rgb8().into(),
+        color if takes(color) => Cow::Borrowed(image),
+        color if color.has_alpha() && takes(ColorType::Rgba8) => {
+            Cow::Owned(image.to_rgba8().into())
+        }
+        _ => Cow::Owned(image.to_rgb8().into()),
     }
 }
 

@@ -142,17 +142,3 @@ fn a_jpe_photo_is_written_beside_itself_as_jpg() {
     );
     assert!(dir.join("photo-blurred.jpg").exists());
 }
-
-#[test]
-fn a_file_that_is_no_picture_names_every_format_read() {
-    let (folder, seed) = folder_with_a_picture();
-    let dir = folder.path();
-    fs::write(dir.join("notes.txt"), "not a picture").unwrap();
-    let run = blur(dir, "notes.txt", "out.png");
-    assert_status(&run, 2, seed);
-    assert!(
-        String::from_utf8_lossy(&run.stderr).contains("(PNG, JPEG, BMP, TIFF, WebP or GIF)"),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-}

@@ -9,7 +9,7 @@ use locality::cli::Cli;
 use locality::error::Error;
 use locality::families::blur::{Blur, BlurShape};
 use locality::family::Target;
-use locality::suite::{WorkLimit, host_bytes};
+use locality::suite::{Plan, WorkLimit, host_bytes};
 
 /// The most memory the process `child` held, in bytes, once it has ended.
 fn peak_bytes(child: std::process::Child) -> f64 {
@@ -46,20 +46,17 @@ fn an_emulated_blurs_memory_is_counted_with_its_race_checks() {
     assert!(counted < 1.5 * peak, "{counted:.3e} against {peak:.3e}");
 }
 
+/// The plan for the emulator that `args` ask for.
+fn emulated_plan(args: &[&str]) -> Result<Plan, Error> {
+    Cli::try_parse_from(["locality", "--emulate"].iter().chain(args))
+        .unwrap()
+        .plan(Target::Emulator)
+}
+
 #[test]
 fn the_emulators_work_limit_counts_every_run() {
-    let cli = Cli::try_parse_from([
-        "locality",
-        "--emulate",
-        "--kernel",
-        "blur_naive",
-        "--blur",
-        "2000",
-        "--runs",
-        "1000",
-    ])
-    .unwrap();
-    let error = cli.plan(Target::Emulator).unwrap_err();
+    let blur = ["--kernel", "blur_naive", "--blur", "2000"];
+    let error = emulated_plan(&[&blur[..], &["--runs", "1000"]].concat()).unwrap_err();
     assert!(
         matches!(&error, Error::TooMuchWork { launches: 1001, limit, .. } if *limit == WorkLimit::EMULATED.ops),
         "{error:?}"
@@ -69,14 +66,5 @@ fn the_emulators_work_limit_counts_every_run() {
         "{error}"
     );
     // One run of the same is within it.
-    let one = Cli::try_parse_from([
-        "locality",
-        "--emulate",
-        "--kernel",
-        "blur_naive",
-        "--blur",
-        "2000",
-    ])
-    .unwrap();
-    assert!(one.plan(Target::Emulator).is_ok());
+    assert!(emulated_plan(&blur).is_ok());
 }

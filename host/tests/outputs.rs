@@ -200,13 +200,21 @@ fn a_folder_is_refused_before_the_blur_and_left_as_it_was() {
 fn a_dash_is_standard_output_and_the_messages_go_to_standard_error() {
     let (folder, seed) = folder_with_a_picture();
     let dir = folder.path();
-    let output = blur_to(dir, "-");
-    assert_status(&output, 0, seed);
-    assert!(is_png(&output.stdout));
-    let blurred = image::load_from_memory(&output.stdout).unwrap();
-    assert_eq!((blurred.width(), blurred.height()), (40, 30));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("every sample matches"));
-    assert_eq!(names_in(dir), ["input.png"]);
+    // Standard output is a pipe here, which /dev/stdout names too.
+    for name in ["-", "/dev/stdout"] {
+        let output = blur_to(dir, name);
+        assert_status(&output, 0, seed);
+        assert!(
+            is_png(&output.stdout),
+            "{name}: the messages went into the picture"
+        );
+        let blurred = image::load_from_memory(&output.stdout).unwrap();
+        assert_eq!((blurred.width(), blurred.height()), (40, 30));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("every sample matches"), "{name}: {stderr}");
+        assert!(stderr.contains("wrote standard output"), "{name}: {stderr}");
+        assert_eq!(names_in(dir), ["input.png"]);
+    }
 }
 
 #[test]

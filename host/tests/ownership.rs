@@ -47,15 +47,25 @@ fn shared_folder() -> (TempDir, PathBuf, u64) {
 /// `program` blurring `input.png` into `output` in `dir` as user `uid` of
 /// group `gid`.
 fn blur_as(program: &Path, dir: &Path, output: &Path, (uid, gid): (u32, u32)) -> Output {
-    Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(["blur", "--emulate", "input.png", "-o"])
         .arg(output)
         .current_dir(dir)
         .env("CUDA_VISIBLE_DEVICES", "")
         .uid(uid)
-        .gid(gid)
-        .output()
-        .unwrap()
+        .gid(gid);
+    // A child another test forks while the copy is open for writing holds
+    // it open until it runs its own program: "text file busy", briefly.
+    for _ in 0..100 {
+        match command.output() {
+            Err(error) if error.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            output => return output.unwrap(),
+        }
+    }
+    panic!("{} stayed busy", program.display());
 }
 
 /// A file holding "old", of `owner` and `group`, with `mode`.

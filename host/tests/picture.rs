@@ -176,7 +176,7 @@ fn bad_inputs_are_errors_that_leave_every_file_as_it_was() {
         ),
         (
             &["text.png", "-o", "out.png"],
-            "text.png is not a PNG or JPEG picture",
+            "text.png is not a picture in a format this program reads (PNG, JPEG, BMP, TIFF, WebP or GIF)",
         ),
         (
             &["truncated.png", "-o", "out.png"],
