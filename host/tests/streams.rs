@@ -10,7 +10,7 @@ use std::fs;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use common::{assert_status, folder_with_a_picture, is_png, locality, names_in};
+use common::{assert_status, folder_with_a_picture, is_png, locality};
 
 /// `script` run by bash in `dir`, with `$0` the program.
 fn bash(dir: &std::path::Path, script: &str) -> Command {
