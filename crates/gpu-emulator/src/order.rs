@@ -129,6 +129,28 @@ mod tests {
         assert_eq!(BlockOrder::from_seed(11), BlockOrder::Shuffled(11));
     }
 
+    /// Whatever the seed, a shuffle's step is coprime to the block count,
+    /// and neither 1 nor `count - 1` where the count has another such.
+    #[test]
+    fn every_seed_draws_a_step_that_keeps_neighbours_apart() {
+        for count in 1..=64 {
+            let others = (2..count.max(2) - 1).any(|step| gcd(step, count) == 1);
+            for seed in 0..500 {
+                let step = shuffle_step(seed, count);
+                assert!(
+                    step < count && gcd(step, count) == 1,
+                    "{count} blocks, seed {seed}: {step}"
+                );
+                if others {
+                    assert!(
+                        step != 1 && step != count - 1,
+                        "{count} blocks, seed {seed}: {step}"
+                    );
+                }
+            }
+        }
+    }
+
     /// Forward counts x fastest; reverse is forward backwards; a shuffle
     /// of enough blocks is neither.
     #[test]

@@ -269,3 +269,76 @@ fn two_blocks_of_a_cluster_touching_one_global_element_race() {
         "not a global race: {diagnostic}"
     );
 }
+
+#[test]
+fn a_block_of_a_cluster_reading_what_another_wrote_races_in_either_order() {
+    // The reverse of the test above: block 1 writes, block 0 reads. Within
+    // one block a barrier would order the two; across the blocks of a
+    // cluster only a cluster barrier does.
+    let mut data = vec![0u32; 1];
+    let view = GlobalMut::new("data", &mut data);
+    let launch = clusters_of(2, 2, 32);
+    let diagnostic = gpu_emulator::run("global", &launch, &|| {
+        // SAFETY: one element, which the emulator checks.
+        unsafe {
+            if block_idx_x() == 1 && thread_idx_x() == 0 {
+                view.write(0, 1);
+            }
+            sync_threads();
+            if block_idx_x() == 0 && thread_idx_x() == 0 {
+                view.read(0);
+            }
+        }
+    })
+    .unwrap_err();
+    assert!(
+        matches!(diagnostic.fault, Fault::GlobalRace { .. }),
+        "not a global race: {diagnostic}"
+    );
+}
+
+/// In a cluster of two, block 1 reads or writes block 0's memory after a
+/// cluster barrier, and block 0 returns with no cluster barrier after it:
+/// block 0's memory is gone while the access is unordered with its exit.
+/// Block 0 waits at a block barrier first, so that block 1's access comes
+/// before the exit, which must report it then.
+fn touched_then_exited(kind: AccessKind) -> Fault {
+    let launch = clusters_of(2, 2, 32);
+    let diagnostic = gpu_emulator::run("exit", &launch, &|| {
+        let t = thread_idx_x();
+        // SAFETY: a word of shared memory a thread; the emulator checks
+        // the rest.
+        unsafe {
+            let tile = SharedArray::<u32>::launch_sized();
+            tile.write(t, t);
+            cluster::sync();
+            if cluster::block_rank() == 1 {
+                let theirs = cluster::map_shared_rank(tile, 0);
+                match kind {
+                    AccessKind::Read => drop(theirs.read(t)),
+                    AccessKind::Write => theirs.write(t, 0),
+                }
+            } else {
+                sync_threads();
+            }
+        }
+    })
+    .unwrap_err();
+    diagnostic.fault
+}
+
+#[test]
+fn a_block_exiting_after_another_touched_its_memory_is_reported_at_the_exit() {
+    for kind in [AccessKind::Read, AccessKind::Write] {
+        let Fault::NeighbourExited {
+            owner,
+            accessor,
+            kind: reported,
+            ..
+        } = touched_then_exited(kind)
+        else {
+            panic!("not an access to an exited block ({kind:?})");
+        };
+        assert_eq!((owner, accessor, reported), ((0, 0, 0), (1, 0, 0), kind));
+    }
+}

@@ -58,6 +58,58 @@ fn point_fetches_read_the_texel_the_point_falls_in_clamped_or_zero_outside() {
     }
 }
 
+/// The `width × height` texture 1 2 3 … row by row, read with `address`
+/// and point filtering.
+fn counting(width: u32, height: u32, address: AddressMode) -> Texture2d {
+    let sampling = Sampling {
+        address,
+        filter: FilterMode::Point,
+    };
+    let texture = Texture {
+        texels: (1..=width * height).map(|texel| texel as f32).collect(),
+        width,
+        height,
+        sampling,
+    };
+    Texture2d::from_handle(create_texture(texture))
+}
+
+#[test]
+fn a_wide_and_a_tall_texture_each_end_at_their_own_width_and_height() {
+    // 3 × 2 (1 2 3 / 4 5 6) and 2 × 3 (1 2 / 3 4 / 5 6): a point past one
+    // side and within the other is outside, whichever is the longer.
+    let wide = counting(3, 2, AddressMode::Border);
+    let tall = counting(2, 3, AddressMode::Border);
+    for (texture, (x, y), expected) in [
+        (wide, (2.5, 1.5), 6.0),
+        (wide, (0.5, 2.5), 0.0),
+        (wide, (3.5, 0.5), 0.0),
+        (tall, (1.5, 2.5), 6.0),
+        (tall, (2.5, 0.5), 0.0),
+        (tall, (0.5, 3.5), 0.0),
+    ] {
+        assert_eq!(
+            fetch(texture, x, y).unwrap(),
+            expected,
+            "border at ({x}, {y})"
+        );
+    }
+    let wide = counting(3, 2, AddressMode::Clamp);
+    let tall = counting(2, 3, AddressMode::Clamp);
+    for (texture, (x, y), expected) in [
+        (wide, (9.0, 9.0), 6.0),
+        (wide, (2.5, -1.0), 3.0),
+        (tall, (9.0, 9.0), 6.0),
+        (tall, (-1.0, 2.5), 5.0),
+    ] {
+        assert_eq!(
+            fetch(texture, x, y).unwrap(),
+            expected,
+            "clamp at ({x}, {y})"
+        );
+    }
+}
+
 #[test]
 fn linear_fetches_interpolate_between_texel_centres_clamped_or_zero_outside() {
     let clamp = two_by_two(AddressMode::Clamp, FilterMode::Linear);
