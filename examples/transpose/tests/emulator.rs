@@ -61,3 +61,23 @@ fn the_padding_takes_the_bank_conflicts_away() {
     assert_eq!(tiled, 31 * requests, "every load of a tile's column is 32-way");
     assert_eq!(conflicts(&KERNELS[2]).1, 0);
 }
+
+kernels! {
+    /// The naive kernel with an index that overflows.
+    pub const OVERFLOWING: [Kernel<Args, Shape>];
+
+    /// An index `rows · cols · 65536`, past `u32` from 256 × 256 on: wrapped, it would be 0.
+    #[launch(tiles)]
+    #[launch_bounds(256)]
+    pub unsafe fn transpose_overflowing(input: Global<f32>, output: GlobalMut<f32>, rows: u32, cols: u32) {
+        let past = rows * cols * 65536;
+        unsafe { output.write(past as usize, input.read(0)) };
+    }
+}
+
+#[test]
+fn an_overflow_in_a_kernel_is_reported_in_a_release_build() {
+    let error =
+        run(&Emulator::default(), &OVERFLOWING[0], Shape { rows: 256, cols: 256 }).unwrap_err();
+    assert!(error.to_string().contains("panicked: attempt to multiply with overflow"), "{error}");
+}
