@@ -14,7 +14,7 @@ use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::{assert_status, blur_to, folder_with_a_picture, is_png, locality, names_in};
+use common::{assert_status, blur_to, folder_with_a_picture, is_png, locality, mkfifo, names_in};
 use image::{DynamicImage, ImageBuffer, ImageFormat, Luma};
 use locality::error::Error;
 use locality::output::{self, Pending};
@@ -113,13 +113,7 @@ fn a_fifo_is_written_to_its_reader_and_stays_a_fifo() {
     let (folder, seed) = folder_with_a_picture();
     let dir = folder.path();
     let fifo = dir.join("pipe.png");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    mkfifo(&fifo);
     let reader_path = fifo.clone();
     let reader = std::thread::spawn(move || {
         let mut bytes = Vec::new();
@@ -221,19 +215,22 @@ fn a_dash_is_standard_output_and_the_messages_go_to_standard_error() {
 fn a_dash_reads_the_picture_from_standard_input() {
     let (folder, seed) = folder_with_a_picture();
     let dir = folder.path();
-    let mut child = locality(dir)
-        .args(["blur", "--emulate", "-", "-o", "from-stdin.png"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let picture = fs::read(dir.join("input.png")).unwrap();
-    child.stdin.take().unwrap().write_all(&picture).unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert_status(&output, 0, seed);
-    let blurred = image::open(dir.join("from-stdin.png")).unwrap();
-    assert_eq!((blurred.width(), blurred.height()), (40, 30));
+    // A pipe, which /dev/stdin names too.
+    for name in ["-", "/dev/stdin"] {
+        let mut child = locality(dir)
+            .args(["blur", "--emulate", name, "-o", "from-stdin.png"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let picture = fs::read(dir.join("input.png")).unwrap();
+        child.stdin.take().unwrap().write_all(&picture).unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert_status(&output, 0, seed);
+        let blurred = image::open(dir.join("from-stdin.png")).unwrap();
+        assert_eq!((blurred.width(), blurred.height()), (40, 30), "{name}");
+    }
 }
 
 #[test]

@@ -85,16 +85,23 @@ fn assert_owned(path: &Path, (owner, group): (u32, u32), mode: u32) {
     );
 }
 
+/// `writer` blurring onto `old.png`, a file of `owner` with `mode`
+/// holding "old", in a shared folder: the run, and the file.
+fn blur_onto(owner: (u32, u32), mode: u32, writer: (u32, u32)) -> (TempDir, PathBuf, Output, u64) {
+    let (folder, program, seed) = shared_folder();
+    let file = folder.path().join("old.png");
+    old_file(&file, owner, mode);
+    let output = blur_as(&program, folder.path(), &file, writer);
+    (folder, file, output, seed)
+}
+
 #[test]
 fn root_replacing_a_users_file_keeps_its_owner_group_and_mode() {
     if !is_root() {
         return;
     }
-    let (folder, program, seed) = shared_folder();
-    let dir = folder.path();
-    let file = dir.join("user.png");
-    old_file(&file, (OWNER, GROUP), 0o600);
-    assert_status(&blur_as(&program, dir, &file, (0, 0)), 0, seed);
+    let (_folder, file, output, seed) = blur_onto((OWNER, GROUP), 0o600, (0, 0));
+    assert_status(&output, 0, seed);
     assert!(is_png(&fs::read(&file).unwrap()));
     assert_owned(&file, (OWNER, GROUP), 0o600);
 }
@@ -104,11 +111,8 @@ fn a_member_of_the_files_group_writes_it_in_place_keeping_its_owner() {
     if !is_root() {
         return;
     }
-    let (folder, program, seed) = shared_folder();
-    let dir = folder.path();
-    let file = dir.join("shared.png");
-    old_file(&file, (OWNER, GROUP), 0o664);
-    assert_status(&blur_as(&program, dir, &file, (WRITER, GROUP)), 0, seed);
+    let (_folder, file, output, seed) = blur_onto((OWNER, GROUP), 0o664, (WRITER, GROUP));
+    assert_status(&output, 0, seed);
     assert!(is_png(&fs::read(&file).unwrap()));
     assert_owned(&file, (OWNER, GROUP), 0o664);
 }
@@ -118,11 +122,7 @@ fn a_read_only_file_is_refused_before_the_blur() {
     if !is_root() {
         return;
     }
-    let (folder, program, seed) = shared_folder();
-    let dir = folder.path();
-    let file = dir.join("ro.png");
-    old_file(&file, (WRITER, GROUP), 0o444);
-    let output = blur_as(&program, dir, &file, (WRITER, GROUP));
+    let (_folder, file, output, seed) = blur_onto((WRITER, GROUP), 0o444, (WRITER, GROUP));
     assert_status(&output, 2, seed);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("Permission denied"), "{stderr}");

@@ -1,16 +1,15 @@
 //! `locality blur` with its standard streams wired any way a shell can
 //! wire them: `/dev/fd/N` of a pipe as the output (`/dev/stdout` is in
 //! `outputs.rs`),
-//! `/dev/stdin` and a FIFO as the input, a reader of the messages that
+//! `<(…)` and a FIFO as the input, a reader of the messages that
 //! goes away, and a closed standard output.
 
 mod common;
 
 use std::fs;
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-use common::{assert_status, folder_with_a_picture, is_png, locality};
+use common::{assert_status, folder_with_a_picture, is_png, locality, mkfifo};
 
 /// `script` run by bash in `dir`, with `$0` the program.
 fn bash(dir: &std::path::Path, script: &str) -> Command {
@@ -39,21 +38,11 @@ fn a_descriptor_of_a_pipe_is_written_as_a_stream() {
 }
 
 #[test]
-fn dev_stdin_a_substitution_and_a_fifo_are_read_like_files() {
+fn a_substitution_and_a_fifo_are_read_like_files() {
+    // `/dev/stdin` is in `outputs.rs`, beside `-`.
     let (folder, seed) = folder_with_a_picture();
     let dir = folder.path();
     let picture = fs::read(dir.join("input.png")).unwrap();
-    let mut child = locality(dir)
-        .args(["blur", "--emulate", "/dev/stdin", "-o", "from-stdin.png"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(&picture).unwrap();
-    assert_status(&child.wait_with_output().unwrap(), 0, seed);
-    assert!(is_png(&fs::read(dir.join("from-stdin.png")).unwrap()));
-
     let output = bash(
         dir,
         r#"exec "$0" blur --emulate <(cat input.png) -o from-substitution.png"#,
@@ -66,13 +55,7 @@ fn dev_stdin_a_substitution_and_a_fifo_are_read_like_files() {
     ));
 
     let fifo = dir.join("fifo.png");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    mkfifo(&fifo);
     let writer = std::thread::spawn(move || fs::write(fifo, picture).unwrap());
     let output = locality(dir)
         .args(["blur", "--emulate", "fifo.png", "-o", "from-fifo.png"])

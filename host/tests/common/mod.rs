@@ -77,3 +77,9 @@ pub fn wait_for_a_temporary_file(dir: &Path) {
     }
     panic!("no temporary file appeared in {}", dir.display());
 }
+
+/// A FIFO at `path`.
+pub fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(made.success(), "mkfifo {}", path.display());
+}

@@ -244,57 +244,32 @@ fn warps_stay_within_their_block_when_a_cluster_runs_its_blocks_at_once() {
 }
 
 #[test]
-fn two_blocks_of_a_cluster_touching_one_global_element_race() {
-    // The blocks run at once, their barrier intervals interleaved: block
-    // 1's read after its own block barrier is still unordered with block
-    // 0's write.
-    let mut data = vec![0u32; 1];
-    let view = GlobalMut::new("data", &mut data);
-    let launch = clusters_of(2, 2, 32);
-    let diagnostic = gpu_emulator::run("global", &launch, &|| {
-        // SAFETY: one element, which the emulator checks.
-        unsafe {
-            if block_idx_x() == 0 && thread_idx_x() == 0 {
-                view.write(0, 1);
+fn two_blocks_of_a_cluster_touching_one_global_element_race_in_either_order() {
+    // The blocks run at once, their barrier intervals interleaved: the
+    // reader's read after its own block barrier is still unordered with
+    // the other block's write, whichever block writes.
+    for (writer, reader) in [(0, 1), (1, 0)] {
+        let mut data = vec![0u32; 1];
+        let view = GlobalMut::new("data", &mut data);
+        let launch = clusters_of(2, 2, 32);
+        let diagnostic = gpu_emulator::run("global", &launch, &|| {
+            // SAFETY: one element, which the emulator checks.
+            unsafe {
+                if block_idx_x() == writer && thread_idx_x() == 0 {
+                    view.write(0, 1);
+                }
+                sync_threads();
+                if block_idx_x() == reader && thread_idx_x() == 0 {
+                    view.read(0);
+                }
             }
-            sync_threads();
-            if block_idx_x() == 1 && thread_idx_x() == 0 {
-                view.read(0);
-            }
-        }
-    })
-    .unwrap_err();
-    assert!(
-        matches!(diagnostic.fault, Fault::GlobalRace { .. }),
-        "not a global race: {diagnostic}"
-    );
-}
-
-#[test]
-fn a_block_of_a_cluster_reading_what_another_wrote_races_in_either_order() {
-    // The reverse of the test above: block 1 writes, block 0 reads. Within
-    // one block a barrier would order the two; across the blocks of a
-    // cluster only a cluster barrier does.
-    let mut data = vec![0u32; 1];
-    let view = GlobalMut::new("data", &mut data);
-    let launch = clusters_of(2, 2, 32);
-    let diagnostic = gpu_emulator::run("global", &launch, &|| {
-        // SAFETY: one element, which the emulator checks.
-        unsafe {
-            if block_idx_x() == 1 && thread_idx_x() == 0 {
-                view.write(0, 1);
-            }
-            sync_threads();
-            if block_idx_x() == 0 && thread_idx_x() == 0 {
-                view.read(0);
-            }
-        }
-    })
-    .unwrap_err();
-    assert!(
-        matches!(diagnostic.fault, Fault::GlobalRace { .. }),
-        "not a global race: {diagnostic}"
-    );
+        })
+        .unwrap_err();
+        assert!(
+            matches!(diagnostic.fault, Fault::GlobalRace { .. }),
+            "block {writer} writing, {reader} reading: not a global race: {diagnostic}"
+        );
+    }
 }
 
 /// In a cluster of two, block 1 reads or writes block 0's memory after a
