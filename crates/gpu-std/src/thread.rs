@@ -28,6 +28,8 @@ special_register! {
     thread_idx_x => _thread_idx_x, thread_idx.0;
     /// `threadIdx.y`.
     thread_idx_y => _thread_idx_y, thread_idx.1;
+    /// `threadIdx.z`.
+    thread_idx_z => _thread_idx_z, thread_idx.2;
     /// `blockIdx.x`: this block's index inside the grid.
     block_idx_x => _block_idx_x, block_idx.0;
     /// `blockIdx.y`.
@@ -38,10 +40,14 @@ special_register! {
     block_dim_x => _block_dim_x, block_dim.0;
     /// `blockDim.y`.
     block_dim_y => _block_dim_y, block_dim.1;
+    /// `blockDim.z`.
+    block_dim_z => _block_dim_z, block_dim.2;
     /// `gridDim.x`: blocks in the grid along x.
     grid_dim_x => _grid_dim_x, grid_dim.0;
     /// `gridDim.y`.
     grid_dim_y => _grid_dim_y, grid_dim.1;
+    /// `gridDim.z`.
+    grid_dim_z => _grid_dim_z, grid_dim.2;
 }
 
 /// `__syncthreads()`: waits until every thread of the block has arrived,

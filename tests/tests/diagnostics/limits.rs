@@ -188,3 +188,31 @@ fn a_launch_beyond_cudas_limits_or_the_launch_bounds_is_refused_before_any_threa
     .unwrap();
     assert!(ran.get());
 }
+
+#[test]
+fn every_thread_of_a_three_dimensional_launch_knows_its_place() {
+    use gpu_std::thread::{
+        block_dim_x, block_dim_y, block_dim_z, block_idx_x, block_idx_y, block_idx_z, grid_dim_x,
+        grid_dim_y, grid_dim_z, thread_idx_y, thread_idx_z,
+    };
+    // Every dimension different, so that no axis can stand in for another.
+    let launch = Launch {
+        grid: (2, 3, 4),
+        block: (5, 3, 2),
+        shared_bytes: 0,
+        cluster: (1, 1, 1),
+    };
+    let mut out = vec![u32::MAX; 2 * 3 * 4 * 5 * 3 * 2];
+    let view = GlobalMut::new("out", &mut out);
+    gpu_emulator::run("places", &launch, &|| {
+        let dims = (block_dim_x(), block_dim_y(), block_dim_z());
+        let grid = (grid_dim_x(), grid_dim_y(), grid_dim_z());
+        let block = block_idx_x() + grid.0 * (block_idx_y() + grid.1 * block_idx_z());
+        let thread = thread_idx_x() + dims.0 * (thread_idx_y() + dims.1 * thread_idx_z());
+        let index = block * dims.0 * dims.1 * dims.2 + thread;
+        // SAFETY: one element a thread, inside `out`.
+        unsafe { view.write(index as usize, index) };
+    })
+    .unwrap();
+    assert!(out.iter().zip(0..).all(|(&value, index)| value == index));
+}
