@@ -9,9 +9,10 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use clap::builder::{IntoResettable, ValueParser};
 use clap::{Arg, ArgMatches};
 use gpu_host::Gpu;
-use gpu_host::backend::{Backend, Buffer, Params, Value, checked_launch};
+use gpu_host::backend::{Backend, Params, checked_launch};
 use gpu_std::Kernel;
 use rand::rngs::SmallRng;
 use serde::de::DeserializeOwned;
@@ -22,6 +23,10 @@ use crate::error::{Error, Result};
 use crate::npp::Npp;
 use crate::reference::Expected;
 use crate::verify::Comparison;
+
+mod buffers;
+
+pub use buffers::{Buffers, InputOutput, NAMES, TwoInputs, expect_len};
 
 /// A size as the user gives it and the report shows it.
 pub trait Shape:
@@ -100,6 +105,18 @@ pub struct Work {
     /// Of those, the outputs': what comes back from the GPU; the rest goes
     /// to it.
     pub output_bytes: f64,
+}
+
+impl Work {
+    /// `ops` of `op`, with `read` bytes read and `written` written.
+    pub fn new(op: Op, ops: f64, read: f64, written: f64) -> Self {
+        Self {
+            op,
+            ops,
+            bytes: read + written,
+            output_bytes: written,
+        }
+    }
 }
 
 /// Which ceiling of the roofline the family's kernels are meant to approach,
@@ -199,9 +216,10 @@ pub trait Family: Sized + 'static {
     const BOUND: Bound;
     /// The plot's x axis for square sizes, e.g. "n (A is n×n)".
     const SQUARE_AXIS: &'static str;
-    /// Whether `bench` times the family's kernels when none is named: the
-    /// lessons' kernels are timed by `locality lessons` instead.
-    const BENCHED: bool = true;
+    /// Whether `bench` times the family's kernels when none is named: a
+    /// lesson's kernels (most families') are timed by `locality lessons`
+    /// instead.
+    const BENCHED: bool = false;
 
     /// The kernels' parameter list and launch-contract input.
     type Args: Params;
@@ -213,9 +231,7 @@ pub trait Family: Sized + 'static {
     /// Random inputs on the host.
     type Inputs: Send + Sync;
     /// The inputs and outputs on a backend.
-    type Buffers<B: Backend>;
-    /// The element of the output every kernel of the family writes.
-    type Output: Value + Into<f64> + Sync;
+    type Buffers<B: Backend>: Buffers<B>;
 
     /// Options of the family's own beyond its size (the blur's radius,
     /// say), with the bench's defaults where `sweep`.
@@ -284,12 +300,8 @@ pub trait Family: Sized + 'static {
         inputs: &Self::Inputs,
     ) -> Result<Self::Buffers<B>>;
 
-    /// The output every kernel of the family writes whole: what `prepare`
-    /// poisons and `compare` checks.
-    fn output<B: Backend>(buffers: &mut Self::Buffers<B>) -> &mut Buffer<B, Self::Output>;
-
     /// Makes the buffers ready for `kernel` to be checked: the output
-    /// poisoned, and where a family says so, the inputs in the layout the
+    /// ([`Buffers::output`]) poisoned, and where a family says so, the inputs in the layout the
     /// kernel reads.
     fn prepare<B: Backend>(
         backend: &B,
@@ -298,7 +310,7 @@ pub trait Family: Sized + 'static {
         buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let _ = (kernel, inputs);
-        Ok(backend.poison(Self::output(buffers))?)
+        Ok(backend.poison(buffers.output())?)
     }
 
     /// Launches `kernel` on the buffers, after checking them against the
@@ -310,14 +322,15 @@ pub trait Family: Sized + 'static {
         buffers: &mut Self::Buffers<B>,
     ) -> Result<()>;
 
-    /// Every element of the output against the reference.
+    /// Every element of the output ([`Buffers::output`]) against the
+    /// reference.
     fn compare<B: Backend>(
         backend: &B,
         buffers: &mut Self::Buffers<B>,
         expected: &Expected,
     ) -> Result<Comparison> {
         Ok(crate::verify::compare(
-            &backend.download(Self::output(buffers))?,
+            &backend.download(buffers.output())?,
             expected,
         ))
     }
@@ -434,61 +447,35 @@ pub fn indexable(what: &'static str, dimensions: &[u32]) -> Result<usize> {
     Ok(size as usize)
 }
 
-/// What [`InputOutput`]'s buffers are called in errors, unless a family
-/// names them otherwise.
-pub const NAMES: [&str; 2] = ["input", "output"];
-
-/// The buffers of a kernel that reads one array and writes another: most
-/// lesson families', and the transpose's.
-pub struct InputOutput<B: Backend, T: Value = f32> {
-    pub input: Buffer<B, T>,
-    pub output: Buffer<B, T>,
-}
-
-impl<B: Backend, T: Value> InputOutput<B, T> {
-    /// `input` uploaded, and an output of `output_len` poisoned elements;
-    /// `names` (input, output) name them in errors.
-    pub fn upload(
-        backend: &B,
-        names: [&'static str; 2],
-        input: &[T],
-        output_len: usize,
-    ) -> Result<Self> {
-        Ok(Self {
-            input: backend.upload(names[0], input)?,
-            output: backend.alloc(names[1], output_len)?,
-        })
-    }
-
-    /// Rejects buffers whose lengths are not `lens` (input, output), the
-    /// shape's, named `names`.
-    pub fn expect_lens(
-        &self,
-        backend: &B,
-        names: [&'static str; 2],
-        lens: [usize; 2],
-    ) -> Result<()> {
-        expect_len(names[0], lens[0], backend.len(&self.input))?;
-        expect_len(names[1], lens[1], backend.len(&self.output))
-    }
-}
-
-/// Rejects a buffer whose length is not what the shape says.
-pub fn expect_len(what: &'static str, expected: usize, actual: usize) -> Result<()> {
-    if expected != actual {
-        return Err(Error::ShapeMismatch {
-            what,
-            expected,
-            actual,
-        });
-    }
-    Ok(())
-}
-
 /// The dimensions `dims` as an array of N; one number stands for all N.
 pub fn dims<const N: usize>(dims: &[usize]) -> [usize; N] {
     match dims {
         [one] => [*one; N],
         _ => dims.try_into().expect("the command line checks the count"),
     }
+}
+
+/// An option of a family's own beyond its size: `--ID VALUE_NAME`, read by
+/// `parser`, `default` where not given.
+pub fn option(
+    id: &'static str,
+    value_name: &'static str,
+    parser: impl IntoResettable<ValueParser>,
+    default: &'static str,
+    help: &'static str,
+) -> Arg {
+    Arg::new(id)
+        .long(id)
+        .help(help)
+        .value_name(value_name)
+        .value_parser(parser)
+        .default_value(default)
+}
+
+/// The value of the option `id`, which has a default.
+pub fn value<T: Clone + Send + Sync + 'static>(options: &ArgMatches, id: &str) -> T {
+    options
+        .get_one::<T>(id)
+        .expect("the option has a default")
+        .clone()
 }

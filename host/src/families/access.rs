@@ -2,23 +2,9 @@
 //! shapes, inputs and reference. Its output is a gather, exact, so the
 //! reference is the input itself, element for element.
 
-use std::fmt;
-
-use clap::{Arg, ArgMatches, value_parser};
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
 use kernels::access::{Args, KERNELS, Problem};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::family::{
-    Bound, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax, Work, dims,
-    nonzero,
-};
-use crate::reference::Expected;
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
 
 /// n elements copied from input[offset + i·stride].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -77,7 +63,6 @@ impl Family for Access {
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (elements copied)";
-    const BENCHED: bool = false;
 
     type Args = Args;
     type Problem = Problem;
@@ -86,37 +71,20 @@ impl Family for Access {
     type Shape = AccessShape;
     type Inputs = Vec<f32>;
     type Buffers<B: Backend> = InputOutput<B>;
-    type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
+        let stride = "The access lessons' copy reads every STRIDE-th element";
+        let offset = "The access lessons' copy reads from element OFFSET on";
         vec![
-            Arg::new("stride")
-                .long("stride")
-                .help("The access lessons' copy reads every STRIDE-th element")
-                .value_name("STRIDE")
-                .value_parser(value_parser!(usize))
-                .default_value("1"),
-            Arg::new("offset")
-                .long("offset")
-                .help("The access lessons' copy reads from element OFFSET on")
-                .value_name("OFFSET")
-                .value_parser(value_parser!(usize))
-                .default_value("0"),
+            option("stride", "STRIDE", value_parser!(usize), "1", stride),
+            option("offset", "OFFSET", value_parser!(usize), "0", offset),
         ]
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> AccessShape {
         let [n] = dims(sizes);
-        let option = |id| {
-            *options
-                .get_one::<usize>(id)
-                .expect("the option has a default")
-        };
-        AccessShape {
-            n,
-            stride: option("stride"),
-            offset: option("offset"),
-        }
+        let (stride, offset) = (value(options, "stride"), value(options, "offset"));
+        AccessShape { n, stride, offset }
     }
 
     fn problem(shape: AccessShape) -> Result<Problem> {
@@ -147,12 +115,7 @@ impl Family for Access {
     /// No arithmetic; the bytes used are n read and n written.
     fn work(shape: AccessShape) -> Work {
         let bytes = 4.0 * shape.n as f64;
-        Work {
-            op: Op::None,
-            ops: 0.0,
-            bytes: 2.0 * bytes,
-            output_bytes: bytes,
-        }
+        Work::new(Op::None, 0.0, bytes, bytes)
     }
 
     /// The input twice (inputs and the emulator's buffer), the reference
@@ -181,10 +144,6 @@ impl Family for Access {
         input: &Vec<f32>,
     ) -> Result<InputOutput<B>> {
         InputOutput::upload(backend, NAMES, input, shape.checked_lens()?[1])
-    }
-
-    fn output<B: Backend>(buffers: &mut InputOutput<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.output
     }
 
     fn launch<B: Backend>(

@@ -1,23 +1,9 @@
 //! The bank-conflict lesson's kernel: its shapes, inputs and reference.
 //! The reference sums, in f64, the very words each thread reads.
 
-use std::fmt;
-
-use clap::{Arg, ArgMatches, value_parser};
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
 use kernels::banks::{Args, BLOCK, KERNELS, Problem, TILE};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
-use crate::family::{
-    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, indexable,
-    nonzero,
-};
-use crate::reference::{Expected, gamma};
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
 
 /// `blocks` blocks whose warps read the tile at `stride`, `rounds` words
 /// a thread.
@@ -75,10 +61,8 @@ impl Shape for BanksShape {
     }
 }
 
-pub struct Buffers<B: Backend> {
-    pub tile: Buffer<B, f32>,
-    pub sums: Buffer<B, f32>,
-}
+/// The buffers' names in errors: the input tile and a sum a thread.
+const NAMES: [&str; 2] = ["tile", "sums"];
 
 /// The sum, in f64, of what thread `thread` reads, and of the magnitudes.
 fn thread_sum(shape: BanksShape, tile: &[f32], thread: usize) -> (f64, f64) {
@@ -103,7 +87,6 @@ impl Family for Banks {
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "stride (words)";
-    const BENCHED: bool = false;
 
     type Args = Args;
     type Problem = Problem;
@@ -111,25 +94,22 @@ impl Family for Banks {
 
     type Shape = BanksShape;
     type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = Buffers<B>;
-    type Output = f32;
+    type Buffers<B: Backend> = InputOutput<B>;
 
     fn options(_: bool) -> Vec<Arg> {
-        vec![
-            Arg::new("bank-stride")
-                .long("bank-stride")
-                .help("The stride, in 4-byte words, of the bank-conflict lesson's reads")
-                .value_name("WORDS")
-                .value_parser(value_parser!(u32))
-                .default_value("1"),
-        ]
+        let help = "The stride, in 4-byte words, of the bank-conflict lesson's reads";
+        vec![option(
+            "bank-stride",
+            "WORDS",
+            value_parser!(u32),
+            "1",
+            help,
+        )]
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> BanksShape {
         let [blocks, rounds] = dims(sizes);
-        let stride = *options
-            .get_one("bank-stride")
-            .expect("the option has a default");
+        let stride = value(options, "bank-stride");
         BanksShape {
             stride,
             blocks,
@@ -166,13 +146,9 @@ impl Family for Banks {
     /// memory and the sums written: the reads the lesson is about are
     /// shared memory's.
     fn work(shape: BanksShape) -> Work {
+        let tiles = 4.0 * f64::from(TILE) * shape.blocks as f64;
         let sums = 4.0 * shape.threads() as f64;
-        Work {
-            op: Op::Flop,
-            ops: shape.bytes_read() / 4.0,
-            bytes: 4.0 * f64::from(TILE) * shape.blocks as f64 + sums,
-            output_bytes: sums,
-        }
+        Work::new(Op::Flop, shape.bytes_read() / 4.0, tiles, sums)
     }
 
     fn host_bytes(shape: BanksShape) -> f64 {
@@ -197,27 +173,26 @@ impl Family for Banks {
         Expected { values, tolerance }
     }
 
-    fn upload<B: Backend>(backend: &B, shape: BanksShape, tile: &Vec<f32>) -> Result<Buffers<B>> {
-        Ok(Buffers {
-            tile: backend.upload("tile", tile)?,
-            sums: backend.alloc("sums", shape.threads())?,
-        })
-    }
-
-    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.sums
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: BanksShape,
+        tile: &Vec<f32>,
+    ) -> Result<InputOutput<B>> {
+        InputOutput::upload(backend, NAMES, tile, shape.threads())
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: BanksShape,
-        buffers: &mut Buffers<B>,
+        buffers: &mut InputOutput<B>,
     ) -> Result<()> {
         let (blocks, rounds) = shape.arguments()?;
-        expect_len("tile", TILE as usize, backend.len(&buffers.tile))?;
-        expect_len("sums", shape.threads(), backend.len(&buffers.sums))?;
-        let Buffers { tile, sums } = buffers;
+        buffers.expect_lens(backend, NAMES, [TILE as usize, shape.threads()])?;
+        let InputOutput {
+            input: tile,
+            output: sums,
+        } = buffers;
         let args = (&*tile, sums, shape.stride, rounds);
         // SAFETY: the tile holds TILE elements, the sums one per thread, a
         // buffer of their own.

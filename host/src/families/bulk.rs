@@ -2,22 +2,9 @@
 //! Each tile of the input comes out reversed, exactly, so the reference is
 //! the input itself, reordered.
 
-use std::fmt;
-
-use clap::{Arg, ArgMatches};
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
 use kernels::bulk::{Args, KERNELS, Problem, TILE};
-use rand::rngs::SmallRng;
-use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
-use crate::family::{
-    Bound, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax, Work, dims,
-    nonzero,
-};
-use crate::reference::Expected;
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
 
 /// n elements, each tile of [`TILE`] reversed in place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,7 +47,6 @@ impl Family for Bulk {
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (elements)";
-    const BENCHED: bool = false;
 
     type Args = Args;
     type Problem = Problem;
@@ -69,11 +55,6 @@ impl Family for Bulk {
     type Shape = BulkShape;
     type Inputs = Vec<f32>;
     type Buffers<B: Backend> = InputOutput<B>;
-    type Output = f32;
-
-    fn options(_: bool) -> Vec<Arg> {
-        Vec::new()
-    }
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> BulkShape {
         let [n] = dims(sizes);
@@ -99,12 +80,7 @@ impl Family for Bulk {
     /// output written once.
     fn work(shape: BulkShape) -> Work {
         let bytes = 4.0 * shape.n as f64;
-        Work {
-            op: Op::Flop,
-            ops: 0.0,
-            bytes: 2.0 * bytes,
-            output_bytes: bytes,
-        }
+        Work::new(Op::Flop, 0.0, bytes, bytes)
     }
 
     fn host_bytes(shape: BulkShape) -> f64 {
@@ -128,10 +104,6 @@ impl Family for Bulk {
         input: &Vec<f32>,
     ) -> Result<InputOutput<B>> {
         InputOutput::upload(backend, NAMES, input, shape.n)
-    }
-
-    fn output<B: Backend>(buffers: &mut InputOutput<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.output
     }
 
     fn launch<B: Backend>(

@@ -2,22 +2,11 @@
 //! and reference. Every kernel gives each thread the sum of the same
 //! words of its block's tile, so one reference, exact, checks them all.
 
-use std::fmt;
-
-use clap::{Arg, ArgMatches};
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::{Kernel, MAX_CLUSTER_BLOCKS};
+use gpu_std::MAX_CLUSTER_BLOCKS;
 use kernels::distributed::{Args, BLOCK, KERNELS, Problem, TILE, next_index};
 use rand::Rng;
-use rand::rngs::SmallRng;
-use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::family::{
-    Bound, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax, Work, dims,
-    nonzero,
-};
-use crate::reference::Expected;
+use crate::families::prelude::*;
 
 /// Blocks, each with a tile of [`TILE`] words, in clusters of `cluster`
 /// for the kernels that read a neighbour's tile, summed `rounds` passes
@@ -118,7 +107,6 @@ impl Family for Distributed {
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "blocks";
-    const BENCHED: bool = false;
 
     type Args = Args;
     type Problem = Problem;
@@ -127,11 +115,6 @@ impl Family for Distributed {
     type Shape = DistributedShape;
     type Inputs = Vec<u32>;
     type Buffers<B: Backend> = InputOutput<B, u32>;
-    type Output = u32;
-
-    fn options(_: bool) -> Vec<Arg> {
-        Vec::new()
-    }
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> DistributedShape {
         let [blocks, cluster, rounds] = dims(sizes);
@@ -187,13 +170,11 @@ impl Family for Distributed {
     /// and the output written once.
     fn work(shape: DistributedShape) -> Work {
         let reads = shape.output_len() as f64 * (shape.rounds * (TILE / BLOCK) as usize) as f64;
-        let output_bytes = 4.0 * shape.output_len() as f64;
-        Work {
-            op: Op::IntAdd,
-            ops: reads,
-            bytes: 4.0 * shape.input_len() as f64 + output_bytes,
-            output_bytes,
-        }
+        let (read, written) = (
+            4.0 * shape.input_len() as f64,
+            4.0 * shape.output_len() as f64,
+        );
+        Work::new(Op::IntAdd, reads, read, written)
     }
 
     fn host_bytes(shape: DistributedShape) -> f64 {
@@ -221,10 +202,6 @@ impl Family for Distributed {
         input: &Vec<u32>,
     ) -> Result<InputOutput<B, u32>> {
         InputOutput::upload(backend, NAMES, input, shape.output_len())
-    }
-
-    fn output<B: Backend>(buffers: &mut InputOutput<B, u32>) -> &mut Buffer<B, u32> {
-        &mut buffers.output
     }
 
     fn launch<B: Backend>(

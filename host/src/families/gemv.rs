@@ -2,25 +2,14 @@
 //! family's shapes, inputs and reference, and cuBLAS SGEMV or DGEMV, on A
 //! in the kernel's own layout, as its baseline.
 
-use std::fmt;
-
-use clap::ArgMatches;
 use cudarc::cublas::{CudaBlas, Gemv as BlasGemv};
-use gpu_host::backend::{Backend, Buffer, Memory, Param};
-use gpu_std::Kernel;
+use gpu_host::backend::{Buffer, Memory, Param};
 use kernels::gemv::{Args, KERNELS_F32, KERNELS_F64, Problem};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use crate::blas::Layout;
-use crate::error::{Error, Result};
-use crate::family::{
-    Baseline, Bound, CpuOutput, Family, Kernels, Library, Op, Shape, SizeSyntax, Tools, Work, dims,
-    expect_len, indexable, nonzero,
-};
-use crate::reference::{self, Expected, Float};
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
+use crate::family::{Baseline, Library, Tools};
+use crate::reference::{self, Float};
 
 /// The scalars of the default run and the bench: both non-zero, so y is
 /// read and written.
@@ -70,7 +59,7 @@ impl GemvShape {
     fn check_buffers<B: Backend, T: Element>(
         self,
         backend: &B,
-        buffers: &Buffers<B, T>,
+        buffers: &GemvBuffers<B, T>,
     ) -> Result<()> {
         let [a, x, y] = self.checked_lens()?;
         expect_len("A", a, backend.len(&buffers.a))?;
@@ -169,12 +158,20 @@ pub struct Inputs<T> {
 
 /// A is stored in one layout at a time, rewritten when a kernel needs the
 /// other, so the largest sizes need memory for one copy only.
-pub struct Buffers<B: Backend, T: Element> {
+pub struct GemvBuffers<B: Backend, T: Element> {
     pub a: Buffer<B, T>,
     a_layout: Layout,
     pub x: Buffer<B, T>,
     pub y: Buffer<B, T>,
     shape: GemvShape,
+}
+
+impl<B: Backend, T: Element> Buffers<B> for GemvBuffers<B, T> {
+    type Output = T;
+
+    fn output(&mut self) -> &mut Buffer<B, T> {
+        &mut self.y
+    }
 }
 
 pub struct Gemv<T>(std::marker::PhantomData<T>);
@@ -195,6 +192,7 @@ where
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (A is n×n)";
+    const BENCHED: bool = true;
 
     type Args = Args<T>;
     type Problem = Problem;
@@ -202,8 +200,7 @@ where
 
     type Shape = GemvShape;
     type Inputs = Inputs<T>;
-    type Buffers<B: Backend> = Buffers<B, T>;
-    type Output = T;
+    type Buffers<B: Backend> = GemvBuffers<B, T>;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> GemvShape {
         let [m, n] = dims(sizes);
@@ -279,8 +276,8 @@ where
         backend: &B,
         shape: GemvShape,
         inputs: &Inputs<T>,
-    ) -> Result<Buffers<B, T>> {
-        Ok(Buffers {
+    ) -> Result<GemvBuffers<B, T>> {
+        Ok(GemvBuffers {
             a: backend.upload("A", &inputs.a)?,
             a_layout: Layout::RowMajor,
             x: backend.upload("x", &inputs.x)?,
@@ -295,7 +292,7 @@ where
         backend: &B,
         kernel: &Kernel<Args<T>, Problem>,
         inputs: &Inputs<T>,
-        buffers: &mut Buffers<B, T>,
+        buffers: &mut GemvBuffers<B, T>,
     ) -> Result<()> {
         let wanted = layout(kernel);
         if buffers.a_layout != wanted {
@@ -321,21 +318,17 @@ where
         backend: &B,
         kernel: &Kernel<Args<T>, Problem>,
         shape: GemvShape,
-        buffers: &mut Buffers<B, T>,
+        buffers: &mut GemvBuffers<B, T>,
     ) -> Result<()> {
         shape.check_buffers(backend, buffers)?;
         let problem = Self::problem(shape)?;
         let Problem { m, n } = problem;
         let (alpha, beta) = (T::from_f64(shape.alpha), T::from_f64(shape.beta));
-        let Buffers { a, x, y, .. } = buffers;
+        let GemvBuffers { a, x, y, .. } = buffers;
         // SAFETY: A, x and y hold m×n, n and m elements, y is a buffer of
         // its own, and every index fits in u32 (checked above).
         let (alpha, beta) = (alpha.argument(), beta.argument());
         Ok(unsafe { backend.launch(kernel, &problem, (alpha, &*a, &*x, beta, y, m, n)) }?)
-    }
-
-    fn output<B: Backend>(buffers: &mut Buffers<B, T>) -> &mut Buffer<B, T> {
-        &mut buffers.y
     }
 
     /// cuBLAS in each layout that a kernel reads.
@@ -416,7 +409,7 @@ fn blas_gemv<T: Element>(
     tools: &Tools<'_>,
     layout: Layout,
     shape: GemvShape,
-    buffers: &mut Buffers<crate::Gpu, T>,
+    buffers: &mut GemvBuffers<crate::Gpu, T>,
 ) -> Result<()>
 where
     CudaBlas: BlasGemv<T>,
@@ -424,7 +417,7 @@ where
     let blas = tools.blas.ok_or(Error::NoCublas)?;
     shape.check_buffers(tools.gpu, buffers)?;
     let (alpha, beta) = (T::from_f64(shape.alpha), T::from_f64(shape.beta));
-    let Buffers { a, x, y, .. } = buffers;
+    let GemvBuffers { a, x, y, .. } = buffers;
     // SAFETY: A, x and y hold exactly what the shape needs (checked).
     unsafe { blas.gemv(layout, [shape.m, shape.n], alpha, a, x, beta, y) }
 }

@@ -3,23 +3,9 @@
 //! IEEE fused multiply-add rounded once, as the GPU's is: the result is
 //! exact, and so is the comparison.
 
-use std::fmt;
-
-use clap::{Arg, ArgMatches, value_parser};
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
 use kernels::intensity::{Args, KERNELS, Problem};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::family::{
-    Bound, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax, Work, dims,
-    nonzero,
-};
-use crate::reference::Expected;
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
 
 /// The FMA's multiplier and addend: x ← x·a + b stays within [−1, 1] for
 /// x there, and every FMA changes it.
@@ -72,7 +58,6 @@ impl Family for Intensity {
     };
     const BOUND: Bound = Bound::Compute;
     const SQUARE_AXIS: &'static str = "n (elements)";
-    const BENCHED: bool = false;
 
     type Args = Args;
     type Problem = Problem;
@@ -81,22 +66,15 @@ impl Family for Intensity {
     type Shape = IntensityShape;
     type Inputs = Vec<f32>;
     type Buffers<B: Backend> = InputOutput<B>;
-    type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
-        vec![
-            Arg::new("fmas")
-                .long("fmas")
-                .help("FMAs per element of the arithmetic-intensity lesson's kernel")
-                .value_name("FMAS")
-                .value_parser(value_parser!(u32))
-                .default_value("64"),
-        ]
+        let help = "FMAs per element of the arithmetic-intensity lesson's kernel";
+        vec![option("fmas", "FMAS", value_parser!(u32), "64", help)]
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> IntensityShape {
         let [n] = dims(sizes);
-        let fmas = *options.get_one("fmas").expect("the option has a default");
+        let fmas = value(options, "fmas");
         IntensityShape { n, fmas }
     }
 
@@ -133,12 +111,8 @@ impl Family for Intensity {
 
     fn work(shape: IntensityShape) -> Work {
         let bytes = 4.0 * shape.n as f64;
-        Work {
-            op: Op::Flop,
-            ops: 2.0 * f64::from(shape.fmas) * shape.n as f64,
-            bytes: 2.0 * bytes,
-            output_bytes: bytes,
-        }
+        let ops = 2.0 * f64::from(shape.fmas) * shape.n as f64;
+        Work::new(Op::Flop, ops, bytes, bytes)
     }
 
     fn host_bytes(shape: IntensityShape) -> f64 {
@@ -165,10 +139,6 @@ impl Family for Intensity {
         input: &Vec<f32>,
     ) -> Result<InputOutput<B>> {
         InputOutput::upload(backend, NAMES, input, shape.n)
-    }
-
-    fn output<B: Backend>(buffers: &mut InputOutput<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.output
     }
 
     fn launch<B: Backend>(

@@ -1,23 +1,11 @@
 //! The L2 lessons' kernels: their shapes, inputs and reference, and the
 //! persisting window a shape may ask for. The reference adds in f64.
 
-use std::fmt;
-
-use clap::{Arg, ArgMatches, value_parser};
 use gpu_host::PersistingWindow;
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
+use gpu_host::backend::Buffer;
 use kernels::l2::{Args, KERNELS, Problem};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
-use crate::family::{
-    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
-};
-use crate::reference::{Expected, gamma};
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
 
 /// A stream of n elements, each added to element i mod m of a reused set
 /// of m; with bytes of the L2 set aside for the set's lines where
@@ -61,12 +49,22 @@ impl Shape for L2Shape {
     }
 }
 
-pub struct Buffers<B: Backend> {
+/// The stream, the reused set and the output, with the window that keeps
+/// the set's lines in the L2 where the shape asks for one.
+pub struct StreamAndSet<B: Backend> {
     pub stream: Buffer<B, f32>,
     pub reused: Buffer<B, f32>,
     pub output: Buffer<B, f32>,
     /// The persisting window over `reused`, while the buffers live.
     pub window: Option<PersistingWindow>,
+}
+
+impl<B: Backend> Buffers<B> for StreamAndSet<B> {
+    type Output = f32;
+
+    fn output(&mut self) -> &mut Buffer<B, f32> {
+        &mut self.output
+    }
 }
 
 pub struct L2;
@@ -83,7 +81,6 @@ impl Family for L2 {
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (elements of the stream)";
-    const BENCHED: bool = false;
 
     type Args = Args;
     type Problem = Problem;
@@ -91,8 +88,7 @@ impl Family for L2 {
 
     type Shape = L2Shape;
     type Inputs = (Vec<f32>, Vec<f32>);
-    type Buffers<B: Backend> = Buffers<B>;
-    type Output = f32;
+    type Buffers<B: Backend> = StreamAndSet<B>;
 
     fn options(_: bool) -> Vec<Arg> {
         vec![
@@ -184,13 +180,13 @@ impl Family for L2 {
         backend: &B,
         shape: L2Shape,
         (stream, reused): &(Vec<f32>, Vec<f32>),
-    ) -> Result<Buffers<B>> {
+    ) -> Result<StreamAndSet<B>> {
         let reused = backend.upload("reused", reused)?;
         let window = match shape.carve_out {
             0 => None,
             carve_out => Some(backend.persist(&reused, carve_out)?),
         };
-        Ok(Buffers {
+        Ok(StreamAndSet {
             stream: backend.upload("stream", stream)?,
             reused,
             output: backend.alloc("output", shape.n)?,
@@ -198,21 +194,17 @@ impl Family for L2 {
         })
     }
 
-    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.output
-    }
-
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: L2Shape,
-        buffers: &mut Buffers<B>,
+        buffers: &mut StreamAndSet<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
         expect_len("stream", shape.n, backend.len(&buffers.stream))?;
         expect_len("reused", shape.m, backend.len(&buffers.reused))?;
         expect_len("output", shape.n, backend.len(&buffers.output))?;
-        let Buffers {
+        let StreamAndSet {
             stream,
             reused,
             output,

@@ -1,22 +1,11 @@
 //! Matrix multiplication, C = A·B, f32, row-major: the family's shapes,
 //! inputs and reference, and cuBLAS SGEMM as its baseline.
 
-use std::fmt;
-
-use clap::ArgMatches;
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
 use kernels::matmul::{Args, KERNELS, Problem};
-use rand::rngs::SmallRng;
-use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
-use crate::family::{
-    Baseline, Bound, CpuOutput, Family, Kernels, Library, Op, Shape, SizeSyntax, Tools, Work, dims,
-    expect_len, indexable, nonzero,
-};
-use crate::reference::{self, Expected};
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
+use crate::family::{Baseline, Library, Tools};
+use crate::reference;
 
 /// A is m×k, B is k×n, C is m×n.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,11 +60,8 @@ pub struct Inputs {
     b: Vec<f32>,
 }
 
-pub struct Buffers<B: Backend> {
-    pub a: Buffer<B, f32>,
-    pub b: Buffer<B, f32>,
-    pub c: Buffer<B, f32>,
-}
+/// The matrices' names in errors.
+const MATRICES: [&str; 3] = ["A", "B", "C"];
 
 pub const SGEMM: &str = "cublas_sgemm";
 
@@ -93,6 +79,7 @@ impl Family for Matmul {
     };
     const BOUND: Bound = Bound::Compute;
     const SQUARE_AXIS: &'static str = "n (A, B and C are n×n)";
+    const BENCHED: bool = true;
 
     type Args = Args;
     type Problem = Problem;
@@ -100,8 +87,7 @@ impl Family for Matmul {
 
     type Shape = MatmulShape;
     type Inputs = Inputs;
-    type Buffers<B: Backend> = Buffers<B>;
-    type Output = f32;
+    type Buffers<B: Backend> = TwoInputs<B>;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> MatmulShape {
         let [m, n, k] = dims(sizes);
@@ -169,32 +155,29 @@ impl Family for Matmul {
         reference::matmul(&inputs.a, &inputs.b, [shape.m, shape.n, shape.k])
     }
 
-    fn upload<B: Backend>(backend: &B, shape: MatmulShape, inputs: &Inputs) -> Result<Buffers<B>> {
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: MatmulShape,
+        inputs: &Inputs,
+    ) -> Result<TwoInputs<B>> {
         let [_, _, c_len] = shape.checked_lens()?;
-        Ok(Buffers {
-            a: backend.upload("A", &inputs.a)?,
-            b: backend.upload("B", &inputs.b)?,
-            c: backend.alloc("C", c_len)?,
-        })
-    }
-
-    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.c
+        TwoInputs::upload(backend, MATRICES, [&inputs.a, &inputs.b], c_len)
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: MatmulShape,
-        buffers: &mut Buffers<B>,
+        buffers: &mut TwoInputs<B>,
     ) -> Result<()> {
-        let [a_len, b_len, c_len] = shape.checked_lens()?;
-        expect_len("A", a_len, backend.len(&buffers.a))?;
-        expect_len("B", b_len, backend.len(&buffers.b))?;
-        expect_len("C", c_len, backend.len(&buffers.c))?;
+        buffers.expect_lens(backend, MATRICES, shape.checked_lens()?)?;
         let problem = Self::problem(shape)?;
         let Problem { m, n, k } = problem;
-        let Buffers { a, b, c } = buffers;
+        let TwoInputs {
+            first: a,
+            second: b,
+            output: c,
+        } = buffers;
         // SAFETY: A, B and C hold m×k, k×n and m×n elements, C is a buffer
         // of its own, and every index fits in u32 (checked above).
         Ok(unsafe { backend.launch(kernel, &problem, (&*a, &*b, c, m, n, k)) }?)
@@ -208,19 +191,14 @@ impl Family for Matmul {
             supports: |_| true,
             run: |tools: &Tools<'_>, shape, buffers| {
                 let blas = tools.blas.ok_or(crate::Error::NoCublas)?;
-                let [a_len, b_len, c_len] = shape.checked_lens()?;
-                expect_len("A", a_len, buffers.a.len())?;
-                expect_len("B", b_len, buffers.b.len())?;
-                expect_len("C", c_len, buffers.c.len())?;
+                buffers.expect_lens(tools.gpu, MATRICES, shape.checked_lens()?)?;
+                let TwoInputs {
+                    first: a,
+                    second: b,
+                    output: c,
+                } = buffers;
                 // SAFETY: the buffers hold exactly A, B and C (checked).
-                unsafe {
-                    blas.sgemm(
-                        [shape.m, shape.n, shape.k],
-                        &buffers.a,
-                        &buffers.b,
-                        &mut buffers.c,
-                    )
-                }
+                unsafe { blas.sgemm([shape.m, shape.n, shape.k], a, b, c) }
             },
         }]
     }

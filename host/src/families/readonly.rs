@@ -1,23 +1,9 @@
 //! The read-only cache lesson's kernels: their shapes, inputs and
 //! reference. The reference sums each window in f64, in the kernels' order.
 
-use std::fmt;
-
-use clap::{Arg, ArgMatches, value_parser};
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
 use kernels::readonly::{Args, BLOCK, KERNELS, MAX_RADIUS, Problem};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::family::{
-    Bound, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax, Work, dims,
-    nonzero,
-};
-use crate::reference::{Expected, gamma};
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
 
 /// n elements, each the sum of the 2·radius + 1 around it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -77,7 +63,6 @@ impl Family for ReadOnly {
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (elements)";
-    const BENCHED: bool = false;
 
     type Args = Args;
     type Problem = Problem;
@@ -86,24 +71,15 @@ impl Family for ReadOnly {
     type Shape = ReadOnlyShape;
     type Inputs = Vec<f32>;
     type Buffers<B: Backend> = InputOutput<B>;
-    type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
-        vec![
-            Arg::new("stencil-radius")
-                .long("stencil-radius")
-                .help("Neighbours on each side that the read-only cache lesson's stencil sums")
-                .value_name("R")
-                .value_parser(value_parser!(u32))
-                .default_value("8"),
-        ]
+        let help = "Neighbours on each side that the read-only cache lesson's stencil sums";
+        vec![option("stencil-radius", "R", value_parser!(u32), "8", help)]
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> ReadOnlyShape {
         let [n] = dims(sizes);
-        let radius = *options
-            .get_one("stencil-radius")
-            .expect("the option has a default");
+        let radius = value(options, "stencil-radius");
         ReadOnlyShape { n, radius }
     }
 
@@ -150,12 +126,7 @@ impl Family for ReadOnly {
     /// input read once and the output written once.
     fn work(shape: ReadOnlyShape) -> Work {
         let bytes = 4.0 * shape.n as f64;
-        Work {
-            op: Op::Flop,
-            ops: shape.window_elements() as f64,
-            bytes: 2.0 * bytes,
-            output_bytes: bytes,
-        }
+        Work::new(Op::Flop, shape.window_elements() as f64, bytes, bytes)
     }
 
     fn host_bytes(shape: ReadOnlyShape) -> f64 {
@@ -190,10 +161,6 @@ impl Family for ReadOnly {
         input: &Vec<f32>,
     ) -> Result<InputOutput<B>> {
         InputOutput::upload(backend, NAMES, input, shape.n)
-    }
-
-    fn output<B: Backend>(buffers: &mut InputOutput<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.output
     }
 
     fn launch<B: Backend>(

@@ -4,24 +4,26 @@
 //! baseline the device copy; the input's rows are whole 16-byte chunks, as
 //! a tensor map asks.
 
-use clap::ArgMatches;
 use gpu_host::TensorMap;
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
+use gpu_host::backend::Buffer;
 use kernels::tensor::{Args, KERNELS, Problem, tensor_map};
-use rand::rngs::SmallRng;
 
-use crate::error::{Error, Result};
+use crate::families::prelude::*;
 use crate::families::transpose::{Transpose, TransposeShape};
-use crate::family::{
-    Baseline, Bound, CpuOutput, DEVICE_COPY, Family, Kernels, SizeSyntax, Tools, Work,
-};
-use crate::reference::Expected;
+use crate::family::{Baseline, DEVICE_COPY, Tools};
 
 /// The input as a tensor map, which owns it, and the output.
 pub struct MappedInput<B: Backend> {
     pub map: TensorMap<B::Memory>,
     pub output: Buffer<B, f32>,
+}
+
+impl<B: Backend> Buffers<B> for MappedInput<B> {
+    type Output = f32;
+
+    fn output(&mut self) -> &mut Buffer<B, f32> {
+        &mut self.output
+    }
 }
 
 /// The output's name in errors.
@@ -57,7 +59,6 @@ impl Family for Tensor {
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = Transpose::SQUARE_AXIS;
-    const BENCHED: bool = false;
 
     type Args = Args;
     type Problem = Problem;
@@ -66,7 +67,6 @@ impl Family for Tensor {
     type Shape = TransposeShape;
     type Inputs = Vec<f32>;
     type Buffers<B: Backend> = MappedInput<B>;
-    type Output = f32;
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> TransposeShape {
         Transpose::shape(sizes, options)
@@ -136,10 +136,6 @@ impl Family for Tensor {
         })
     }
 
-    fn output<B: Backend>(buffers: &mut MappedInput<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.output
-    }
-
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
@@ -156,7 +152,7 @@ impl Family for Tensor {
                 actual: mapped.width as usize * mapped.height as usize,
             });
         }
-        crate::family::expect_len(OUTPUT, len, backend.len(&buffers.output))?;
+        expect_len(OUTPUT, len, backend.len(&buffers.output))?;
         let Problem { rows, cols } = problem;
         let MappedInput { map, output } = buffers;
         // SAFETY: the map is the kernels' over the input, which it owns

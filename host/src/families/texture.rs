@@ -2,24 +2,13 @@
 //! reference samples each output pixel's point with the emulator's model
 //! of the texture unit, whose weights both kernels compute.
 
-use std::fmt;
-
-use clap::{Arg, ArgMatches, ValueEnum, value_parser};
+use clap::ValueEnum;
 use gpu_emulator::texture::{FILTER_ROUNDING, Texture as Texels, sample};
-use gpu_host::backend::{Backend, Buffer, Texture};
-use gpu_std::{AddressMode, FilterMode, Kernel, Sampling};
+use gpu_host::backend::{Buffer, Texture};
+use gpu_std::{AddressMode, FilterMode, Sampling};
 use kernels::texture::{Args, KERNELS, Problem, source};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::family::{
-    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, indexable,
-    nonzero,
-};
-use crate::reference::Expected;
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
 
 /// The texture's addressing and filter modes, as the command line names
 /// them.
@@ -102,10 +91,19 @@ impl Shape for TextureShape {
     }
 }
 
-pub struct Buffers<B: Backend> {
+/// The picture as a buffer and as a texture, and the rotated picture.
+pub struct TextureBuffers<B: Backend> {
     pub input: Buffer<B, f32>,
     pub texture: Texture<B>,
     pub output: Buffer<B, f32>,
+}
+
+impl<B: Backend> Buffers<B> for TextureBuffers<B> {
+    type Output = f32;
+
+    fn output(&mut self) -> &mut Buffer<B, f32> {
+        &mut self.output
+    }
 }
 
 pub struct TextureFamily;
@@ -122,7 +120,6 @@ impl Family for TextureFamily {
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (the picture is n×n)";
-    const BENCHED: bool = false;
 
     type Args = Args;
     type Problem = Problem;
@@ -130,8 +127,7 @@ impl Family for TextureFamily {
 
     type Shape = TextureShape;
     type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = Buffers<B>;
-    type Output = f32;
+    type Buffers<B: Backend> = TextureBuffers<B>;
 
     fn options(_: bool) -> Vec<Arg> {
         vec![
@@ -263,32 +259,28 @@ impl Family for TextureFamily {
         backend: &B,
         shape: TextureShape,
         input: &Vec<f32>,
-    ) -> Result<Buffers<B>> {
+    ) -> Result<TextureBuffers<B>> {
         let buffer = backend.upload("picture", input)?;
         let sampling = shape.modes.sampling();
-        Ok(Buffers {
+        Ok(TextureBuffers {
             texture: backend.texture(&buffer, shape.width, shape.height, sampling)?,
             input: buffer,
             output: backend.alloc("output", shape.pixels())?,
         })
     }
 
-    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.output
-    }
-
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: TextureShape,
-        buffers: &mut Buffers<B>,
+        buffers: &mut TextureBuffers<B>,
     ) -> Result<()> {
         Self::made_for(kernel, shape)?;
         let problem = Self::problem(shape)?;
         expect_len("picture", shape.pixels(), backend.len(&buffers.input))?;
         expect_len("output", shape.pixels(), backend.len(&buffers.output))?;
         let (cos, sin) = shape.rotation();
-        let Buffers {
+        let TextureBuffers {
             input,
             texture,
             output,

@@ -3,23 +3,11 @@
 //! matrix as its baseline, which moves the same bytes with every access
 //! whole: the most a transpose can hope to match.
 
-use std::fmt;
-
-use clap::ArgMatches;
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
 use kernels::transpose::{Args, KERNELS, Shape as Problem, TILE};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::family::{
-    Baseline, Bound, CpuOutput, DEVICE_COPY, Family, InputOutput, Kernels, Op, Shape, SizeSyntax,
-    Tools, Work, dims, indexable, nonzero,
-};
-use crate::reference::{self, Expected};
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
+use crate::family::{Baseline, DEVICE_COPY, Tools};
+use crate::reference;
 
 /// A row-major `rows` × `cols` input, transposed into a `cols` × `rows`
 /// output.
@@ -104,6 +92,7 @@ impl Family for Transpose {
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (the matrix is n×n)";
+    const BENCHED: bool = true;
 
     type Args = Args;
     type Problem = Problem;
@@ -113,7 +102,6 @@ impl Family for Transpose {
     /// The input matrix, row-major.
     type Inputs = Vec<f32>;
     type Buffers<B: Backend> = InputOutput<B>;
-    type Output = f32;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> TransposeShape {
         let [rows, cols] = dims(sizes);
@@ -156,12 +144,7 @@ impl Family for Transpose {
     /// written once, 8 bytes an element.
     fn work(shape: TransposeShape) -> Work {
         let bytes = 4.0 * shape.rows as f64 * shape.cols as f64;
-        Work {
-            op: Op::None,
-            ops: 0.0,
-            bytes: 2.0 * bytes,
-            output_bytes: bytes,
-        }
+        Work::new(Op::None, 0.0, bytes, bytes)
     }
 
     /// One move an element, in the reference and in every kernel: what the
@@ -199,10 +182,6 @@ impl Family for Transpose {
         input: &Vec<f32>,
     ) -> Result<InputOutput<B>> {
         InputOutput::upload(backend, MATRICES, input, shape.checked_len()?)
-    }
-
-    fn output<B: Backend>(buffers: &mut InputOutput<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.output
     }
 
     fn launch<B: Backend>(
