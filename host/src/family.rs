@@ -15,6 +15,7 @@ use gpu_host::Gpu;
 use gpu_host::backend::{Backend, Params, checked_launch};
 use gpu_std::Kernel;
 use rand::rngs::SmallRng;
+use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -137,6 +138,11 @@ pub enum CpuOutput {
 }
 
 impl CpuOutput {
+    /// `element(i)` for each i of `0..len`, on every core.
+    pub fn par_f32(len: usize, element: impl Fn(usize) -> f32 + Send + Sync) -> Self {
+        Self::F32((0..len).into_par_iter().map(element).collect())
+    }
+
     /// Every element against the reference.
     pub fn compare(&self, expected: &Expected) -> Comparison {
         match self {
@@ -190,6 +196,18 @@ pub struct Baseline<F: Family> {
 }
 
 impl<F: Family> Baseline<F> {
+    /// The [`DEVICE_COPY`] of the bytes `run` copies: every kernel's
+    /// baseline in a family that moves bytes and computes next to nothing.
+    pub fn device_copy(run: RunBaseline<F>) -> Self {
+        Self {
+            name: DEVICE_COPY,
+            needs: None,
+            arithmetic: false,
+            supports: |_| true,
+            run,
+        }
+    }
+
     /// Whether the bench times it at all with `tools`.
     pub fn available(&self, tools: &Tools<'_>) -> bool {
         self.needs.is_none_or(|library| tools.has(library))

@@ -52,6 +52,10 @@ impl Shape for AccessShape {
 pub struct Access;
 
 impl Family for Access {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "access";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "N",
@@ -64,13 +68,7 @@ impl Family for Access {
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (elements copied)";
 
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
     type Shape = AccessShape;
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = InputOutput<B>;
 
     fn options(_: bool) -> Vec<Arg> {
         let stride = "The access lessons' copy reads every STRIDE-th element";
@@ -125,9 +123,20 @@ impl Family for Access {
         8.0 * input + 20.0 * shape.n as f64
     }
 
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = InputOutput<B>;
+
     fn inputs(shape: AccessShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         let [input, _] = shape.checked_lens()?;
         Ok(uniform_floats(input, rng))
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: AccessShape,
+        input: &Vec<f32>,
+    ) -> Result<Self::Buffers<B>> {
+        InputOutput::upload(backend, NAMES, input, shape.checked_lens()?[1])
     }
 
     fn reference(shape: AccessShape, input: &Vec<f32>) -> Expected {
@@ -138,19 +147,17 @@ impl Family for Access {
         Expected::exact(values)
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: AccessShape,
-        input: &Vec<f32>,
-    ) -> Result<InputOutput<B>> {
-        InputOutput::upload(backend, NAMES, input, shape.checked_lens()?[1])
+    const CPU: &'static str = "the same gather, every core";
+
+    fn cpu(shape: AccessShape, input: &Vec<f32>) -> CpuOutput {
+        CpuOutput::par_f32(shape.n, |i| input[shape.offset + i * shape.stride])
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: AccessShape,
-        buffers: &mut InputOutput<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         buffers.expect_lens(backend, NAMES, shape.checked_lens()?)?;
         let (n, stride, offset) = shape.arguments()?;
@@ -159,16 +166,5 @@ impl Family for Access {
         // SAFETY: the input holds offset + (n − 1)·stride + 1 elements, the
         // output n, a buffer of its own; every index fits in u32 (checked).
         Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, n, stride, offset)) }?)
-    }
-
-    const CPU: &'static str = "the same gather, every core";
-
-    fn cpu(shape: AccessShape, input: &Vec<f32>) -> CpuOutput {
-        CpuOutput::F32(
-            (0..shape.n)
-                .into_par_iter()
-                .map(|i| input[shape.offset + i * shape.stride])
-                .collect(),
-        )
     }
 }

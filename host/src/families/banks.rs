@@ -76,6 +76,10 @@ fn thread_sum(shape: BanksShape, tile: &[f32], thread: usize) -> (f64, f64) {
 pub struct Banks;
 
 impl Family for Banks {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "banks";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "BLOCKSxREADS",
@@ -88,13 +92,7 @@ impl Family for Banks {
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "stride (words)";
 
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
     type Shape = BanksShape;
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = InputOutput<B>;
 
     fn options(_: bool) -> Vec<Arg> {
         let help = "The stride, in 4-byte words, of the bank-conflict lesson's reads";
@@ -155,37 +153,42 @@ impl Family for Banks {
         8.0 * f64::from(TILE) + 20.0 * shape.threads() as f64
     }
 
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = InputOutput<B>;
+
     fn inputs(shape: BanksShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         shape.arguments()?;
         Ok(uniform_floats(TILE as usize, rng))
-    }
-
-    /// Tolerance: a running sum of `rounds` terms, within γ(rounds)·Σ|x|.
-    fn reference(shape: BanksShape, tile: &Vec<f32>) -> Expected {
-        let gamma = gamma(shape.rounds, f64::from(f32::EPSILON) / 2.0);
-        let (values, tolerance) = (0..shape.threads())
-            .into_par_iter()
-            .map(|thread| {
-                let (sum, magnitude) = thread_sum(shape, tile, thread);
-                (sum, gamma * magnitude)
-            })
-            .unzip();
-        Expected { values, tolerance }
     }
 
     fn upload<B: Backend>(
         backend: &B,
         shape: BanksShape,
         tile: &Vec<f32>,
-    ) -> Result<InputOutput<B>> {
+    ) -> Result<Self::Buffers<B>> {
         InputOutput::upload(backend, NAMES, tile, shape.threads())
+    }
+
+    /// Tolerance: a running sum of `rounds` terms, within γ(rounds)·Σ|x|.
+    fn reference(shape: BanksShape, tile: &Vec<f32>) -> Expected {
+        Expected::f32_sums(shape.threads(), shape.rounds, |thread| {
+            thread_sum(shape, tile, thread)
+        })
+    }
+
+    const CPU: &'static str = "the same sums in f64, every core";
+
+    fn cpu(shape: BanksShape, tile: &Vec<f32>) -> CpuOutput {
+        CpuOutput::par_f32(shape.threads(), |thread| {
+            thread_sum(shape, tile, thread).0 as f32
+        })
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: BanksShape,
-        buffers: &mut InputOutput<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let (blocks, rounds) = shape.arguments()?;
         buffers.expect_lens(backend, NAMES, [TILE as usize, shape.threads()])?;
@@ -197,16 +200,5 @@ impl Family for Banks {
         // SAFETY: the tile holds TILE elements, the sums one per thread, a
         // buffer of their own.
         Ok(unsafe { backend.launch(kernel, &Problem { blocks }, args) }?)
-    }
-
-    const CPU: &'static str = "the same sums in f64, every core";
-
-    fn cpu(shape: BanksShape, tile: &Vec<f32>) -> CpuOutput {
-        CpuOutput::F32(
-            (0..shape.threads())
-                .into_par_iter()
-                .map(|thread| thread_sum(shape, tile, thread).0 as f32)
-                .collect(),
-        )
     }
 }

@@ -36,6 +36,10 @@ pub fn reversed_tiles(input: &[f32]) -> Vec<f32> {
 pub struct Bulk;
 
 impl Family for Bulk {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "bulk";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "N",
@@ -48,13 +52,7 @@ impl Family for Bulk {
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (elements)";
 
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
     type Shape = BulkShape;
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = InputOutput<B>;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> BulkShape {
         let [n] = dims(sizes);
@@ -87,9 +85,20 @@ impl Family for Bulk {
         28.0 * shape.n as f64
     }
 
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = InputOutput<B>;
+
     fn inputs(shape: BulkShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Self::problem(shape)?;
         Ok(uniform_floats(shape.n, rng))
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: BulkShape,
+        input: &Vec<f32>,
+    ) -> Result<Self::Buffers<B>> {
+        InputOutput::upload(backend, NAMES, input, shape.n)
     }
 
     /// Exact: a copy.
@@ -98,19 +107,17 @@ impl Family for Bulk {
         Expected::exact(values)
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: BulkShape,
-        input: &Vec<f32>,
-    ) -> Result<InputOutput<B>> {
-        InputOutput::upload(backend, NAMES, input, shape.n)
+    const CPU: &'static str = "the same reversal, one core";
+
+    fn cpu(_: BulkShape, input: &Vec<f32>) -> CpuOutput {
+        CpuOutput::F32(reversed_tiles(input))
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: BulkShape,
-        buffers: &mut InputOutput<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
         buffers.expect_lens(backend, NAMES, [shape.n; 2])?;
@@ -118,11 +125,5 @@ impl Family for Bulk {
         // SAFETY: both buffers hold n elements (`problem` checked n within
         // u32); the output is a buffer of its own.
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
-    const CPU: &'static str = "the same reversal, one core";
-
-    fn cpu(_: BulkShape, input: &Vec<f32>) -> CpuOutput {
-        CpuOutput::F32(reversed_tiles(input))
     }
 }

@@ -98,6 +98,10 @@ fn thread_sum(shape: CachesShape, set: &[f32], thread: usize) -> (f64, f64) {
 pub struct Caches;
 
 impl Family for Caches {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "caches";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "SETxBLOCKSxCHUNKS",
@@ -110,13 +114,7 @@ impl Family for Caches {
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "working set (bytes)";
 
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
     type Shape = CachesShape;
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = InputOutput<B>;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> CachesShape {
         let [set, blocks, chunks] = dims(sizes);
@@ -164,38 +162,43 @@ impl Family for Caches {
         8.0 * shape.set as f64 + 20.0 * shape.threads() as f64
     }
 
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = InputOutput<B>;
+
     fn inputs(shape: CachesShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         shape.arguments()?;
         Ok(uniform_floats(shape.set, rng))
-    }
-
-    /// Tolerance: the kernel's sums are four running sums of `chunks`
-    /// terms each, added pairwise: within γ(chunks + 2)·Σ|x|.
-    fn reference(shape: CachesShape, set: &Vec<f32>) -> Expected {
-        let gamma = gamma(shape.chunks + 2, f64::from(f32::EPSILON) / 2.0);
-        let (values, tolerance) = (0..shape.threads())
-            .into_par_iter()
-            .map(|thread| {
-                let (sum, magnitude) = thread_sum(shape, set, thread);
-                (sum, gamma * magnitude)
-            })
-            .unzip();
-        Expected { values, tolerance }
     }
 
     fn upload<B: Backend>(
         backend: &B,
         shape: CachesShape,
         set: &Vec<f32>,
-    ) -> Result<InputOutput<B>> {
+    ) -> Result<Self::Buffers<B>> {
         InputOutput::upload(backend, NAMES, set, shape.threads())
+    }
+
+    /// Tolerance: the kernel's sums are four running sums of `chunks`
+    /// terms each, added pairwise: within γ(chunks + 2)·Σ|x|.
+    fn reference(shape: CachesShape, set: &Vec<f32>) -> Expected {
+        Expected::f32_sums(shape.threads(), shape.chunks + 2, |thread| {
+            thread_sum(shape, set, thread)
+        })
+    }
+
+    const CPU: &'static str = "the same sums in f64, every core";
+
+    fn cpu(shape: CachesShape, set: &Vec<f32>) -> CpuOutput {
+        CpuOutput::par_f32(shape.threads(), |thread| {
+            thread_sum(shape, set, thread).0 as f32
+        })
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: CachesShape,
-        buffers: &mut InputOutput<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let (set, blocks, chunks) = shape.arguments()?;
         buffers.expect_lens(backend, NAMES, [shape.set, shape.threads()])?;
@@ -206,16 +209,5 @@ impl Family for Caches {
         // SAFETY: the set is a power of two of at least 4 elements, all in
         // the input; the sums hold one per thread, a buffer of their own.
         Ok(unsafe { backend.launch(kernel, &Problem { blocks }, (&*input, sums, set, chunks)) }?)
-    }
-
-    const CPU: &'static str = "the same sums in f64, every core";
-
-    fn cpu(shape: CachesShape, set: &Vec<f32>) -> CpuOutput {
-        CpuOutput::F32(
-            (0..shape.threads())
-                .into_par_iter()
-                .map(|thread| thread_sum(shape, set, thread).0 as f32)
-                .collect(),
-        )
     }
 }

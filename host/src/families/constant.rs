@@ -57,6 +57,10 @@ fn coefficients() -> Vec<f32> {
 pub struct Constant;
 
 impl Family for Constant {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "constant";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "N",
@@ -69,13 +73,7 @@ impl Family for Constant {
     const BOUND: Bound = Bound::Compute;
     const SQUARE_AXIS: &'static str = "n (elements)";
 
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
     type Shape = ConstantShape;
-    type Inputs = Inputs;
-    type Buffers<B: Backend> = TwoInputs<B>;
 
     fn options(_: bool) -> Vec<Arg> {
         let help = "How far apart a warp's lanes read the constant-memory lesson's coefficients: \
@@ -114,6 +112,9 @@ impl Family for Constant {
         28.0 * shape.n as f64
     }
 
+    type Inputs = Inputs;
+    type Buffers<B: Backend> = TwoInputs<B>;
+
     /// Random elements; the coefficients are the same for every case, all
     /// different, since the constant array is one per loaded module: cases
     /// checked at once on one GPU share it.
@@ -125,26 +126,26 @@ impl Family for Constant {
         })
     }
 
-    /// Tolerance: a running sum of 256 products, γ(257)·Σ|cₖx|.
-    fn reference(shape: ConstantShape, inputs: &Inputs) -> Expected {
-        let gamma = gamma(COEFFICIENTS as usize + 1, f64::from(f32::EPSILON) / 2.0);
-        let (values, tolerance) = (0..shape.n)
-            .into_par_iter()
-            .map(|i| {
-                let (sum, magnitude) = result(shape, inputs, i);
-                (sum, gamma * magnitude)
-            })
-            .unzip();
-        Expected { values, tolerance }
-    }
-
     fn upload<B: Backend>(
         backend: &B,
         shape: ConstantShape,
         inputs: &Inputs,
-    ) -> Result<TwoInputs<B>> {
+    ) -> Result<Self::Buffers<B>> {
         let inputs = [&inputs.x[..], &inputs.coefficients];
         TwoInputs::upload(backend, NAMES, inputs, shape.n)
+    }
+
+    /// Tolerance: a running sum of 256 products, γ(257)·Σ|cₖx|.
+    fn reference(shape: ConstantShape, inputs: &Inputs) -> Expected {
+        Expected::f32_sums(shape.n, COEFFICIENTS as usize + 1, |i| {
+            result(shape, inputs, i)
+        })
+    }
+
+    const CPU: &'static str = "the same sums in f64, every core";
+
+    fn cpu(shape: ConstantShape, inputs: &Inputs) -> CpuOutput {
+        CpuOutput::par_f32(shape.n, |i| result(shape, inputs, i).0 as f32)
     }
 
     /// Fills the constant array, on the backend that is about to run the
@@ -153,7 +154,7 @@ impl Family for Constant {
         backend: &B,
         _: &Kernel<Args, Problem>,
         inputs: &Inputs,
-        buffers: &mut TwoInputs<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         backend.set_constant(TABLE, &inputs.coefficients)?;
         Ok(backend.poison(&mut buffers.output)?)
@@ -163,7 +164,7 @@ impl Family for Constant {
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: ConstantShape,
-        buffers: &mut TwoInputs<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
         let lens = [shape.n, COEFFICIENTS as usize, shape.n];
@@ -178,16 +179,5 @@ impl Family for Constant {
         // coefficients all of them; the constant array is set by `prepare`
         // before a kernel is checked.
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
-    const CPU: &'static str = "the same sums in f64, every core";
-
-    fn cpu(shape: ConstantShape, inputs: &Inputs) -> CpuOutput {
-        CpuOutput::F32(
-            (0..shape.n)
-                .into_par_iter()
-                .map(|i| result(shape, inputs, i).0 as f32)
-                .collect(),
-        )
     }
 }

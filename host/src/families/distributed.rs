@@ -95,6 +95,10 @@ fn prefix_sums(tile: &[u32], start: u32) -> Vec<u32> {
 pub struct Distributed;
 
 impl Family for Distributed {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "distributed";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "BLOCKSxCLUSTERxROUNDS",
@@ -108,13 +112,7 @@ impl Family for Distributed {
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "blocks";
 
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
     type Shape = DistributedShape;
-    type Inputs = Vec<u32>;
-    type Buffers<B: Backend> = InputOutput<B, u32>;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> DistributedShape {
         let [blocks, cluster, rounds] = dims(sizes);
@@ -181,6 +179,9 @@ impl Family for Distributed {
         8.0 * shape.input_len() as f64 + 28.0 * shape.output_len() as f64
     }
 
+    type Inputs = Vec<u32>;
+    type Buffers<B: Backend> = InputOutput<B, u32>;
+
     /// Each tile's word `i` holds the chase's next index, `next_index(i)`,
     /// in its low 12 bits, and random bits above.
     fn inputs(shape: DistributedShape, rng: &mut SmallRng) -> Result<Vec<u32>> {
@@ -190,25 +191,31 @@ impl Family for Distributed {
             .collect())
     }
 
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: DistributedShape,
+        input: &Vec<u32>,
+    ) -> Result<Self::Buffers<B>> {
+        InputOutput::upload(backend, NAMES, input, shape.output_len())
+    }
+
     /// Exact: integer sums.
     fn reference(shape: DistributedShape, input: &Vec<u32>) -> Expected {
         let values: Vec<f64> = sums(shape, input).into_iter().map(f64::from).collect();
         Expected::exact(values)
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: DistributedShape,
-        input: &Vec<u32>,
-    ) -> Result<InputOutput<B, u32>> {
-        InputOutput::upload(backend, NAMES, input, shape.output_len())
+    const CPU: &'static str = "the same sums, one core";
+
+    fn cpu(shape: DistributedShape, input: &Vec<u32>) -> CpuOutput {
+        CpuOutput::U32(sums(shape, input))
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: DistributedShape,
-        buffers: &mut InputOutput<B, u32>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
         let lens = [shape.input_len(), shape.output_len()];
@@ -218,11 +225,5 @@ impl Family for Distributed {
         // SAFETY: the input holds a tile a block and the output a word a
         // thread (checked just now); the clusters tile the blocks.
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
-    const CPU: &'static str = "the same sums, one core";
-
-    fn cpu(shape: DistributedShape, input: &Vec<u32>) -> CpuOutput {
-        CpuOutput::U32(sums(shape, input))
     }
 }

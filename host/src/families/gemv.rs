@@ -180,6 +180,10 @@ impl<T: Element> Family for Gemv<T>
 where
     CudaBlas: BlasGemv<T>,
 {
+    type Args = Args<T>;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = T::KERNELS;
+
     const NAME: &'static str = "gemv";
     const LABEL: &'static str = T::LABEL;
     const SIZE: SizeSyntax = SizeSyntax {
@@ -194,13 +198,7 @@ where
     const SQUARE_AXIS: &'static str = "n (A is n×n)";
     const BENCHED: bool = true;
 
-    type Args = Args<T>;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = T::KERNELS;
-
     type Shape = GemvShape;
-    type Inputs = Inputs<T>;
-    type Buffers<B: Backend> = GemvBuffers<B, T>;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> GemvShape {
         let [m, n] = dims(sizes);
@@ -257,6 +255,9 @@ where
         2.0 * element * (m * n + n + m) + 16.0 * m + element * m
     }
 
+    type Inputs = Inputs<T>;
+    type Buffers<B: Backend> = GemvBuffers<B, T>;
+
     fn inputs(shape: GemvShape, rng: &mut SmallRng) -> Result<Inputs<T>> {
         let [a_len, x_len, y_len] = shape.checked_lens()?;
         Ok(Inputs {
@@ -266,17 +267,11 @@ where
         })
     }
 
-    fn reference(shape: GemvShape, inputs: &Inputs<T>) -> Expected {
-        let (alpha, beta) = (T::from_f64(shape.alpha), T::from_f64(shape.beta));
-        let Inputs { a, x, y } = inputs;
-        reference::gemv(alpha, a, x, beta, y, [shape.m, shape.n])
-    }
-
     fn upload<B: Backend>(
         backend: &B,
         shape: GemvShape,
         inputs: &Inputs<T>,
-    ) -> Result<GemvBuffers<B, T>> {
+    ) -> Result<Self::Buffers<B>> {
         Ok(GemvBuffers {
             a: backend.upload("A", &inputs.a)?,
             a_layout: Layout::RowMajor,
@@ -286,74 +281,10 @@ where
         })
     }
 
-    /// Stores A in the kernel's layout, and resets y: poisoned when β = 0,
-    /// since it must not be read.
-    fn prepare<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args<T>, Problem>,
-        inputs: &Inputs<T>,
-        buffers: &mut GemvBuffers<B, T>,
-    ) -> Result<()> {
-        let wanted = layout(kernel);
-        if buffers.a_layout != wanted {
-            let GemvShape { m, n, .. } = buffers.shape;
-            let stored: Vec<T> = match wanted {
-                Layout::RowMajor => inputs.a.clone(),
-                Layout::ColMajor => (0..m * n)
-                    .into_par_iter()
-                    .map(|index| inputs.a[(index % m) * n + index / m])
-                    .collect(),
-            };
-            backend.overwrite(&stored, &mut buffers.a)?;
-            buffers.a_layout = wanted;
-        }
-        if buffers.shape.beta == 0.0 {
-            Ok(backend.poison(&mut buffers.y)?)
-        } else {
-            Ok(backend.overwrite(&inputs.y, &mut buffers.y)?)
-        }
-    }
-
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args<T>, Problem>,
-        shape: GemvShape,
-        buffers: &mut GemvBuffers<B, T>,
-    ) -> Result<()> {
-        shape.check_buffers(backend, buffers)?;
-        let problem = Self::problem(shape)?;
-        let Problem { m, n } = problem;
+    fn reference(shape: GemvShape, inputs: &Inputs<T>) -> Expected {
         let (alpha, beta) = (T::from_f64(shape.alpha), T::from_f64(shape.beta));
-        let GemvBuffers { a, x, y, .. } = buffers;
-        // SAFETY: A, x and y hold m×n, n and m elements, y is a buffer of
-        // its own, and every index fits in u32 (checked above).
-        let (alpha, beta) = (alpha.argument(), beta.argument());
-        Ok(unsafe { backend.launch(kernel, &problem, (alpha, &*a, &*x, beta, y, m, n)) }?)
-    }
-
-    /// cuBLAS in each layout that a kernel reads.
-    fn baselines(kernels: &[&Kernel<Args<T>, Problem>]) -> Vec<Baseline<Self>> {
-        let blas_in = |layout| -> Baseline<Self> {
-            Baseline {
-                name: T::BASELINES[layout as usize],
-                needs: Some(Library::Cublas),
-                arithmetic: true,
-                supports: |_| true,
-                run: match layout {
-                    Layout::RowMajor => {
-                        |tools, shape, buffers| blas_gemv(tools, Layout::RowMajor, shape, buffers)
-                    }
-                    Layout::ColMajor => {
-                        |tools, shape, buffers| blas_gemv(tools, Layout::ColMajor, shape, buffers)
-                    }
-                },
-            }
-        };
-        [Layout::RowMajor, Layout::ColMajor]
-            .into_iter()
-            .filter(|&wanted| kernels.iter().any(|&kernel| layout(kernel) == wanted))
-            .map(blas_in)
-            .collect()
+        let Inputs { a, x, y } = inputs;
+        reference::gemv(alpha, a, x, beta, y, [shape.m, shape.n])
     }
 
     const CPU: &'static str = "gemm (crate) on blocks of rows, every core";
@@ -398,6 +329,76 @@ where
                 }
             });
         T::cpu_output(y)
+    }
+
+    /// Stores A in the kernel's layout, and resets y: poisoned when β = 0,
+    /// since it must not be read.
+    fn prepare<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args<T>, Problem>,
+        inputs: &Inputs<T>,
+        buffers: &mut Self::Buffers<B>,
+    ) -> Result<()> {
+        let wanted = layout(kernel);
+        if buffers.a_layout != wanted {
+            let GemvShape { m, n, .. } = buffers.shape;
+            let stored: Vec<T> = match wanted {
+                Layout::RowMajor => inputs.a.clone(),
+                Layout::ColMajor => (0..m * n)
+                    .into_par_iter()
+                    .map(|index| inputs.a[(index % m) * n + index / m])
+                    .collect(),
+            };
+            backend.overwrite(&stored, &mut buffers.a)?;
+            buffers.a_layout = wanted;
+        }
+        if buffers.shape.beta == 0.0 {
+            Ok(backend.poison(&mut buffers.y)?)
+        } else {
+            Ok(backend.overwrite(&inputs.y, &mut buffers.y)?)
+        }
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args<T>, Problem>,
+        shape: GemvShape,
+        buffers: &mut Self::Buffers<B>,
+    ) -> Result<()> {
+        shape.check_buffers(backend, buffers)?;
+        let problem = Self::problem(shape)?;
+        let Problem { m, n } = problem;
+        let (alpha, beta) = (T::from_f64(shape.alpha), T::from_f64(shape.beta));
+        let GemvBuffers { a, x, y, .. } = buffers;
+        // SAFETY: A, x and y hold m×n, n and m elements, y is a buffer of
+        // its own, and every index fits in u32 (checked above).
+        let (alpha, beta) = (alpha.argument(), beta.argument());
+        Ok(unsafe { backend.launch(kernel, &problem, (alpha, &*a, &*x, beta, y, m, n)) }?)
+    }
+
+    /// cuBLAS in each layout that a kernel reads.
+    fn baselines(kernels: &[&Kernel<Args<T>, Problem>]) -> Vec<Baseline<Self>> {
+        let blas_in = |layout| -> Baseline<Self> {
+            Baseline {
+                name: T::BASELINES[layout as usize],
+                needs: Some(Library::Cublas),
+                arithmetic: true,
+                supports: |_| true,
+                run: match layout {
+                    Layout::RowMajor => {
+                        |tools, shape, buffers| blas_gemv(tools, Layout::RowMajor, shape, buffers)
+                    }
+                    Layout::ColMajor => {
+                        |tools, shape, buffers| blas_gemv(tools, Layout::ColMajor, shape, buffers)
+                    }
+                },
+            }
+        };
+        [Layout::RowMajor, Layout::ColMajor]
+            .into_iter()
+            .filter(|&wanted| kernels.iter().any(|&kernel| layout(kernel) == wanted))
+            .map(blas_in)
+            .collect()
     }
 
     fn baseline_of(kernel: &Kernel<Args<T>, Problem>) -> Option<&'static str> {

@@ -47,6 +47,10 @@ fn chain(x: f32, fmas: u32) -> f32 {
 pub struct Intensity;
 
 impl Family for Intensity {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "intensity";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "N",
@@ -59,13 +63,7 @@ impl Family for Intensity {
     const BOUND: Bound = Bound::Compute;
     const SQUARE_AXIS: &'static str = "n (elements)";
 
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
     type Shape = IntensityShape;
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = InputOutput<B>;
 
     fn options(_: bool) -> Vec<Arg> {
         let help = "FMAs per element of the arithmetic-intensity lesson's kernel";
@@ -119,9 +117,20 @@ impl Family for Intensity {
         28.0 * shape.n as f64
     }
 
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = InputOutput<B>;
+
     fn inputs(shape: IntensityShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Self::problem(shape)?;
         Ok(uniform_floats(shape.n, rng))
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: IntensityShape,
+        input: &Vec<f32>,
+    ) -> Result<Self::Buffers<B>> {
+        InputOutput::upload(backend, NAMES, input, shape.n)
     }
 
     fn reference(shape: IntensityShape, input: &Vec<f32>) -> Expected {
@@ -133,19 +142,17 @@ impl Family for Intensity {
         )
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: IntensityShape,
-        input: &Vec<f32>,
-    ) -> Result<InputOutput<B>> {
-        InputOutput::upload(backend, NAMES, input, shape.n)
+    const CPU: &'static str = "the same FMAs, every core";
+
+    fn cpu(shape: IntensityShape, input: &Vec<f32>) -> CpuOutput {
+        CpuOutput::F32(input.par_iter().map(|&x| chain(x, shape.fmas)).collect())
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: IntensityShape,
-        buffers: &mut InputOutput<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
         buffers.expect_lens(backend, NAMES, [shape.n; 2])?;
@@ -154,11 +161,5 @@ impl Family for Intensity {
         // SAFETY: the input and the output hold n elements each, the output
         // a buffer of its own.
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
-    const CPU: &'static str = "the same FMAs, every core";
-
-    fn cpu(shape: IntensityShape, input: &Vec<f32>) -> CpuOutput {
-        CpuOutput::F32(input.par_iter().map(|&x| chain(x, shape.fmas)).collect())
     }
 }

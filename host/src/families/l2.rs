@@ -70,6 +70,10 @@ impl<B: Backend> Buffers<B> for StreamAndSet<B> {
 pub struct L2;
 
 impl Family for L2 {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "l2";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "NxM",
@@ -82,13 +86,7 @@ impl Family for L2 {
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (elements of the stream)";
 
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
     type Shape = L2Shape;
-    type Inputs = (Vec<f32>, Vec<f32>);
-    type Buffers<B: Backend> = StreamAndSet<B>;
 
     fn options(_: bool) -> Vec<Arg> {
         vec![
@@ -157,9 +155,30 @@ impl Family for L2 {
         36.0 * shape.n as f64 + 8.0 * shape.m as f64
     }
 
+    type Inputs = (Vec<f32>, Vec<f32>);
+    type Buffers<B: Backend> = StreamAndSet<B>;
+
     fn inputs(shape: L2Shape, rng: &mut SmallRng) -> Result<(Vec<f32>, Vec<f32>)> {
         Self::problem(shape)?;
         Ok((uniform_floats(shape.n, rng), uniform_floats(shape.m, rng)))
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: L2Shape,
+        (stream, reused): &(Vec<f32>, Vec<f32>),
+    ) -> Result<Self::Buffers<B>> {
+        let reused = backend.upload("reused", reused)?;
+        let window = match shape.carve_out {
+            0 => None,
+            carve_out => Some(backend.persist(&reused, carve_out)?),
+        };
+        Ok(StreamAndSet {
+            stream: backend.upload("stream", stream)?,
+            reused,
+            output: backend.alloc("output", shape.n)?,
+            window,
+        })
     }
 
     /// Tolerance: one f32 addition, within γ(1)·(|a| + |b|).
@@ -176,29 +195,23 @@ impl Family for L2 {
         Expected { values, tolerance }
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: L2Shape,
-        (stream, reused): &(Vec<f32>, Vec<f32>),
-    ) -> Result<StreamAndSet<B>> {
-        let reused = backend.upload("reused", reused)?;
-        let window = match shape.carve_out {
-            0 => None,
-            carve_out => Some(backend.persist(&reused, carve_out)?),
-        };
-        Ok(StreamAndSet {
-            stream: backend.upload("stream", stream)?,
-            reused,
-            output: backend.alloc("output", shape.n)?,
-            window,
-        })
+    const CPU: &'static str = "the same sums in f32, every core";
+
+    fn cpu(shape: L2Shape, (stream, reused): &(Vec<f32>, Vec<f32>)) -> CpuOutput {
+        CpuOutput::F32(
+            stream
+                .par_iter()
+                .enumerate()
+                .map(|(i, &a)| a + reused[i % shape.m])
+                .collect(),
+        )
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: L2Shape,
-        buffers: &mut StreamAndSet<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
         expect_len("stream", shape.n, backend.len(&buffers.stream))?;
@@ -215,17 +228,5 @@ impl Family for L2 {
         // (`problem` checked both within u32); the output is a buffer of
         // its own.
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
-    const CPU: &'static str = "the same sums in f32, every core";
-
-    fn cpu(shape: L2Shape, (stream, reused): &(Vec<f32>, Vec<f32>)) -> CpuOutput {
-        CpuOutput::F32(
-            stream
-                .par_iter()
-                .enumerate()
-                .map(|(i, &a)| a + reused[i % shape.m])
-                .collect(),
-        )
     }
 }

@@ -68,6 +68,10 @@ pub const SGEMM: &str = "cublas_sgemm";
 pub struct Matmul;
 
 impl Family for Matmul {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "matmul";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "MxNxK",
@@ -81,13 +85,7 @@ impl Family for Matmul {
     const SQUARE_AXIS: &'static str = "n (A, B and C are n×n)";
     const BENCHED: bool = true;
 
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
     type Shape = MatmulShape;
-    type Inputs = Inputs;
-    type Buffers<B: Backend> = TwoInputs<B>;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> MatmulShape {
         let [m, n, k] = dims(sizes);
@@ -96,11 +94,8 @@ impl Family for Matmul {
 
     fn problem(shape: MatmulShape) -> Result<Problem> {
         shape.checked_lens()?;
-        Ok(Problem {
-            m: shape.m as u32,
-            n: shape.n as u32,
-            k: shape.k as u32,
-        })
+        let [m, n, k] = [shape.m, shape.n, shape.k].map(|d| d as u32);
+        Ok(Problem { m, n, k })
     }
 
     fn test_shapes() -> Vec<MatmulShape> {
@@ -143,6 +138,9 @@ impl Family for Matmul {
         4.0 * (m * k + k * n) + 8.0 * k * n + 16.0 * m * n + 4.0 * (m * k + k * n + m * n)
     }
 
+    type Inputs = Inputs;
+    type Buffers<B: Backend> = TwoInputs<B>;
+
     fn inputs(shape: MatmulShape, rng: &mut SmallRng) -> Result<Inputs> {
         let [a_len, b_len, _] = shape.checked_lens()?;
         Ok(Inputs {
@@ -151,56 +149,17 @@ impl Family for Matmul {
         })
     }
 
-    fn reference(shape: MatmulShape, inputs: &Inputs) -> Expected {
-        reference::matmul(&inputs.a, &inputs.b, [shape.m, shape.n, shape.k])
-    }
-
     fn upload<B: Backend>(
         backend: &B,
         shape: MatmulShape,
         inputs: &Inputs,
-    ) -> Result<TwoInputs<B>> {
+    ) -> Result<Self::Buffers<B>> {
         let [_, _, c_len] = shape.checked_lens()?;
         TwoInputs::upload(backend, MATRICES, [&inputs.a, &inputs.b], c_len)
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: MatmulShape,
-        buffers: &mut TwoInputs<B>,
-    ) -> Result<()> {
-        buffers.expect_lens(backend, MATRICES, shape.checked_lens()?)?;
-        let problem = Self::problem(shape)?;
-        let Problem { m, n, k } = problem;
-        let TwoInputs {
-            first: a,
-            second: b,
-            output: c,
-        } = buffers;
-        // SAFETY: A, B and C hold m×k, k×n and m×n elements, C is a buffer
-        // of its own, and every index fits in u32 (checked above).
-        Ok(unsafe { backend.launch(kernel, &problem, (&*a, &*b, c, m, n, k)) }?)
-    }
-
-    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
-        vec![Baseline {
-            name: SGEMM,
-            needs: Some(Library::Cublas),
-            arithmetic: true,
-            supports: |_| true,
-            run: |tools: &Tools<'_>, shape, buffers| {
-                let blas = tools.blas.ok_or(crate::Error::NoCublas)?;
-                buffers.expect_lens(tools.gpu, MATRICES, shape.checked_lens()?)?;
-                let TwoInputs {
-                    first: a,
-                    second: b,
-                    output: c,
-                } = buffers;
-                // SAFETY: the buffers hold exactly A, B and C (checked).
-                unsafe { blas.sgemm([shape.m, shape.n, shape.k], a, b, c) }
-            },
-        }]
+    fn reference(shape: MatmulShape, inputs: &Inputs) -> Expected {
+        reference::matmul(&inputs.a, &inputs.b, [shape.m, shape.n, shape.k])
     }
 
     const CPU: &'static str = "gemm (crate), every core";
@@ -234,6 +193,45 @@ impl Family for Matmul {
             );
         }
         CpuOutput::F32(c)
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: MatmulShape,
+        buffers: &mut Self::Buffers<B>,
+    ) -> Result<()> {
+        buffers.expect_lens(backend, MATRICES, shape.checked_lens()?)?;
+        let problem = Self::problem(shape)?;
+        let Problem { m, n, k } = problem;
+        let TwoInputs {
+            first: a,
+            second: b,
+            output: c,
+        } = buffers;
+        // SAFETY: A, B and C hold m×k, k×n and m×n elements, C is a buffer
+        // of its own, and every index fits in u32 (checked above).
+        Ok(unsafe { backend.launch(kernel, &problem, (&*a, &*b, c, m, n, k)) }?)
+    }
+
+    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
+        vec![Baseline {
+            name: SGEMM,
+            needs: Some(Library::Cublas),
+            arithmetic: true,
+            supports: |_| true,
+            run: |tools: &Tools<'_>, shape, buffers| {
+                let blas = tools.blas.ok_or(crate::Error::NoCublas)?;
+                buffers.expect_lens(tools.gpu, MATRICES, shape.checked_lens()?)?;
+                let TwoInputs {
+                    first: a,
+                    second: b,
+                    output: c,
+                } = buffers;
+                // SAFETY: the buffers hold exactly A, B and C (checked).
+                unsafe { blas.sgemm([shape.m, shape.n, shape.k], a, b, c) }
+            },
+        }]
     }
 
     fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {

@@ -52,6 +52,10 @@ impl Shape for ReadOnlyShape {
 pub struct ReadOnly;
 
 impl Family for ReadOnly {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "readonly";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "N",
@@ -64,13 +68,7 @@ impl Family for ReadOnly {
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (elements)";
 
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
     type Shape = ReadOnlyShape;
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = InputOutput<B>;
 
     fn options(_: bool) -> Vec<Arg> {
         let help = "Neighbours on each side that the read-only cache lesson's stencil sums";
@@ -133,41 +131,48 @@ impl Family for ReadOnly {
         28.0 * shape.n as f64
     }
 
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = InputOutput<B>;
+
     fn inputs(shape: ReadOnlyShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Self::problem(shape)?;
         Ok(uniform_floats(shape.n, rng))
-    }
-
-    /// Tolerance: a sum of 2r + 1 terms in order, within γ(2r + 1)·Σ|x|.
-    fn reference(shape: ReadOnlyShape, input: &Vec<f32>) -> Expected {
-        let gamma = gamma(2 * shape.radius as usize + 1, f64::from(f32::EPSILON) / 2.0);
-        let (values, tolerance) = (0..shape.n as u64)
-            .into_par_iter()
-            .map(|i| {
-                let terms = window(i, shape.n as u64, u64::from(shape.radius))
-                    .map(|j| f64::from(input[j as usize]));
-                let (sum, magnitude) = terms.fold((0.0, 0.0), |(sum, magnitude), x: f64| {
-                    (sum + x, magnitude + x.abs())
-                });
-                (sum, gamma * magnitude)
-            })
-            .unzip();
-        Expected { values, tolerance }
     }
 
     fn upload<B: Backend>(
         backend: &B,
         shape: ReadOnlyShape,
         input: &Vec<f32>,
-    ) -> Result<InputOutput<B>> {
+    ) -> Result<Self::Buffers<B>> {
         InputOutput::upload(backend, NAMES, input, shape.n)
+    }
+
+    /// Tolerance: a sum of 2r + 1 terms in order, within γ(2r + 1)·Σ|x|.
+    fn reference(shape: ReadOnlyShape, input: &Vec<f32>) -> Expected {
+        Expected::f32_sums(shape.n, 2 * shape.radius as usize + 1, |i| {
+            let terms = window(i as u64, shape.n as u64, u64::from(shape.radius))
+                .map(|j| f64::from(input[j as usize]));
+            terms.fold((0.0, 0.0), |(sum, magnitude), x: f64| {
+                (sum + x, magnitude + x.abs())
+            })
+        })
+    }
+
+    const CPU: &'static str = "the same sums in f32, every core";
+
+    fn cpu(shape: ReadOnlyShape, input: &Vec<f32>) -> CpuOutput {
+        CpuOutput::par_f32(shape.n, |i| {
+            window(i as u64, shape.n as u64, u64::from(shape.radius))
+                .map(|j| input[j as usize])
+                .sum()
+        })
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: ReadOnlyShape,
-        buffers: &mut InputOutput<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
         buffers.expect_lens(backend, NAMES, [shape.n; 2])?;
@@ -177,21 +182,6 @@ impl Family for ReadOnly {
         // a buffer of its own that nothing else writes; the radius is at
         // most MAX_RADIUS and n leaves room for a block and both halos.
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
-    const CPU: &'static str = "the same sums in f32, every core";
-
-    fn cpu(shape: ReadOnlyShape, input: &Vec<f32>) -> CpuOutput {
-        CpuOutput::F32(
-            (0..shape.n as u64)
-                .into_par_iter()
-                .map(|i| {
-                    window(i, shape.n as u64, u64::from(shape.radius))
-                        .map(|j| input[j as usize])
-                        .sum()
-                })
-                .collect(),
-        )
     }
 }
 

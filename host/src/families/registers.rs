@@ -47,6 +47,8 @@ impl Shape for RegistersShape {
 /// thread.
 const NAMES: [&str; 2] = ["arrays", "results"];
 
+pub struct Registers;
+
 /// Thread i's result, in f64, and its tolerance: Σₖ a[k]·(w + s), w the
 /// rotated weight of k and s the array's sum.
 fn result(shape: RegistersShape, arrays: &[f32], i: usize) -> (f64, f64) {
@@ -67,9 +69,11 @@ fn result(shape: RegistersShape, arrays: &[f32], i: usize) -> (f64, f64) {
     (value, tolerance)
 }
 
-pub struct Registers;
-
 impl Family for Registers {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "registers";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "N",
@@ -82,13 +86,7 @@ impl Family for Registers {
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (threads)";
 
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
     type Shape = RegistersShape;
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = InputOutput<B>;
 
     fn options(_: bool) -> Vec<Arg> {
         let help = "How far the register lesson's kernels rotate each array";
@@ -138,31 +136,36 @@ impl Family for Registers {
         8.0 * f64::from(LENGTH) * shape.n as f64 + 20.0 * shape.n as f64
     }
 
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = InputOutput<B>;
+
     fn inputs(shape: RegistersShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Ok(uniform_floats(shape.checked_len()?, rng))
-    }
-
-    fn reference(shape: RegistersShape, arrays: &Vec<f32>) -> Expected {
-        let (values, tolerance) = (0..shape.n)
-            .into_par_iter()
-            .map(|i| result(shape, arrays, i))
-            .unzip();
-        Expected { values, tolerance }
     }
 
     fn upload<B: Backend>(
         backend: &B,
         shape: RegistersShape,
         arrays: &Vec<f32>,
-    ) -> Result<InputOutput<B>> {
+    ) -> Result<Self::Buffers<B>> {
         InputOutput::upload(backend, NAMES, arrays, shape.n)
+    }
+
+    fn reference(shape: RegistersShape, arrays: &Vec<f32>) -> Expected {
+        Expected::par_from_fn(shape.n, |i| result(shape, arrays, i))
+    }
+
+    const CPU: &'static str = "the same sums in f64, every core";
+
+    fn cpu(shape: RegistersShape, arrays: &Vec<f32>) -> CpuOutput {
+        CpuOutput::par_f32(shape.n, |i| result(shape, arrays, i).0 as f32)
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: RegistersShape,
-        buffers: &mut InputOutput<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
         buffers.expect_lens(backend, NAMES, [shape.checked_len()?, shape.n])?;
@@ -174,16 +177,5 @@ impl Family for Registers {
         // SAFETY: the arrays hold LENGTH·n elements, within u32, and the
         // results n, a buffer of their own.
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
-    const CPU: &'static str = "the same sums in f64, every core";
-
-    fn cpu(shape: RegistersShape, arrays: &Vec<f32>) -> CpuOutput {
-        CpuOutput::F32(
-            (0..shape.n)
-                .into_par_iter()
-                .map(|i| result(shape, arrays, i).0 as f32)
-                .collect(),
-        )
     }
 }

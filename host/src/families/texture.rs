@@ -109,6 +109,10 @@ impl<B: Backend> Buffers<B> for TextureBuffers<B> {
 pub struct TextureFamily;
 
 impl Family for TextureFamily {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "texture";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "WxH",
@@ -121,13 +125,7 @@ impl Family for TextureFamily {
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (the picture is n×n)";
 
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
     type Shape = TextureShape;
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = TextureBuffers<B>;
 
     fn options(_: bool) -> Vec<Arg> {
         vec![
@@ -224,9 +222,26 @@ impl Family for TextureFamily {
         40.0 * shape.pixels() as f64
     }
 
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = TextureBuffers<B>;
+
     fn inputs(shape: TextureShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Self::problem(shape)?;
         Ok(uniform_floats(shape.pixels(), rng))
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: TextureShape,
+        input: &Vec<f32>,
+    ) -> Result<Self::Buffers<B>> {
+        let buffer = backend.upload("picture", input)?;
+        let sampling = shape.modes.sampling();
+        Ok(TextureBuffers {
+            texture: backend.texture(&buffer, shape.width, shape.height, sampling)?,
+            input: buffer,
+            output: backend.alloc("output", shape.pixels())?,
+        })
     }
 
     /// Each pixel's point sampled by the model of the texture unit
@@ -243,37 +258,26 @@ impl Family for TextureFamily {
         };
         let (cos, sin) = shape.rotation();
         let (width, height) = (shape.width as u32, shape.height as u32);
-        let (values, tolerance) = (0..shape.pixels())
-            .into_par_iter()
-            .map(|at| {
-                let (x, y) = ((at % shape.width) as u32, (at / shape.width) as u32);
-                let (u, v) = source(x, y, width, height, cos, sin);
-                let read = sample(&texels, u, v);
-                (read.value, FILTER_ROUNDING * read.magnitude)
-            })
-            .unzip();
-        Expected { values, tolerance }
+        Expected::par_from_fn(shape.pixels(), |at| {
+            let (x, y) = ((at % shape.width) as u32, (at / shape.width) as u32);
+            let (u, v) = source(x, y, width, height, cos, sin);
+            let read = sample(&texels, u, v);
+            (read.value, FILTER_ROUNDING * read.magnitude)
+        })
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: TextureShape,
-        input: &Vec<f32>,
-    ) -> Result<TextureBuffers<B>> {
-        let buffer = backend.upload("picture", input)?;
-        let sampling = shape.modes.sampling();
-        Ok(TextureBuffers {
-            texture: backend.texture(&buffer, shape.width, shape.height, sampling)?,
-            input: buffer,
-            output: backend.alloc("output", shape.pixels())?,
-        })
+    const CPU: &'static str = "the texture unit's model, every core";
+
+    fn cpu(shape: TextureShape, input: &Vec<f32>) -> CpuOutput {
+        let values = Self::reference(shape, input).values;
+        CpuOutput::F32(values.into_iter().map(|value| value as f32).collect())
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: TextureShape,
-        buffers: &mut TextureBuffers<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         Self::made_for(kernel, shape)?;
         let problem = Self::problem(shape)?;
@@ -298,12 +302,5 @@ impl Family for TextureFamily {
         // each, within u32, the output a buffer of its own; the texture
         // was made from the picture and lives as long as the buffers.
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
-    const CPU: &'static str = "the texture unit's model, every core";
-
-    fn cpu(shape: TextureShape, input: &Vec<f32>) -> CpuOutput {
-        let values = Self::reference(shape, input).values;
-        CpuOutput::F32(values.into_iter().map(|value| value as f32).collect())
     }
 }

@@ -6,7 +6,7 @@
 use kernels::transpose::{Args, KERNELS, Shape as Problem, TILE};
 
 use crate::families::prelude::*;
-use crate::family::{Baseline, DEVICE_COPY, Tools};
+use crate::family::{Baseline, DEVICE_COPY};
 use crate::reference;
 
 /// A row-major `rows` × `cols` input, transposed into a `cols` × `rows`
@@ -78,6 +78,10 @@ const MATRICES: [&str; 2] = ["input matrix", "transposed matrix"];
 pub struct Transpose;
 
 impl Family for Transpose {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "transpose";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "ROWSxCOLS",
@@ -94,14 +98,7 @@ impl Family for Transpose {
     const SQUARE_AXIS: &'static str = "n (the matrix is n×n)";
     const BENCHED: bool = true;
 
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
     type Shape = TransposeShape;
-    /// The input matrix, row-major.
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = InputOutput<B>;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> TransposeShape {
         let [rows, cols] = dims(sizes);
@@ -160,8 +157,20 @@ impl Family for Transpose {
         36.0 * shape.rows as f64 * shape.cols as f64
     }
 
+    /// The input matrix, row-major.
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = InputOutput<B>;
+
     fn inputs(shape: TransposeShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Ok(uniform_floats(shape.checked_len()?, rng))
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: TransposeShape,
+        input: &Vec<f32>,
+    ) -> Result<Self::Buffers<B>> {
+        InputOutput::upload(backend, MATRICES, input, shape.checked_len()?)
     }
 
     /// Exact: the values are moved, never rounded, so every tolerance is 0.
@@ -174,29 +183,6 @@ impl Family for Transpose {
             .map(f64::from)
             .collect();
         Expected::exact(values)
-    }
-
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: TransposeShape,
-        input: &Vec<f32>,
-    ) -> Result<InputOutput<B>> {
-        InputOutput::upload(backend, MATRICES, input, shape.checked_len()?)
-    }
-
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: TransposeShape,
-        buffers: &mut InputOutput<B>,
-    ) -> Result<()> {
-        buffers.expect_lens(backend, MATRICES, [shape.checked_len()?; 2])?;
-        let problem = Self::problem(shape)?;
-        let Problem { rows, cols } = problem;
-        let InputOutput { input, output } = buffers;
-        // SAFETY: both matrices hold rows×cols elements, in buffers of
-        // their own, and every index fits in u32 (checked above).
-        Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, rows, cols)) }?)
     }
 
     const CPU: &'static str = "blocked transpose, every core (rayon)";
@@ -221,18 +207,27 @@ impl Family for Transpose {
         CpuOutput::F32(output)
     }
 
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: TransposeShape,
+        buffers: &mut Self::Buffers<B>,
+    ) -> Result<()> {
+        buffers.expect_lens(backend, MATRICES, [shape.checked_len()?; 2])?;
+        let problem = Self::problem(shape)?;
+        let Problem { rows, cols } = problem;
+        let InputOutput { input, output } = buffers;
+        // SAFETY: both matrices hold rows×cols elements, in buffers of
+        // their own, and every index fits in u32 (checked above).
+        Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, rows, cols)) }?)
+    }
+
     /// The device copy: the same bytes, each read once and written once,
     /// in order, as fast as the memory goes.
     fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
-        vec![Baseline {
-            name: DEVICE_COPY,
-            needs: None,
-            arithmetic: false,
-            supports: |_| true,
-            run: |tools: &Tools<'_>, _, buffers| {
-                Ok(tools.gpu.copy(&buffers.input, &mut buffers.output)?)
-            },
-        }]
+        vec![Baseline::<Self>::device_copy(|tools, _, buffers| {
+            Ok(tools.gpu.copy(&buffers.input, &mut buffers.output)?)
+        })]
     }
 
     /// Every kernel against the copy: its ratio is its share of the

@@ -34,6 +34,10 @@ impl Shape for WidthShape {
 pub struct Width;
 
 impl Family for Width {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "width";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "BYTES",
@@ -46,13 +50,7 @@ impl Family for Width {
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "bytes copied";
 
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
     type Shape = WidthShape;
-    type Inputs = Vec<u8>;
-    type Buffers<B: Backend> = InputOutput<B, u8>;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> WidthShape {
         let [bytes] = dims(sizes);
@@ -82,16 +80,15 @@ impl Family for Width {
         20.0 * shape.bytes as f64
     }
 
+    type Inputs = Vec<u8>;
+    type Buffers<B: Backend> = InputOutput<B, u8>;
+
     /// Bytes other than the poison, 255, so that a byte the copy missed
     /// shows.
     fn inputs(shape: WidthShape, rng: &mut SmallRng) -> Result<Vec<u8>> {
         Self::problem(shape)?;
         let samples = Uniform::new_inclusive(0u8, 254).expect("a valid range");
         Ok(random_vec(shape.bytes, samples, rng.random()))
-    }
-
-    fn reference(_: WidthShape, input: &Vec<u8>) -> Expected {
-        Expected::exact(input.par_iter().map(|&byte| f64::from(byte)).collect())
     }
 
     fn upload<B: Backend>(
@@ -102,11 +99,21 @@ impl Family for Width {
         InputOutput::upload(backend, NAMES, input, shape.bytes)
     }
 
+    fn reference(_: WidthShape, input: &Vec<u8>) -> Expected {
+        Expected::exact(input.par_iter().map(|&byte| f64::from(byte)).collect())
+    }
+
+    const CPU: &'static str = "a copy of the bytes";
+
+    fn cpu(_: WidthShape, input: &Vec<u8>) -> CpuOutput {
+        CpuOutput::U8(input.clone())
+    }
+
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: WidthShape,
-        buffers: &mut InputOutput<B, u8>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
         buffers.expect_lens(backend, NAMES, [shape.bytes; 2])?;
@@ -115,11 +122,5 @@ impl Family for Width {
         // starting where the backend allocated it (256-byte aligned on the
         // GPU).
         Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, problem.bytes)) }?)
-    }
-
-    const CPU: &'static str = "a copy of the bytes";
-
-    fn cpu(_: WidthShape, input: &Vec<u8>) -> CpuOutput {
-        CpuOutput::U8(input.clone())
     }
 }

@@ -13,7 +13,7 @@ use rand::Rng;
 use rand::distr::Uniform;
 
 use crate::families::prelude::*;
-use crate::family::{Baseline, DEVICE_COPY, Library, Tools};
+use crate::family::{Baseline, Library, Tools};
 use crate::npp::Npp;
 use crate::reference;
 use crate::verify::random_vec;
@@ -42,6 +42,10 @@ pub const ADDS_PER_SAMPLE: f64 = 4.0;
 pub struct Blur;
 
 impl Family for Blur {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "blur";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "WxH",
@@ -55,14 +59,7 @@ impl Family for Blur {
     const SQUARE_AXIS: &'static str = "n (the image is n×n pixels)";
     const BENCHED: bool = true;
 
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
     type Shape = BlurShape;
-    /// The image's samples.
-    type Inputs = Vec<u8>;
-    type Buffers<B: Backend> = InputOutput<B, u8>;
 
     /// Lists, so that one run or bench covers several; the bench's defaults
     /// sweep the radius at 1 and 3 channels.
@@ -191,6 +188,10 @@ impl Family for Blur {
         20.0 * (shape.width * shape.height * shape.channels) as f64
     }
 
+    /// The image's samples.
+    type Inputs = Vec<u8>;
+    type Buffers<B: Backend> = InputOutput<B, u8>;
+
     /// Samples from 0..=254, so that the poison 255 can never be a correct
     /// output.
     fn inputs(shape: BlurShape, rng: &mut SmallRng) -> Result<Vec<u8>> {
@@ -207,6 +208,10 @@ impl Family for Blur {
         Ok(random_vec(len, samples, rng.random()))
     }
 
+    fn upload<B: Backend>(backend: &B, _: BlurShape, input: &Vec<u8>) -> Result<Self::Buffers<B>> {
+        InputOutput::upload(backend, IMAGES, input, input.len())
+    }
+
     fn reference(shape: BlurShape, input: &Vec<u8>) -> Expected {
         let image = [shape.width, shape.height, shape.channels];
         let values: Vec<f64> = reference::blur(input, image, shape.radius as usize)
@@ -216,15 +221,19 @@ impl Family for Blur {
         Expected::exact(values)
     }
 
-    fn upload<B: Backend>(backend: &B, _: BlurShape, input: &Vec<u8>) -> Result<Self::Buffers<B>> {
-        InputOutput::upload(backend, IMAGES, input, input.len())
+    const CPU: &'static str = "separable running sums, every core (rayon)";
+
+    /// No crate does a clipped box blur, so the baseline is ours
+    /// (`cpu_baseline`).
+    fn cpu(shape: BlurShape, input: &Vec<u8>) -> CpuOutput {
+        CpuOutput::U8(cpu_baseline::blur(shape, input))
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: BlurShape,
-        buffers: &mut InputOutput<B, u8>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         check_channels(kernel, shape)?;
         check_radius(kernel, shape)?;
@@ -246,14 +255,6 @@ impl Family for Blur {
         }
     }
 
-    const CPU: &'static str = "separable running sums, every core (rayon)";
-
-    /// No crate does a clipped box blur, so the baseline is ours
-    /// (`cpu_baseline`).
-    fn cpu(shape: BlurShape, input: &Vec<u8>) -> CpuOutput {
-        CpuOutput::U8(cpu_baseline::blur(shape, input))
-    }
-
     fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
         vec![
             Baseline {
@@ -267,15 +268,9 @@ impl Family for Blur {
                     npp.box_filter(&buffers.input, &mut buffers.output, image, shape.radius)
                 },
             },
-            Baseline {
-                name: DEVICE_COPY,
-                needs: None,
-                arithmetic: false,
-                supports: |_| true,
-                run: |tools: &Tools<'_>, _, buffers| {
-                    Ok(tools.gpu.copy(&buffers.input, &mut buffers.output)?)
-                },
-            },
+            Baseline::<Self>::device_copy(|tools, _, buffers| {
+                Ok(tools.gpu.copy(&buffers.input, &mut buffers.output)?)
+            }),
         ]
     }
 
