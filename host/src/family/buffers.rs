@@ -52,8 +52,8 @@ impl<B: Backend, T: Value> InputOutput<B, T> {
         names: [&'static str; 2],
         lens: [usize; 2],
     ) -> Result<()> {
-        expect_len(names[0], lens[0], backend.len(&self.input))?;
-        expect_len(names[1], lens[1], backend.len(&self.output))
+        let actual = [backend.len(&self.input), backend.len(&self.output)];
+        expect_lens(names, lens, actual)
     }
 }
 
@@ -97,9 +97,8 @@ impl<B: Backend> TwoInputs<B> {
         names: [&'static str; 3],
         lens: [usize; 3],
     ) -> Result<()> {
-        expect_len(names[0], lens[0], backend.len(&self.first))?;
-        expect_len(names[1], lens[1], backend.len(&self.second))?;
-        expect_len(names[2], lens[2], backend.len(&self.output))
+        let buffers = [&self.first, &self.second, &self.output];
+        expect_lens(names, lens, buffers.map(|buffer| backend.len(buffer)))
     }
 }
 
@@ -109,6 +108,17 @@ impl<B: Backend> Buffers<B> for TwoInputs<B> {
     fn output(&mut self) -> &mut Buffer<B, f32> {
         &mut self.output
     }
+}
+
+/// Rejects the first buffer of `names` whose length, of `actual`, is not
+/// the shape's, of `lens`.
+fn expect_lens<const N: usize>(
+    names: [&'static str; N],
+    lens: [usize; N],
+    actual: [usize; N],
+) -> Result<()> {
+    let mut buffers = names.into_iter().zip(lens).zip(actual);
+    buffers.try_for_each(|((what, expected), actual)| expect_len(what, expected, actual))
 }
 
 /// Rejects a buffer whose length is not what the shape says.
