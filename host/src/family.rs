@@ -78,6 +78,23 @@ pub struct SizeSyntax {
 }
 
 impl SizeSyntax {
+    /// The size of a family whose problem is `n` elements: one number, `N`.
+    pub const fn n(
+        help: &'static str,
+        on_gpu: &'static [usize],
+        emulated: &'static [usize],
+        sweep: &'static str,
+    ) -> Self {
+        Self {
+            value_name: "N",
+            names: &["n"],
+            help,
+            on_gpu,
+            emulated,
+            sweep,
+        }
+    }
+
     /// How many numbers a size has.
     pub fn dims(&self) -> usize {
         self.names.len()

@@ -57,14 +57,12 @@ impl Family for Access {
     const KERNELS: &'static Kernels<Self> = KERNELS;
 
     const NAME: &'static str = "access";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "N",
-        names: &["n"],
-        help: "Elements the access lessons' copy writes",
-        on_gpu: &[1 << 24],
-        emulated: &[3001],
-        sweep: "1048576,16777216",
-    };
+    const SIZE: SizeSyntax = SizeSyntax::n(
+        "Elements the access lessons' copy writes",
+        &[1 << 24],
+        &[3001],
+        "1048576,16777216",
+    );
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (elements copied)";
 

@@ -96,13 +96,8 @@ impl Family for Banks {
 
     fn options(_: bool) -> Vec<Arg> {
         let help = "The stride, in 4-byte words, of the bank-conflict lesson's reads";
-        vec![option(
-            "bank-stride",
-            "WORDS",
-            value_parser!(u32),
-            "1",
-            help,
-        )]
+        let parser = value_parser!(u32);
+        vec![option("bank-stride", "WORDS", parser, "1", help)]
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> BanksShape {

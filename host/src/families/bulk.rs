@@ -41,14 +41,12 @@ impl Family for Bulk {
     const KERNELS: &'static Kernels<Self> = KERNELS;
 
     const NAME: &'static str = "bulk";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "N",
-        names: &["n"],
-        help: "Elements the bulk-copy lesson's kernels stage, a tile of 4096 a block",
-        on_gpu: &[1 << 26],
-        emulated: &[10_001],
-        sweep: "67108864",
-    };
+    const SIZE: SizeSyntax = SizeSyntax::n(
+        "Elements the bulk-copy lesson's kernels stage, a tile of 4096 a block",
+        &[1 << 26],
+        &[10_001],
+        "67108864",
+    );
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (elements)";
 

@@ -62,14 +62,12 @@ impl Family for Constant {
     const KERNELS: &'static Kernels<Self> = KERNELS;
 
     const NAME: &'static str = "constant";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "N",
-        names: &["n"],
-        help: "Elements of the constant-memory lesson's kernels",
-        on_gpu: &[1 << 22],
-        emulated: &[700],
-        sweep: "4194304",
-    };
+    const SIZE: SizeSyntax = SizeSyntax::n(
+        "Elements of the constant-memory lesson's kernels",
+        &[1 << 22],
+        &[700],
+        "4194304",
+    );
     const BOUND: Bound = Bound::Compute;
     const SQUARE_AXIS: &'static str = "n (elements)";
 

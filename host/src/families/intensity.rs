@@ -52,14 +52,12 @@ impl Family for Intensity {
     const KERNELS: &'static Kernels<Self> = KERNELS;
 
     const NAME: &'static str = "intensity";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "N",
-        names: &["n"],
-        help: "Elements of the arithmetic-intensity lesson's kernel",
-        on_gpu: &[1 << 24],
-        emulated: &[3001],
-        sweep: "16777216",
-    };
+    const SIZE: SizeSyntax = SizeSyntax::n(
+        "Elements of the arithmetic-intensity lesson's kernel",
+        &[1 << 24],
+        &[3001],
+        "16777216",
+    );
     const BOUND: Bound = Bound::Compute;
     const SQUARE_AXIS: &'static str = "n (elements)";
 

@@ -57,14 +57,12 @@ impl Family for ReadOnly {
     const KERNELS: &'static Kernels<Self> = KERNELS;
 
     const NAME: &'static str = "readonly";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "N",
-        names: &["n"],
-        help: "Elements of the read-only cache lesson's stencil",
-        on_gpu: &[1 << 25],
-        emulated: &[3001],
-        sweep: "33554432",
-    };
+    const SIZE: SizeSyntax = SizeSyntax::n(
+        "Elements of the read-only cache lesson's stencil",
+        &[1 << 25],
+        &[3001],
+        "33554432",
+    );
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (elements)";
 

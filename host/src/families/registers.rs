@@ -75,14 +75,12 @@ impl Family for Registers {
     const KERNELS: &'static Kernels<Self> = KERNELS;
 
     const NAME: &'static str = "registers";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "N",
-        names: &["n"],
-        help: "Threads of the register lesson's kernels, each with an array of 64 floats",
-        on_gpu: &[1 << 21],
-        emulated: &[300],
-        sweep: "2097152",
-    };
+    const SIZE: SizeSyntax = SizeSyntax::n(
+        "Threads of the register lesson's kernels, each with an array of 64 floats",
+        &[1 << 21],
+        &[300],
+        "2097152",
+    );
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (threads)";
 
@@ -90,13 +88,8 @@ impl Family for Registers {
 
     fn options(_: bool) -> Vec<Arg> {
         let help = "How far the register lesson's kernels rotate each array";
-        vec![option(
-            "rotation",
-            "ELEMENTS",
-            value_parser!(u32),
-            "5",
-            help,
-        )]
+        let parser = value_parser!(u32);
+        vec![option("rotation", "ELEMENTS", parser, "5", help)]
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> RegistersShape {
