@@ -2,7 +2,7 @@
 //! for every GPU from Turing on, `kernels_sm80.ptx` for Ampere on.
 
 fn main() {
-    gpu_builder::PtxBuilder::new("../kernels")
+    gpu_builder::PtxBuilder::new("../gpu")
         .build()
         .unwrap_or_else(|error| panic!("{error}"));
 }

@@ -11,17 +11,24 @@ use std::fmt;
 
 use clap::{Arg, ArgMatches};
 use gpu_host::Gpu;
-use gpu_host::backend::{Backend, Buffer, Params, Value, checked_launch};
+use gpu_host::backend::{Backend, Params, checked_launch};
 use gpu_std::Kernel;
 use rand::rngs::SmallRng;
+use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::blas::Blas;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::npp::Npp;
 use crate::reference::Expected;
 use crate::verify::Comparison;
+
+mod buffers;
+mod size;
+
+pub use buffers::{Buffers, InputOutput, NAMES, TwoInputs, expect_len};
+pub use size::{dims, indexable, nonzero, option, value};
 
 /// A size as the user gives it and the report shows it.
 pub trait Shape:
@@ -72,6 +79,23 @@ pub struct SizeSyntax {
 }
 
 impl SizeSyntax {
+    /// The size of a family whose problem is `n` elements: one number, `N`.
+    pub const fn n(
+        help: &'static str,
+        on_gpu: &'static [usize],
+        emulated: &'static [usize],
+        sweep: &'static str,
+    ) -> Self {
+        Self {
+            value_name: "N",
+            names: &["n"],
+            help,
+            on_gpu,
+            emulated,
+            sweep,
+        }
+    }
+
     /// How many numbers a size has.
     pub fn dims(&self) -> usize {
         self.names.len()
@@ -102,6 +126,18 @@ pub struct Work {
     pub output_bytes: f64,
 }
 
+impl Work {
+    /// `ops` of `op`, with `read` bytes read and `written` written.
+    pub fn new(op: Op, ops: f64, read: f64, written: f64) -> Self {
+        Self {
+            op,
+            ops,
+            bytes: read + written,
+            output_bytes: written,
+        }
+    }
+}
+
 /// Which ceiling of the roofline the family's kernels are meant to approach,
 /// and so which throughput its plot shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,6 +156,11 @@ pub enum CpuOutput {
 }
 
 impl CpuOutput {
+    /// `element(i)` for each i of `0..len`, on every core.
+    pub fn par_f32(len: usize, element: impl Fn(usize) -> f32 + Send + Sync) -> Self {
+        Self::F32((0..len).into_par_iter().map(element).collect())
+    }
+
     /// Every element against the reference.
     pub fn compare(&self, expected: &Expected) -> Comparison {
         match self {
@@ -173,6 +214,18 @@ pub struct Baseline<F: Family> {
 }
 
 impl<F: Family> Baseline<F> {
+    /// The [`DEVICE_COPY`] of the bytes `run` copies: every kernel's
+    /// baseline in a family that moves bytes and computes next to nothing.
+    pub fn device_copy(run: RunBaseline<F>) -> Self {
+        Self {
+            name: DEVICE_COPY,
+            needs: None,
+            arithmetic: false,
+            supports: |_| true,
+            run,
+        }
+    }
+
     /// Whether the bench times it at all with `tools`.
     pub fn available(&self, tools: &Tools<'_>) -> bool {
         self.needs.is_none_or(|library| tools.has(library))
@@ -199,9 +252,10 @@ pub trait Family: Sized + 'static {
     const BOUND: Bound;
     /// The plot's x axis for square sizes, e.g. "n (A is n×n)".
     const SQUARE_AXIS: &'static str;
-    /// Whether `bench` times the family's kernels when none is named: the
-    /// lessons' kernels are timed by `locality lessons` instead.
-    const BENCHED: bool = true;
+    /// Whether `bench` times the family's kernels when none is named: a
+    /// lesson's kernels (most families') are timed by `locality lessons`
+    /// instead.
+    const BENCHED: bool = false;
 
     /// The kernels' parameter list and launch-contract input.
     type Args: Params;
@@ -213,9 +267,7 @@ pub trait Family: Sized + 'static {
     /// Random inputs on the host.
     type Inputs: Send + Sync;
     /// The inputs and outputs on a backend.
-    type Buffers<B: Backend>;
-    /// The element of the output every kernel of the family writes.
-    type Output: Value + Into<f64> + Sync;
+    type Buffers<B: Backend>: Buffers<B>;
 
     /// Options of the family's own beyond its size (the blur's radius,
     /// say), with the bench's defaults where `sweep`.
@@ -284,12 +336,8 @@ pub trait Family: Sized + 'static {
         inputs: &Self::Inputs,
     ) -> Result<Self::Buffers<B>>;
 
-    /// The output every kernel of the family writes whole: what `prepare`
-    /// poisons and `compare` checks.
-    fn output<B: Backend>(buffers: &mut Self::Buffers<B>) -> &mut Buffer<B, Self::Output>;
-
     /// Makes the buffers ready for `kernel` to be checked: the output
-    /// poisoned, and where a family says so, the inputs in the layout the
+    /// ([`Buffers::output`]) poisoned, and where a family says so, the inputs in the layout the
     /// kernel reads.
     fn prepare<B: Backend>(
         backend: &B,
@@ -298,7 +346,7 @@ pub trait Family: Sized + 'static {
         buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let _ = (kernel, inputs);
-        Ok(backend.poison(Self::output(buffers))?)
+        Ok(backend.poison(buffers.output())?)
     }
 
     /// Launches `kernel` on the buffers, after checking them against the
@@ -310,14 +358,15 @@ pub trait Family: Sized + 'static {
         buffers: &mut Self::Buffers<B>,
     ) -> Result<()>;
 
-    /// Every element of the output against the reference.
+    /// Every element of the output ([`Buffers::output`]) against the
+    /// reference.
     fn compare<B: Backend>(
         backend: &B,
         buffers: &mut Self::Buffers<B>,
         expected: &Expected,
     ) -> Result<Comparison> {
         Ok(crate::verify::compare(
-            &backend.download(Self::output(buffers))?,
+            &backend.download(buffers.output())?,
             expected,
         ))
     }
@@ -410,90 +459,5 @@ impl Sizes {
     /// Family `F`'s shape of `dims`, with the options given.
     pub fn shape<F: Family>(&self, dims: &[usize]) -> F::Shape {
         F::shape(dims, &self.options)
-    }
-}
-
-/// Rejects a zero dimension, and one beyond the kernels' `u32`.
-pub fn nonzero(what: &'static str, size: usize) -> Result<u32> {
-    if size == 0 {
-        return Err(Error::ZeroSize { what });
-    }
-    u32::try_from(size).map_err(|_| Error::TooLarge {
-        what,
-        size: size as u128,
-        limit: u32::MAX.into(),
-    })
-}
-
-/// Rejects an array whose element indices would not fit the kernels' `u32`
-/// index arithmetic.
-pub fn indexable(what: &'static str, dimensions: &[u32]) -> Result<usize> {
-    let size = dimensions.iter().map(|&d| u128::from(d)).product::<u128>();
-    if size > u128::from(u32::MAX) {
-        return Err(Error::TooLarge {
-            what,
-            size,
-            limit: u32::MAX.into(),
-        });
-    }
-    Ok(size as usize)
-}
-
-/// What [`InputOutput`]'s buffers are called in errors, unless a family
-/// names them otherwise.
-pub const NAMES: [&str; 2] = ["input", "output"];
-
-/// The buffers of a kernel that reads one array and writes another: most
-/// lesson families', and the transpose's.
-pub struct InputOutput<B: Backend, T: Value = f32> {
-    pub input: Buffer<B, T>,
-    pub output: Buffer<B, T>,
-}
-
-impl<B: Backend, T: Value> InputOutput<B, T> {
-    /// `input` uploaded, and an output of `output_len` poisoned elements;
-    /// `names` (input, output) name them in errors.
-    pub fn upload(
-        backend: &B,
-        names: [&'static str; 2],
-        input: &[T],
-        output_len: usize,
-    ) -> Result<Self> {
-        Ok(Self {
-            input: backend.upload(names[0], input)?,
-            output: backend.alloc(names[1], output_len)?,
-        })
-    }
-
-    /// Rejects buffers whose lengths are not `lens` (input, output), the
-    /// shape's, named `names`.
-    pub fn expect_lens(
-        &self,
-        backend: &B,
-        names: [&'static str; 2],
-        lens: [usize; 2],
-    ) -> Result<()> {
-        expect_len(names[0], lens[0], backend.len(&self.input))?;
-        expect_len(names[1], lens[1], backend.len(&self.output))
-    }
-}
-
-/// Rejects a buffer whose length is not what the shape says.
-pub fn expect_len(what: &'static str, expected: usize, actual: usize) -> Result<()> {
-    if expected != actual {
-        return Err(Error::ShapeMismatch {
-            what,
-            expected,
-            actual,
-        });
-    }
-    Ok(())
-}
-
-/// The dimensions `dims` as an array of N; one number stands for all N.
-pub fn dims<const N: usize>(dims: &[usize]) -> [usize; N] {
-    match dims {
-        [one] => [*one; N],
-        _ => dims.try_into().expect("the command line checks the count"),
     }
 }

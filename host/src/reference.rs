@@ -52,6 +52,28 @@ impl Expected {
             values,
         }
     }
+
+    /// Element i's value and tolerance, `element(i)` for each i of
+    /// `0..len`, on every core.
+    pub fn par_from_fn(len: usize, element: impl Fn(usize) -> (f64, f64) + Send + Sync) -> Self {
+        let (values, tolerance) = (0..len).into_par_iter().map(element).unzip();
+        Self { values, tolerance }
+    }
+
+    /// Sums a kernel adds in f32, `terms` roundings deep: element i's sum
+    /// and the sum of its terms' magnitudes, `sum(i)`, each within
+    /// γ(terms)·Σ|x|.
+    pub fn f32_sums(
+        len: usize,
+        terms: usize,
+        sum: impl Fn(usize) -> (f64, f64) + Send + Sync,
+    ) -> Self {
+        let gamma = gamma(terms, f64::from(f32::EPSILON) / 2.0);
+        Self::par_from_fn(len, |i| {
+            let (sum, magnitude) = sum(i);
+            (sum, gamma * magnitude)
+        })
+    }
 }
 
 /// γₙ = nu/(1 − nu): the relative error bound of n successive roundings.

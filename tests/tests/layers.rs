@@ -10,7 +10,7 @@ use std::path::Path;
 /// Every crate of the workspace that has modules, by its source folder.
 const CRATES: [&str; 7] = [
     "host/src",
-    "kernels/src",
+    "gpu/src",
     "crates/gpu-builder/src",
     "crates/gpu-core/src",
     "crates/gpu-emulator/src",
@@ -109,7 +109,7 @@ fn graph(src: &str) -> BTreeMap<String, BTreeSet<String>> {
 fn the_import_graph_is_read() {
     assert!(graph("host/src")["families"].contains("families::matmul"));
     assert!(graph("crates/gpu-host/src")["gpu"].contains("backend"));
-    assert!(graph("kernels/src")["blur::separable"].contains("blur::window"));
+    assert!(graph("gpu/src")["blur::separable"].contains("blur::window"));
 }
 
 #[test]

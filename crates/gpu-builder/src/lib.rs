@@ -6,7 +6,7 @@
 //!
 //! ```no_run
 //! // In the build.rs of the crate that launches the kernels:
-//! gpu_builder::PtxBuilder::new("../kernels")
+//! gpu_builder::PtxBuilder::new("../gpu")
 //!     .build()
 //!     .unwrap_or_else(|error| panic!("{error}"));
 //! ```

@@ -2,23 +2,9 @@
 //! shapes, inputs and reference. Its output is a gather, exact, so the
 //! reference is the input itself, element for element.
 
-use std::fmt;
-
-use clap::{Arg, ArgMatches, value_parser};
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
 use kernels::access::{Args, KERNELS, Problem};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::family::{
-    Bound, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax, Work, dims,
-    nonzero,
-};
-use crate::reference::Expected;
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
 
 /// n elements copied from input[offset + i·stride].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,57 +52,35 @@ impl Shape for AccessShape {
 pub struct Access;
 
 impl Family for Access {
-    const NAME: &'static str = "access";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "N",
-        names: &["n"],
-        help: "Elements the access lessons' copy writes",
-        on_gpu: &[1 << 24],
-        emulated: &[3001],
-        sweep: "1048576,16777216",
-    };
-    const BOUND: Bound = Bound::Memory;
-    const SQUARE_AXIS: &'static str = "n (elements copied)";
-    const BENCHED: bool = false;
-
     type Args = Args;
     type Problem = Problem;
     const KERNELS: &'static Kernels<Self> = KERNELS;
 
+    const NAME: &'static str = "access";
+    const SIZE: SizeSyntax = SizeSyntax::n(
+        "Elements the access lessons' copy writes",
+        &[1 << 24],
+        &[3001],
+        "1048576,16777216",
+    );
+    const BOUND: Bound = Bound::Memory;
+    const SQUARE_AXIS: &'static str = "n (elements copied)";
+
     type Shape = AccessShape;
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = InputOutput<B>;
-    type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
+        let stride = "The access lessons' copy reads every STRIDE-th element";
+        let offset = "The access lessons' copy reads from element OFFSET on";
         vec![
-            Arg::new("stride")
-                .long("stride")
-                .help("The access lessons' copy reads every STRIDE-th element")
-                .value_name("STRIDE")
-                .value_parser(value_parser!(usize))
-                .default_value("1"),
-            Arg::new("offset")
-                .long("offset")
-                .help("The access lessons' copy reads from element OFFSET on")
-                .value_name("OFFSET")
-                .value_parser(value_parser!(usize))
-                .default_value("0"),
+            option("stride", "STRIDE", value_parser!(usize), "1", stride),
+            option("offset", "OFFSET", value_parser!(usize), "0", offset),
         ]
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> AccessShape {
         let [n] = dims(sizes);
-        let option = |id| {
-            *options
-                .get_one::<usize>(id)
-                .expect("the option has a default")
-        };
-        AccessShape {
-            n,
-            stride: option("stride"),
-            offset: option("offset"),
-        }
+        let (stride, offset) = (value(options, "stride"), value(options, "offset"));
+        AccessShape { n, stride, offset }
     }
 
     fn problem(shape: AccessShape) -> Result<Problem> {
@@ -147,12 +111,7 @@ impl Family for Access {
     /// No arithmetic; the bytes used are n read and n written.
     fn work(shape: AccessShape) -> Work {
         let bytes = 4.0 * shape.n as f64;
-        Work {
-            op: Op::None,
-            ops: 0.0,
-            bytes: 2.0 * bytes,
-            output_bytes: bytes,
-        }
+        Work::new(Op::None, 0.0, bytes, bytes)
     }
 
     /// The input twice (inputs and the emulator's buffer), the reference
@@ -162,9 +121,20 @@ impl Family for Access {
         8.0 * input + 20.0 * shape.n as f64
     }
 
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = InputOutput<B>;
+
     fn inputs(shape: AccessShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         let [input, _] = shape.checked_lens()?;
         Ok(uniform_floats(input, rng))
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: AccessShape,
+        input: &Vec<f32>,
+    ) -> Result<Self::Buffers<B>> {
+        InputOutput::upload(backend, NAMES, input, shape.checked_lens()?[1])
     }
 
     fn reference(shape: AccessShape, input: &Vec<f32>) -> Expected {
@@ -175,23 +145,17 @@ impl Family for Access {
         Expected::exact(values)
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: AccessShape,
-        input: &Vec<f32>,
-    ) -> Result<InputOutput<B>> {
-        InputOutput::upload(backend, NAMES, input, shape.checked_lens()?[1])
-    }
+    const CPU: &'static str = "the same gather, every core";
 
-    fn output<B: Backend>(buffers: &mut InputOutput<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.output
+    fn cpu(shape: AccessShape, input: &Vec<f32>) -> CpuOutput {
+        CpuOutput::par_f32(shape.n, |i| input[shape.offset + i * shape.stride])
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: AccessShape,
-        buffers: &mut InputOutput<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         buffers.expect_lens(backend, NAMES, shape.checked_lens()?)?;
         let (n, stride, offset) = shape.arguments()?;
@@ -200,16 +164,5 @@ impl Family for Access {
         // SAFETY: the input holds offset + (n − 1)·stride + 1 elements, the
         // output n, a buffer of its own; every index fits in u32 (checked).
         Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, n, stride, offset)) }?)
-    }
-
-    const CPU: &'static str = "the same gather, every core";
-
-    fn cpu(shape: AccessShape, input: &Vec<f32>) -> CpuOutput {
-        CpuOutput::F32(
-            (0..shape.n)
-                .into_par_iter()
-                .map(|i| input[shape.offset + i * shape.stride])
-                .collect(),
-        )
     }
 }

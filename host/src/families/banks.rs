@@ -1,23 +1,9 @@
 //! The bank-conflict lesson's kernel: its shapes, inputs and reference.
 //! The reference sums, in f64, the very words each thread reads.
 
-use std::fmt;
-
-use clap::{Arg, ArgMatches, value_parser};
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
 use kernels::banks::{Args, BLOCK, KERNELS, Problem, TILE};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
-use crate::family::{
-    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, indexable,
-    nonzero,
-};
-use crate::reference::{Expected, gamma};
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
 
 /// `blocks` blocks whose warps read the tile at `stride`, `rounds` words
 /// a thread.
@@ -75,10 +61,8 @@ impl Shape for BanksShape {
     }
 }
 
-pub struct Buffers<B: Backend> {
-    pub tile: Buffer<B, f32>,
-    pub sums: Buffer<B, f32>,
-}
+/// The buffers' names in errors: the input tile and a sum a thread.
+const NAMES: [&str; 2] = ["tile", "sums"];
 
 /// The sum, in f64, of what thread `thread` reads, and of the magnitudes.
 fn thread_sum(shape: BanksShape, tile: &[f32], thread: usize) -> (f64, f64) {
@@ -92,6 +76,10 @@ fn thread_sum(shape: BanksShape, tile: &[f32], thread: usize) -> (f64, f64) {
 pub struct Banks;
 
 impl Family for Banks {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "banks";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "BLOCKSxREADS",
@@ -103,33 +91,18 @@ impl Family for Banks {
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "stride (words)";
-    const BENCHED: bool = false;
-
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
 
     type Shape = BanksShape;
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = Buffers<B>;
-    type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
-        vec![
-            Arg::new("bank-stride")
-                .long("bank-stride")
-                .help("The stride, in 4-byte words, of the bank-conflict lesson's reads")
-                .value_name("WORDS")
-                .value_parser(value_parser!(u32))
-                .default_value("1"),
-        ]
+        let help = "The stride, in 4-byte words, of the bank-conflict lesson's reads";
+        let parser = value_parser!(u32);
+        vec![option("bank-stride", "WORDS", parser, "1", help)]
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> BanksShape {
         let [blocks, rounds] = dims(sizes);
-        let stride = *options
-            .get_one("bank-stride")
-            .expect("the option has a default");
+        let stride = value(options, "bank-stride");
         BanksShape {
             stride,
             blocks,
@@ -166,72 +139,61 @@ impl Family for Banks {
     /// memory and the sums written: the reads the lesson is about are
     /// shared memory's.
     fn work(shape: BanksShape) -> Work {
+        let tiles = 4.0 * f64::from(TILE) * shape.blocks as f64;
         let sums = 4.0 * shape.threads() as f64;
-        Work {
-            op: Op::Flop,
-            ops: shape.bytes_read() / 4.0,
-            bytes: 4.0 * f64::from(TILE) * shape.blocks as f64 + sums,
-            output_bytes: sums,
-        }
+        Work::new(Op::Flop, shape.bytes_read() / 4.0, tiles, sums)
     }
 
     fn host_bytes(shape: BanksShape) -> f64 {
         8.0 * f64::from(TILE) + 20.0 * shape.threads() as f64
     }
 
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = InputOutput<B>;
+
     fn inputs(shape: BanksShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         shape.arguments()?;
         Ok(uniform_floats(TILE as usize, rng))
     }
 
-    /// Tolerance: a running sum of `rounds` terms, within γ(rounds)·Σ|x|.
-    fn reference(shape: BanksShape, tile: &Vec<f32>) -> Expected {
-        let gamma = gamma(shape.rounds, f64::from(f32::EPSILON) / 2.0);
-        let (values, tolerance) = (0..shape.threads())
-            .into_par_iter()
-            .map(|thread| {
-                let (sum, magnitude) = thread_sum(shape, tile, thread);
-                (sum, gamma * magnitude)
-            })
-            .unzip();
-        Expected { values, tolerance }
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: BanksShape,
+        tile: &Vec<f32>,
+    ) -> Result<Self::Buffers<B>> {
+        InputOutput::upload(backend, NAMES, tile, shape.threads())
     }
 
-    fn upload<B: Backend>(backend: &B, shape: BanksShape, tile: &Vec<f32>) -> Result<Buffers<B>> {
-        Ok(Buffers {
-            tile: backend.upload("tile", tile)?,
-            sums: backend.alloc("sums", shape.threads())?,
+    /// Tolerance: a running sum of `rounds` terms, within γ(rounds)·Σ|x|.
+    fn reference(shape: BanksShape, tile: &Vec<f32>) -> Expected {
+        Expected::f32_sums(shape.threads(), shape.rounds, |thread| {
+            thread_sum(shape, tile, thread)
         })
     }
 
-    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.sums
+    const CPU: &'static str = "the same sums in f64, every core";
+
+    fn cpu(shape: BanksShape, tile: &Vec<f32>) -> CpuOutput {
+        CpuOutput::par_f32(shape.threads(), |thread| {
+            thread_sum(shape, tile, thread).0 as f32
+        })
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: BanksShape,
-        buffers: &mut Buffers<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let (blocks, rounds) = shape.arguments()?;
-        expect_len("tile", TILE as usize, backend.len(&buffers.tile))?;
-        expect_len("sums", shape.threads(), backend.len(&buffers.sums))?;
-        let Buffers { tile, sums } = buffers;
+        buffers.expect_lens(backend, NAMES, [TILE as usize, shape.threads()])?;
+        let InputOutput {
+            input: tile,
+            output: sums,
+        } = buffers;
         let args = (&*tile, sums, shape.stride, rounds);
         // SAFETY: the tile holds TILE elements, the sums one per thread, a
         // buffer of their own.
         Ok(unsafe { backend.launch(kernel, &Problem { blocks }, args) }?)
-    }
-
-    const CPU: &'static str = "the same sums in f64, every core";
-
-    fn cpu(shape: BanksShape, tile: &Vec<f32>) -> CpuOutput {
-        CpuOutput::F32(
-            (0..shape.threads())
-                .into_par_iter()
-                .map(|thread| thread_sum(shape, tile, thread).0 as f32)
-                .collect(),
-        )
     }
 }

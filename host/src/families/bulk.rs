@@ -2,22 +2,9 @@
 //! Each tile of the input comes out reversed, exactly, so the reference is
 //! the input itself, reordered.
 
-use std::fmt;
-
-use clap::{Arg, ArgMatches};
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
 use kernels::bulk::{Args, KERNELS, Problem, TILE};
-use rand::rngs::SmallRng;
-use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
-use crate::family::{
-    Bound, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax, Work, dims,
-    nonzero,
-};
-use crate::reference::Expected;
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
 
 /// n elements, each tile of [`TILE`] reversed in place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,31 +36,21 @@ pub fn reversed_tiles(input: &[f32]) -> Vec<f32> {
 pub struct Bulk;
 
 impl Family for Bulk {
-    const NAME: &'static str = "bulk";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "N",
-        names: &["n"],
-        help: "Elements the bulk-copy lesson's kernels stage, a tile of 4096 a block",
-        on_gpu: &[1 << 26],
-        emulated: &[10_001],
-        sweep: "67108864",
-    };
-    const BOUND: Bound = Bound::Memory;
-    const SQUARE_AXIS: &'static str = "n (elements)";
-    const BENCHED: bool = false;
-
     type Args = Args;
     type Problem = Problem;
     const KERNELS: &'static Kernels<Self> = KERNELS;
 
-    type Shape = BulkShape;
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = InputOutput<B>;
-    type Output = f32;
+    const NAME: &'static str = "bulk";
+    const SIZE: SizeSyntax = SizeSyntax::n(
+        "Elements the bulk-copy lesson's kernels stage, a tile of 4096 a block",
+        &[1 << 26],
+        &[10_001],
+        "67108864",
+    );
+    const BOUND: Bound = Bound::Memory;
+    const SQUARE_AXIS: &'static str = "n (elements)";
 
-    fn options(_: bool) -> Vec<Arg> {
-        Vec::new()
-    }
+    type Shape = BulkShape;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> BulkShape {
         let [n] = dims(sizes);
@@ -99,21 +76,27 @@ impl Family for Bulk {
     /// output written once.
     fn work(shape: BulkShape) -> Work {
         let bytes = 4.0 * shape.n as f64;
-        Work {
-            op: Op::Flop,
-            ops: 0.0,
-            bytes: 2.0 * bytes,
-            output_bytes: bytes,
-        }
+        Work::new(Op::Flop, 0.0, bytes, bytes)
     }
 
     fn host_bytes(shape: BulkShape) -> f64 {
         28.0 * shape.n as f64
     }
 
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = InputOutput<B>;
+
     fn inputs(shape: BulkShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Self::problem(shape)?;
         Ok(uniform_floats(shape.n, rng))
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: BulkShape,
+        input: &Vec<f32>,
+    ) -> Result<Self::Buffers<B>> {
+        InputOutput::upload(backend, NAMES, input, shape.n)
     }
 
     /// Exact: a copy.
@@ -122,23 +105,17 @@ impl Family for Bulk {
         Expected::exact(values)
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: BulkShape,
-        input: &Vec<f32>,
-    ) -> Result<InputOutput<B>> {
-        InputOutput::upload(backend, NAMES, input, shape.n)
-    }
+    const CPU: &'static str = "the same reversal, one core";
 
-    fn output<B: Backend>(buffers: &mut InputOutput<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.output
+    fn cpu(_: BulkShape, input: &Vec<f32>) -> CpuOutput {
+        CpuOutput::F32(reversed_tiles(input))
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: BulkShape,
-        buffers: &mut InputOutput<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
         buffers.expect_lens(backend, NAMES, [shape.n; 2])?;
@@ -146,11 +123,5 @@ impl Family for Bulk {
         // SAFETY: both buffers hold n elements (`problem` checked n within
         // u32); the output is a buffer of its own.
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
-    const CPU: &'static str = "the same reversal, one core";
-
-    fn cpu(_: BulkShape, input: &Vec<f32>) -> CpuOutput {
-        CpuOutput::F32(reversed_tiles(input))
     }
 }

@@ -2,23 +2,9 @@
 //! reference sums, in f64, the very elements each thread reads, found by
 //! the kernel's own index arithmetic.
 
-use std::fmt;
-
-use clap::ArgMatches;
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
 use kernels::caches::{Args, BLOCK, CHUNK, KERNELS, Problem};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::family::{
-    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, indexable,
-    nonzero,
-};
-use crate::reference::{Expected, gamma};
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
 
 /// A working set of `set` elements, read by `blocks` blocks, `chunks`
 /// chunks each.
@@ -85,10 +71,8 @@ impl Shape for CachesShape {
     }
 }
 
-pub struct Buffers<B: Backend> {
-    pub set: Buffer<B, f32>,
-    pub sums: Buffer<B, f32>,
-}
+/// The buffers' names in errors: the working set and a sum a thread.
+const NAMES: [&str; 2] = ["set", "sums"];
 
 /// The sum, in f64, of what thread `thread` of the grid reads, and the sum
 /// of the values' magnitudes.
@@ -114,6 +98,10 @@ fn thread_sum(shape: CachesShape, set: &[f32], thread: usize) -> (f64, f64) {
 pub struct Caches;
 
 impl Family for Caches {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "caches";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "SETxBLOCKSxCHUNKS",
@@ -125,16 +113,8 @@ impl Family for Caches {
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "working set (bytes)";
-    const BENCHED: bool = false;
-
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
 
     type Shape = CachesShape;
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = Buffers<B>;
-    type Output = f32;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> CachesShape {
         let [set, blocks, chunks] = dims(sizes);
@@ -175,71 +155,59 @@ impl Family for Caches {
     fn work(shape: CachesShape) -> Work {
         let reads = shape.bytes_read();
         let sums = 4.0 * shape.threads() as f64;
-        Work {
-            op: Op::Flop,
-            ops: reads / 4.0,
-            bytes: reads + sums,
-            output_bytes: sums,
-        }
+        Work::new(Op::Flop, reads / 4.0, reads, sums)
     }
 
     fn host_bytes(shape: CachesShape) -> f64 {
         8.0 * shape.set as f64 + 20.0 * shape.threads() as f64
     }
 
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = InputOutput<B>;
+
     fn inputs(shape: CachesShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         shape.arguments()?;
         Ok(uniform_floats(shape.set, rng))
     }
 
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: CachesShape,
+        set: &Vec<f32>,
+    ) -> Result<Self::Buffers<B>> {
+        InputOutput::upload(backend, NAMES, set, shape.threads())
+    }
+
     /// Tolerance: the kernel's sums are four running sums of `chunks`
     /// terms each, added pairwise: within γ(chunks + 2)·Σ|x|.
     fn reference(shape: CachesShape, set: &Vec<f32>) -> Expected {
-        let gamma = gamma(shape.chunks + 2, f64::from(f32::EPSILON) / 2.0);
-        let (values, tolerance) = (0..shape.threads())
-            .into_par_iter()
-            .map(|thread| {
-                let (sum, magnitude) = thread_sum(shape, set, thread);
-                (sum, gamma * magnitude)
-            })
-            .unzip();
-        Expected { values, tolerance }
-    }
-
-    fn upload<B: Backend>(backend: &B, shape: CachesShape, set: &Vec<f32>) -> Result<Buffers<B>> {
-        Ok(Buffers {
-            set: backend.upload("set", set)?,
-            sums: backend.alloc("sums", shape.threads())?,
+        Expected::f32_sums(shape.threads(), shape.chunks + 2, |thread| {
+            thread_sum(shape, set, thread)
         })
     }
 
-    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.sums
+    const CPU: &'static str = "the same sums in f64, every core";
+
+    fn cpu(shape: CachesShape, set: &Vec<f32>) -> CpuOutput {
+        CpuOutput::par_f32(shape.threads(), |thread| {
+            thread_sum(shape, set, thread).0 as f32
+        })
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: CachesShape,
-        buffers: &mut Buffers<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let (set, blocks, chunks) = shape.arguments()?;
-        expect_len("set", shape.set, backend.len(&buffers.set))?;
-        expect_len("sums", shape.threads(), backend.len(&buffers.sums))?;
-        let Buffers { set: input, sums } = buffers;
+        buffers.expect_lens(backend, NAMES, [shape.set, shape.threads()])?;
+        let InputOutput {
+            input,
+            output: sums,
+        } = buffers;
         // SAFETY: the set is a power of two of at least 4 elements, all in
         // the input; the sums hold one per thread, a buffer of their own.
         Ok(unsafe { backend.launch(kernel, &Problem { blocks }, (&*input, sums, set, chunks)) }?)
-    }
-
-    const CPU: &'static str = "the same sums in f64, every core";
-
-    fn cpu(shape: CachesShape, set: &Vec<f32>) -> CpuOutput {
-        CpuOutput::F32(
-            (0..shape.threads())
-                .into_par_iter()
-                .map(|thread| thread_sum(shape, set, thread).0 as f32)
-                .collect(),
-        )
     }
 }

@@ -2,22 +2,9 @@
 //! reference. The host fills the constant array with the coefficients
 //! before every check, on whichever backend (or twin) runs the kernel.
 
-use std::fmt;
-
-use clap::{Arg, ArgMatches, value_parser};
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
 use kernels::constant::{Args, COEFFICIENTS, KERNELS, Problem, TABLE};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
-use crate::family::{
-    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
-};
-use crate::reference::{Expected, gamma};
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
 
 /// n elements; a warp's lanes read coefficients `spread` apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,11 +32,8 @@ pub struct Inputs {
     coefficients: Vec<f32>,
 }
 
-pub struct Buffers<B: Backend> {
-    pub x: Buffer<B, f32>,
-    pub coefficients: Buffer<B, f32>,
-    pub y: Buffer<B, f32>,
-}
+/// The buffers' names in errors.
+const NAMES: [&str; 3] = ["x", "coefficients", "y"];
 
 /// Element i's result in f64, and the sum of its terms' magnitudes.
 fn result(shape: ConstantShape, inputs: &Inputs, i: usize) -> (f64, f64) {
@@ -73,45 +57,31 @@ fn coefficients() -> Vec<f32> {
 pub struct Constant;
 
 impl Family for Constant {
-    const NAME: &'static str = "constant";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "N",
-        names: &["n"],
-        help: "Elements of the constant-memory lesson's kernels",
-        on_gpu: &[1 << 22],
-        emulated: &[700],
-        sweep: "4194304",
-    };
-    const BOUND: Bound = Bound::Compute;
-    const SQUARE_AXIS: &'static str = "n (elements)";
-    const BENCHED: bool = false;
-
     type Args = Args;
     type Problem = Problem;
     const KERNELS: &'static Kernels<Self> = KERNELS;
 
+    const NAME: &'static str = "constant";
+    const SIZE: SizeSyntax = SizeSyntax::n(
+        "Elements of the constant-memory lesson's kernels",
+        &[1 << 22],
+        &[700],
+        "4194304",
+    );
+    const BOUND: Bound = Bound::Compute;
+    const SQUARE_AXIS: &'static str = "n (elements)";
+
     type Shape = ConstantShape;
-    type Inputs = Inputs;
-    type Buffers<B: Backend> = Buffers<B>;
-    type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
-        vec![
-            Arg::new("spread")
-                .long("spread")
-                .help(
-                    "How far apart a warp's lanes read the constant-memory lesson's \
-                     coefficients: 0 for one for the whole warp",
-                )
-                .value_name("ELEMENTS")
-                .value_parser(value_parser!(u32))
-                .default_value("0"),
-        ]
+        let help = "How far apart a warp's lanes read the constant-memory lesson's coefficients: \
+                    0 for one for the whole warp";
+        vec![option("spread", "ELEMENTS", value_parser!(u32), "0", help)]
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> ConstantShape {
         let [n] = dims(sizes);
-        let spread = *options.get_one("spread").expect("the option has a default");
+        let spread = value(options, "spread");
         ConstantShape { n, spread }
     }
 
@@ -131,18 +101,17 @@ impl Family for Constant {
     /// A multiply and an add per coefficient and element; the bytes are
     /// the elements read and written and the coefficients once.
     fn work(shape: ConstantShape) -> Work {
-        let elements = 4.0 * shape.n as f64;
-        Work {
-            op: Op::Flop,
-            ops: 2.0 * f64::from(COEFFICIENTS) * shape.n as f64,
-            bytes: 2.0 * elements + 4.0 * f64::from(COEFFICIENTS),
-            output_bytes: elements,
-        }
+        let (elements, coefficients) = (4.0 * shape.n as f64, f64::from(COEFFICIENTS));
+        let ops = 2.0 * coefficients * shape.n as f64;
+        Work::new(Op::Flop, ops, elements + 4.0 * coefficients, elements)
     }
 
     fn host_bytes(shape: ConstantShape) -> f64 {
         28.0 * shape.n as f64
     }
+
+    type Inputs = Inputs;
+    type Buffers<B: Backend> = TwoInputs<B>;
 
     /// Random elements; the coefficients are the same for every case, all
     /// different, since the constant array is one per loaded module: cases
@@ -155,29 +124,26 @@ impl Family for Constant {
         })
     }
 
-    /// Tolerance: a running sum of 256 products, γ(257)·Σ|cₖx|.
-    fn reference(shape: ConstantShape, inputs: &Inputs) -> Expected {
-        let gamma = gamma(COEFFICIENTS as usize + 1, f64::from(f32::EPSILON) / 2.0);
-        let (values, tolerance) = (0..shape.n)
-            .into_par_iter()
-            .map(|i| {
-                let (sum, magnitude) = result(shape, inputs, i);
-                (sum, gamma * magnitude)
-            })
-            .unzip();
-        Expected { values, tolerance }
-    }
-
     fn upload<B: Backend>(
         backend: &B,
         shape: ConstantShape,
         inputs: &Inputs,
-    ) -> Result<Buffers<B>> {
-        Ok(Buffers {
-            x: backend.upload("x", &inputs.x)?,
-            coefficients: backend.upload("coefficients", &inputs.coefficients)?,
-            y: backend.alloc("y", shape.n)?,
+    ) -> Result<Self::Buffers<B>> {
+        let inputs = [&inputs.x[..], &inputs.coefficients];
+        TwoInputs::upload(backend, NAMES, inputs, shape.n)
+    }
+
+    /// Tolerance: a running sum of 256 products, γ(257)·Σ|cₖx|.
+    fn reference(shape: ConstantShape, inputs: &Inputs) -> Expected {
+        Expected::f32_sums(shape.n, COEFFICIENTS as usize + 1, |i| {
+            result(shape, inputs, i)
         })
+    }
+
+    const CPU: &'static str = "the same sums in f64, every core";
+
+    fn cpu(shape: ConstantShape, inputs: &Inputs) -> CpuOutput {
+        CpuOutput::par_f32(shape.n, |i| result(shape, inputs, i).0 as f32)
     }
 
     /// Fills the constant array, on the backend that is about to run the
@@ -186,46 +152,30 @@ impl Family for Constant {
         backend: &B,
         _: &Kernel<Args, Problem>,
         inputs: &Inputs,
-        buffers: &mut Buffers<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         backend.set_constant(TABLE, &inputs.coefficients)?;
-        Ok(backend.poison(&mut buffers.y)?)
+        Ok(backend.poison(&mut buffers.output)?)
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: ConstantShape,
-        buffers: &mut Buffers<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
-        expect_len("x", shape.n, backend.len(&buffers.x))?;
-        expect_len(
-            "coefficients",
-            COEFFICIENTS as usize,
-            backend.len(&buffers.coefficients),
-        )?;
-        expect_len("y", shape.n, backend.len(&buffers.y))?;
-        let Buffers { x, coefficients, y } = buffers;
+        let lens = [shape.n, COEFFICIENTS as usize, shape.n];
+        buffers.expect_lens(backend, NAMES, lens)?;
+        let TwoInputs {
+            first: x,
+            second: coefficients,
+            output: y,
+        } = buffers;
         let args = (&*x, &*coefficients, y, problem.n, shape.spread);
         // SAFETY: x and y hold n elements, y its own buffer, the
         // coefficients all of them; the constant array is set by `prepare`
         // before a kernel is checked.
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
-    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.y
-    }
-
-    const CPU: &'static str = "the same sums in f64, every core";
-
-    fn cpu(shape: ConstantShape, inputs: &Inputs) -> CpuOutput {
-        CpuOutput::F32(
-            (0..shape.n)
-                .into_par_iter()
-                .map(|i| result(shape, inputs, i).0 as f32)
-                .collect(),
-        )
     }
 }

@@ -2,22 +2,11 @@
 //! and reference. Every kernel gives each thread the sum of the same
 //! words of its block's tile, so one reference, exact, checks them all.
 
-use std::fmt;
-
-use clap::{Arg, ArgMatches};
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::{Kernel, MAX_CLUSTER_BLOCKS};
+use gpu_std::MAX_CLUSTER_BLOCKS;
 use kernels::distributed::{Args, BLOCK, KERNELS, Problem, TILE, next_index};
 use rand::Rng;
-use rand::rngs::SmallRng;
-use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::family::{
-    Bound, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax, Work, dims,
-    nonzero,
-};
-use crate::reference::Expected;
+use crate::families::prelude::*;
 
 /// Blocks, each with a tile of [`TILE`] words, in clusters of `cluster`
 /// for the kernels that read a neighbour's tile, summed `rounds` passes
@@ -106,6 +95,10 @@ fn prefix_sums(tile: &[u32], start: u32) -> Vec<u32> {
 pub struct Distributed;
 
 impl Family for Distributed {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "distributed";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "BLOCKSxCLUSTERxROUNDS",
@@ -118,20 +111,8 @@ impl Family for Distributed {
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "blocks";
-    const BENCHED: bool = false;
-
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
 
     type Shape = DistributedShape;
-    type Inputs = Vec<u32>;
-    type Buffers<B: Backend> = InputOutput<B, u32>;
-    type Output = u32;
-
-    fn options(_: bool) -> Vec<Arg> {
-        Vec::new()
-    }
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> DistributedShape {
         let [blocks, cluster, rounds] = dims(sizes);
@@ -187,18 +168,19 @@ impl Family for Distributed {
     /// and the output written once.
     fn work(shape: DistributedShape) -> Work {
         let reads = shape.output_len() as f64 * (shape.rounds * (TILE / BLOCK) as usize) as f64;
-        let output_bytes = 4.0 * shape.output_len() as f64;
-        Work {
-            op: Op::IntAdd,
-            ops: reads,
-            bytes: 4.0 * shape.input_len() as f64 + output_bytes,
-            output_bytes,
-        }
+        let (read, written) = (
+            4.0 * shape.input_len() as f64,
+            4.0 * shape.output_len() as f64,
+        );
+        Work::new(Op::IntAdd, reads, read, written)
     }
 
     fn host_bytes(shape: DistributedShape) -> f64 {
         8.0 * shape.input_len() as f64 + 28.0 * shape.output_len() as f64
     }
+
+    type Inputs = Vec<u32>;
+    type Buffers<B: Backend> = InputOutput<B, u32>;
 
     /// Each tile's word `i` holds the chase's next index, `next_index(i)`,
     /// in its low 12 bits, and random bits above.
@@ -209,29 +191,31 @@ impl Family for Distributed {
             .collect())
     }
 
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: DistributedShape,
+        input: &Vec<u32>,
+    ) -> Result<Self::Buffers<B>> {
+        InputOutput::upload(backend, NAMES, input, shape.output_len())
+    }
+
     /// Exact: integer sums.
     fn reference(shape: DistributedShape, input: &Vec<u32>) -> Expected {
         let values: Vec<f64> = sums(shape, input).into_iter().map(f64::from).collect();
         Expected::exact(values)
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: DistributedShape,
-        input: &Vec<u32>,
-    ) -> Result<InputOutput<B, u32>> {
-        InputOutput::upload(backend, NAMES, input, shape.output_len())
-    }
+    const CPU: &'static str = "the same sums, one core";
 
-    fn output<B: Backend>(buffers: &mut InputOutput<B, u32>) -> &mut Buffer<B, u32> {
-        &mut buffers.output
+    fn cpu(shape: DistributedShape, input: &Vec<u32>) -> CpuOutput {
+        CpuOutput::U32(sums(shape, input))
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: DistributedShape,
-        buffers: &mut InputOutput<B, u32>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
         let lens = [shape.input_len(), shape.output_len()];
@@ -241,11 +225,5 @@ impl Family for Distributed {
         // SAFETY: the input holds a tile a block and the output a word a
         // thread (checked just now); the clusters tile the blocks.
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
-    const CPU: &'static str = "the same sums, one core";
-
-    fn cpu(shape: DistributedShape, input: &Vec<u32>) -> CpuOutput {
-        CpuOutput::U32(sums(shape, input))
     }
 }

@@ -2,25 +2,14 @@
 //! family's shapes, inputs and reference, and cuBLAS SGEMV or DGEMV, on A
 //! in the kernel's own layout, as its baseline.
 
-use std::fmt;
-
-use clap::ArgMatches;
 use cudarc::cublas::{CudaBlas, Gemv as BlasGemv};
-use gpu_host::backend::{Backend, Buffer, Memory, Param};
-use gpu_std::Kernel;
+use gpu_host::backend::{Buffer, Memory, Param};
 use kernels::gemv::{Args, KERNELS_F32, KERNELS_F64, Problem};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use crate::blas::Layout;
-use crate::error::{Error, Result};
-use crate::family::{
-    Baseline, Bound, CpuOutput, Family, Kernels, Library, Op, Shape, SizeSyntax, Tools, Work, dims,
-    expect_len, indexable, nonzero,
-};
-use crate::reference::{self, Expected, Float};
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
+use crate::family::{Baseline, Library, Tools};
+use crate::reference::{self, Float};
 
 /// The scalars of the default run and the bench: both non-zero, so y is
 /// read and written.
@@ -70,7 +59,7 @@ impl GemvShape {
     fn check_buffers<B: Backend, T: Element>(
         self,
         backend: &B,
-        buffers: &Buffers<B, T>,
+        buffers: &GemvBuffers<B, T>,
     ) -> Result<()> {
         let [a, x, y] = self.checked_lens()?;
         expect_len("A", a, backend.len(&buffers.a))?;
@@ -169,12 +158,20 @@ pub struct Inputs<T> {
 
 /// A is stored in one layout at a time, rewritten when a kernel needs the
 /// other, so the largest sizes need memory for one copy only.
-pub struct Buffers<B: Backend, T: Element> {
+pub struct GemvBuffers<B: Backend, T: Element> {
     pub a: Buffer<B, T>,
     a_layout: Layout,
     pub x: Buffer<B, T>,
     pub y: Buffer<B, T>,
     shape: GemvShape,
+}
+
+impl<B: Backend, T: Element> Buffers<B> for GemvBuffers<B, T> {
+    type Output = T;
+
+    fn output(&mut self) -> &mut Buffer<B, T> {
+        &mut self.y
+    }
 }
 
 pub struct Gemv<T>(std::marker::PhantomData<T>);
@@ -183,6 +180,10 @@ impl<T: Element> Family for Gemv<T>
 where
     CudaBlas: BlasGemv<T>,
 {
+    type Args = Args<T>;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = T::KERNELS;
+
     const NAME: &'static str = "gemv";
     const LABEL: &'static str = T::LABEL;
     const SIZE: SizeSyntax = SizeSyntax {
@@ -195,15 +196,9 @@ where
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (A is n×n)";
-
-    type Args = Args<T>;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = T::KERNELS;
+    const BENCHED: bool = true;
 
     type Shape = GemvShape;
-    type Inputs = Inputs<T>;
-    type Buffers<B: Backend> = Buffers<B, T>;
-    type Output = T;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> GemvShape {
         let [m, n] = dims(sizes);
@@ -260,6 +255,9 @@ where
         2.0 * element * (m * n + n + m) + 16.0 * m + element * m
     }
 
+    type Inputs = Inputs<T>;
+    type Buffers<B: Backend> = GemvBuffers<B, T>;
+
     fn inputs(shape: GemvShape, rng: &mut SmallRng) -> Result<Inputs<T>> {
         let [a_len, x_len, y_len] = shape.checked_lens()?;
         Ok(Inputs {
@@ -269,18 +267,12 @@ where
         })
     }
 
-    fn reference(shape: GemvShape, inputs: &Inputs<T>) -> Expected {
-        let (alpha, beta) = (T::from_f64(shape.alpha), T::from_f64(shape.beta));
-        let Inputs { a, x, y } = inputs;
-        reference::gemv(alpha, a, x, beta, y, [shape.m, shape.n])
-    }
-
     fn upload<B: Backend>(
         backend: &B,
         shape: GemvShape,
         inputs: &Inputs<T>,
-    ) -> Result<Buffers<B, T>> {
-        Ok(Buffers {
+    ) -> Result<Self::Buffers<B>> {
+        Ok(GemvBuffers {
             a: backend.upload("A", &inputs.a)?,
             a_layout: Layout::RowMajor,
             x: backend.upload("x", &inputs.x)?,
@@ -289,78 +281,10 @@ where
         })
     }
 
-    /// Stores A in the kernel's layout, and resets y: poisoned when β = 0,
-    /// since it must not be read.
-    fn prepare<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args<T>, Problem>,
-        inputs: &Inputs<T>,
-        buffers: &mut Buffers<B, T>,
-    ) -> Result<()> {
-        let wanted = layout(kernel);
-        if buffers.a_layout != wanted {
-            let GemvShape { m, n, .. } = buffers.shape;
-            let stored: Vec<T> = match wanted {
-                Layout::RowMajor => inputs.a.clone(),
-                Layout::ColMajor => (0..m * n)
-                    .into_par_iter()
-                    .map(|index| inputs.a[(index % m) * n + index / m])
-                    .collect(),
-            };
-            backend.overwrite(&stored, &mut buffers.a)?;
-            buffers.a_layout = wanted;
-        }
-        if buffers.shape.beta == 0.0 {
-            Ok(backend.poison(&mut buffers.y)?)
-        } else {
-            Ok(backend.overwrite(&inputs.y, &mut buffers.y)?)
-        }
-    }
-
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args<T>, Problem>,
-        shape: GemvShape,
-        buffers: &mut Buffers<B, T>,
-    ) -> Result<()> {
-        shape.check_buffers(backend, buffers)?;
-        let problem = Self::problem(shape)?;
-        let Problem { m, n } = problem;
+    fn reference(shape: GemvShape, inputs: &Inputs<T>) -> Expected {
         let (alpha, beta) = (T::from_f64(shape.alpha), T::from_f64(shape.beta));
-        let Buffers { a, x, y, .. } = buffers;
-        // SAFETY: A, x and y hold m×n, n and m elements, y is a buffer of
-        // its own, and every index fits in u32 (checked above).
-        let (alpha, beta) = (alpha.argument(), beta.argument());
-        Ok(unsafe { backend.launch(kernel, &problem, (alpha, &*a, &*x, beta, y, m, n)) }?)
-    }
-
-    fn output<B: Backend>(buffers: &mut Buffers<B, T>) -> &mut Buffer<B, T> {
-        &mut buffers.y
-    }
-
-    /// cuBLAS in each layout that a kernel reads.
-    fn baselines(kernels: &[&Kernel<Args<T>, Problem>]) -> Vec<Baseline<Self>> {
-        let blas_in = |layout| -> Baseline<Self> {
-            Baseline {
-                name: T::BASELINES[layout as usize],
-                needs: Some(Library::Cublas),
-                arithmetic: true,
-                supports: |_| true,
-                run: match layout {
-                    Layout::RowMajor => {
-                        |tools, shape, buffers| blas_gemv(tools, Layout::RowMajor, shape, buffers)
-                    }
-                    Layout::ColMajor => {
-                        |tools, shape, buffers| blas_gemv(tools, Layout::ColMajor, shape, buffers)
-                    }
-                },
-            }
-        };
-        [Layout::RowMajor, Layout::ColMajor]
-            .into_iter()
-            .filter(|&wanted| kernels.iter().any(|&kernel| layout(kernel) == wanted))
-            .map(blas_in)
-            .collect()
+        let Inputs { a, x, y } = inputs;
+        reference::gemv(alpha, a, x, beta, y, [shape.m, shape.n])
     }
 
     const CPU: &'static str = "gemm (crate) on blocks of rows, every core";
@@ -407,6 +331,76 @@ where
         T::cpu_output(y)
     }
 
+    /// Stores A in the kernel's layout, and resets y: poisoned when β = 0,
+    /// since it must not be read.
+    fn prepare<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args<T>, Problem>,
+        inputs: &Inputs<T>,
+        buffers: &mut Self::Buffers<B>,
+    ) -> Result<()> {
+        let wanted = layout(kernel);
+        if buffers.a_layout != wanted {
+            let GemvShape { m, n, .. } = buffers.shape;
+            let stored: Vec<T> = match wanted {
+                Layout::RowMajor => inputs.a.clone(),
+                Layout::ColMajor => (0..m * n)
+                    .into_par_iter()
+                    .map(|index| inputs.a[(index % m) * n + index / m])
+                    .collect(),
+            };
+            backend.overwrite(&stored, &mut buffers.a)?;
+            buffers.a_layout = wanted;
+        }
+        if buffers.shape.beta == 0.0 {
+            Ok(backend.poison(&mut buffers.y)?)
+        } else {
+            Ok(backend.overwrite(&inputs.y, &mut buffers.y)?)
+        }
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args<T>, Problem>,
+        shape: GemvShape,
+        buffers: &mut Self::Buffers<B>,
+    ) -> Result<()> {
+        shape.check_buffers(backend, buffers)?;
+        let problem = Self::problem(shape)?;
+        let Problem { m, n } = problem;
+        let (alpha, beta) = (T::from_f64(shape.alpha), T::from_f64(shape.beta));
+        let GemvBuffers { a, x, y, .. } = buffers;
+        // SAFETY: A, x and y hold m×n, n and m elements, y is a buffer of
+        // its own, and every index fits in u32 (checked above).
+        let (alpha, beta) = (alpha.argument(), beta.argument());
+        Ok(unsafe { backend.launch(kernel, &problem, (alpha, &*a, &*x, beta, y, m, n)) }?)
+    }
+
+    /// cuBLAS in each layout that a kernel reads.
+    fn baselines(kernels: &[&Kernel<Args<T>, Problem>]) -> Vec<Baseline<Self>> {
+        let blas_in = |layout| -> Baseline<Self> {
+            Baseline {
+                name: T::BASELINES[layout as usize],
+                needs: Some(Library::Cublas),
+                arithmetic: true,
+                supports: |_| true,
+                run: match layout {
+                    Layout::RowMajor => {
+                        |tools, shape, buffers| blas_gemv(tools, Layout::RowMajor, shape, buffers)
+                    }
+                    Layout::ColMajor => {
+                        |tools, shape, buffers| blas_gemv(tools, Layout::ColMajor, shape, buffers)
+                    }
+                },
+            }
+        };
+        [Layout::RowMajor, Layout::ColMajor]
+            .into_iter()
+            .filter(|&wanted| kernels.iter().any(|&kernel| layout(kernel) == wanted))
+            .map(blas_in)
+            .collect()
+    }
+
     fn baseline_of(kernel: &Kernel<Args<T>, Problem>) -> Option<&'static str> {
         Some(T::BASELINES[layout(kernel) as usize])
     }
@@ -416,7 +410,7 @@ fn blas_gemv<T: Element>(
     tools: &Tools<'_>,
     layout: Layout,
     shape: GemvShape,
-    buffers: &mut Buffers<crate::Gpu, T>,
+    buffers: &mut GemvBuffers<crate::Gpu, T>,
 ) -> Result<()>
 where
     CudaBlas: BlasGemv<T>,
@@ -424,7 +418,7 @@ where
     let blas = tools.blas.ok_or(Error::NoCublas)?;
     shape.check_buffers(tools.gpu, buffers)?;
     let (alpha, beta) = (T::from_f64(shape.alpha), T::from_f64(shape.beta));
-    let Buffers { a, x, y, .. } = buffers;
+    let GemvBuffers { a, x, y, .. } = buffers;
     // SAFETY: A, x and y hold exactly what the shape needs (checked).
     unsafe { blas.gemv(layout, [shape.m, shape.n], alpha, a, x, beta, y) }
 }

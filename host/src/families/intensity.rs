@@ -3,23 +3,9 @@
 //! IEEE fused multiply-add rounded once, as the GPU's is: the result is
 //! exact, and so is the comparison.
 
-use std::fmt;
-
-use clap::{Arg, ArgMatches, value_parser};
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
 use kernels::intensity::{Args, KERNELS, Problem};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::family::{
-    Bound, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax, Work, dims,
-    nonzero,
-};
-use crate::reference::Expected;
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
 
 /// The FMA's multiplier and addend: x ← x·a + b stays within [−1, 1] for
 /// x there, and every FMA changes it.
@@ -61,42 +47,30 @@ fn chain(x: f32, fmas: u32) -> f32 {
 pub struct Intensity;
 
 impl Family for Intensity {
-    const NAME: &'static str = "intensity";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "N",
-        names: &["n"],
-        help: "Elements of the arithmetic-intensity lesson's kernel",
-        on_gpu: &[1 << 24],
-        emulated: &[3001],
-        sweep: "16777216",
-    };
-    const BOUND: Bound = Bound::Compute;
-    const SQUARE_AXIS: &'static str = "n (elements)";
-    const BENCHED: bool = false;
-
     type Args = Args;
     type Problem = Problem;
     const KERNELS: &'static Kernels<Self> = KERNELS;
 
+    const NAME: &'static str = "intensity";
+    const SIZE: SizeSyntax = SizeSyntax::n(
+        "Elements of the arithmetic-intensity lesson's kernel",
+        &[1 << 24],
+        &[3001],
+        "16777216",
+    );
+    const BOUND: Bound = Bound::Compute;
+    const SQUARE_AXIS: &'static str = "n (elements)";
+
     type Shape = IntensityShape;
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = InputOutput<B>;
-    type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
-        vec![
-            Arg::new("fmas")
-                .long("fmas")
-                .help("FMAs per element of the arithmetic-intensity lesson's kernel")
-                .value_name("FMAS")
-                .value_parser(value_parser!(u32))
-                .default_value("64"),
-        ]
+        let help = "FMAs per element of the arithmetic-intensity lesson's kernel";
+        vec![option("fmas", "FMAS", value_parser!(u32), "64", help)]
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> IntensityShape {
         let [n] = dims(sizes);
-        let fmas = *options.get_one("fmas").expect("the option has a default");
+        let fmas = value(options, "fmas");
         IntensityShape { n, fmas }
     }
 
@@ -133,21 +107,28 @@ impl Family for Intensity {
 
     fn work(shape: IntensityShape) -> Work {
         let bytes = 4.0 * shape.n as f64;
-        Work {
-            op: Op::Flop,
-            ops: 2.0 * f64::from(shape.fmas) * shape.n as f64,
-            bytes: 2.0 * bytes,
-            output_bytes: bytes,
-        }
+        let ops = 2.0 * f64::from(shape.fmas) * shape.n as f64;
+        Work::new(Op::Flop, ops, bytes, bytes)
     }
 
     fn host_bytes(shape: IntensityShape) -> f64 {
         28.0 * shape.n as f64
     }
 
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = InputOutput<B>;
+
     fn inputs(shape: IntensityShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Self::problem(shape)?;
         Ok(uniform_floats(shape.n, rng))
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: IntensityShape,
+        input: &Vec<f32>,
+    ) -> Result<Self::Buffers<B>> {
+        InputOutput::upload(backend, NAMES, input, shape.n)
     }
 
     fn reference(shape: IntensityShape, input: &Vec<f32>) -> Expected {
@@ -159,23 +140,17 @@ impl Family for Intensity {
         )
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: IntensityShape,
-        input: &Vec<f32>,
-    ) -> Result<InputOutput<B>> {
-        InputOutput::upload(backend, NAMES, input, shape.n)
-    }
+    const CPU: &'static str = "the same FMAs, every core";
 
-    fn output<B: Backend>(buffers: &mut InputOutput<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.output
+    fn cpu(shape: IntensityShape, input: &Vec<f32>) -> CpuOutput {
+        CpuOutput::F32(input.par_iter().map(|&x| chain(x, shape.fmas)).collect())
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: IntensityShape,
-        buffers: &mut InputOutput<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
         buffers.expect_lens(backend, NAMES, [shape.n; 2])?;
@@ -184,11 +159,5 @@ impl Family for Intensity {
         // SAFETY: the input and the output hold n elements each, the output
         // a buffer of its own.
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
-    const CPU: &'static str = "the same FMAs, every core";
-
-    fn cpu(shape: IntensityShape, input: &Vec<f32>) -> CpuOutput {
-        CpuOutput::F32(input.par_iter().map(|&x| chain(x, shape.fmas)).collect())
     }
 }

@@ -1,23 +1,11 @@
 //! The L2 lessons' kernels: their shapes, inputs and reference, and the
 //! persisting window a shape may ask for. The reference adds in f64.
 
-use std::fmt;
-
-use clap::{Arg, ArgMatches, value_parser};
 use gpu_host::PersistingWindow;
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
+use gpu_host::backend::Buffer;
 use kernels::l2::{Args, KERNELS, Problem};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
-use crate::family::{
-    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
-};
-use crate::reference::{Expected, gamma};
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
 
 /// A stream of n elements, each added to element i mod m of a reused set
 /// of m; with bytes of the L2 set aside for the set's lines where
@@ -61,7 +49,9 @@ impl Shape for L2Shape {
     }
 }
 
-pub struct Buffers<B: Backend> {
+/// The stream, the reused set and the output, with the window that keeps
+/// the set's lines in the L2 where the shape asks for one.
+pub struct StreamAndSet<B: Backend> {
     pub stream: Buffer<B, f32>,
     pub reused: Buffer<B, f32>,
     pub output: Buffer<B, f32>,
@@ -69,9 +59,21 @@ pub struct Buffers<B: Backend> {
     pub window: Option<PersistingWindow>,
 }
 
+impl<B: Backend> Buffers<B> for StreamAndSet<B> {
+    type Output = f32;
+
+    fn output(&mut self) -> &mut Buffer<B, f32> {
+        &mut self.output
+    }
+}
+
 pub struct L2;
 
 impl Family for L2 {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "l2";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "NxM",
@@ -83,16 +85,8 @@ impl Family for L2 {
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (elements of the stream)";
-    const BENCHED: bool = false;
-
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
 
     type Shape = L2Shape;
-    type Inputs = (Vec<f32>, Vec<f32>);
-    type Buffers<B: Backend> = Buffers<B>;
-    type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
         vec![
@@ -161,9 +155,30 @@ impl Family for L2 {
         36.0 * shape.n as f64 + 8.0 * shape.m as f64
     }
 
+    type Inputs = (Vec<f32>, Vec<f32>);
+    type Buffers<B: Backend> = StreamAndSet<B>;
+
     fn inputs(shape: L2Shape, rng: &mut SmallRng) -> Result<(Vec<f32>, Vec<f32>)> {
         Self::problem(shape)?;
         Ok((uniform_floats(shape.n, rng), uniform_floats(shape.m, rng)))
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: L2Shape,
+        (stream, reused): &(Vec<f32>, Vec<f32>),
+    ) -> Result<Self::Buffers<B>> {
+        let reused = backend.upload("reused", reused)?;
+        let window = match shape.carve_out {
+            0 => None,
+            carve_out => Some(backend.persist(&reused, carve_out)?),
+        };
+        Ok(StreamAndSet {
+            stream: backend.upload("stream", stream)?,
+            reused,
+            output: backend.alloc("output", shape.n)?,
+            window,
+        })
     }
 
     /// Tolerance: one f32 addition, within γ(1)·(|a| + |b|).
@@ -180,51 +195,6 @@ impl Family for L2 {
         Expected { values, tolerance }
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: L2Shape,
-        (stream, reused): &(Vec<f32>, Vec<f32>),
-    ) -> Result<Buffers<B>> {
-        let reused = backend.upload("reused", reused)?;
-        let window = match shape.carve_out {
-            0 => None,
-            carve_out => Some(backend.persist(&reused, carve_out)?),
-        };
-        Ok(Buffers {
-            stream: backend.upload("stream", stream)?,
-            reused,
-            output: backend.alloc("output", shape.n)?,
-            window,
-        })
-    }
-
-    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.output
-    }
-
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: L2Shape,
-        buffers: &mut Buffers<B>,
-    ) -> Result<()> {
-        let problem = Self::problem(shape)?;
-        expect_len("stream", shape.n, backend.len(&buffers.stream))?;
-        expect_len("reused", shape.m, backend.len(&buffers.reused))?;
-        expect_len("output", shape.n, backend.len(&buffers.output))?;
-        let Buffers {
-            stream,
-            reused,
-            output,
-            ..
-        } = buffers;
-        let args = (&*stream, &*reused, output, problem.n, shape.m as u32);
-        // SAFETY: the stream and the output hold n elements, the set m ≥ 1
-        // (`problem` checked both within u32); the output is a buffer of
-        // its own.
-        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
     const CPU: &'static str = "the same sums in f32, every core";
 
     fn cpu(shape: L2Shape, (stream, reused): &(Vec<f32>, Vec<f32>)) -> CpuOutput {
@@ -235,5 +205,28 @@ impl Family for L2 {
                 .map(|(i, &a)| a + reused[i % shape.m])
                 .collect(),
         )
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: L2Shape,
+        buffers: &mut Self::Buffers<B>,
+    ) -> Result<()> {
+        let problem = Self::problem(shape)?;
+        expect_len("stream", shape.n, backend.len(&buffers.stream))?;
+        expect_len("reused", shape.m, backend.len(&buffers.reused))?;
+        expect_len("output", shape.n, backend.len(&buffers.output))?;
+        let StreamAndSet {
+            stream,
+            reused,
+            output,
+            ..
+        } = buffers;
+        let args = (&*stream, &*reused, output, problem.n, shape.m as u32);
+        // SAFETY: the stream and the output hold n elements, the set m ≥ 1
+        // (`problem` checked both within u32); the output is a buffer of
+        // its own.
+        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
     }
 }

@@ -1,22 +1,11 @@
 //! Matrix multiplication, C = A·B, f32, row-major: the family's shapes,
 //! inputs and reference, and cuBLAS SGEMM as its baseline.
 
-use std::fmt;
-
-use clap::ArgMatches;
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
 use kernels::matmul::{Args, KERNELS, Problem};
-use rand::rngs::SmallRng;
-use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
-use crate::family::{
-    Baseline, Bound, CpuOutput, Family, Kernels, Library, Op, Shape, SizeSyntax, Tools, Work, dims,
-    expect_len, indexable, nonzero,
-};
-use crate::reference::{self, Expected};
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
+use crate::family::{Baseline, Library, Tools};
+use crate::reference;
 
 /// A is m×k, B is k×n, C is m×n.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,17 +60,18 @@ pub struct Inputs {
     b: Vec<f32>,
 }
 
-pub struct Buffers<B: Backend> {
-    pub a: Buffer<B, f32>,
-    pub b: Buffer<B, f32>,
-    pub c: Buffer<B, f32>,
-}
+/// The matrices' names in errors.
+const MATRICES: [&str; 3] = ["A", "B", "C"];
 
 pub const SGEMM: &str = "cublas_sgemm";
 
 pub struct Matmul;
 
 impl Family for Matmul {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "matmul";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "MxNxK",
@@ -93,15 +83,9 @@ impl Family for Matmul {
     };
     const BOUND: Bound = Bound::Compute;
     const SQUARE_AXIS: &'static str = "n (A, B and C are n×n)";
-
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
+    const BENCHED: bool = true;
 
     type Shape = MatmulShape;
-    type Inputs = Inputs;
-    type Buffers<B: Backend> = Buffers<B>;
-    type Output = f32;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> MatmulShape {
         let [m, n, k] = dims(sizes);
@@ -110,11 +94,8 @@ impl Family for Matmul {
 
     fn problem(shape: MatmulShape) -> Result<Problem> {
         shape.checked_lens()?;
-        Ok(Problem {
-            m: shape.m as u32,
-            n: shape.n as u32,
-            k: shape.k as u32,
-        })
+        let [m, n, k] = [shape.m, shape.n, shape.k].map(|d| d as u32);
+        Ok(Problem { m, n, k })
     }
 
     fn test_shapes() -> Vec<MatmulShape> {
@@ -157,6 +138,9 @@ impl Family for Matmul {
         4.0 * (m * k + k * n) + 8.0 * k * n + 16.0 * m * n + 4.0 * (m * k + k * n + m * n)
     }
 
+    type Inputs = Inputs;
+    type Buffers<B: Backend> = TwoInputs<B>;
+
     fn inputs(shape: MatmulShape, rng: &mut SmallRng) -> Result<Inputs> {
         let [a_len, b_len, _] = shape.checked_lens()?;
         Ok(Inputs {
@@ -165,64 +149,17 @@ impl Family for Matmul {
         })
     }
 
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: MatmulShape,
+        inputs: &Inputs,
+    ) -> Result<Self::Buffers<B>> {
+        let [_, _, c_len] = shape.checked_lens()?;
+        TwoInputs::upload(backend, MATRICES, [&inputs.a, &inputs.b], c_len)
+    }
+
     fn reference(shape: MatmulShape, inputs: &Inputs) -> Expected {
         reference::matmul(&inputs.a, &inputs.b, [shape.m, shape.n, shape.k])
-    }
-
-    fn upload<B: Backend>(backend: &B, shape: MatmulShape, inputs: &Inputs) -> Result<Buffers<B>> {
-        let [_, _, c_len] = shape.checked_lens()?;
-        Ok(Buffers {
-            a: backend.upload("A", &inputs.a)?,
-            b: backend.upload("B", &inputs.b)?,
-            c: backend.alloc("C", c_len)?,
-        })
-    }
-
-    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.c
-    }
-
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: MatmulShape,
-        buffers: &mut Buffers<B>,
-    ) -> Result<()> {
-        let [a_len, b_len, c_len] = shape.checked_lens()?;
-        expect_len("A", a_len, backend.len(&buffers.a))?;
-        expect_len("B", b_len, backend.len(&buffers.b))?;
-        expect_len("C", c_len, backend.len(&buffers.c))?;
-        let problem = Self::problem(shape)?;
-        let Problem { m, n, k } = problem;
-        let Buffers { a, b, c } = buffers;
-        // SAFETY: A, B and C hold m×k, k×n and m×n elements, C is a buffer
-        // of its own, and every index fits in u32 (checked above).
-        Ok(unsafe { backend.launch(kernel, &problem, (&*a, &*b, c, m, n, k)) }?)
-    }
-
-    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
-        vec![Baseline {
-            name: SGEMM,
-            needs: Some(Library::Cublas),
-            arithmetic: true,
-            supports: |_| true,
-            run: |tools: &Tools<'_>, shape, buffers| {
-                let blas = tools.blas.ok_or(crate::Error::NoCublas)?;
-                let [a_len, b_len, c_len] = shape.checked_lens()?;
-                expect_len("A", a_len, buffers.a.len())?;
-                expect_len("B", b_len, buffers.b.len())?;
-                expect_len("C", c_len, buffers.c.len())?;
-                // SAFETY: the buffers hold exactly A, B and C (checked).
-                unsafe {
-                    blas.sgemm(
-                        [shape.m, shape.n, shape.k],
-                        &buffers.a,
-                        &buffers.b,
-                        &mut buffers.c,
-                    )
-                }
-            },
-        }]
     }
 
     const CPU: &'static str = "gemm (crate), every core";
@@ -256,6 +193,45 @@ impl Family for Matmul {
             );
         }
         CpuOutput::F32(c)
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: MatmulShape,
+        buffers: &mut Self::Buffers<B>,
+    ) -> Result<()> {
+        buffers.expect_lens(backend, MATRICES, shape.checked_lens()?)?;
+        let problem = Self::problem(shape)?;
+        let Problem { m, n, k } = problem;
+        let TwoInputs {
+            first: a,
+            second: b,
+            output: c,
+        } = buffers;
+        // SAFETY: A, B and C hold m×k, k×n and m×n elements, C is a buffer
+        // of its own, and every index fits in u32 (checked above).
+        Ok(unsafe { backend.launch(kernel, &problem, (&*a, &*b, c, m, n, k)) }?)
+    }
+
+    fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
+        vec![Baseline {
+            name: SGEMM,
+            needs: Some(Library::Cublas),
+            arithmetic: true,
+            supports: |_| true,
+            run: |tools: &Tools<'_>, shape, buffers| {
+                let blas = tools.blas.ok_or(crate::Error::NoCublas)?;
+                buffers.expect_lens(tools.gpu, MATRICES, shape.checked_lens()?)?;
+                let TwoInputs {
+                    first: a,
+                    second: b,
+                    output: c,
+                } = buffers;
+                // SAFETY: the buffers hold exactly A, B and C (checked).
+                unsafe { blas.sgemm([shape.m, shape.n, shape.k], a, b, c) }
+            },
+        }]
     }
 
     fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {

@@ -12,6 +12,7 @@ pub mod gemv;
 pub mod intensity;
 pub mod l2;
 pub mod matmul;
+pub mod prelude;
 pub mod readonly;
 pub mod registers;
 pub mod tensor;

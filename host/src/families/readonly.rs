@@ -1,23 +1,9 @@
 //! The read-only cache lesson's kernels: their shapes, inputs and
 //! reference. The reference sums each window in f64, in the kernels' order.
 
-use std::fmt;
-
-use clap::{Arg, ArgMatches, value_parser};
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
 use kernels::readonly::{Args, BLOCK, KERNELS, MAX_RADIUS, Problem};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::family::{
-    Bound, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax, Work, dims,
-    nonzero,
-};
-use crate::reference::{Expected, gamma};
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
 
 /// n elements, each the sum of the 2·radius + 1 around it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,44 +52,30 @@ impl Shape for ReadOnlyShape {
 pub struct ReadOnly;
 
 impl Family for ReadOnly {
-    const NAME: &'static str = "readonly";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "N",
-        names: &["n"],
-        help: "Elements of the read-only cache lesson's stencil",
-        on_gpu: &[1 << 25],
-        emulated: &[3001],
-        sweep: "33554432",
-    };
-    const BOUND: Bound = Bound::Memory;
-    const SQUARE_AXIS: &'static str = "n (elements)";
-    const BENCHED: bool = false;
-
     type Args = Args;
     type Problem = Problem;
     const KERNELS: &'static Kernels<Self> = KERNELS;
 
+    const NAME: &'static str = "readonly";
+    const SIZE: SizeSyntax = SizeSyntax::n(
+        "Elements of the read-only cache lesson's stencil",
+        &[1 << 25],
+        &[3001],
+        "33554432",
+    );
+    const BOUND: Bound = Bound::Memory;
+    const SQUARE_AXIS: &'static str = "n (elements)";
+
     type Shape = ReadOnlyShape;
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = InputOutput<B>;
-    type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
-        vec![
-            Arg::new("stencil-radius")
-                .long("stencil-radius")
-                .help("Neighbours on each side that the read-only cache lesson's stencil sums")
-                .value_name("R")
-                .value_parser(value_parser!(u32))
-                .default_value("8"),
-        ]
+        let help = "Neighbours on each side that the read-only cache lesson's stencil sums";
+        vec![option("stencil-radius", "R", value_parser!(u32), "8", help)]
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> ReadOnlyShape {
         let [n] = dims(sizes);
-        let radius = *options
-            .get_one("stencil-radius")
-            .expect("the option has a default");
+        let radius = value(options, "stencil-radius");
         ReadOnlyShape { n, radius }
     }
 
@@ -150,57 +122,55 @@ impl Family for ReadOnly {
     /// input read once and the output written once.
     fn work(shape: ReadOnlyShape) -> Work {
         let bytes = 4.0 * shape.n as f64;
-        Work {
-            op: Op::Flop,
-            ops: shape.window_elements() as f64,
-            bytes: 2.0 * bytes,
-            output_bytes: bytes,
-        }
+        Work::new(Op::Flop, shape.window_elements() as f64, bytes, bytes)
     }
 
     fn host_bytes(shape: ReadOnlyShape) -> f64 {
         28.0 * shape.n as f64
     }
 
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = InputOutput<B>;
+
     fn inputs(shape: ReadOnlyShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Self::problem(shape)?;
         Ok(uniform_floats(shape.n, rng))
-    }
-
-    /// Tolerance: a sum of 2r + 1 terms in order, within γ(2r + 1)·Σ|x|.
-    fn reference(shape: ReadOnlyShape, input: &Vec<f32>) -> Expected {
-        let gamma = gamma(2 * shape.radius as usize + 1, f64::from(f32::EPSILON) / 2.0);
-        let (values, tolerance) = (0..shape.n as u64)
-            .into_par_iter()
-            .map(|i| {
-                let terms = window(i, shape.n as u64, u64::from(shape.radius))
-                    .map(|j| f64::from(input[j as usize]));
-                let (sum, magnitude) = terms.fold((0.0, 0.0), |(sum, magnitude), x: f64| {
-                    (sum + x, magnitude + x.abs())
-                });
-                (sum, gamma * magnitude)
-            })
-            .unzip();
-        Expected { values, tolerance }
     }
 
     fn upload<B: Backend>(
         backend: &B,
         shape: ReadOnlyShape,
         input: &Vec<f32>,
-    ) -> Result<InputOutput<B>> {
+    ) -> Result<Self::Buffers<B>> {
         InputOutput::upload(backend, NAMES, input, shape.n)
     }
 
-    fn output<B: Backend>(buffers: &mut InputOutput<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.output
+    /// Tolerance: a sum of 2r + 1 terms in order, within γ(2r + 1)·Σ|x|.
+    fn reference(shape: ReadOnlyShape, input: &Vec<f32>) -> Expected {
+        Expected::f32_sums(shape.n, 2 * shape.radius as usize + 1, |i| {
+            let terms = window(i as u64, shape.n as u64, u64::from(shape.radius))
+                .map(|j| f64::from(input[j as usize]));
+            terms.fold((0.0, 0.0), |(sum, magnitude), x: f64| {
+                (sum + x, magnitude + x.abs())
+            })
+        })
+    }
+
+    const CPU: &'static str = "the same sums in f32, every core";
+
+    fn cpu(shape: ReadOnlyShape, input: &Vec<f32>) -> CpuOutput {
+        CpuOutput::par_f32(shape.n, |i| {
+            window(i as u64, shape.n as u64, u64::from(shape.radius))
+                .map(|j| input[j as usize])
+                .sum()
+        })
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: ReadOnlyShape,
-        buffers: &mut InputOutput<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
         buffers.expect_lens(backend, NAMES, [shape.n; 2])?;
@@ -210,21 +180,6 @@ impl Family for ReadOnly {
         // a buffer of its own that nothing else writes; the radius is at
         // most MAX_RADIUS and n leaves room for a block and both halos.
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
-    const CPU: &'static str = "the same sums in f32, every core";
-
-    fn cpu(shape: ReadOnlyShape, input: &Vec<f32>) -> CpuOutput {
-        CpuOutput::F32(
-            (0..shape.n as u64)
-                .into_par_iter()
-                .map(|i| {
-                    window(i, shape.n as u64, u64::from(shape.radius))
-                        .map(|j| input[j as usize])
-                        .sum()
-                })
-                .collect(),
-        )
     }
 }
 

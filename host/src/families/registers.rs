@@ -1,23 +1,9 @@
 //! The register and local-memory lesson's kernels: their shapes, inputs
 //! and reference.
 
-use std::fmt;
-
-use clap::{Arg, ArgMatches, value_parser};
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
 use kernels::registers::{Args, KERNELS, LENGTH, Problem};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
-use crate::family::{
-    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, indexable,
-    nonzero,
-};
-use crate::reference::{Expected, gamma};
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
 
 /// n threads, each with an array of [`LENGTH`] elements, rotated by
 /// `rotation`.
@@ -57,10 +43,11 @@ impl Shape for RegistersShape {
     }
 }
 
-pub struct Buffers<B: Backend> {
-    pub arrays: Buffer<B, f32>,
-    pub results: Buffer<B, f32>,
-}
+/// The buffers' names in errors: every thread's array, and a result a
+/// thread.
+const NAMES: [&str; 2] = ["arrays", "results"];
+
+pub struct Registers;
 
 /// Thread i's result, in f64, and its tolerance: Σₖ a[k]·(w + s), w the
 /// rotated weight of k and s the array's sum.
@@ -82,47 +69,32 @@ fn result(shape: RegistersShape, arrays: &[f32], i: usize) -> (f64, f64) {
     (value, tolerance)
 }
 
-pub struct Registers;
-
 impl Family for Registers {
-    const NAME: &'static str = "registers";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "N",
-        names: &["n"],
-        help: "Threads of the register lesson's kernels, each with an array of 64 floats",
-        on_gpu: &[1 << 21],
-        emulated: &[300],
-        sweep: "2097152",
-    };
-    const BOUND: Bound = Bound::Memory;
-    const SQUARE_AXIS: &'static str = "n (threads)";
-    const BENCHED: bool = false;
-
     type Args = Args;
     type Problem = Problem;
     const KERNELS: &'static Kernels<Self> = KERNELS;
 
+    const NAME: &'static str = "registers";
+    const SIZE: SizeSyntax = SizeSyntax::n(
+        "Threads of the register lesson's kernels, each with an array of 64 floats",
+        &[1 << 21],
+        &[300],
+        "2097152",
+    );
+    const BOUND: Bound = Bound::Memory;
+    const SQUARE_AXIS: &'static str = "n (threads)";
+
     type Shape = RegistersShape;
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = Buffers<B>;
-    type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
-        vec![
-            Arg::new("rotation")
-                .long("rotation")
-                .help("How far the register lesson's kernels rotate each array")
-                .value_name("ELEMENTS")
-                .value_parser(value_parser!(u32))
-                .default_value("5"),
-        ]
+        let help = "How far the register lesson's kernels rotate each array";
+        let parser = value_parser!(u32);
+        vec![option("rotation", "ELEMENTS", parser, "5", help)]
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> RegistersShape {
         let [n] = dims(sizes);
-        let rotation = *options
-            .get_one("rotation")
-            .expect("the option has a default");
+        let rotation = value(options, "rotation");
         RegistersShape { n, rotation }
     }
 
@@ -149,70 +121,54 @@ impl Family for Registers {
     /// Per element of an array: an addition into the sum, then an
     /// addition, a multiplication and an accumulation.
     fn work(shape: RegistersShape) -> Work {
-        let results = 4.0 * shape.n as f64;
-        Work {
-            op: Op::Flop,
-            ops: 4.0 * f64::from(LENGTH) * shape.n as f64,
-            bytes: shape.bytes_read() + results,
-            output_bytes: results,
-        }
+        let ops = 4.0 * f64::from(LENGTH) * shape.n as f64;
+        Work::new(Op::Flop, ops, shape.bytes_read(), 4.0 * shape.n as f64)
     }
 
     fn host_bytes(shape: RegistersShape) -> f64 {
         8.0 * f64::from(LENGTH) * shape.n as f64 + 20.0 * shape.n as f64
     }
 
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = InputOutput<B>;
+
     fn inputs(shape: RegistersShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Ok(uniform_floats(shape.checked_len()?, rng))
-    }
-
-    fn reference(shape: RegistersShape, arrays: &Vec<f32>) -> Expected {
-        let (values, tolerance) = (0..shape.n)
-            .into_par_iter()
-            .map(|i| result(shape, arrays, i))
-            .unzip();
-        Expected { values, tolerance }
     }
 
     fn upload<B: Backend>(
         backend: &B,
         shape: RegistersShape,
         arrays: &Vec<f32>,
-    ) -> Result<Buffers<B>> {
-        Ok(Buffers {
-            arrays: backend.upload("arrays", arrays)?,
-            results: backend.alloc("results", shape.n)?,
-        })
+    ) -> Result<Self::Buffers<B>> {
+        InputOutput::upload(backend, NAMES, arrays, shape.n)
     }
 
-    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.results
+    fn reference(shape: RegistersShape, arrays: &Vec<f32>) -> Expected {
+        Expected::par_from_fn(shape.n, |i| result(shape, arrays, i))
+    }
+
+    const CPU: &'static str = "the same sums in f64, every core";
+
+    fn cpu(shape: RegistersShape, arrays: &Vec<f32>) -> CpuOutput {
+        CpuOutput::par_f32(shape.n, |i| result(shape, arrays, i).0 as f32)
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: RegistersShape,
-        buffers: &mut Buffers<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
-        expect_len("arrays", shape.checked_len()?, backend.len(&buffers.arrays))?;
-        expect_len("results", shape.n, backend.len(&buffers.results))?;
-        let Buffers { arrays, results } = buffers;
+        buffers.expect_lens(backend, NAMES, [shape.checked_len()?, shape.n])?;
+        let InputOutput {
+            input: arrays,
+            output: results,
+        } = buffers;
         let args = (&*arrays, results, problem.n, shape.rotation);
         // SAFETY: the arrays hold LENGTH·n elements, within u32, and the
         // results n, a buffer of their own.
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
-    const CPU: &'static str = "the same sums in f64, every core";
-
-    fn cpu(shape: RegistersShape, arrays: &Vec<f32>) -> CpuOutput {
-        CpuOutput::F32(
-            (0..shape.n)
-                .into_par_iter()
-                .map(|i| result(shape, arrays, i).0 as f32)
-                .collect(),
-        )
     }
 }

@@ -4,19 +4,16 @@
 //! baseline the device copy; the input's rows are whole 16-byte chunks, as
 //! a tensor map asks.
 
-use clap::ArgMatches;
 use gpu_host::TensorMap;
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
+use gpu_host::backend::Buffer;
 use kernels::tensor::{Args, KERNELS, Problem, tensor_map};
-use rand::rngs::SmallRng;
 
-use crate::error::{Error, Result};
+use crate::families::prelude::*;
 use crate::families::transpose::{Transpose, TransposeShape};
-use crate::family::{
-    Baseline, Bound, CpuOutput, DEVICE_COPY, Family, Kernels, SizeSyntax, Tools, Work,
-};
-use crate::reference::Expected;
+use crate::family::{Baseline, DEVICE_COPY};
+
+/// The transpose's shape: its cols must make whole 16-byte rows.
+pub type TensorShape = TransposeShape;
 
 /// The input as a tensor map, which owns it, and the output.
 pub struct MappedInput<B: Backend> {
@@ -24,12 +21,20 @@ pub struct MappedInput<B: Backend> {
     pub output: Buffer<B, f32>,
 }
 
+impl<B: Backend> Buffers<B> for MappedInput<B> {
+    type Output = f32;
+
+    fn output(&mut self) -> &mut Buffer<B, f32> {
+        &mut self.output
+    }
+}
+
 /// The output's name in errors.
 const OUTPUT: &str = "transposed matrix";
 
 /// The element count of a shape's input, once the transpose takes it and
 /// its rows are whole 16-byte chunks.
-fn checked_len(shape: TransposeShape) -> Result<usize> {
+fn checked_len(shape: TensorShape) -> Result<usize> {
     let len = shape.checked_len()?;
     if !shape.cols.is_multiple_of(4) {
         return Err(Error::NotMultiple {
@@ -45,6 +50,10 @@ fn checked_len(shape: TransposeShape) -> Result<usize> {
 pub struct Tensor;
 
 impl Family for Tensor {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "tensor";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "ROWSxCOLS",
@@ -57,22 +66,14 @@ impl Family for Tensor {
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = Transpose::SQUARE_AXIS;
-    const BENCHED: bool = false;
 
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
+    type Shape = TensorShape;
 
-    type Shape = TransposeShape;
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = MappedInput<B>;
-    type Output = f32;
-
-    fn shape(sizes: &[usize], options: &ArgMatches) -> TransposeShape {
+    fn shape(sizes: &[usize], options: &ArgMatches) -> TensorShape {
         Transpose::shape(sizes, options)
     }
 
-    fn problem(shape: TransposeShape) -> Result<Problem> {
+    fn problem(shape: TensorShape) -> Result<Problem> {
         checked_len(shape)?;
         let kernels::transpose::Shape { rows, cols } = Transpose::problem(shape)?;
         Ok(Problem { rows, cols })
@@ -81,7 +82,7 @@ impl Family for Tensor {
     /// One row of one chunk; single rows and columns of chunks; sides
     /// either side of the tile's 32 columns and 128 rows; rectangles both
     /// ways round, several tiles long, ragged at both edges.
-    fn test_shapes() -> Vec<TransposeShape> {
+    fn test_shapes() -> Vec<TensorShape> {
         [
             (1, 4),
             (1, 36),
@@ -97,37 +98,35 @@ impl Family for Tensor {
             (4097, 36),
             (33, 4100),
         ]
-        .map(|(rows, cols)| TransposeShape { rows, cols })
+        .map(|(rows, cols)| TensorShape { rows, cols })
         .to_vec()
     }
 
-    fn work(shape: TransposeShape) -> Work {
+    fn work(shape: TensorShape) -> Work {
         Transpose::work(shape)
     }
 
-    fn cost(shape: TransposeShape) -> f64 {
+    fn cost(shape: TensorShape) -> f64 {
         Transpose::cost(shape)
     }
 
-    fn host_bytes(shape: TransposeShape) -> f64 {
+    fn host_bytes(shape: TensorShape) -> f64 {
         Transpose::host_bytes(shape)
     }
 
-    fn inputs(shape: TransposeShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = MappedInput<B>;
+
+    fn inputs(shape: TensorShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         checked_len(shape)?;
         Transpose::inputs(shape, rng)
     }
 
-    /// Exact, as the transpose's.
-    fn reference(shape: TransposeShape, input: &Vec<f32>) -> Expected {
-        Transpose::reference(shape, input)
-    }
-
     fn upload<B: Backend>(
         backend: &B,
-        shape: TransposeShape,
+        shape: TensorShape,
         input: &Vec<f32>,
-    ) -> Result<MappedInput<B>> {
+    ) -> Result<Self::Buffers<B>> {
         let len = checked_len(shape)?;
         let source = backend.upload("input matrix", input)?;
         Ok(MappedInput {
@@ -136,15 +135,22 @@ impl Family for Tensor {
         })
     }
 
-    fn output<B: Backend>(buffers: &mut MappedInput<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.output
+    /// Exact, as the transpose's.
+    fn reference(shape: TensorShape, input: &Vec<f32>) -> Expected {
+        Transpose::reference(shape, input)
+    }
+
+    const CPU: &'static str = Transpose::CPU;
+
+    fn cpu(shape: TensorShape, input: &Vec<f32>) -> CpuOutput {
+        Transpose::cpu(shape, input)
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
-        shape: TransposeShape,
-        buffers: &mut MappedInput<B>,
+        shape: TensorShape,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         let problem = Self::problem(shape)?;
         let len = checked_len(shape)?;
@@ -156,7 +162,7 @@ impl Family for Tensor {
                 actual: mapped.width as usize * mapped.height as usize,
             });
         }
-        crate::family::expect_len(OUTPUT, len, backend.len(&buffers.output))?;
+        expect_len(OUTPUT, len, backend.len(&buffers.output))?;
         let Problem { rows, cols } = problem;
         let MappedInput { map, output } = buffers;
         // SAFETY: the map is the kernels' over the input, which it owns
@@ -167,23 +173,11 @@ impl Family for Tensor {
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
     }
 
-    const CPU: &'static str = Transpose::CPU;
-
-    fn cpu(shape: TransposeShape, input: &Vec<f32>) -> CpuOutput {
-        Transpose::cpu(shape, input)
-    }
-
     /// The device copy of the same bytes, as for the transpose.
     fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
-        vec![Baseline {
-            name: DEVICE_COPY,
-            needs: None,
-            arithmetic: false,
-            supports: |_| true,
-            run: |tools: &Tools<'_>, _, buffers| {
-                Ok(tools.gpu.copy(buffers.map.source(), &mut buffers.output)?)
-            },
-        }]
+        vec![Baseline::<Self>::device_copy(|tools, _, buffers| {
+            Ok(tools.gpu.copy(buffers.map.source(), &mut buffers.output)?)
+        })]
     }
 
     fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {

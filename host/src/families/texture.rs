@@ -2,24 +2,13 @@
 //! reference samples each output pixel's point with the emulator's model
 //! of the texture unit, whose weights both kernels compute.
 
-use std::fmt;
-
-use clap::{Arg, ArgMatches, ValueEnum, value_parser};
+use clap::ValueEnum;
 use gpu_emulator::texture::{FILTER_ROUNDING, Texture as Texels, sample};
-use gpu_host::backend::{Backend, Buffer, Texture};
-use gpu_std::{AddressMode, FilterMode, Kernel, Sampling};
+use gpu_host::backend::{Buffer, Texture};
+use gpu_std::{AddressMode, FilterMode, Sampling};
 use kernels::texture::{Args, KERNELS, Problem, source};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::family::{
-    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, indexable,
-    nonzero,
-};
-use crate::reference::Expected;
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
 
 /// The texture's addressing and filter modes, as the command line names
 /// them.
@@ -102,15 +91,28 @@ impl Shape for TextureShape {
     }
 }
 
-pub struct Buffers<B: Backend> {
+/// The picture as a buffer and as a texture, and the rotated picture.
+pub struct TextureBuffers<B: Backend> {
     pub input: Buffer<B, f32>,
     pub texture: Texture<B>,
     pub output: Buffer<B, f32>,
 }
 
+impl<B: Backend> Buffers<B> for TextureBuffers<B> {
+    type Output = f32;
+
+    fn output(&mut self) -> &mut Buffer<B, f32> {
+        &mut self.output
+    }
+}
+
 pub struct TextureFamily;
 
 impl Family for TextureFamily {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "texture";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "WxH",
@@ -122,16 +124,8 @@ impl Family for TextureFamily {
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (the picture is n×n)";
-    const BENCHED: bool = false;
-
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
 
     type Shape = TextureShape;
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = Buffers<B>;
-    type Output = f32;
 
     fn options(_: bool) -> Vec<Arg> {
         vec![
@@ -228,9 +222,26 @@ impl Family for TextureFamily {
         40.0 * shape.pixels() as f64
     }
 
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = TextureBuffers<B>;
+
     fn inputs(shape: TextureShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Self::problem(shape)?;
         Ok(uniform_floats(shape.pixels(), rng))
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: TextureShape,
+        input: &Vec<f32>,
+    ) -> Result<Self::Buffers<B>> {
+        let buffer = backend.upload("picture", input)?;
+        let sampling = shape.modes.sampling();
+        Ok(TextureBuffers {
+            texture: backend.texture(&buffer, shape.width, shape.height, sampling)?,
+            input: buffer,
+            output: backend.alloc("output", shape.pixels())?,
+        })
     }
 
     /// Each pixel's point sampled by the model of the texture unit
@@ -247,48 +258,33 @@ impl Family for TextureFamily {
         };
         let (cos, sin) = shape.rotation();
         let (width, height) = (shape.width as u32, shape.height as u32);
-        let (values, tolerance) = (0..shape.pixels())
-            .into_par_iter()
-            .map(|at| {
-                let (x, y) = ((at % shape.width) as u32, (at / shape.width) as u32);
-                let (u, v) = source(x, y, width, height, cos, sin);
-                let read = sample(&texels, u, v);
-                (read.value, FILTER_ROUNDING * read.magnitude)
-            })
-            .unzip();
-        Expected { values, tolerance }
-    }
-
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: TextureShape,
-        input: &Vec<f32>,
-    ) -> Result<Buffers<B>> {
-        let buffer = backend.upload("picture", input)?;
-        let sampling = shape.modes.sampling();
-        Ok(Buffers {
-            texture: backend.texture(&buffer, shape.width, shape.height, sampling)?,
-            input: buffer,
-            output: backend.alloc("output", shape.pixels())?,
+        Expected::par_from_fn(shape.pixels(), |at| {
+            let (x, y) = ((at % shape.width) as u32, (at / shape.width) as u32);
+            let (u, v) = source(x, y, width, height, cos, sin);
+            let read = sample(&texels, u, v);
+            (read.value, FILTER_ROUNDING * read.magnitude)
         })
     }
 
-    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.output
+    const CPU: &'static str = "the texture unit's model, every core";
+
+    fn cpu(shape: TextureShape, input: &Vec<f32>) -> CpuOutput {
+        let values = Self::reference(shape, input).values;
+        CpuOutput::F32(values.into_iter().map(|value| value as f32).collect())
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: TextureShape,
-        buffers: &mut Buffers<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         Self::made_for(kernel, shape)?;
         let problem = Self::problem(shape)?;
         expect_len("picture", shape.pixels(), backend.len(&buffers.input))?;
         expect_len("output", shape.pixels(), backend.len(&buffers.output))?;
         let (cos, sin) = shape.rotation();
-        let Buffers {
+        let TextureBuffers {
             input,
             texture,
             output,
@@ -306,12 +302,5 @@ impl Family for TextureFamily {
         // each, within u32, the output a buffer of its own; the texture
         // was made from the picture and lives as long as the buffers.
         Ok(unsafe { backend.launch(kernel, &problem, args) }?)
-    }
-
-    const CPU: &'static str = "the texture unit's model, every core";
-
-    fn cpu(shape: TextureShape, input: &Vec<f32>) -> CpuOutput {
-        let values = Self::reference(shape, input).values;
-        CpuOutput::F32(values.into_iter().map(|value| value as f32).collect())
     }
 }

@@ -3,23 +3,11 @@
 //! matrix as its baseline, which moves the same bytes with every access
 //! whole: the most a transpose can hope to match.
 
-use std::fmt;
-
-use clap::ArgMatches;
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
 use kernels::transpose::{Args, KERNELS, Shape as Problem, TILE};
-use rand::rngs::SmallRng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::family::{
-    Baseline, Bound, CpuOutput, DEVICE_COPY, Family, InputOutput, Kernels, Op, Shape, SizeSyntax,
-    Tools, Work, dims, indexable, nonzero,
-};
-use crate::reference::{self, Expected};
-use crate::verify::uniform_floats;
+use crate::families::prelude::*;
+use crate::family::{Baseline, DEVICE_COPY};
+use crate::reference;
 
 /// A row-major `rows` × `cols` input, transposed into a `cols` × `rows`
 /// output.
@@ -90,6 +78,10 @@ const MATRICES: [&str; 2] = ["input matrix", "transposed matrix"];
 pub struct Transpose;
 
 impl Family for Transpose {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "transpose";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "ROWSxCOLS",
@@ -104,16 +96,9 @@ impl Family for Transpose {
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (the matrix is n×n)";
-
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
+    const BENCHED: bool = true;
 
     type Shape = TransposeShape;
-    /// The input matrix, row-major.
-    type Inputs = Vec<f32>;
-    type Buffers<B: Backend> = InputOutput<B>;
-    type Output = f32;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> TransposeShape {
         let [rows, cols] = dims(sizes);
@@ -156,12 +141,7 @@ impl Family for Transpose {
     /// written once, 8 bytes an element.
     fn work(shape: TransposeShape) -> Work {
         let bytes = 4.0 * shape.rows as f64 * shape.cols as f64;
-        Work {
-            op: Op::None,
-            ops: 0.0,
-            bytes: 2.0 * bytes,
-            output_bytes: bytes,
-        }
+        Work::new(Op::None, 0.0, bytes, bytes)
     }
 
     /// One move an element, in the reference and in every kernel: what the
@@ -177,8 +157,20 @@ impl Family for Transpose {
         36.0 * shape.rows as f64 * shape.cols as f64
     }
 
+    /// The input matrix, row-major.
+    type Inputs = Vec<f32>;
+    type Buffers<B: Backend> = InputOutput<B>;
+
     fn inputs(shape: TransposeShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Ok(uniform_floats(shape.checked_len()?, rng))
+    }
+
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: TransposeShape,
+        input: &Vec<f32>,
+    ) -> Result<Self::Buffers<B>> {
+        InputOutput::upload(backend, MATRICES, input, shape.checked_len()?)
     }
 
     /// Exact: the values are moved, never rounded, so every tolerance is 0.
@@ -191,33 +183,6 @@ impl Family for Transpose {
             .map(f64::from)
             .collect();
         Expected::exact(values)
-    }
-
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: TransposeShape,
-        input: &Vec<f32>,
-    ) -> Result<InputOutput<B>> {
-        InputOutput::upload(backend, MATRICES, input, shape.checked_len()?)
-    }
-
-    fn output<B: Backend>(buffers: &mut InputOutput<B>) -> &mut Buffer<B, f32> {
-        &mut buffers.output
-    }
-
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: TransposeShape,
-        buffers: &mut InputOutput<B>,
-    ) -> Result<()> {
-        buffers.expect_lens(backend, MATRICES, [shape.checked_len()?; 2])?;
-        let problem = Self::problem(shape)?;
-        let Problem { rows, cols } = problem;
-        let InputOutput { input, output } = buffers;
-        // SAFETY: both matrices hold rows×cols elements, in buffers of
-        // their own, and every index fits in u32 (checked above).
-        Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, rows, cols)) }?)
     }
 
     const CPU: &'static str = "blocked transpose, every core (rayon)";
@@ -242,18 +207,27 @@ impl Family for Transpose {
         CpuOutput::F32(output)
     }
 
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: TransposeShape,
+        buffers: &mut Self::Buffers<B>,
+    ) -> Result<()> {
+        buffers.expect_lens(backend, MATRICES, [shape.checked_len()?; 2])?;
+        let problem = Self::problem(shape)?;
+        let Problem { rows, cols } = problem;
+        let InputOutput { input, output } = buffers;
+        // SAFETY: both matrices hold rows×cols elements, in buffers of
+        // their own, and every index fits in u32 (checked above).
+        Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, rows, cols)) }?)
+    }
+
     /// The device copy: the same bytes, each read once and written once,
     /// in order, as fast as the memory goes.
     fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
-        vec![Baseline {
-            name: DEVICE_COPY,
-            needs: None,
-            arithmetic: false,
-            supports: |_| true,
-            run: |tools: &Tools<'_>, _, buffers| {
-                Ok(tools.gpu.copy(&buffers.input, &mut buffers.output)?)
-            },
-        }]
+        vec![Baseline::<Self>::device_copy(|tools, _, buffers| {
+            Ok(tools.gpu.copy(&buffers.input, &mut buffers.output)?)
+        })]
     }
 
     /// Every kernel against the copy: its ratio is its share of the

@@ -1,22 +1,11 @@
 //! The access-width lesson's copies: their shapes, inputs and reference.
 //! A copy is exact: the reference is the input, byte for byte.
 
-use std::fmt;
-
-use clap::ArgMatches;
-use gpu_host::backend::{Backend, Buffer};
-use gpu_std::Kernel;
 use kernels::width::{Args, KERNELS, Problem};
+use rand::Rng;
 use rand::distr::Uniform;
-use rand::{Rng, rngs::SmallRng};
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
-use crate::family::{
-    Bound, CpuOutput, Family, Kernels, Op, Shape, SizeSyntax, Work, dims, expect_len, nonzero,
-};
-use crate::reference::Expected;
+use crate::families::prelude::*;
 use crate::verify::random_vec;
 
 /// Bytes copied.
@@ -42,14 +31,13 @@ impl Shape for WidthShape {
     }
 }
 
-pub struct Buffers<B: Backend> {
-    pub input: Buffer<B, u8>,
-    pub output: Buffer<B, u8>,
-}
-
 pub struct Width;
 
 impl Family for Width {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "width";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "BYTES",
@@ -61,16 +49,8 @@ impl Family for Width {
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "bytes copied";
-    const BENCHED: bool = false;
-
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
 
     type Shape = WidthShape;
-    type Inputs = Vec<u8>;
-    type Buffers<B: Backend> = Buffers<B>;
-    type Output = u8;
 
     fn shape(sizes: &[usize], _: &ArgMatches) -> WidthShape {
         let [bytes] = dims(sizes);
@@ -93,17 +73,15 @@ impl Family for Width {
 
     fn work(shape: WidthShape) -> Work {
         let bytes = shape.bytes as f64;
-        Work {
-            op: Op::None,
-            ops: 0.0,
-            bytes: 2.0 * bytes,
-            output_bytes: bytes,
-        }
+        Work::new(Op::None, 0.0, bytes, bytes)
     }
 
     fn host_bytes(shape: WidthShape) -> f64 {
         20.0 * shape.bytes as f64
     }
+
+    type Inputs = Vec<u8>;
+    type Buffers<B: Backend> = InputOutput<B, u8>;
 
     /// Bytes other than the poison, 255, so that a byte the copy missed
     /// shows.
@@ -113,40 +91,36 @@ impl Family for Width {
         Ok(random_vec(shape.bytes, samples, rng.random()))
     }
 
+    fn upload<B: Backend>(
+        backend: &B,
+        shape: WidthShape,
+        input: &Vec<u8>,
+    ) -> Result<Self::Buffers<B>> {
+        InputOutput::upload(backend, NAMES, input, shape.bytes)
+    }
+
     fn reference(_: WidthShape, input: &Vec<u8>) -> Expected {
         Expected::exact(input.par_iter().map(|&byte| f64::from(byte)).collect())
-    }
-
-    fn upload<B: Backend>(backend: &B, shape: WidthShape, input: &Vec<u8>) -> Result<Buffers<B>> {
-        Ok(Buffers {
-            input: backend.upload("input", input)?,
-            output: backend.alloc("output", shape.bytes)?,
-        })
-    }
-
-    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, u8> {
-        &mut buffers.output
-    }
-
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: WidthShape,
-        buffers: &mut Buffers<B>,
-    ) -> Result<()> {
-        let problem = Self::problem(shape)?;
-        expect_len("input", shape.bytes, backend.len(&buffers.input))?;
-        expect_len("output", shape.bytes, backend.len(&buffers.output))?;
-        let Buffers { input, output } = buffers;
-        // SAFETY: both buffers hold the bytes, the output its own, each
-        // starting where the backend allocated it (256-byte aligned on the
-        // GPU).
-        Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, problem.bytes)) }?)
     }
 
     const CPU: &'static str = "a copy of the bytes";
 
     fn cpu(_: WidthShape, input: &Vec<u8>) -> CpuOutput {
         CpuOutput::U8(input.clone())
+    }
+
+    fn launch<B: Backend>(
+        backend: &B,
+        kernel: &Kernel<Args, Problem>,
+        shape: WidthShape,
+        buffers: &mut Self::Buffers<B>,
+    ) -> Result<()> {
+        let problem = Self::problem(shape)?;
+        buffers.expect_lens(backend, NAMES, [shape.bytes; 2])?;
+        let InputOutput { input, output } = buffers;
+        // SAFETY: both buffers hold the bytes, the output its own, each
+        // starting where the backend allocated it (256-byte aligned on the
+        // GPU).
+        Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, problem.bytes)) }?)
     }
 }

@@ -16,15 +16,8 @@ fn strided_copy(lab: &mut Lab<'_>, stride: usize, offset: usize, x: f64) -> Resu
     let shape = |n| AccessShape { n, stride, offset };
     let n = Access::SIZE.on_gpu[0];
     let (ms, correct) = lab.measure::<Access>(shape(n))?;
-    Ok(Point {
-        series: None,
-        label: None,
-        x,
-        ms,
-        y: copy_rate(n, ms),
-        counted: Some(fetched_per_used::<Access>(shape(COUNTED_ELEMENTS))?),
-        correct,
-    })
+    Ok(Point::new(x, ms, copy_rate(n, ms), correct)
+        .counting(fetched_per_used::<Access>(shape(COUNTED_ELEMENTS))?))
 }
 
 /// The copy at each stride, and the sectors the emulator counts for it.
@@ -45,13 +38,7 @@ pub(super) fn coalescing(lab: &mut Lab<'_>) -> Result<Outcome> {
         last.counted.unwrap_or(f64::NAN),
     );
     let verdict = Verdict::confirmed_if(ratio < 0.5, Verdict::NotShown);
-    Ok(outcome(
-        Access::KERNELS[0].name,
-        points,
-        None,
-        finding,
-        verdict,
-    ))
+    Ok(outcome(Access::KERNELS[0].name, points, (finding, verdict)))
 }
 
 /// The copy from each offset of a sector and a line and one past.
@@ -83,13 +70,7 @@ pub(super) fn alignment(lab: &mut Lab<'_>) -> Result<Outcome> {
         worst / aligned,
     );
     let verdict = Verdict::confirmed_if(ratio < 0.95, Verdict::Hidden);
-    Ok(outcome(
-        Access::KERNELS[0].name,
-        points,
-        None,
-        finding,
-        verdict,
-    ))
+    Ok(outcome(Access::KERNELS[0].name, points, (finding, verdict)))
 }
 
 /// Every width's copy, and the two pairs', with the bytes each fetches
@@ -104,15 +85,11 @@ pub(super) fn width(lab: &mut Lab<'_>) -> Result<Outcome> {
         let loads = kernel_traffic::<Width>(kernel, WidthShape { bytes: 4096 })?.global_load;
         let pair = kernel.name.strip_prefix("copy_pairs_");
         let width = kernel.name.strip_prefix("copy_bytes_");
-        points.push(Point {
-            series: None,
-            label: pair.map(|alignment| format!("a pair of f32, {}", alignment.replace('_', " "))),
-            x: width.map_or(8.0, |bytes| bytes.parse().unwrap_or(f64::NAN)),
-            ms,
-            y: 2.0 * shape.bytes as f64 / ms / 1e6,
-            counted: Some(loads.bytes_fetched() as f64 / loads.bytes_used as f64),
-            correct,
-        });
+        let label = pair.map(|alignment| format!("a pair of f32, {}", alignment.replace('_', " ")));
+        let x = width.map_or(8.0, |bytes| bytes.parse().unwrap_or(f64::NAN));
+        let point = Point::new(x, ms, 2.0 * shape.bytes as f64 / ms / 1e6, correct);
+        let fetched = loads.bytes_fetched() as f64 / loads.bytes_used as f64;
+        points.push(Point { label, ..point }.counting(fetched));
     }
     let (widths, pairs): (Vec<&Point>, Vec<&Point>) =
         points.iter().partition(|point| point.label.is_none());
@@ -136,8 +113,6 @@ pub(super) fn width(lab: &mut Lab<'_>) -> Result<Outcome> {
     Ok(outcome(
         "copy_bytes_{1,2,4,8,16}, copy_pairs_align_{4,8}",
         points,
-        None,
-        finding,
-        verdict,
+        (finding, verdict),
     ))
 }

@@ -16,15 +16,12 @@ pub(super) fn intensity(lab: &mut Lab<'_>) -> Result<Outcome> {
             fmas,
         };
         let (ms, correct) = lab.measure::<Intensity>(shape)?;
-        points.push(Point {
-            series: None,
-            label: None,
-            x: shape.intensity(),
+        points.push(Point::new(
+            shape.intensity(),
             ms,
-            y: Intensity::work(shape).ops / ms / 1e6,
-            counted: None,
+            Intensity::work(shape).ops / ms / 1e6,
             correct,
-        });
+        ));
         fmas *= 2;
     }
     // The two ceilings, each from the sweep's own end: bandwidth where the
@@ -47,11 +44,8 @@ pub(super) fn intensity(lab: &mut Lab<'_>) -> Result<Outcome> {
         (flat - 1.0) * 100.0,
     );
     let verdict = Verdict::confirmed_if(flat < 1.2 && !below.is_empty(), Verdict::NotShown);
-    Ok(outcome(
-        Intensity::KERNELS[0].name,
-        points,
-        Some(bound),
-        finding,
-        verdict,
-    ))
+    Ok(Outcome {
+        bound: Some(bound),
+        ..outcome(Intensity::KERNELS[0].name, points, (finding, verdict))
+    })
 }

@@ -72,19 +72,15 @@ fn staged<F: Family>(
         let instructions = traffic.global_load.requests + traffic.bulk_load.requests;
         for n in SIZES {
             let (ms, correct) = lab.measure_on::<F>(lab.gpu, kernel, shape(n))?;
-            points.push(Point {
-                series: Some(kernel.name.to_string()),
-                label: None,
-                x: mib(n),
-                ms,
-                y: copy_rate(n, ms),
-                counted: Some(instructions as f64),
-                correct,
-            });
+            points.push(
+                Point::new(mib(n), ms, copy_rate(n, ms), correct)
+                    .on(kernel.name)
+                    .counting(instructions as f64),
+            );
         }
     }
     let (finding, verdict) = judge(&points, what);
-    Ok(outcome(&kernels, points, None, finding, verdict))
+    Ok(outcome(&kernels, points, (finding, verdict)))
 }
 
 /// The finding and verdict: shown where the bulk copy stages tiles at
@@ -131,17 +127,7 @@ mod tests {
     fn points(ms: [f64; 3]) -> Vec<Point> {
         let counted = [128.0, 32.0, 1.0];
         (0..3)
-            .flat_map(|k| {
-                SIZES.map(|n| Point {
-                    series: None,
-                    label: None,
-                    x: mib(n),
-                    ms: ms[k],
-                    y: 0.0,
-                    counted: Some(counted[k]),
-                    correct: true,
-                })
-            })
+            .flat_map(|k| SIZES.map(|n| Point::new(mib(n), ms[k], 0.0, true).counting(counted[k])))
             .collect()
     }
 

@@ -48,16 +48,7 @@ fn sweep(
                 cluster,
                 rounds,
             };
-            let (ms, correct) = lab.measure_on::<Distributed>(lab.gpu, kernel, shape)?;
-            points.push(Point {
-                series: Some(kernel.name.to_string()),
-                label: None,
-                x: cluster as f64,
-                ms,
-                y: y(ms),
-                counted: None,
-                correct,
-            });
+            points.push(lab.point::<Distributed>(kernel, shape, cluster as f64, &y)?);
         }
     }
     Ok(points)
@@ -80,7 +71,7 @@ pub(super) fn bandwidth(lab: &mut Lab<'_>) -> Result<Outcome> {
         bytes / ms / 1e6
     })?;
     let (finding, verdict) = judge_bandwidth(&points);
-    Ok(outcome(kernels, points, None, finding, verdict))
+    Ok(outcome(kernels, points, (finding, verdict)))
 }
 
 /// Latency: ns from one read to the next in a chain, own, neighbour's and
@@ -95,7 +86,7 @@ pub(super) fn latency(lab: &mut Lab<'_>) -> Result<Outcome> {
         ms * 1e6 / hops
     })?;
     let (finding, verdict) = judge_latency(&points);
-    Ok(outcome(kernels, points, None, finding, verdict))
+    Ok(outcome(kernels, points, (finding, verdict)))
 }
 
 /// The own, neighbour's and L2 series of `points`, a point a cluster size.
@@ -184,17 +175,7 @@ mod tests {
 
     fn points(y: [f64; 3]) -> Vec<Point> {
         (0..3)
-            .flat_map(|k| {
-                CLUSTERS.map(|cluster| Point {
-                    series: None,
-                    label: None,
-                    x: cluster as f64,
-                    ms: 1.0,
-                    y: y[k],
-                    counted: None,
-                    correct: true,
-                })
-            })
+            .flat_map(|k| CLUSTERS.map(|cluster| Point::new(cluster as f64, 1.0, y[k], true)))
             .collect()
     }
 

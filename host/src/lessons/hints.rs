@@ -20,9 +20,7 @@ pub(super) fn hints(lab: &mut Lab<'_>) -> Result<Outcome> {
     Ok(outcome(
         "reuse_plain, reuse_streaming",
         points,
-        None,
-        finding,
-        verdict,
+        (finding, verdict),
     ))
 }
 

@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::families::l2::{L2, L2Shape};
 use crate::family::Family;
 
-use super::lab::{Lab, Point};
+use super::lab::{Lab, Point, with_speedups};
 
 /// The reused sets swept, in MiB: from sets the L2 keeps whatever the
 /// stream does, past the L2's size (50 MiB on an H100, 40 on an A100).
@@ -33,15 +33,9 @@ pub(super) fn sweep(
             carve_out,
         };
         let (ms, correct) = lab.measure_on::<L2>(lab.gpu, kernel, shape)?;
-        points.push(Point {
-            series: Some(series.clone()),
-            label: None,
-            x: mib as f64,
-            ms,
-            y: shape.streamed_bytes() / ms / 1e6,
-            counted: None,
-            correct,
-        });
+        points.push(
+            Point::new(mib as f64, ms, shape.streamed_bytes() / ms / 1e6, correct).on(&series),
+        );
     }
     Ok(points)
 }
@@ -55,14 +49,6 @@ pub(super) fn speedups(plain: &[Point], policy: &[Point]) -> Vec<f64> {
 /// The set sizes whose speedup `keep` keeps, each with it: "16 MiB
 /// (1.20×), 20 MiB (1.09×)", or "none".
 pub(super) fn sizes_where(speedups: &[f64], keep: impl Fn(f64) -> bool) -> String {
-    let sizes: Vec<String> = SET_MIB
-        .iter()
-        .zip(speedups)
-        .filter(|&(_, &speedup)| keep(speedup))
-        .map(|(mib, speedup)| format!("{mib} MiB ({speedup:.2}×)"))
-        .collect();
-    match sizes.is_empty() {
-        true => "none".to_string(),
-        false => sizes.join(", "),
-    }
+    let sizes = SET_MIB.map(|mib| format!("{mib} MiB"));
+    with_speedups(&sizes, speedups, keep)
 }

@@ -71,6 +71,47 @@ pub struct Point {
     pub correct: bool,
 }
 
+impl Point {
+    /// The point at `x` of a kernel whose median time is `ms`: `y`, the
+    /// lesson's quantity, and whether the output was correct; on no
+    /// kernel's line, with no label and nothing counted until said.
+    pub(super) fn new(x: f64, ms: f64, y: f64, correct: bool) -> Self {
+        Self {
+            series: None,
+            label: None,
+            x,
+            ms,
+            y,
+            counted: None,
+            correct,
+        }
+    }
+
+    /// The point, on `series`'s line.
+    pub(super) fn on(self, series: &str) -> Self {
+        Self {
+            series: Some(series.to_string()),
+            ..self
+        }
+    }
+
+    /// The point, labelled.
+    pub(super) fn labelled(self, label: String) -> Self {
+        Self {
+            label: Some(label),
+            ..self
+        }
+    }
+
+    /// The point, with what the emulator counts.
+    pub(super) fn counting(self, counted: f64) -> Self {
+        Self {
+            counted: Some(counted),
+            ..self
+        }
+    }
+}
+
 /// A lesson's run: its points, what they show, and the verdict.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Outcome {
@@ -123,6 +164,19 @@ impl Lab<'_> {
         let correct = case.check(gpu, kernel)?.passed();
         let ms = gpu.median_ms(self.runs, || case.launch(gpu, kernel))?;
         Ok((ms, correct))
+    }
+
+    /// `kernel` measured at `shape` as the point at `x` on its line, its
+    /// quantity `y` of its time.
+    pub(super) fn point<F: Family>(
+        &mut self,
+        kernel: &Kernel<F::Args, F::Problem>,
+        shape: F::Shape,
+        x: f64,
+        y: impl Fn(f64) -> f64,
+    ) -> Result<Point> {
+        let (ms, correct) = self.measure_on::<F>(self.gpu, kernel, shape)?;
+        Ok(Point::new(x, ms, y(ms), correct).on(kernel.name))
     }
 }
 
@@ -182,13 +236,30 @@ pub(super) fn mean_y(points: &[Point], keep: impl Fn(&Point) -> bool) -> f64 {
     rates.iter().sum::<f64>() / rates.len() as f64
 }
 
+/// Each label whose speedup `keep` keeps, with it: "16 MiB (1.20×), 20
+/// MiB (1.09×)", or "none".
+pub(super) fn with_speedups(
+    labels: &[String],
+    speedups: &[f64],
+    keep: impl Fn(f64) -> bool,
+) -> String {
+    let kept: Vec<String> = labels
+        .iter()
+        .zip(speedups)
+        .filter(|&(_, &speedup)| keep(speedup))
+        .map(|(label, speedup)| format!("{label} ({speedup:.2}×)"))
+        .collect();
+    match kept.is_empty() {
+        true => "none".to_string(),
+        false => kept.join(", "),
+    }
+}
+
 /// The outcome, WRONG whatever the timings when any output was.
 pub(super) fn outcome(
     kernel: &str,
     points: Vec<Point>,
-    bound: Option<Vec<(f64, f64)>>,
-    finding: String,
-    verdict: Verdict,
+    (finding, verdict): (String, Verdict),
 ) -> Outcome {
     let verdict = if points.iter().all(|point| point.correct) {
         verdict
@@ -198,7 +269,7 @@ pub(super) fn outcome(
     Outcome {
         kernel: kernel.to_string(),
         points,
-        bound,
+        bound: None,
         finding,
         verdict,
     }

@@ -36,15 +36,16 @@ pub(super) fn constant(lab: &mut Lab<'_>) -> Result<Outcome> {
             } else {
                 "32 coefficients a warp"
             };
-            points.push(Point {
-                series: None,
-                label: Some(format!("{}, {lanes}", kernel.name)),
-                x: (points.len() + 1) as f64,
-                ms,
-                y: Constant::work(shape).ops / ms / 1e6,
-                counted: Some(addresses),
-                correct,
-            });
+            points.push(
+                Point::new(
+                    (points.len() + 1) as f64,
+                    ms,
+                    Constant::work(shape).ops / ms / 1e6,
+                    correct,
+                )
+                .labelled(format!("{}, {lanes}", kernel.name))
+                .counting(addresses),
+            );
         }
     }
     let rate = |index: usize| points[index].y;
@@ -67,9 +68,7 @@ pub(super) fn constant(lab: &mut Lab<'_>) -> Result<Outcome> {
     Ok(outcome(
         "coefficients_from_constant, coefficients_from_global",
         points,
-        None,
-        finding,
-        verdict,
+        (finding, verdict),
     ))
 }
 
@@ -107,18 +106,18 @@ pub(super) fn registers(lab: &mut Lab<'_>) -> Result<Outcome> {
             resources.local_bytes,
             shape.bytes_read() / ms / 1e6
         ));
-        points.push(Point {
-            series: None,
-            label: Some(format!(
+        points.push(
+            Point::new(
+                (index + 1) as f64,
+                ms,
+                shape.bytes_read() / ms / 1e6,
+                correct,
+            )
+            .labelled(format!(
                 "{label} ({} registers, {} local bytes)",
                 resources.registers, resources.local_bytes
             )),
-            x: (index + 1) as f64,
-            ms,
-            y: shape.bytes_read() / ms / 1e6,
-            counted: None,
-            correct,
-        });
+        );
         local_bytes.push(resources.local_bytes);
     }
     let ([local, spilled], verdict) = judge_registers(&points, &local_bytes);
@@ -130,9 +129,7 @@ pub(super) fn registers(lab: &mut Lab<'_>) -> Result<Outcome> {
     Ok(outcome(
         "array_in_registers, array_in_local_memory",
         points,
-        None,
-        finding,
-        verdict,
+        (finding, verdict),
     ))
 }
 
@@ -169,15 +166,15 @@ pub(super) fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
             ..shape
         })?
         .shared_load;
-        points.push(Point {
-            series: None,
-            label: None,
-            x: f64::from(stride),
-            ms,
-            y: shape.bytes_read() / ms / 1e6,
-            counted: Some(loads.wavefronts as f64 / loads.requests as f64),
-            correct,
-        });
+        points.push(
+            Point::new(
+                f64::from(stride),
+                ms,
+                shape.bytes_read() / ms / 1e6,
+                correct,
+            )
+            .counting(loads.wavefronts as f64 / loads.requests as f64),
+        );
     }
     let degree_rate = |degree: u32| {
         mean_y(&points, |point| {
@@ -202,13 +199,7 @@ pub(super) fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
     );
     let falling = rates.windows(2).all(|pair| pair[1] < pair[0] * 1.05);
     let verdict = Verdict::confirmed_if(falling && rates[5] < rates[0] / 8.0, Verdict::NotShown);
-    Ok(outcome(
-        Banks::KERNELS[0].name,
-        points,
-        None,
-        finding,
-        verdict,
-    ))
+    Ok(outcome(Banks::KERNELS[0].name, points, (finding, verdict)))
 }
 
 /// Blocks of `block` threads that fill every SM of the GPU once.
@@ -238,15 +229,12 @@ pub(super) fn caches(lab: &mut Lab<'_>) -> Result<Outcome> {
             chunks,
         };
         let (ms, correct) = lab.measure::<Caches>(shape)?;
-        points.push(Point {
-            series: None,
-            label: None,
-            x: set_bytes as f64,
+        points.push(Point::new(
+            set_bytes as f64,
             ms,
-            y: shape.bytes_read() / ms / 1e6,
-            counted: None,
+            shape.bytes_read() / ms / 1e6,
             correct,
-        });
+        ));
         set_bytes *= 2;
     }
     let plateau =
@@ -267,13 +255,7 @@ pub(super) fn caches(lab: &mut Lab<'_>) -> Result<Outcome> {
         l1_rate > 1.5 * l2_rate && l2_rate > 1.5 * memory_rate,
         Verdict::NotShown,
     );
-    Ok(outcome(
-        Caches::KERNELS[0].name,
-        points,
-        None,
-        finding,
-        verdict,
-    ))
+    Ok(outcome(Caches::KERNELS[0].name, points, (finding, verdict)))
 }
 
 #[cfg(test)]
@@ -282,15 +264,7 @@ mod tests {
 
     fn timed(ms: &[f64]) -> Vec<Point> {
         ms.iter()
-            .map(|&ms| Point {
-                series: None,
-                label: None,
-                x: 0.0,
-                ms,
-                y: 0.0,
-                counted: None,
-                correct: true,
-            })
+            .map(|&ms| Point::new(0.0, ms, 0.0, true))
             .collect()
     }
 

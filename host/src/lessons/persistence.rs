@@ -37,7 +37,7 @@ pub(super) fn persistence(lab: &mut Lab<'_>) -> Result<Outcome> {
         &most_speedups,
         (mib(half), mib(limits.max_carve_out)),
     );
-    Ok(outcome("reuse_plain", points, None, finding, verdict))
+    Ok(outcome("reuse_plain", points, (finding, verdict)))
 }
 
 /// The finding and verdict from each window's speedup over no window at

@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::families::readonly::{ReadOnly, ReadOnlyShape};
 use crate::family::Family;
 
-use super::lab::{Lab, Outcome, Point, Verdict, outcome};
+use super::lab::{Lab, Outcome, Verdict, outcome};
 
 /// The radii swept: from reads that device memory bounds to reads that
 /// the SM's caches bound.
@@ -21,16 +21,8 @@ pub(super) fn read_only(lab: &mut Lab<'_>) -> Result<Outcome> {
                 n: ReadOnly::SIZE.on_gpu[0],
                 radius,
             };
-            let (ms, correct) = lab.measure_on::<ReadOnly>(lab.gpu, kernel, shape)?;
-            points.push(Point {
-                series: Some(kernel.name.to_string()),
-                label: None,
-                x: f64::from(radius),
-                ms,
-                y: shape.window_bytes() / ms / 1e6,
-                counted: None,
-                correct,
-            });
+            let y = |ms| shape.window_bytes() / ms / 1e6;
+            points.push(lab.point::<ReadOnly>(kernel, shape, f64::from(radius), y)?);
         }
     }
     // Time over plain loads' at each radius, for kernel `k` (0 plain, 1
@@ -74,8 +66,6 @@ pub(super) fn read_only(lab: &mut Lab<'_>) -> Result<Outcome> {
     Ok(outcome(
         "stencil_global, stencil_read_only, stencil_shared",
         points,
-        None,
-        finding,
-        verdict,
+        (finding, verdict),
     ))
 }

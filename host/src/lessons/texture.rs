@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::families::texture::{Modes, TextureFamily, TextureShape};
 use crate::family::Family;
 
-use super::lab::{Lab, Outcome, Point, Verdict, outcome};
+use super::lab::{Lab, Outcome, Point, Verdict, outcome, with_speedups};
 
 /// The angles swept, in degrees: 0° reads along the picture's rows, 90°
 /// down its columns.
@@ -27,16 +27,8 @@ pub(super) fn texture(lab: &mut Lab<'_>) -> Result<Outcome> {
                 degrees,
                 modes: Modes::BorderLinear,
             };
-            let (ms, correct) = lab.measure_on::<TextureFamily>(lab.gpu, kernel, shape)?;
-            points.push(Point {
-                series: Some(kernel.name.to_string()),
-                label: None,
-                x: f64::from(degrees),
-                ms,
-                y: (width * height) as f64 / ms / 1e6,
-                counted: None,
-                correct,
-            });
+            let y = |ms| (width * height) as f64 / ms / 1e6;
+            points.push(lab.point::<TextureFamily>(kernel, shape, f64::from(degrees), y)?);
         }
     }
     let (global, texture) = points.split_at(ANGLES.len());
@@ -45,9 +37,7 @@ pub(super) fn texture(lab: &mut Lab<'_>) -> Result<Outcome> {
     Ok(outcome(
         "rotate_global, rotate_texture",
         points,
-        None,
-        finding,
-        verdict,
+        (finding, verdict),
     ))
 }
 
@@ -60,18 +50,8 @@ fn judge_texture(global_ms: &[f64], texture_ms: &[f64]) -> (String, Verdict) {
         .zip(texture_ms)
         .map(|(global, texture)| global / texture)
         .collect();
-    let at = |keep: fn(f64) -> bool| -> String {
-        let angles: Vec<String> = ANGLES
-            .iter()
-            .zip(&speedups)
-            .filter(|&(_, &speedup)| keep(speedup))
-            .map(|(degrees, speedup)| format!("{degrees}° ({speedup:.2}×)"))
-            .collect();
-        match angles.is_empty() {
-            true => "none".to_string(),
-            false => angles.join(", "),
-        }
-    };
+    let angles = ANGLES.map(|degrees| format!("{degrees}°"));
+    let at = |keep: fn(f64) -> bool| with_speedups(&angles, &speedups, keep);
     let shown = speedups.iter().any(|&speedup| speedup >= MARGIN);
     let finding = format!(
         "texture fetches over global loads, by angle: they win at {}; tie at {}; lose at {}. {}",

@@ -8,8 +8,9 @@ use locality::Gpu;
 use locality::case::Case;
 use locality::cli::{Cli, Verdict};
 use locality::families::bulk::{Bulk, BulkShape};
-use locality::families::matmul::{Buffers, Matmul, MatmulShape};
-use locality::family::Family;
+use locality::families::matmul::{Matmul, MatmulShape};
+use locality::family::{Family, TwoInputs};
+
 use locality::{Backend, Error};
 use locality_tests::{kernel, quiet_seed};
 use rand::{SeedableRng, rngs::SmallRng};
@@ -21,10 +22,10 @@ pub fn error_trials() -> Vec<Trial> {
     vec![
         Trial::test("buffers that do not match the shape are rejected", || {
             let gpu = gpu()?;
-            let mut buffers = Buffers {
-                a: gpu.alloc::<f32>("A", 12).map_err(failed)?,
-                b: gpu.alloc::<f32>("B", 25).map_err(failed)?,
-                c: gpu.alloc::<f32>("C", 15).map_err(failed)?,
+            let mut buffers = TwoInputs {
+                first: gpu.alloc::<f32>("A", 12).map_err(failed)?,
+                second: gpu.alloc::<f32>("B", 25).map_err(failed)?,
+                output: gpu.alloc::<f32>("C", 15).map_err(failed)?,
             };
             // A 3×5 · 5×5 product needs 15 elements of A; the buffer has 12.
             let kernel = kernel::<Matmul>("matmul_naive");

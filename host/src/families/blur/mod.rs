@@ -7,29 +7,22 @@ mod cpu_baseline;
 mod limits;
 mod shape;
 
-use clap::{Arg, ArgMatches, value_parser};
-use gpu_host::backend::{Backend, Buffer, checked_launch};
-use gpu_std::Kernel;
+use gpu_host::backend::checked_launch;
 use kernels::blur::{Args, KERNELS, MAX_RADIUS, Problem};
+use rand::Rng;
 use rand::distr::Uniform;
-use rand::{Rng, rngs::SmallRng};
 
-use crate::error::{Error, Result};
-use crate::family::{
-    Baseline, Bound, CpuOutput, DEVICE_COPY, Family, Kernels, Library, Op, SizeSyntax, Tools, Work,
-    dims, expect_len,
-};
+use crate::families::prelude::*;
+use crate::family::{Baseline, Library, Tools};
 use crate::npp::Npp;
-use crate::reference::{self, Expected};
+use crate::reference;
 use crate::verify::random_vec;
 
 pub use limits::{check_channels, check_radius, max_channels, max_radius};
 pub use shape::BlurShape;
 
-pub struct Buffers<B: Backend> {
-    pub input: Buffer<B, u8>,
-    pub output: Buffer<B, u8>,
-}
+/// The images' names in errors.
+const IMAGES: [&str; 2] = ["input image", "output image"];
 
 /// NPP's box filter (`nppiFilterBoxBorder_8u_C{1,3,4}R`), the blurs'
 /// baseline: what a CUDA C++ user calls. It replicates the image's edge
@@ -49,6 +42,10 @@ pub const ADDS_PER_SAMPLE: f64 = 4.0;
 pub struct Blur;
 
 impl Family for Blur {
+    type Args = Args;
+    type Problem = Problem;
+    const KERNELS: &'static Kernels<Self> = KERNELS;
+
     const NAME: &'static str = "blur";
     const SIZE: SizeSyntax = SizeSyntax {
         value_name: "WxH",
@@ -60,16 +57,9 @@ impl Family for Blur {
     };
     const BOUND: Bound = Bound::Memory;
     const SQUARE_AXIS: &'static str = "n (the image is n×n pixels)";
-
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
+    const BENCHED: bool = true;
 
     type Shape = BlurShape;
-    /// The image's samples.
-    type Inputs = Vec<u8>;
-    type Buffers<B: Backend> = Buffers<B>;
-    type Output = u8;
 
     /// Lists, so that one run or bench covers several; the bench's defaults
     /// sweep the radius at 1 and 3 channels.
@@ -181,12 +171,7 @@ impl Family for Blur {
     /// once.
     fn work(shape: BlurShape) -> Work {
         let samples = (shape.width * shape.height * shape.channels) as f64;
-        Work {
-            op: Op::IntAdd,
-            ops: ADDS_PER_SAMPLE * samples,
-            bytes: 2.0 * samples,
-            output_bytes: samples,
-        }
+        Work::new(Op::IntAdd, ADDS_PER_SAMPLE * samples, samples, samples)
     }
 
     /// The CPU reference's and the naive kernel's: (2r+1)² adds per
@@ -202,6 +187,10 @@ impl Family for Blur {
     fn host_bytes(shape: BlurShape) -> f64 {
         20.0 * (shape.width * shape.height * shape.channels) as f64
     }
+
+    /// The image's samples.
+    type Inputs = Vec<u8>;
+    type Buffers<B: Backend> = InputOutput<B, u8>;
 
     /// Samples from 0..=254, so that the poison 255 can never be a correct
     /// output.
@@ -219,6 +208,10 @@ impl Family for Blur {
         Ok(random_vec(len, samples, rng.random()))
     }
 
+    fn upload<B: Backend>(backend: &B, _: BlurShape, input: &Vec<u8>) -> Result<Self::Buffers<B>> {
+        InputOutput::upload(backend, IMAGES, input, input.len())
+    }
+
     fn reference(shape: BlurShape, input: &Vec<u8>) -> Expected {
         let image = [shape.width, shape.height, shape.channels];
         let values: Vec<f64> = reference::blur(input, image, shape.radius as usize)
@@ -228,28 +221,23 @@ impl Family for Blur {
         Expected::exact(values)
     }
 
-    fn upload<B: Backend>(backend: &B, _: BlurShape, input: &Vec<u8>) -> Result<Buffers<B>> {
-        Ok(Buffers {
-            input: backend.upload("input image", input)?,
-            output: backend.alloc("output image", input.len())?,
-        })
-    }
+    const CPU: &'static str = "separable running sums, every core (rayon)";
 
-    fn output<B: Backend>(buffers: &mut Buffers<B>) -> &mut Buffer<B, u8> {
-        &mut buffers.output
+    /// No crate does a clipped box blur, so the baseline is ours
+    /// (`cpu_baseline`).
+    fn cpu(shape: BlurShape, input: &Vec<u8>) -> CpuOutput {
+        CpuOutput::U8(cpu_baseline::blur(shape, input))
     }
 
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Args, Problem>,
         shape: BlurShape,
-        buffers: &mut Buffers<B>,
+        buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
         check_channels(kernel, shape)?;
         check_radius(kernel, shape)?;
-        let len = shape.checked_len()?;
-        expect_len("input image", len, backend.len(&buffers.input))?;
-        expect_len("output image", len, backend.len(&buffers.output))?;
+        buffers.expect_lens(backend, IMAGES, [shape.checked_len()?; 2])?;
         let problem = Self::problem(shape)?;
         let Problem {
             width,
@@ -257,7 +245,7 @@ impl Family for Blur {
             channels,
             radius,
         } = problem;
-        let Buffers { input, output } = buffers;
+        let InputOutput { input, output } = buffers;
         // SAFETY: both images hold width×height×channels samples, in
         // buffers of their own; every index fits in u32 and the radius is
         // within the kernel's limit (checked above).
@@ -265,14 +253,6 @@ impl Family for Blur {
             let args = (&*input, output, width, height, channels, radius);
             Ok(backend.launch(kernel, &problem, args)?)
         }
-    }
-
-    const CPU: &'static str = "separable running sums, every core (rayon)";
-
-    /// No crate does a clipped box blur, so the baseline is ours
-    /// (`cpu_baseline`).
-    fn cpu(shape: BlurShape, input: &Vec<u8>) -> CpuOutput {
-        CpuOutput::U8(cpu_baseline::blur(shape, input))
     }
 
     fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
@@ -288,15 +268,9 @@ impl Family for Blur {
                     npp.box_filter(&buffers.input, &mut buffers.output, image, shape.radius)
                 },
             },
-            Baseline {
-                name: DEVICE_COPY,
-                needs: None,
-                arithmetic: false,
-                supports: |_| true,
-                run: |tools: &Tools<'_>, _, buffers| {
-                    Ok(tools.gpu.copy(&buffers.input, &mut buffers.output)?)
-                },
-            },
+            Baseline::<Self>::device_copy(|tools, _, buffers| {
+                Ok(tools.gpu.copy(&buffers.input, &mut buffers.output)?)
+            }),
         ]
     }
 

@@ -1,4 +1,4 @@
-// CUDA C++ twins of the kernels in kernels/src/gemv/: y = αAx + βy, A m×n,
+// CUDA C++ twins of the kernels in gpu/src/gemv/: y = αAx + βy, A m×n,
 // y not read when β = 0. The seeds' kernels take one thread per row in
 // blocks of 128; the ladder's geometry is stated above each. A and x are
 // read only and y overlaps neither (the Rust kernels' contracts), hence

@@ -1,4 +1,4 @@
-// CUDA C++ twins of the kernels in kernels/src/distributed.rs: one block of
+// CUDA C++ twins of the kernels in gpu/src/distributed.rs: one block of
 // 256 threads a tile of 4096 words, each thread summing rounds passes of 16
 // words from word threadIdx.x on, each next index computed (sum_*) or
 // found in the word before (chase_*): in the block's own shared memory, in the next

@@ -1,4 +1,4 @@
-// CUDA C++ twins of the kernels in kernels/src/width.rs: one thread per
+// CUDA C++ twins of the kernels in gpu/src/width.rs: one thread per
 // element of the width, blocks of 256, the bytes past the last whole
 // element one a thread; the output overlaps nothing (hence __restrict__).
 // Each kernel's __launch_bounds__ are its Rust kernel's #[launch_bounds].

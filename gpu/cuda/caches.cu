@@ -1,4 +1,4 @@
-// CUDA C++ twin of the kernel in kernels/src/caches.rs: blocks of 256 threads,
+// CUDA C++ twin of the kernel in gpu/src/caches.rs: blocks of 256 threads,
 // each block reading 4 KiB chunks of the working set from its own start;
 // the output overlaps nothing (hence __restrict__). Its __launch_bounds__
 // are the Rust kernel's #[launch_bounds].

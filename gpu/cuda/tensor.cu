@@ -1,4 +1,4 @@
-// CUDA C++ twins of the kernels in kernels/src/tensor.rs: one block of 256
+// CUDA C++ twins of the kernels in gpu/src/tensor.rs: one block of 256
 // threads a tile of 128 rows × 32 columns of a row-major rows × cols array,
 // staged in dynamic shared memory with its 128-byte rows swizzled (each
 // row's 16-byte chunks XORed with the row's place among eight), the

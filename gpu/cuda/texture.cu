@@ -1,4 +1,4 @@
-// CUDA C++ twins of the kernels in kernels/src/texture.rs: one thread per
+// CUDA C++ twins of the kernels in gpu/src/texture.rs: one thread per
 // output pixel in blocks of 32 x 8, each sampling the picture at its centre
 // turned about the picture's centre, by hand from the row-major buffer (with
 // the texture unit's weights) or with one tex2D from the texture object made of it. Both take the picture

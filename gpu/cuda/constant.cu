@@ -1,4 +1,4 @@
-// CUDA C++ twins of the kernels in kernels/src/constant.rs: one thread per
+// CUDA C++ twins of the kernels in gpu/src/constant.rs: one thread per
 // element, blocks of 256, 256 coefficients; the output overlaps nothing
 // (hence __restrict__). Each kernel's __launch_bounds__ are its Rust
 // kernel's #[launch_bounds]. The loops over the coefficients are left to

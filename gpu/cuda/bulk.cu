@@ -1,4 +1,4 @@
-// CUDA C++ twins of the kernels in kernels/src/bulk.rs: one block of 256
+// CUDA C++ twins of the kernels in gpu/src/bulk.rs: one block of 256
 // threads a tile of 4096 floats, staged in dynamic shared memory after 16
 // bytes kept for the barrier, then written out reversed. The staging is
 // each kernel's lesson: loads and stores, 16-byte cp.async copies

@@ -1,4 +1,4 @@
-// CUDA C++ twin of the kernel in kernels/src/intensity.rs: four elements (one
+// CUDA C++ twin of the kernel in gpu/src/intensity.rs: four elements (one
 // float4) a thread, blocks of 256, the FMAs unrolled 8 at a time; the
 // output overlaps nothing (hence __restrict__). Its __launch_bounds__ are
 // the Rust kernel's #[launch_bounds].

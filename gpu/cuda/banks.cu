@@ -1,4 +1,4 @@
-// CUDA C++ twin of the kernel in kernels/src/banks.rs: blocks of 256 threads,
+// CUDA C++ twin of the kernel in gpu/src/banks.rs: blocks of 256 threads,
 // a static shared tile of 1024 words, the sums overlapping nothing (hence
 // __restrict__). Its __launch_bounds__ are the Rust kernel's
 // #[launch_bounds].

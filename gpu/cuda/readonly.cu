@@ -1,4 +1,4 @@
-// CUDA C++ twins of the kernels in kernels/src/readonly.rs: one thread per
+// CUDA C++ twins of the kernels in gpu/src/readonly.rs: one thread per
 // output element in blocks of 256, each summing its window of 2r + 1 input
 // elements clipped to the input, in order. The loads say which path they
 // take, as the Rust kernels do: __ldca is a plain load cached in L1

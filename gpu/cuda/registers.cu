@@ -1,4 +1,4 @@
-// CUDA C++ twins of the kernels in kernels/src/registers.rs: one thread per
+// CUDA C++ twins of the kernels in gpu/src/registers.rs: one thread per
 // element, blocks of 256; element k of thread i's array at input[k·n + i];
 // the output overlaps nothing (hence __restrict__). Each kernel's
 // __launch_bounds__ are its Rust kernel's #[launch_bounds].

@@ -1,4 +1,4 @@
-// CUDA C++ twin of the kernel in kernels/src/access.rs: one thread per element,
+// CUDA C++ twin of the kernel in gpu/src/access.rs: one thread per element,
 // blocks of 256, the output overlapping nothing (hence __restrict__). Its
 // __launch_bounds__ are the Rust kernel's #[launch_bounds].
 

@@ -1,4 +1,4 @@
-// CUDA C++ twins of the kernels in kernels/src/blur/: the rounded mean of the
+// CUDA C++ twins of the kernels in gpu/src/blur/: the rounded mean of the
 // (2r+1)² window clipped to the image, 8-bit samples, `channels`
 // interleaved, one grid layer per channel, blocks of 16×16. Input and
 // output are distinct buffers (the Rust kernels' contracts), hence

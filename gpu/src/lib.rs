@@ -39,7 +39,7 @@ pub mod width;
 /// same crates, benchmarked here like any family of the project's own.
 pub use transpose;
 
-/// The CUDA C++ twin of every kernel (`kernels/cuda/`, one file per family):
+/// The CUDA C++ twin of every kernel (`gpu/cuda/`, one file per family):
 /// the same algorithm, launch geometry and memory layout, each `extern "C"`
 /// under its Rust kernel's name. The host compiles them with NVRTC for the
 /// GPU it runs on and times each beside its kernel.

@@ -1,4 +1,4 @@
-// CUDA C++ twins of the kernels in kernels/src/l2.rs: one thread per output
+// CUDA C++ twins of the kernels in gpu/src/l2.rs: one thread per output
 // element in blocks of 256, output[i] = stream[i] + reused[i % m]. The
 // accesses say which cache policy they take, as the Rust kernels' do:
 // __ldg for the read-only inputs, and in reuse_streaming __ldcs and __stcs

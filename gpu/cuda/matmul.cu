@@ -1,4 +1,4 @@
-// CUDA C++ twins of the kernels in kernels/src/matmul/: the same algorithms,
+// CUDA C++ twins of the kernels in gpu/src/matmul/: the same algorithms,
 // launch geometry and memory layout, written as CUDA C++ programmers write
 // them (int indices, fused multiply-adds by contraction). The host compiles
 // them with NVRTC and times each beside its Rust kernel.
@@ -218,7 +218,7 @@ matmul_vectorised(const float* __restrict__ a, const float* __restrict__ b, floa
         __syncthreads();
         // Left a loop, here and in the two kernels after this one, as the
         // Rust kernels' step along a slice is (VECTOR_BLOCKING in
-        // kernels/src/matmul/geometry.rs says why).
+        // gpu/src/matmul/geometry.rs says why).
         for (int i = 0; i < SLICE; ++i) {
             float a_column[8], b_row[8];
             fragment(a_column, a_tile, i * BLOCK + row, 4);
@@ -355,7 +355,7 @@ __device__ __forceinline__ void add_outer_product(float (&sums)[8][THREAD_COLS],
 // This block's tile of C, as (row, column) of tiles: block (x, y) takes
 // tile (y, x) where BAND_ROWS is 1; otherwise blocks, in the order they
 // start, walk bands of BAND_ROWS rows of tiles, down each column of a band
-// before the next (kernels/src/matmul/staging.rs).
+// before the next (gpu/src/matmul/staging.rs).
 template <unsigned BAND_ROWS>
 __device__ __forceinline__ uint2 tile_of_block() {
     if (BAND_ROWS == 1) return make_uint2(blockIdx.y, blockIdx.x);
@@ -367,7 +367,7 @@ __device__ __forceinline__ uint2 tile_of_block() {
     return make_uint2(first_row + in_band % band_rows, in_band / band_rows);
 }
 
-// The pipelined kernels' one body (kernels/src/matmul/pipelined.rs): two
+// The pipelined kernels' one body (gpu/src/matmul/pipelined.rs): two
 // stages of a ROWS×COLS tile and SLICE_K of k, each warp 64 rows ×
 // 4·THREAD_COLS columns, each thread 8 × THREAD_COLS, tiles taken in
 // bands of BAND_ROWS rows.
@@ -442,7 +442,7 @@ matmul_wide(const float* __restrict__ a, const float* __restrict__ b, float* __r
     pipelined<BLOCK, WIDE_COLS, WIDE_SLICE, WIDE_THREAD_COLS, 1>(a, b, c, m, n, k);
 }
 
-// Bands of 16 rows of tiles (kernels/src/matmul/geometry.rs, BAND_ROWS).
+// Bands of 16 rows of tiles (gpu/src/matmul/geometry.rs, BAND_ROWS).
 constexpr unsigned BAND_ROWS = 16;
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)

@@ -1,0 +1,8 @@
+//! What the emulator finds wrong with a launch or one of its threads
+//! ([`Fault`], grouped as docs/emulator.md groups its checks), and the
+//! message each one prints.
+
+mod kinds;
+mod message;
+
+pub use kinds::{Fault, LaneProblem, Waiter};

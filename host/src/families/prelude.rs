@@ -1,0 +1,20 @@
+//! What a family's file uses, in one import: the trait and the pieces
+//! [`crate::family`] offers, what a shape derives, the random inputs, the
+//! reference and the options.
+
+pub use std::fmt;
+
+pub use clap::{Arg, ArgMatches, value_parser};
+pub use gpu_host::backend::Backend;
+pub use gpu_std::Kernel;
+pub use rand::rngs::SmallRng;
+pub use rayon::prelude::*;
+pub use serde::{Deserialize, Serialize};
+
+pub use crate::error::{Error, Result};
+pub use crate::family::{
+    Bound, Buffers, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax,
+    TwoInputs, Work, dims, expect_len, indexable, nonzero, option, value,
+};
+pub use crate::reference::{Expected, gamma};
+pub use crate::verify::uniform_floats;
