@@ -65,7 +65,7 @@ use device::GlobalAccess;
 use global::{GlobalMemory, Now};
 use mbarrier::Barriers;
 
-pub use fault::{Fault, LaneProblem, Waiter};
+pub use fault::{Fault, LaneProblem, SharedPlace, Waiter};
 pub use global::SHADOW_BYTES_PER_BYTE;
 pub use gpu_core::{Dim3, Launch, LaunchBounds, SHARED_LIMIT_BYTES};
 pub use mbarrier::{MAX_ARRIVALS, Outstanding};
@@ -421,14 +421,7 @@ impl SharedMemory {
     ) -> Result<(), Fault> {
         let thread = coordinates(me, block);
         let offset = self.checked_offset(thread, offset, (size, alignment), kind)?;
-        let race = |offset, earlier: u32, earlier_kind| Fault::SharedRace {
-            offset,
-            earlier: Access {
-                thread: coordinates(earlier, block),
-                kind: earlier_kind,
-            },
-            later: Access { thread, kind },
-        };
+        let later = Access { thread, kind };
         for byte in offset..offset + size {
             self.cluster_access(byte, self.rank, Access { thread, kind })?;
             let epoch = self.epoch;
@@ -474,7 +467,8 @@ impl SharedMemory {
                         });
                     }
                     if written_now {
-                        return Err(race(byte, shadow.writer, AccessKind::Write));
+                        let writer = shadow.writer;
+                        return Err(self.race(byte, (writer, AccessKind::Write), later, block));
                     }
                     if shadow.read_epoch != epoch {
                         *shadow = Shadow {
@@ -489,7 +483,8 @@ impl SharedMemory {
                 }
                 AccessKind::Write => {
                     if written_now {
-                        return Err(race(byte, shadow.writer, AccessKind::Write));
+                        let writer = shadow.writer;
+                        return Err(self.race(byte, (writer, AccessKind::Write), later, block));
                     }
                     let other_reader = if shadow.reader != me {
                         shadow.reader
@@ -497,7 +492,12 @@ impl SharedMemory {
                         shadow.other_reader
                     };
                     if shadow.read_epoch == epoch && other_reader != NONE {
-                        return Err(race(byte, other_reader, AccessKind::Read));
+                        return Err(self.race(
+                            byte,
+                            (other_reader, AccessKind::Read),
+                            later,
+                            block,
+                        ));
                     }
                     shadow.write_epoch = epoch;
                     shadow.writer = me;
@@ -553,6 +553,37 @@ impl SharedMemory {
             }
         }
         (address as i64).wrapping_sub(self.base as i64)
+    }
+
+    /// The race at shared byte `offset` between thread `earlier` of
+    /// `block`, with what it did, and the `later` access.
+    fn race(&self, offset: u32, earlier: (u32, AccessKind), later: Access, block: Dim3) -> Fault {
+        Fault::SharedRace {
+            offset,
+            place: self.place(offset),
+            earlier: Access {
+                thread: coordinates(earlier.0, block),
+                kind: earlier.1,
+            },
+            later,
+        }
+    }
+
+    /// Which array the byte at `offset` lies in, and where in it.
+    fn place(&self, offset: u32) -> SharedPlace {
+        let Some(inside) = i64::from(offset)
+            .checked_sub(STATIC_START)
+            .filter(|&i| i >= 0)
+        else {
+            return SharedPlace::LaunchSized(offset);
+        };
+        let inside = inside as u32;
+        self.statics
+            .iter()
+            .find(|&&(_, start, bytes)| (start..start + bytes).contains(&inside))
+            .map_or(SharedPlace::LaunchSized(offset), |&(name, start, _)| {
+                SharedPlace::Static(name, inside - start)
+            })
     }
 
     /// The static arrays' bytes so far.

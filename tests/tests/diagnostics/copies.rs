@@ -3,7 +3,7 @@
 //! read of one or a store into it before its wait, or a read of another
 //! thread's without a barrier after it, is reported.
 
-use gpu_emulator::{self, Access, AccessKind, Diagnostic, Fault};
+use gpu_emulator::{self, Access, AccessKind, Diagnostic, Fault, SharedPlace};
 use gpu_std::global::{Global, GlobalMut};
 use gpu_std::pipeline;
 use gpu_std::shared::SharedArray;
@@ -199,6 +199,7 @@ fn reading_another_threads_copy_without_a_barrier_after_its_wait_is_a_race() {
         result.unwrap_err().fault,
         Fault::SharedRace {
             offset: 4,
+            place: SharedPlace::LaunchSized(4),
             earlier: Access {
                 thread: (0, 0, 0),
                 kind: AccessKind::Read

@@ -2,7 +2,7 @@
 //! them writing, with no barrier between, whatever order the emulator
 //! happens to run them in.
 
-use gpu_emulator::{self, Access, AccessKind, Dim3, Fault};
+use gpu_emulator::{self, Access, AccessKind, Dim3, Fault, SharedPlace};
 use gpu_std::global::Global;
 use gpu_std::shared::SharedArray;
 use gpu_std::thread::{sync_threads, thread_idx_x};
@@ -17,6 +17,7 @@ fn race(offset: u32, earlier: (Dim3, AccessKind), later: (Dim3, AccessKind)) -> 
     let access = |(thread, kind)| Access { thread, kind };
     Fault::SharedRace {
         offset,
+        place: SharedPlace::LaunchSized(offset),
         earlier: access(earlier),
         later: access(later),
     }
@@ -84,6 +85,7 @@ fn a_write_after_a_read_by_another_thread_is_a_race() {
         earlier,
         later,
         offset,
+        place,
     } = diagnostic.fault
     else {
         panic!("expected a race, got {diagnostic}")
@@ -93,8 +95,14 @@ fn a_write_after_a_read_by_another_thread_is_a_race() {
         (AccessKind::Read, AccessKind::Write)
     );
     assert_eq!(
-        (earlier.thread, later.thread, offset),
-        ((0, 0, 0), (1, 0, 0), 4)
+        (earlier.thread, later.thread, offset, place),
+        ((0, 0, 0), (1, 0, 0), 4, SharedPlace::LaunchSized(4))
+    );
+    assert!(
+        diagnostic
+            .to_string()
+            .contains("race at byte 4 of the launch-sized shared memory"),
+        "{diagnostic}"
     );
 }
 

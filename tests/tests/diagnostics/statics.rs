@@ -2,7 +2,7 @@
 //! launch-sized memory, checked by name for races, bounds and unwritten
 //! elements, and limited together with the launch-sized memory.
 
-use gpu_emulator::{self, AccessKind, Diagnostic, Fault, Launch};
+use gpu_emulator::{self, AccessKind, Diagnostic, Fault, Launch, SharedPlace};
 use gpu_std::global::GlobalMut;
 use gpu_std::shared::SharedArray;
 use gpu_std::thread::{block_idx_x, sync_threads, thread_idx_x};
@@ -88,10 +88,23 @@ fn a_static_shared_array_is_one_per_block_beside_the_launch_sized_memory() {
 }
 
 #[test]
-fn a_static_shared_array_read_without_a_barrier_is_a_race() {
+fn a_static_shared_array_read_without_a_barrier_is_a_race_named_by_the_array() {
     let diagnostic = run_rotate_static(StaticBug::NoBarrier).0.unwrap_err();
+    // Thread 1 reads word 0, which thread 0 wrote: its first byte.
     assert!(
-        matches!(diagnostic.fault, Fault::SharedRace { .. }),
+        matches!(
+            diagnostic.fault,
+            Fault::SharedRace {
+                place: SharedPlace::Static("ROTATED", 0),
+                ..
+            }
+        ),
+        "{diagnostic}"
+    );
+    assert!(
+        diagnostic
+            .to_string()
+            .contains("race at byte 0 of the shared array ROTATED"),
         "{diagnostic}"
     );
 }
@@ -158,5 +171,35 @@ fn static_and_launch_sized_shared_memory_together_are_limited() {
             bytes: 9 * 1024 + 40 * 1024,
             limit: 48 * 1024
         }
+    );
+}
+
+#[test]
+fn a_race_in_the_second_static_array_is_placed_in_it() {
+    // FIRST takes 20 bytes; SECOND starts at the next 16-byte boundary,
+    // and its third word is its bytes 8 to 11.
+    let diagnostic = gpu_emulator::run("second", &one_block(2, 0), &|| {
+        // SAFETY: inside an emulated kernel; the emulator checks the rest.
+        unsafe {
+            let first = gpu_std::shared_array!(FIRST: [f32; 5]);
+            let second = gpu_std::shared_array!(SECOND: [f32; 8]);
+            first.write(thread_idx_x(), 1.0);
+            if thread_idx_x() == 0 {
+                second.write(2, 1.0);
+            } else {
+                std::hint::black_box(second.read(2));
+            }
+        }
+    })
+    .unwrap_err();
+    assert!(
+        matches!(
+            diagnostic.fault,
+            Fault::SharedRace {
+                place: SharedPlace::Static("SECOND", 8),
+                ..
+            }
+        ),
+        "{diagnostic}"
     );
 }

@@ -35,6 +35,17 @@ pub enum LaneProblem {
     SourceNotInMask,
 }
 
+/// Where a byte of a block's shared memory lies, for a report a reader can
+/// find in the kernel: in which array, how far into it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SharedPlace {
+    /// The launch-sized memory (`extern __shared__`), this many bytes
+    /// from its start.
+    LaunchSized(u32),
+    /// A `shared_array!` by its name, this many bytes from its start.
+    Static(&'static str, u32),
+}
+
 /// A thread waiting at a barrier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Waiter {
@@ -79,8 +90,11 @@ pub enum Fault {
     /// Two threads touched one shared byte between the same two barriers,
     /// at least one of them writing.
     SharedRace {
-        /// The byte both touched.
+        /// The byte both touched: from the start of the launch-sized
+        /// memory, or past it in the static arrays, as `place` says.
         offset: u32,
+        /// The array that byte lies in, and where.
+        place: SharedPlace,
         /// The access made first in this barrier interval.
         earlier: Access,
         /// The access that conflicts with it.

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::kinds::{Fault, LaneProblem};
+use super::kinds::{Fault, LaneProblem, SharedPlace};
 use crate::{AccessKind, Dim3, MAX_ARRIVALS};
 
 fn thread(t: Dim3) -> String {
@@ -13,6 +13,15 @@ fn verb(kind: AccessKind) -> &'static str {
     match kind {
         AccessKind::Read => "read",
         AccessKind::Write => "wrote",
+    }
+}
+
+impl fmt::Display for SharedPlace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::LaunchSized(byte) => write!(f, "byte {byte} of the launch-sized shared memory"),
+            Self::Static(name, byte) => write!(f, "byte {byte} of the shared array {name}"),
+        }
     }
 }
 
@@ -37,12 +46,13 @@ impl fmt::Display for Fault {
 
             // Shared memory: races, bounds, alignment, bytes never written.
             Self::SharedRace {
-                offset,
+                place,
                 earlier,
                 later,
+                ..
             } => write!(
                 f,
-                "shared-memory race at byte {offset}: {} {} it and {} {} it with no sync_threads between",
+                "shared-memory race at {place}: {} {} it and {} {} it with no sync_threads between",
                 thread(earlier.thread),
                 verb(earlier.kind),
                 thread(later.thread),

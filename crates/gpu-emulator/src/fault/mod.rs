@@ -5,4 +5,4 @@
 mod kinds;
 mod message;
 
-pub use kinds::{Fault, LaneProblem, Waiter};
+pub use kinds::{Fault, LaneProblem, SharedPlace, Waiter};
