@@ -152,7 +152,7 @@ pub enum Error {
     Plot(String),
     #[error("interrupted: {NOTHING_WRITTEN}")]
     Interrupted,
-    #[error("cannot watch for Ctrl-C: {0}")]
+    #[error("cannot watch for Ctrl-C and the other signals that stop a run: {0}")]
     Signal(String),
     #[error("cannot write to standard output: {0}")]
     Stdout(#[source] std::io::Error),
