@@ -211,7 +211,15 @@ impl Temporary {
             .suffix(".tmp")
             .rand_bytes(6)
             .permissions(fs::Permissions::from_mode(0o666))
-            .tempfile_in(folder)?;
+            .tempfile_in(folder)
+            // The folder's fault, said without the random name tried.
+            .map_err(|error| {
+                let cause = fs::metadata(folder)
+                    .err()
+                    .map_or_else(|| error.kind().to_string(), |missing| missing.to_string());
+                let why = format!("no file can be made in {}: {cause}", folder.display());
+                std::io::Error::new(error.kind(), why)
+            })?;
         live().temporaries.push(created.path().to_path_buf());
         let mut temporary = Self(Some(created));
         if let Some(old) = old {

@@ -131,7 +131,7 @@ fn a_read_only_file_is_refused_before_the_blur() {
 }
 
 #[test]
-fn a_writable_file_in_a_folder_that_is_not_is_written_in_place() {
+fn a_writable_file_in_a_folder_that_is_not_is_written_in_place_and_a_new_one_refused() {
     if !is_root() {
         return;
     }
@@ -146,4 +146,12 @@ fn a_writable_file_in_a_folder_that_is_not_is_written_in_place() {
     assert!(is_png(&fs::read(&file).unwrap()));
     assert_owned(&file, (WRITER, GROUP), 0o644);
     assert_eq!(fs::read_dir(&locked).unwrap().count(), 1);
+    // A new file there cannot be made, and the error says where.
+    let new = blur_as(&program, dir, &locked.join("new.png"), (WRITER, GROUP));
+    assert_status(&new, 2, seed);
+    let stderr = String::from_utf8_lossy(&new.stderr);
+    assert!(
+        stderr.contains("/locked: permission denied") && !stderr.contains(".tmp"),
+        "{stderr}"
+    );
 }
