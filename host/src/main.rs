@@ -1,6 +1,5 @@
 use std::io::{ErrorKind, Write};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Parser;
 use locality::cli::{self, Cli, Command};
@@ -9,9 +8,6 @@ use locality::error::Error;
 use locality::interrupt::{self, FirstInterrupt};
 
 fn main() -> ExitCode {
-    if STDOUT_CLOSED_AT_START.load(Ordering::SeqCst) {
-        console::note_stdout_was_closed();
-    }
     let cli = Cli::parse();
     // A blur has nothing to finish: the first Ctrl-C ends it.
     let first_interrupt = match cli.command {
@@ -34,16 +30,14 @@ fn main() -> ExitCode {
     }
 }
 
-/// Whether standard output was closed when the process began (`>&-`).
-static STDOUT_CLOSED_AT_START: AtomicBool = AtomicBool::new(false);
-
 /// Looks before the standard library does: it opens `/dev/null` on a
 /// closed standard stream before `main`, after which a write to a closed
 /// standard output would look like success.
 extern "C" fn look_at_stdout() {
     // SAFETY: F_GETFD reads a descriptor's flags and touches no memory.
-    let closed = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFD) } == -1;
-    STDOUT_CLOSED_AT_START.store(closed, Ordering::SeqCst);
+    if unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFD) } == -1 {
+        console::note_stdout_was_closed();
+    }
 }
 
 /// Run by the loader among the program's constructors, before the
