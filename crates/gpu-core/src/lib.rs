@@ -294,3 +294,22 @@ impl TiledMap {
 pub const fn swizzle_128b(index: u32) -> u32 {
     index ^ (((index >> 5) & 7) << 2)
 }
+
+/// The threads an atomic operation or a fence is atomic or ordered
+/// against (PTX's `.cta`, `.cluster`, `.gpu`, `.sys`): the narrower the
+/// scope, the nearer the memory that can serve it, and the fewer the
+/// threads that may take part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// The threads of one block (`atomicAdd_block`, `__threadfence_block`).
+    Block,
+    /// The threads of one cluster of blocks, compute capability 9.0 and
+    /// newer.
+    Cluster,
+    /// Every thread of the GPU (`atomicAdd`, `__threadfence`): CUDA's
+    /// default.
+    Device,
+    /// Every thread of every GPU and the host's (`atomicAdd_system`,
+    /// `__threadfence_system`).
+    System,
+}

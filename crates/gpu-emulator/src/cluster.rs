@@ -71,7 +71,7 @@ impl SharedMemory {
                 }
                 shadow.cluster_readers.1 |= 1 << rank;
             }
-            AccessKind::Write => {
+            AccessKind::Write | AccessKind::Atomic => {
                 if let Some(reader) = reader {
                     return Err(race(reader, AccessKind::Read));
                 }
@@ -147,7 +147,7 @@ impl SharedMemory {
                     });
                 }
                 AccessKind::Read => {}
-                AccessKind::Write => {
+                AccessKind::Write | AccessKind::Atomic => {
                     shadow.write_epoch = epoch;
                     shadow.writer = REMOTE;
                     shadow.remote_writer = (accessor.epoch, accessor.linear);

@@ -409,6 +409,9 @@ pub struct GlobalAccess {
     /// Whether a bulk copy reads the elements, which the traffic counts
     /// apart from the load/store path's.
     pub bulk: bool,
+    /// An atomic's scope: the threads it is atomic with. `None` for a
+    /// plain access.
+    pub scope: Option<super::Scope>,
 }
 
 /// Checks and records an access to elements `index..index + elements` of a

@@ -16,7 +16,7 @@
 //! path is not coherent with the launch's stores.
 
 use super::device::GlobalAccess;
-use super::{Access, AccessKind, Dim3, Fault, Launch, coordinates};
+use super::{Access, AccessKind, Dim3, Fault, Launch, Scope, coordinates};
 
 /// The shadows of the buffers a launch has touched, by their first byte.
 #[derive(Default)]
@@ -38,6 +38,11 @@ struct Toucher {
 /// earlier block than that epoch's, which any later write races with, and
 /// a read through the read-only path, which no write of the launch may
 /// meet.
+///
+/// Atomics are ordered with each other, so the shadow keeps them apart
+/// from plain writes: the latest atomic (and whether its scope was its
+/// block), and one by another block than the latest's, which a plain
+/// access races with as it does with a write.
 #[derive(Clone, Copy, Default)]
 struct Shadow {
     write: Toucher,
@@ -45,6 +50,25 @@ struct Shadow {
     other_reader: Option<u32>,
     earlier_block_read: Toucher,
     non_coherent_read: Toucher,
+    atomic: Toucher,
+    atomic_in_block: bool,
+    other_block_atomic: Toucher,
+}
+
+impl Shadow {
+    /// A read that a write or an atomic by `now` would race with.
+    fn unordered_read(&self, now: &Now<'_>) -> Option<Toucher> {
+        let read = self.read;
+        if self.earlier_block_read.epoch != 0 {
+            Some(self.earlier_block_read)
+        } else if read.epoch != 0 && !now.ordered_after(read) {
+            Some(read)
+        } else if read.epoch == now.epoch {
+            self.other_reader.map(|thread| Toucher { thread, ..read })
+        } else {
+            None
+        }
+    }
 }
 
 /// The host memory the emulator keeps beside each byte of global memory
@@ -88,7 +112,7 @@ impl Now<'_> {
         let (gx, gy, _) = self.launch.grid;
         let me = self.toucher();
         let (write, read) = match access.kind {
-            AccessKind::Write => (me, other),
+            AccessKind::Write | AccessKind::Atomic => (me, other),
             AccessKind::Read => (other, me),
         };
         let at = |toucher: Toucher| {
@@ -102,6 +126,19 @@ impl Now<'_> {
             index: byte / access.element_bytes,
             writer: at(write),
             reader: at(read),
+        }
+    }
+
+    /// The fault of two blocks' atomics to one byte, one of them scoped
+    /// to its block.
+    fn narrow_atomic(&self, access: &GlobalAccess, byte: usize, earlier: Toucher) -> Fault {
+        let (gx, gy, _) = self.launch.grid;
+        Fault::AtomicScopeTooNarrow {
+            buffer: access.buffer,
+            index: byte / access.element_bytes,
+            earlier: coordinates(earlier.thread, self.launch.block),
+            earlier_block: coordinates(earlier.block, (gx, gy, 1)),
+            later: coordinates(self.thread, self.launch.block),
         }
     }
 
@@ -157,11 +194,18 @@ impl GlobalMemory {
                 return Err(now.written_read_only(access, byte, written));
             }
             let read_only = shadow.non_coherent_read;
-            if access.kind == AccessKind::Write && read_only.epoch != 0 {
+            if access.kind != AccessKind::Read && read_only.epoch != 0 {
                 return Err(now.written_read_only(access, byte, read_only));
             }
             if written.epoch != 0 && !now.ordered_after(written) {
                 return Err(now.race(access, byte, written, AccessKind::Write));
+            }
+            if access.kind != AccessKind::Atomic {
+                for atomic in [shadow.atomic, shadow.other_block_atomic] {
+                    if atomic.epoch != 0 && !now.ordered_after(atomic) {
+                        return Err(now.race(access, byte, atomic, AccessKind::Atomic));
+                    }
+                }
             }
             match access.kind {
                 AccessKind::Read => {
@@ -178,21 +222,24 @@ impl GlobalMemory {
                         shadow.other_reader = Some(me.thread);
                     }
                 }
-                AccessKind::Write => {
-                    let read = shadow.read;
-                    let unordered_read = if shadow.earlier_block_read.epoch != 0 {
-                        Some(shadow.earlier_block_read)
-                    } else if read.epoch != 0 && !now.ordered_after(read) {
-                        Some(read)
-                    } else if read.epoch == me.epoch {
-                        shadow.other_reader.map(|thread| Toucher { thread, ..read })
-                    } else {
-                        None
-                    };
-                    if let Some(reader) = unordered_read {
+                AccessKind::Write | AccessKind::Atomic => {
+                    if let Some(reader) = shadow.unordered_read(now) {
                         return Err(now.race(access, byte, reader, AccessKind::Read));
                     }
-                    shadow.write = me;
+                    if access.kind == AccessKind::Write {
+                        shadow.write = me;
+                        continue;
+                    }
+                    let in_block = access.scope == Some(Scope::Block);
+                    let earlier = shadow.atomic;
+                    if earlier.epoch != 0 && earlier.block != me.block {
+                        if in_block || shadow.atomic_in_block {
+                            return Err(now.narrow_atomic(access, byte, earlier));
+                        }
+                        shadow.other_block_atomic = earlier;
+                    }
+                    shadow.atomic = me;
+                    shadow.atomic_in_block = in_block;
                 }
             }
         }

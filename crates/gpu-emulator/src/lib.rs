@@ -67,7 +67,7 @@ use mbarrier::Barriers;
 
 pub use fault::{Fault, LaneProblem, SharedPlace, Waiter};
 pub use global::SHADOW_BYTES_PER_BYTE;
-pub use gpu_core::{Dim3, Launch, LaunchBounds, SHARED_LIMIT_BYTES};
+pub use gpu_core::{Dim3, Launch, LaunchBounds, SHARED_LIMIT_BYTES, Scope};
 pub use mbarrier::{MAX_ARRIVALS, Outstanding};
 pub use order::BlockOrder;
 
@@ -146,6 +146,9 @@ pub enum AccessKind {
     Read,
     /// A store, or an asynchronous copy's write to shared memory.
     Write,
+    /// An atomic read-modify-write: ordered with the other atomics to its
+    /// address, racing with the plain accesses nothing orders it with.
+    Atomic,
 }
 
 /// One thread's access to shared or global memory.
@@ -382,6 +385,12 @@ struct Shadow {
     /// The latest cluster barrier interval with reads, and the ranks of
     /// the blocks that read in it, a bit each.
     cluster_readers: (u32, u32),
+    /// The latest epoch with atomics to this byte, the thread that made
+    /// the first, and another that made one, `NONE` while there is none:
+    /// atomics are ordered with each other, not with plain accesses.
+    atomic_epoch: u32,
+    atomic_thread: u32,
+    other_atomic: u32,
 }
 
 const NONE: u32 = u32::MAX;
@@ -455,17 +464,27 @@ impl SharedMemory {
                 }
             }
             let written_now = shadow.write_epoch == epoch && shadow.writer != me && !landed_now;
+            let other_atomic = match shadow.atomic_thread {
+                _ if shadow.atomic_epoch != epoch => NONE,
+                thread if thread != me => thread,
+                _ => shadow.other_atomic,
+            };
+            if kind != AccessKind::Atomic && other_atomic != NONE {
+                return Err(self.race(byte, (other_atomic, AccessKind::Atomic), later, block));
+            }
+            // An atomic reads the byte too.
+            let written = shadow.write_epoch.max(shadow.atomic_epoch) >= self.block_start;
+            if kind != AccessKind::Write && !written && self.unwritten_read.is_none() {
+                // Reported at the round's end, unless another thread
+                // writes the byte before then: that is a race, which
+                // says more (a barrier is missing).
+                self.unwritten_read = Some(Fault::SharedUninitialized {
+                    thread,
+                    offset: byte,
+                });
+            }
             match kind {
                 AccessKind::Read => {
-                    // Reported at the round's end, unless another thread
-                    // writes the byte before then: that is a race, which
-                    // says more (a barrier is missing).
-                    if shadow.write_epoch < self.block_start && self.unwritten_read.is_none() {
-                        self.unwritten_read = Some(Fault::SharedUninitialized {
-                            thread,
-                            offset: byte,
-                        });
-                    }
                     if written_now {
                         let writer = shadow.writer;
                         return Err(self.race(byte, (writer, AccessKind::Write), later, block));
@@ -481,7 +500,7 @@ impl SharedMemory {
                         shadow.other_reader = me;
                     }
                 }
-                AccessKind::Write => {
+                AccessKind::Write | AccessKind::Atomic => {
                     if written_now {
                         let writer = shadow.writer;
                         return Err(self.race(byte, (writer, AccessKind::Write), later, block));
@@ -499,8 +518,16 @@ impl SharedMemory {
                             block,
                         ));
                     }
-                    shadow.write_epoch = epoch;
-                    shadow.writer = me;
+                    if kind == AccessKind::Write {
+                        shadow.write_epoch = epoch;
+                        shadow.writer = me;
+                    } else if shadow.atomic_epoch != epoch {
+                        shadow.atomic_epoch = epoch;
+                        shadow.atomic_thread = me;
+                        shadow.other_atomic = NONE;
+                    } else if shadow.atomic_thread != me && shadow.other_atomic == NONE {
+                        shadow.other_atomic = me;
+                    }
                 }
             }
         }

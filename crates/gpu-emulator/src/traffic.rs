@@ -49,6 +49,10 @@ pub struct Traffic {
     pub constant_load: Constant,
     /// Texture fetches.
     pub texture_load: Texture,
+    /// Atomic operations on global memory, which the L2 cache performs.
+    pub global_atomic: Atomics,
+    /// Atomic operations on shared memory.
+    pub shared_atomic: Atomics,
     /// The global loads again, by buffer.
     pub loads_by_buffer: BTreeMap<&'static str, Global>,
 }
@@ -83,6 +87,30 @@ pub struct Shared {
     pub wavefronts: u64,
     /// Wavefronts beyond the fewest each instruction could take.
     pub bank_conflicts: u64,
+}
+
+/// Atomic instructions of one space. Lanes of one instruction that update
+/// the same address are served one after another: `updates - addresses`
+/// of them waited behind another lane's (contention within the warp).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Atomics {
+    /// Warp-level instructions.
+    pub requests: u64,
+    /// The lanes' operations, summed over the instructions.
+    pub updates: u64,
+    /// Distinct addresses, summed over the instructions.
+    pub addresses: u64,
+    /// Distinct 32-byte sectors, summed over the instructions.
+    pub sectors: u64,
+}
+
+impl AddAssign for Atomics {
+    fn add_assign(&mut self, other: Self) {
+        self.requests += other.requests;
+        self.updates += other.updates;
+        self.addresses += other.addresses;
+        self.sectors += other.sectors;
+    }
 }
 
 /// Constant-memory reads: the constant cache serves a warp one distinct
@@ -153,6 +181,8 @@ impl AddAssign for Traffic {
         self.distributed_store += other.distributed_store;
         self.constant_load += other.constant_load;
         self.texture_load += other.texture_load;
+        self.global_atomic += other.global_atomic;
+        self.shared_atomic += other.shared_atomic;
         for (buffer, loads) in other.loads_by_buffer {
             *self.loads_by_buffer.entry(buffer).or_default() += loads;
         }
@@ -242,13 +272,19 @@ pub(super) fn count(records: &[Record]) -> Traffic {
                 (Space::Global { .. }, AccessKind::Write) => {
                     traffic.global_store += global(&instruction);
                 }
+                (Space::Global { .. }, AccessKind::Atomic) => {
+                    traffic.global_atomic += atomics(&instruction);
+                }
                 (Space::Bulk { .. }, _) => unreachable!("bulk copies are counted by copy"),
                 (Space::Shared, AccessKind::Read) => traffic.shared_load += shared(&instruction),
                 (Space::Shared, AccessKind::Write) => traffic.shared_store += shared(&instruction),
+                (Space::Shared, AccessKind::Atomic) => {
+                    traffic.shared_atomic += atomics(&instruction)
+                }
                 (Space::Distributed { .. }, AccessKind::Read) => {
                     traffic.distributed_load += shared(&instruction);
                 }
-                (Space::Distributed { .. }, AccessKind::Write) => {
+                (Space::Distributed { .. }, AccessKind::Write | AccessKind::Atomic) => {
                     traffic.distributed_store += shared(&instruction);
                 }
                 (Space::Constant { .. }, _) => {
@@ -348,6 +384,19 @@ fn global(lanes: &[Record]) -> Global {
         sectors: distinct(lanes, 32),
         lines: distinct(lanes, 128),
         bytes_used,
+    }
+}
+
+/// One atomic instruction: its lanes, their distinct addresses and sectors.
+fn atomics(lanes: &[Record]) -> Atomics {
+    let mut addresses: Vec<u64> = lanes.iter().map(|lane| lane.offset).collect();
+    addresses.sort_unstable();
+    addresses.dedup();
+    Atomics {
+        requests: 1,
+        updates: lanes.len() as u64,
+        addresses: addresses.len() as u64,
+        sectors: distinct(lanes, 32),
     }
 }
 

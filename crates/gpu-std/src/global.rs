@@ -13,6 +13,8 @@ enum Path {
     ReadOnly,
     /// By a bulk copy of the Tensor Memory Accelerator.
     Bulk,
+    /// By an atomic of the scope given.
+    Atomic(gpu_core::Scope),
 }
 
 macro_rules! view {
@@ -69,6 +71,10 @@ macro_rules! view {
                     kind,
                     non_coherent: path == Path::ReadOnly,
                     bulk: path == Path::Bulk,
+                    scope: match path {
+                        Path::Atomic(scope) => Some(scope),
+                        _ => None,
+                    },
                 };
                 emulator::global_access(access, core::panic::Location::caller());
             }
@@ -190,6 +196,25 @@ view! {
 view! {
     /// A buffer the kernel writes, and may read (`T*`).
     GlobalMut, *mut T
+}
+
+impl<T> GlobalMut<T> {
+    /// The buffer's first element, for the runtime's own instructions.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub(crate) fn pointer(self) -> *mut T {
+        self.base
+    }
+
+    /// Checks and records an atomic access of `scope` to element `index`,
+    /// made where the caller's caller was called; its address.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[track_caller]
+    pub(crate) fn atomic_access(self, index: usize, scope: gpu_core::Scope) -> *mut T {
+        let address = self.base.wrapping_add(index);
+        self.access_through(index, 1, 1, AccessKind::Atomic, Path::Atomic(scope));
+        address
+    }
 }
 
 impl<T: Copy> GlobalMut<T> {

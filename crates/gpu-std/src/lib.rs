@@ -94,7 +94,7 @@
 
 pub use gpu_core::{
     AddressMode, Dim3, FULL_SM_THREADS, FilterMode, Launch, LaunchBounds, MAX_CLUSTER_BLOCKS,
-    Sampling, fraction_256, linear_weights,
+    Sampling, Scope, fraction_256, linear_weights,
 };
 
 #[macro_use]
@@ -272,6 +272,29 @@ pub mod tensor;
 /// writing, and an access to the memory of a block that exits before a
 /// cluster barrier after it.
 pub mod cluster;
+
+/// Atomic read-modify-writes on global and shared memory, under CUDA's
+/// names (`atomicAdd`, `atomicCAS`, …), and the memory fences
+/// (`__threadfence` and its block and system forms).
+///
+/// An atomic takes a [`Place`](atomic::Place): one element of a view, from
+/// [`GlobalMut::element`](global::GlobalMut::element),
+/// [`SharedArray::element`](shared::SharedArray::element) or
+/// [`StaticArray::element`](shared::StaticArray::element). Each is
+/// relaxed, as CUDA's are, and atomic with the threads of its
+/// [`Scope`]: a global place's is the whole GPU (`atomicAdd`) unless
+/// [`Place::in_scope`](atomic::Place::in_scope) narrows it (`atomicAdd_block`), a shared place's
+/// its block, the only threads that see the memory.
+///
+/// On the GPU each is one `atom.relaxed.<scope>.<space>.<op>` instruction
+/// (`ATOMG`, `ATOMS`, or `RED` where the result goes unused). In the
+/// emulator atomics to one element are ordered with each other, never a
+/// race; a plain load or store of an element that another thread updates
+/// atomically, with nothing ordering the two, is reported as a race, and
+/// so are atomics to one global element from two blocks where one of them
+/// is scoped to its block. The traffic counts atomics apart from loads and
+/// stores ([`Atomics`](gpu_emulator::traffic::Atomics)).
+pub mod atomic;
 
 /// Warp-level operations: the 32 lanes of a warp exchanging registers
 /// directly, without going through memory.

@@ -219,23 +219,6 @@ impl<T: Real> StaticArray<T> {
         self.len == 0
     }
 
-    /// Checks an access to element `index` and records it.
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[track_caller]
-    fn access(self, index: u32, kind: emulator::AccessKind) -> *mut T {
-        if index >= self.len {
-            emulator::static_shared_out_of_bounds(self.name, index, self.len, kind);
-        }
-        let address = self.base.wrapping_add(index as usize);
-        emulator::shared_access(
-            address.cast(),
-            size_of::<T>(),
-            kind,
-            core::panic::Location::caller(),
-        );
-        address
-    }
-
     /// Reads element `index`.
     ///
     /// # Safety
@@ -272,6 +255,41 @@ impl<T: Real> StaticArray<T> {
         unsafe {
             self.access(index, emulator::AccessKind::Write).write(value)
         }
+    }
+}
+
+impl<T: Copy> StaticArray<T> {
+    /// Checks an access to element `index` and records it.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[track_caller]
+    fn access(self, index: u32, kind: emulator::AccessKind) -> *mut T {
+        if index >= self.len {
+            emulator::static_shared_out_of_bounds(self.name, index, self.len, kind);
+        }
+        let address = self.base.wrapping_add(index as usize);
+        emulator::shared_access(
+            address.cast(),
+            size_of::<T>(),
+            kind,
+            core::panic::Location::caller(),
+        );
+        address
+    }
+
+    /// The shared-window address of element `index`, for the runtime's
+    /// own instructions.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub(crate) fn element_address(self, index: u32) -> u32 {
+        self.address + index * size_of::<T>() as u32
+    }
+
+    /// Checks and records an atomic access to element `index`, made where
+    /// the caller's caller was called; its address.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[track_caller]
+    pub(crate) fn atomic_access(self, index: u32) -> *mut T {
+        self.access(index, emulator::AccessKind::Atomic)
     }
 }
 

@@ -292,6 +292,7 @@ fn touched_then_exited(kind: AccessKind) -> Fault {
                 match kind {
                     AccessKind::Read => drop(theirs.read(t)),
                     AccessKind::Write => theirs.write(t, 0),
+                    AccessKind::Atomic => unreachable!("no atomics through a mapped address"),
                 }
             } else {
                 sync_threads();

@@ -7,6 +7,7 @@
 //! One module a kind of diagnostic; the tiled matmul, which the bounds and
 //! race checks both break, in a module of its own.
 
+mod atomics;
 mod barriers;
 mod bulk;
 mod clusters;

@@ -202,6 +202,22 @@ pub enum Fault {
         /// The access that conflicts with it, in the diagnostic's block.
         later: Access,
     },
+    /// Atomics to one element of global memory by threads of two blocks,
+    /// one of them scoped to its block (`atomicAdd_block`): such an
+    /// atomic is atomic only with the threads of its own block, so the
+    /// two updates may tear.
+    AtomicScopeTooNarrow {
+        /// The buffer's name, as its view was given it.
+        buffer: &'static str,
+        /// The element both updated.
+        index: usize,
+        /// The thread of the earlier atomic.
+        earlier: Dim3,
+        /// The block of the earlier atomic (`blockIdx`).
+        earlier_block: Dim3,
+        /// The thread of the later atomic, in the diagnostic's block.
+        later: Dim3,
+    },
     /// A byte of global memory written and read through the read-only
     /// path (`ld.global.nc`, `__ldg`) in one launch: the path is not
     /// coherent with the launch's stores, so the read may see the old

@@ -13,6 +13,7 @@ fn verb(kind: AccessKind) -> &'static str {
     match kind {
         AccessKind::Read => "read",
         AccessKind::Write => "wrote",
+        AccessKind::Atomic => "atomically updated",
     }
 }
 
@@ -150,6 +151,20 @@ impl fmt::Display for Fault {
                 verb(earlier.kind),
                 thread(later.thread),
                 verb(later.kind)
+            ),
+            Self::AtomicScopeTooNarrow {
+                buffer,
+                index,
+                earlier,
+                earlier_block: (x, y, z),
+                later,
+            } => write!(
+                f,
+                "atomics to {buffer}[{index}] by {} of block ({x}, {y}, {z}) and by {}, one of them \
+                 scoped to its block (Scope::Block), which makes it atomic with its own block's \
+                 threads only: two blocks' updates need Scope::Device",
+                thread(*earlier),
+                thread(*later)
             ),
             Self::WrittenReadOnly {
                 buffer,
