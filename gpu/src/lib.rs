@@ -26,6 +26,7 @@ pub mod caches;
 pub mod constant;
 pub mod distributed;
 pub mod gemv;
+pub mod histogram;
 pub mod intensity;
 pub mod l2;
 pub mod matmul;
@@ -62,4 +63,5 @@ pub const CUDA_TWINS: &str = concat!(
     include_str!("../cuda/bulk.cu"),
     include_str!("../cuda/distributed.cu"),
     include_str!("../cuda/tensor.cu"),
+    include_str!("../cuda/histogram.cu"),
 );

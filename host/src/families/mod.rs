@@ -9,6 +9,7 @@ pub mod caches;
 pub mod constant;
 pub mod distributed;
 pub mod gemv;
+pub mod histogram;
 pub mod intensity;
 pub mod l2;
 pub mod matmul;
@@ -50,6 +51,7 @@ pub fn visit(visitor: &mut impl Visitor) -> Result<()> {
     visitor.visit::<bulk::Bulk>()?;
     visitor.visit::<tensor::Tensor>()?;
     visitor.visit::<distributed::Distributed>()?;
+    visitor.visit::<histogram::Histogram>()?;
     visitor.visit::<intensity::Intensity>()
 }
 

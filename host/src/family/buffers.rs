@@ -23,13 +23,14 @@ pub trait Buffers<B: Backend> {
 pub const NAMES: [&str; 2] = ["input", "output"];
 
 /// The buffers of a kernel that reads one array and writes another: most
-/// lesson families', and the transpose's.
-pub struct InputOutput<B: Backend, T: Value = f32> {
+/// lesson families', and the transpose's, of one element type; the
+/// histogram's bytes and counts.
+pub struct InputOutput<B: Backend, T: Value = f32, U: Value = T> {
     pub input: Buffer<B, T>,
-    pub output: Buffer<B, T>,
+    pub output: Buffer<B, U>,
 }
 
-impl<B: Backend, T: Value> InputOutput<B, T> {
+impl<B: Backend, T: Value, U: Value> InputOutput<B, T, U> {
     /// `input` uploaded, and an output of `output_len` poisoned elements;
     /// `names` (input, output) name them in errors.
     pub fn upload(
@@ -57,10 +58,10 @@ impl<B: Backend, T: Value> InputOutput<B, T> {
     }
 }
 
-impl<B: Backend, T: Value + Into<f64> + Sync> Buffers<B> for InputOutput<B, T> {
-    type Output = T;
+impl<B: Backend, T: Value, U: Value + Into<f64> + Sync> Buffers<B> for InputOutput<B, T, U> {
+    type Output = U;
 
-    fn output(&mut self) -> &mut Buffer<B, T> {
+    fn output(&mut self) -> &mut Buffer<B, U> {
         &mut self.output
     }
 }

@@ -11,6 +11,7 @@ mod arithmetic;
 mod bulk;
 mod distributed;
 mod hints;
+mod histogram;
 mod l2;
 mod lab;
 mod on_chip;
@@ -237,6 +238,19 @@ pub const LESSONS: &[Lesson] = &[
         y_axis: "ns a dependent read",
         counted: None,
         run: distributed::latency,
+    },
+    Lesson {
+        name: "histogram",
+        title: "Privatisation: a histogram's bins copied into each block's shared memory",
+        claim: "Atomic updates of the same bins by many threads contend; giving each block a \
+                private copy of the bins in shared memory, updated with shared-memory atomics \
+                and merged into the global bins once at the end, cuts the contention and the \
+                global-memory traffic of the atomics.",
+        x_axis: "kernel and bytes",
+        log_x: None,
+        y_axis: "GB/s of bytes counted",
+        counted: Some("global atomics per KiB counted"),
+        run: histogram::privatisation,
     },
     Lesson {
         name: "intensity",
