@@ -73,8 +73,10 @@ unsafe fn each_byte(input: Global<u8>, bytes: u32, mut count: impl FnMut(u32)) {
         if word < whole {
             // SAFETY: word < bytes / 4.
             let four = unsafe { words.read(word as usize) };
-            for shift in [0, 8, 16, 24] {
-                count((four >> shift) & 0xff);
+            // A range, not an array of shifts: LLVM unrolls it whole,
+            // where an array would be stored to local memory and indexed.
+            for byte in 0..4 {
+                count((four >> (8 * byte)) & 0xff);
             }
         }
     }
