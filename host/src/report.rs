@@ -209,6 +209,8 @@ pub fn traffic(rows: &[Row]) -> String {
         "shared req",
         "wavefronts/req",
         "conflicts/req",
+        "atomic req",
+        "queued/req",
         "global B/op",
     ];
     let per = |count: u64, requests: u64| {
@@ -226,6 +228,9 @@ pub fn traffic(rows: &[Row]) -> String {
             let shared_requests = traffic.shared_load.requests + traffic.shared_store.requests;
             let fetched = load.bytes_fetched() + store.bytes_fetched();
             let used = load.bytes_used + store.bytes_used;
+            let atomics = [traffic.global_atomic, traffic.shared_atomic];
+            let atomic_requests: u64 = atomics.iter().map(|atomic| atomic.requests).sum();
+            let queued = atomics.iter().map(|a| a.updates - a.addresses).sum();
             Some(vec![
                 row.kernel.to_string(),
                 row.size.clone(),
@@ -243,6 +248,8 @@ pub fn traffic(rows: &[Row]) -> String {
                     traffic.shared_load.bank_conflicts + traffic.shared_store.bank_conflicts,
                     shared_requests,
                 ),
+                atomic_requests.to_string(),
+                per(queued, atomic_requests),
                 if row.work.ops > 0.0 {
                     format!("{:.3}", fetched as f64 / row.work.ops)
                 } else {
@@ -256,7 +263,9 @@ pub fn traffic(rows: &[Row]) -> String {
         "per warp-level instruction (a call site's k-th access between barriers) · sectors: \
          32 bytes · efficiency: bytes the lanes used / bytes in the sectors fetched · \
          wavefronts: passes through the 32 shared-memory banks; conflicts: those beyond the \
-         fewest · global B/op: bytes fetched per operation\n",
+         fewest · atomic req: atomic instructions, global and shared; queued: their lanes \
+         that wait behind another lane's update of the same address · global B/op: bytes \
+         fetched per operation\n",
     );
     table
 }

@@ -174,7 +174,10 @@ impl Family for Histogram {
 
     fn inputs(shape: HistogramShape, rng: &mut SmallRng) -> Result<Inputs> {
         Self::problem(shape)?;
-        let (seed, every) = (rng.random(), Uniform::new_inclusive(0, 255).expect("a valid range"));
+        let (seed, every) = (
+            rng.random(),
+            Uniform::new_inclusive(0, 255).expect("a valid range"),
+        );
         let bytes = match shape.from {
             Bytes::Uniform => random_vec(shape.bytes, every, seed),
             Bytes::Photo => {

@@ -100,14 +100,23 @@ mod tests {
     #[test]
     fn privatisation_is_confirmed_only_where_the_block_copy_wins_on_every_source() {
         let counted = [1024.0, 16.0, 16.0];
-        let faster = points([100., 50., 10., 900., 800., 300., 950., 850., 600.], counted);
+        let faster = points(
+            [100., 50., 10., 900., 800., 300., 950., 850., 600.],
+            counted,
+        );
         let (finding, verdict) = judge(&faster);
         assert_eq!(verdict, Verdict::Confirmed);
         assert!(finding.contains("One (30.00×)"), "{finding}");
-        assert!(finding.contains("faster on Uniform (1.06×), Photo (1.06×), One (2.00×)"), "{finding}");
+        assert!(
+            finding.contains("faster on Uniform (1.06×), Photo (1.06×), One (2.00×)"),
+            "{finding}"
+        );
         let one_slower = points([100., 50., 10., 900., 800., 9., 950., 850., 600.], counted);
         assert_eq!(judge(&one_slower).1, Verdict::NotShown);
-        let same_atomics = points([100., 50., 10., 900., 800., 300., 950., 850., 600.], [16.0; 3]);
+        let same_atomics = points(
+            [100., 50., 10., 900., 800., 300., 950., 850., 600.],
+            [16.0; 3],
+        );
         assert_eq!(judge(&same_atomics).1, Verdict::NotShown);
     }
 }
