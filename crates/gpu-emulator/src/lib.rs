@@ -34,8 +34,9 @@
 //! waits somewhere; then each collective whose lanes all wait at it with
 //! the same mask computes their results, and they go on. A mask that names
 //! a lane that is not there or has returned, or one that waits elsewhere
-//! while nothing else can move, is a diagnostic (see `warp`). Between two barriers, a `syncwarp` orders the
-//! shared-memory accesses of the lanes of its mask, as on the GPU.
+//! while nothing else can move, is a diagnostic (see `warp`). Between two
+//! barriers, a `syncwarp` orders the shared-memory accesses of the lanes
+//! of its mask, as on the GPU.
 //!
 //! Global memory is the host's own, seen through the runtime's views: every
 //! access is checked against its buffer's length, and a vector access
@@ -84,6 +85,7 @@ mod warp;
 
 use traffic::{Record, Space, Traffic};
 use warp::WarpCall;
+pub use warp::{ShuffleKind, WarpOp};
 
 /// Stack of one emulated thread: room for the 512 KiB of local memory
 /// CUDA gives a thread at most, and the host's frames around it.

@@ -151,7 +151,7 @@ impl Warp<'_> {
                     return None;
                 }
                 LaneProblem::AtWarpCall {
-                    call: theirs.op.name(),
+                    call: theirs.op,
                     site: theirs.site,
                     mask: theirs.mask,
                     passed: theirs.pass,
@@ -292,7 +292,7 @@ fn check(
     let bad = |lane, problem| {
         let fault = Fault::BadWarpCall {
             thread: current.thread,
-            call: call.op.name(),
+            call: call.op,
             site: call.site,
             mask: call.mask,
             lane,

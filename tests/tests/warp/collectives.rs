@@ -41,28 +41,31 @@ fn random_mask(rng: &mut SmallRng, warp: u32) -> u32 {
 }
 
 /// Runs `body(thread, mask)` in every thread whose lane its warp's random
-/// mask names; the others return at once, their outputs left poisoned.
-/// The results, and the two masks.
+/// mask names, the others returning at once, and checks each result
+/// against `model(thread, mask)`, the poison left where the mask leaves a
+/// lane out.
 fn in_random_masks<T: Copy + PartialEq + Debug>(
     rng: &mut SmallRng,
     poison: T,
     body: impl Fn(u32, u32) -> T,
-) -> (Vec<T>, [u32; 2]) {
+    model: impl Fn(usize, u32) -> T,
+) {
     let masks = [random_mask(rng, 0), random_mask(rng, 1)];
+    let named = |t: usize| masks[t / 32] & 1 << (t % 32) != 0;
     let got = per_thread(THREADS, poison, |t| {
         let mask = masks[t as usize / 32];
-        if mask & 1 << (t % 32) == 0 {
-            return poison;
+        if named(t as usize) {
+            body(t, mask)
+        } else {
+            poison
         }
-        body(t, mask)
     })
     .unwrap();
     for (t, &value) in got.iter().enumerate() {
-        if masks[t / 32] & 1 << (t % 32) == 0 {
-            assert_eq!(value, poison, "thread {t}, outside the mask, wrote");
-        }
+        let mask = masks[t / 32];
+        let expected = if named(t) { model(t, mask) } else { poison };
+        assert_eq!(value, expected, "thread {t}, mask {mask:#x}");
     }
-    (got, masks)
 }
 
 /// The lanes of `mask`.
@@ -72,35 +75,24 @@ fn lanes(mask: u32) -> impl Iterator<Item = u32> + Clone {
 
 /// Every thread of a random mask reads a random lane of it by index, the
 /// index sometimes past 31, which wraps.
-fn shuffles_by_index<T: Shuffle + Debug>(rng: &mut SmallRng, poison: T)
+fn shuffles_by_index<T: Shuffle>(rng: &mut SmallRng, poison: T)
 where
     StandardUniform: Distribution<T>,
 {
     let values: Vec<T> = (0..THREADS).map(|_| rng.random()).collect();
-    let sources: Vec<u32> = (0..THREADS).map(|_| rng.random_range(0..128)).collect();
-    let masks = [random_mask(rng, 0), random_mask(rng, 1)];
-    // A source index into the mask's lanes, so that every read stays inside.
-    let source = |t: u32| {
-        let mask = masks[t as usize / 32];
+    let draws: Vec<u32> = (0..THREADS).map(|_| rng.random_range(0..128)).collect();
+    // A lane of the mask, by the thread's draw, plus a multiple of 32.
+    let source = |t: usize, mask: u32| {
         let within: Vec<u32> = lanes(mask).collect();
-        let s = sources[t as usize];
-        within[s as usize % within.len()] + 32 * (s / 32)
+        let draw = draws[t];
+        within[draw as usize % within.len()] + 32 * (draw / 32)
     };
-    let got = per_thread(THREADS, poison.to_bits(), |t| {
-        if masks[t as usize / 32] & 1 << (t % 32) == 0 {
-            return poison.to_bits();
-        }
-        shfl_sync(masks[t as usize / 32], values[t as usize], source(t)).to_bits()
-    })
-    .unwrap();
-    for (t, &bits) in (0..).zip(&got) {
-        let expected = if masks[t as usize / 32] & 1 << (t % 32) == 0 {
-            poison.to_bits()
-        } else {
-            values[(t / 32 * 32 + source(t) % 32) as usize].to_bits()
-        };
-        assert_eq!(bits, expected, "thread {t}, masks {masks:#x?}");
-    }
+    in_random_masks(
+        rng,
+        poison.to_bits(),
+        |t, mask| shfl_sync(mask, values[t as usize], source(t as usize, mask)).to_bits(),
+        |t, mask| values[t / 32 * 32 + source(t, mask) as usize % 32].to_bits(),
+    );
 }
 
 #[test]
@@ -127,37 +119,35 @@ fn votes_and_matches_agree_with_a_model_for_random_masks() {
         let wide: Vec<i64> = (0..THREADS)
             .map(|_| rng.random_range(0..3) << 40 | 7)
             .collect();
-        let (got, masks) = in_random_masks(&mut rng, [u32::MAX; 5], |t, mask| {
-            let t = t as usize;
-            [
-                ballot_sync(mask, predicates[t]),
-                any_sync(mask, predicates[t]).into(),
-                all_sync(mask, predicates[t]).into(),
-                match_any_sync(mask, keys[t]),
-                match_any_sync(mask, wide[t]),
-            ]
-        });
-        for (t, &result) in got.iter().enumerate() {
-            let mask = masks[t / 32];
-            if mask & 1 << (t % 32) == 0 {
-                continue;
-            }
-            let warp = t / 32 * 32;
-            let where_ = |holds: &dyn Fn(usize) -> bool| {
-                lanes(mask)
-                    .filter(|&lane| holds(warp + lane as usize))
-                    .fold(0, |bits, lane| bits | 1 << lane)
-            };
-            let ballot = where_(&|other| predicates[other]);
-            let expected = [
-                ballot,
-                (ballot != 0).into(),
-                (ballot == mask).into(),
-                where_(&|other| keys[other] == keys[t]),
-                where_(&|other| wide[other] == wide[t]),
-            ];
-            assert_eq!(result, expected, "thread {t}, mask {mask:#x}");
-        }
+        let where_ = |t: usize, mask: u32, holds: &dyn Fn(usize) -> bool| {
+            lanes(mask)
+                .filter(|&lane| holds(t / 32 * 32 + lane as usize))
+                .fold(0, |bits, lane| bits | 1 << lane)
+        };
+        in_random_masks(
+            &mut rng,
+            [u32::MAX; 5],
+            |t, mask| {
+                let t = t as usize;
+                [
+                    ballot_sync(mask, predicates[t]),
+                    any_sync(mask, predicates[t]).into(),
+                    all_sync(mask, predicates[t]).into(),
+                    match_any_sync(mask, keys[t]),
+                    match_any_sync(mask, wide[t]),
+                ]
+            },
+            |t, mask| {
+                let ballot = where_(t, mask, &|other| predicates[other]);
+                [
+                    ballot,
+                    (ballot != 0).into(),
+                    (ballot == mask).into(),
+                    where_(t, mask, &|other| keys[other] == keys[t]),
+                    where_(t, mask, &|other| wide[other] == wide[t]),
+                ]
+            },
+        );
     }
 }
 
@@ -166,7 +156,7 @@ fn reductions_agree_with_a_model_for_random_masks() {
     let mut rng = SmallRng::seed_from_u64(seed());
     for _ in 0..40 {
         let values: Vec<u32> = (0..THREADS).map(|_| rng.random()).collect();
-        let (got, masks) = in_random_masks(&mut rng, [u32::MAX; 8], |t, mask| {
+        let body = |t: u32, mask| {
             let value = values[t as usize];
             let signed = value as i32;
             [
@@ -179,15 +169,11 @@ fn reductions_agree_with_a_model_for_random_masks() {
                 reduce_or_sync(mask, value),
                 reduce_xor_sync(mask, value),
             ]
-        });
-        for (t, &result) in got.iter().enumerate() {
-            let mask = masks[t / 32];
-            if mask & 1 << (t % 32) == 0 {
-                continue;
-            }
+        };
+        let model = |t: usize, mask| {
             let of_mask = lanes(mask).map(|lane| values[t / 32 * 32 + lane as usize]);
             let signed = of_mask.clone().map(|value| value as i32);
-            let expected = [
+            [
                 of_mask.clone().fold(0, u32::wrapping_add),
                 of_mask.clone().min().unwrap(),
                 of_mask.clone().max().unwrap(),
@@ -196,9 +182,9 @@ fn reductions_agree_with_a_model_for_random_masks() {
                 of_mask.clone().fold(u32::MAX, |all, value| all & value),
                 of_mask.clone().fold(0, |any, value| any | value),
                 of_mask.fold(0, |odd, value| odd ^ value),
-            ];
-            assert_eq!(result, expected, "thread {t}, mask {mask:#x}");
-        }
+            ]
+        };
+        in_random_masks(&mut rng, [u32::MAX; 8], body, model);
     }
 }
 
@@ -260,6 +246,7 @@ fn bad_call(
     else {
         panic!("{message}");
     };
+    let call = call.name();
     assert!(message.contains(&format!("calls {call} at ")), "{message}");
     (call, lane, problem)
 }
@@ -318,7 +305,7 @@ fn a_match_whose_lane_waits_at_a_syncwarp_is_reported() {
     else {
         panic!("{problem:?}");
     };
-    assert_eq!((other, mask, passed), ("syncwarp", ALL_LANES, 0));
+    assert_eq!((other.name(), mask, passed), ("syncwarp", ALL_LANES, 0));
 }
 
 #[test]
@@ -342,7 +329,7 @@ fn lanes_at_one_vote_with_different_masks_are_reported() {
     let LaneProblem::AtWarpCall { call, mask, .. } = problem else {
         panic!("{problem:?}");
     };
-    assert_eq!(call, "all_sync");
+    assert_eq!(call.name(), "all_sync");
     assert_eq!((lane, mask), (16, !(1 << 3)));
 }
 
@@ -368,4 +355,19 @@ fn a_lane_at_the_same_vote_on_another_pass_is_reported() {
         panic!("{problem:?}");
     };
     assert_eq!(passed, 1);
+}
+
+#[test]
+fn a_collective_waits_for_a_lane_that_passes_another_first() {
+    // Lane 3 ballots alone before joining the ballot of all: the others
+    // wait for it there, as on the GPU, and nothing is reported.
+    let got = per_thread(32, u32::MAX, |t| {
+        let alone = if t == 3 { ballot_sync(1 << 3, true) } else { 0 };
+        alone | ballot_sync(ALL_LANES, t % 2 == 1)
+    })
+    .unwrap();
+    for (t, &bits) in got.iter().enumerate() {
+        let alone = if t == 3 { 1 << 3 } else { 0 };
+        assert_eq!(bits, alone | 0xaaaa_aaaa, "thread {t}");
+    }
 }

@@ -16,11 +16,13 @@ use gpu_std::warp::{ALL_LANES, shfl_down_sync, shfl_xor_sync};
 use locality_tests::seed;
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
-fn one_block(threads: u32) -> Launch {
+/// One block of `threads` along x, with `shared_bytes` of launch-sized
+/// shared memory.
+fn one_block(threads: u32, shared_bytes: u32) -> Launch {
     Launch {
         grid: (1, 1, 1),
         block: (threads, 1, 1),
-        shared_bytes: 0,
+        shared_bytes,
         cluster: (1, 1, 1),
     }
 }
@@ -32,9 +34,18 @@ fn per_thread<T: Copy>(
     poison: T,
     body: impl Fn(u32) -> T,
 ) -> Result<Vec<T>, Diagnostic> {
-    let mut out = vec![poison; threads as usize];
+    per_thread_in(&one_block(threads, 0), poison, body)
+}
+
+/// [`per_thread`] on the one block of `launch`.
+fn per_thread_in<T: Copy>(
+    launch: &Launch,
+    poison: T,
+    body: impl Fn(u32) -> T,
+) -> Result<Vec<T>, Diagnostic> {
+    let mut out = vec![poison; launch.block.0 as usize];
     let view = GlobalMut::new("out", &mut out);
-    gpu_emulator::run("per_thread", &one_block(threads), &|| {
+    gpu_emulator::run("per_thread", launch, &|| {
         let t = thread_idx_x();
         let value = body(t);
         // SAFETY: one element per thread, inside the buffer.

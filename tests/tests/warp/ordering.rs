@@ -4,12 +4,13 @@
 //! orders two lanes, or two warps.
 
 use gpu_emulator::{Diagnostic, Fault};
-use gpu_std::global::GlobalMut;
 use gpu_std::shared::SharedArray;
-use gpu_std::thread::{sync_threads, thread_idx_x};
+use gpu_std::thread::sync_threads;
 use gpu_std::warp::{ALL_LANES, syncwarp};
 use locality_tests::seed;
 use rand::{Rng, SeedableRng, rngs::SmallRng};
+
+use super::{one_block, per_thread_in};
 
 /// Runs `body(thread, tile)` on one block of `threads` with a shared tile
 /// of one `u32` a thread; what each returns, in an output poisoned first.
@@ -17,22 +18,11 @@ fn with_tile(
     threads: u32,
     body: impl Fn(u32, SharedArray<u32>) -> u32,
 ) -> Result<Vec<u32>, Diagnostic> {
-    let mut out = vec![u32::MAX; threads as usize];
-    let view = GlobalMut::new("out", &mut out);
-    let launch = gpu_emulator::Launch {
-        grid: (1, 1, 1),
-        block: (threads, 1, 1),
-        shared_bytes: 4 * threads,
-        cluster: (1, 1, 1),
-    };
-    gpu_emulator::run("with_tile", &launch, &|| {
-        let t = thread_idx_x();
-        // SAFETY: inside the launch, `u32` aligned.
-        let value = body(t, unsafe { SharedArray::launch_sized() });
-        // SAFETY: one element per thread, inside the buffer.
-        unsafe { view.write(t as usize, value) };
-    })?;
-    Ok(out)
+    let launch = one_block(threads, 4 * threads);
+    // SAFETY: inside the launch, `u32` aligned.
+    per_thread_in(&launch, u32::MAX, |t| {
+        body(t, unsafe { SharedArray::launch_sized() })
+    })
 }
 
 /// Each warp sums its values through its part of the tile, halving the

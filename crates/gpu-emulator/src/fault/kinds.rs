@@ -3,7 +3,7 @@
 
 use std::panic::Location;
 
-use crate::{Access, AccessKind, Dim3, Outstanding};
+use crate::{Access, AccessKind, Dim3, Outstanding, WarpOp};
 
 /// Where a lane named in a warp collective's mask is instead, or what else
 /// is wrong with the call.
@@ -22,8 +22,8 @@ pub enum LaneProblem {
     /// The lane waits at another warp collective, or at the same one with
     /// another mask, or on another pass (`passed` collectives before it).
     AtWarpCall {
-        /// That collective's name in the runtime (`shfl_xor_sync`, ...).
-        call: &'static str,
+        /// That collective (its name in the runtime: [`WarpOp::name`]).
+        call: WarpOp,
         /// Where that lane's call is in the kernel's source.
         site: &'static Location<'static>,
         /// The mask that lane passed.
@@ -409,9 +409,9 @@ pub enum Fault {
     BadWarpCall {
         /// The thread that called it.
         thread: Dim3,
-        /// The collective's name in the runtime (`shfl_xor_sync`,
-        /// `ballot_sync`, ...).
-        call: &'static str,
+        /// The collective it called (its name in the runtime:
+        /// [`WarpOp::name`]).
+        call: WarpOp,
         /// Where its call is in the kernel's source.
         site: &'static Location<'static>,
         /// The lane mask it passed.

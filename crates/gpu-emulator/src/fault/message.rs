@@ -367,6 +367,7 @@ impl fmt::Display for Fault {
                 lane,
                 problem,
             } => {
+                let call = call.name();
                 write!(
                     f,
                     "{} calls {call} at {site} with mask {mask:#010x}, ",
@@ -403,9 +404,10 @@ impl fmt::Display for Fault {
                         passed,
                     } => write!(
                         f,
-                        "which names lane {lane}, but that lane waits at the {other_call} at \
+                        "which names lane {lane}, but that lane waits at the {} at \
                          {other} with mask {other_mask:#010x} (its warp collective #{}): \
                          every lane of the mask must reach the same {call} with the same mask",
+                        other_call.name(),
                         passed + 1
                     ),
                     LaneProblem::CallerNotInMask => {
