@@ -15,6 +15,7 @@ use locality::families::caches::{Caches, CachesShape};
 use locality::families::constant::{Constant, ConstantShape};
 use locality::families::distributed::{Distributed, DistributedShape};
 use locality::families::gemv::{Gemv, GemvShape};
+use locality::families::histogram::{Bytes, Histogram, HistogramShape};
 use locality::families::intensity::{Intensity, IntensityShape};
 use locality::families::l2::{L2, L2Shape};
 use locality::families::matmul::{Matmul, MatmulShape};
@@ -211,6 +212,10 @@ const DISTRIBUTED_SHAPE: DistributedShape = DistributedShape {
     cluster: 2,
     rounds: 1,
 };
+const HISTOGRAM_SHAPE: HistogramShape = HistogramShape {
+    bytes: 65536,
+    from: Bytes::Uniform,
+};
 const TEXTURE_SHAPE: TextureShape = TextureShape {
     width: 64,
     height: 64,
@@ -251,6 +256,7 @@ fn documented_counts(name: &str) -> [u64; 7] {
         _ if name.starts_with("sum") || name.starts_with("chase") => {
             traffic::<Distributed>(name, DISTRIBUTED_SHAPE)
         }
+        _ if name.starts_with("histogram") => traffic::<Histogram>(name, HISTOGRAM_SHAPE),
         _ => traffic::<Intensity>(name, INTENSITY_SHAPE),
     };
     [

@@ -313,3 +313,44 @@ pub enum Scope {
     /// `__threadfence_system`).
     System,
 }
+
+/// How a warp's reduction (`__reduce_*_sync`) combines 32-bit values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    /// Their sum, wrapping (the same bits signed or not).
+    Add,
+    /// Their least, as signed numbers where `signed`.
+    Min {
+        /// Whether the values are `i32`.
+        signed: bool,
+    },
+    /// Their greatest, as signed numbers where `signed`.
+    Max {
+        /// Whether the values are `i32`.
+        signed: bool,
+    },
+    /// Their bitwise and.
+    And,
+    /// Their bitwise or.
+    Or,
+    /// Their bitwise exclusive or.
+    Xor,
+}
+
+impl Reduction {
+    /// `one` and `other` combined: a step of the reduction, on the GPU
+    /// below compute capability 8.0 and on the emulator alike.
+    #[inline(always)]
+    pub fn combine(self, one: u32, other: u32) -> u32 {
+        match self {
+            Self::Add => one.wrapping_add(other),
+            Self::Min { signed: false } => one.min(other),
+            Self::Max { signed: false } => one.max(other),
+            Self::Min { signed: true } => (one as i32).min(other as i32) as u32,
+            Self::Max { signed: true } => (one as i32).max(other as i32) as u32,
+            Self::And => one & other,
+            Self::Or => one | other,
+            Self::Xor => one ^ other,
+        }
+    }
+}

@@ -5,12 +5,13 @@
 
 use std::panic::Location;
 
+pub use super::AccessKind;
 use super::cluster::Accessor;
 use super::texture::{self, Missing};
 use super::traffic::Space;
-pub use super::{AccessKind, ShuffleKind};
+pub use super::warp::{Reduction, ShuffleKind, WarpOp};
 use super::{
-    CONSTANTS, Copy as PendingCopy, Dim3, Fault, SharedMemory, ShuffleCall, Wait, running, stop,
+    CONSTANTS, Copy as PendingCopy, Dim3, Fault, SharedMemory, Wait, WarpCall, running, stop,
     with_current,
 };
 
@@ -42,19 +43,34 @@ pub fn sync_threads(barrier: &'static Location<'static>) {
     unsafe { (*yielder).suspend(Wait::Barrier(barrier)) };
 }
 
-/// This lane's result of a shuffle of `kind` over the lanes of `mask`,
-/// `bits` its own value, made at `site`.
-pub fn shuffle(kind: ShuffleKind, mask: u32, bits: u64, site: &'static Location<'static>) -> u64 {
-    let yielder = with_current(|current| current.yielder.get());
-    let call = ShuffleCall {
+/// This lane's result of the warp collective `op` over the lanes of
+/// `mask`, `bits` its own operand, made at `site`: once every lane of the
+/// mask has reached it (see the crate's `warp` module).
+pub fn warp_call(op: WarpOp, mask: u32, bits: u64, site: &'static Location<'static>) -> u64 {
+    let (yielder, pass) = with_current(|current| {
+        let mut passes = current.warp_passes.borrow_mut();
+        let pass = match passes.iter_mut().find(|(known, _)| *known == site) {
+            Some((_, passed)) => {
+                *passed += 1;
+                *passed - 1
+            }
+            None => {
+                passes.push((site, 1));
+                0
+            }
+        };
+        (current.yielder.get(), pass)
+    });
+    let call = WarpCall {
         site,
-        kind,
         mask,
+        op,
         bits,
+        pass,
     };
     // SAFETY: the yielder belongs to the coroutine that is running this code.
-    unsafe { (*yielder).suspend(Wait::Shuffle(call)) };
-    running().shuffled.get()
+    unsafe { (*yielder).suspend(Wait::Warp(call)) };
+    running().warp_result.get()
 }
 
 /// Makes the running thread wait at the cluster-wide barrier called at

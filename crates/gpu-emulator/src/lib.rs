@@ -28,14 +28,15 @@
 //! whenever a barrier has changed, and a wait that nothing left running
 //! can complete is a diagnostic, not a hang (see `mbarrier`).
 //!
-//! A warp's shuffle is a rendezvous too, of the lanes its mask names: a lane
-//! that reaches one waits, like at a barrier, until every live thread of the
-//! block waits somewhere; then each shuffle whose lanes all wait at it with
-//! the same mask exchanges their values, and they go on. A mask that names a
-//! lane that is not there, has returned or waits elsewhere, or a lane that
-//! reads one outside the mask, would leave the value undefined on the GPU:
-//! here it is a diagnostic. (CUDA lets a mask name a returned lane as long as
-//! no lane reads it; the emulator holds kernels to the stricter rule.)
+//! A warp's collectives (shuffles, `syncwarp`, votes, matches, reductions)
+//! are rendezvous too, of the lanes their masks name: a lane that reaches
+//! one waits, like at a barrier, until every live thread of the block
+//! waits somewhere; then each collective whose lanes all wait at it with
+//! the same mask computes their results, and they go on. A mask that names
+//! a lane that is not there or has returned, or one that waits elsewhere
+//! while nothing else can move, is a diagnostic (see `warp`). Between two
+//! barriers, a `syncwarp` orders the shared-memory accesses of the lanes
+//! of its mask, as on the GPU.
 //!
 //! Global memory is the host's own, seen through the runtime's views: every
 //! access is checked against its buffer's length, and a vector access
@@ -80,8 +81,11 @@ mod mbarrier;
 mod order;
 pub mod texture;
 pub mod traffic;
+mod warp;
 
 use traffic::{Record, Space, Traffic};
+use warp::WarpCall;
+pub use warp::{ShuffleKind, WarpOp};
 
 /// Stack of one emulated thread: room for the 512 KiB of local memory
 /// CUDA gives a thread at most, and the host's frames around it.
@@ -246,6 +250,7 @@ fn launch_blocks(
                 cluster: Vec::new(),
                 phase: 0,
                 exited: false,
+                warp_clocks: Vec::new(),
             })
         })
         .collect();
@@ -354,6 +359,13 @@ struct SharedMemory {
     phase: u32,
     /// Whether the block's threads have all returned.
     exited: bool,
+    /// Each thread's vector clock over the lanes of its warp, by linear
+    /// index; empty until the block's first `syncwarp`. A lane's own entry
+    /// counts the `syncwarp`s it has passed; a `syncwarp` gives each lane
+    /// of its mask the latest entries any of them has seen. An access of
+    /// lane `a` at its own entry `t` is ordered before a later access of
+    /// lane `b` of the same warp once `b`'s entry for `a` is past `t`.
+    warp_clocks: Vec<[u32; 32]>,
 }
 
 /// Who last wrote one shared byte, and who read it, in which epoch; threads
@@ -368,6 +380,11 @@ struct Shadow {
     /// there is none. Two readers are enough to tell whether a writer races
     /// with a reader other than itself.
     other_reader: u32,
+    /// The warp clocks' own entries of `writer`, `reader` and
+    /// `other_reader` at their accesses (see `SharedMemory::warp_clocks`).
+    write_tick: u32,
+    read_tick: u32,
+    other_read_tick: u32,
     /// The thread whose asynchronous copy to this byte is in flight.
     copier: Option<u32>,
     /// The barrier (its offset) that a bulk copy to this byte in flight
@@ -431,9 +448,22 @@ impl SharedMemory {
         let thread = coordinates(me, block);
         let offset = self.checked_offset(thread, offset, (size, alignment), kind)?;
         let later = Access { thread, kind };
+        let tick = self
+            .warp_clocks
+            .get(me as usize)
+            .map_or(0, |clock| clock[me as usize % 32]);
         for byte in offset..offset + size {
             self.cluster_access(byte, self.rank, Access { thread, kind })?;
             let epoch = self.epoch;
+            let clocks = &self.warp_clocks;
+            // Whether `earlier`'s access at its own entry `then` is ordered
+            // before this one by a `syncwarp` of theirs.
+            let synced = |earlier: u32, then: u32| {
+                earlier / 32 == me / 32
+                    && clocks
+                        .get(me as usize)
+                        .is_some_and(|clock| clock[earlier as usize % 32] > then)
+            };
             let shadow = &mut self.shadow[byte as usize];
             if let Some(copier) = shadow.copier {
                 return Err(Fault::CopyInFlight {
@@ -463,7 +493,10 @@ impl SharedMemory {
                     });
                 }
             }
-            let written_now = shadow.write_epoch == epoch && shadow.writer != me && !landed_now;
+            let written_now = shadow.write_epoch == epoch
+                && shadow.writer != me
+                && !landed_now
+                && !synced(shadow.writer, shadow.write_tick);
             let other_atomic = match shadow.atomic_thread {
                 _ if shadow.atomic_epoch != epoch => NONE,
                 thread if thread != me => thread,
@@ -489,15 +522,33 @@ impl SharedMemory {
                         let writer = shadow.writer;
                         return Err(self.race(byte, (writer, AccessKind::Write), later, block));
                     }
-                    if shadow.read_epoch != epoch {
+                    // A reader ordered before this one is forgotten for
+                    // it: a write ordered after this read is after both.
+                    // A third reader unordered with the two kept is not
+                    // remembered, so a write ordered after those two but
+                    // not after it goes unreported.
+                    if shadow.read_epoch != epoch
+                        || shadow.reader == me
+                        || synced(shadow.reader, shadow.read_tick)
+                    {
+                        let other_reader = if shadow.read_epoch != epoch {
+                            NONE
+                        } else {
+                            shadow.other_reader
+                        };
                         *shadow = Shadow {
                             read_epoch: epoch,
                             reader: me,
-                            other_reader: NONE,
+                            read_tick: tick,
+                            other_reader,
                             ..*shadow
                         };
-                    } else if shadow.reader != me && shadow.other_reader == NONE {
+                    } else if shadow.other_reader == NONE
+                        || shadow.other_reader == me
+                        || synced(shadow.other_reader, shadow.other_read_tick)
+                    {
                         shadow.other_reader = me;
+                        shadow.other_read_tick = tick;
                     }
                 }
                 AccessKind::Write | AccessKind::Atomic => {
@@ -505,22 +556,20 @@ impl SharedMemory {
                         let writer = shadow.writer;
                         return Err(self.race(byte, (writer, AccessKind::Write), later, block));
                     }
-                    let other_reader = if shadow.reader != me {
-                        shadow.reader
-                    } else {
-                        shadow.other_reader
-                    };
-                    if shadow.read_epoch == epoch && other_reader != NONE {
-                        return Err(self.race(
-                            byte,
-                            (other_reader, AccessKind::Read),
-                            later,
-                            block,
-                        ));
+                    let readers = [
+                        (shadow.reader, shadow.read_tick),
+                        (shadow.other_reader, shadow.other_read_tick),
+                    ];
+                    let unordered = readers.into_iter().find(|&(reader, then)| {
+                        reader != me && reader != NONE && !synced(reader, then)
+                    });
+                    if let Some((reader, _)) = unordered.filter(|_| shadow.read_epoch == epoch) {
+                        return Err(self.race(byte, (reader, AccessKind::Read), later, block));
                     }
                     if kind == AccessKind::Write {
                         shadow.write_epoch = epoch;
                         shadow.writer = me;
+                        shadow.write_tick = tick;
                     } else if shadow.atomic_epoch != epoch {
                         shadow.atomic_epoch = epoch;
                         shadow.atomic_thread = me;
@@ -678,6 +727,32 @@ impl SharedMemory {
 }
 
 impl SharedMemory {
+    /// A `syncwarp` of the lanes `lanes` of the warp whose first thread is
+    /// `first`: each lane's own entry moves on, so that its accesses after
+    /// are not taken for ones before, and then each gets the latest entries
+    /// any of them has, so that its accesses before are ordered before the
+    /// others' after.
+    fn join_clocks(&mut self, first: u32, lanes: u32) {
+        let end = first as usize + 32;
+        if self.warp_clocks.len() < end {
+            self.warp_clocks.resize(end, [0; 32]);
+        }
+        let warp = &mut self.warp_clocks[first as usize..end];
+        let joined = (0..32).filter(|&lane| lanes & 1 << lane != 0).fold(
+            [0; 32],
+            |mut joined: [u32; 32], lane| {
+                for (entry, &theirs) in joined.iter_mut().zip(&warp[lane]) {
+                    *entry = (*entry).max(theirs);
+                }
+                joined[lane] = warp[lane][lane] + 1;
+                joined
+            },
+        );
+        for lane in (0..32).filter(|&lane| lanes & 1 << lane != 0) {
+            warp[lane] = joined;
+        }
+    }
+
     /// Checks a bulk copy of `size` bytes to `offset` by thread `me`,
     /// completing on the barrier at `barrier`, as a write made now, and
     /// marks its bytes in flight.
@@ -853,8 +928,11 @@ struct Current<'a> {
     cluster: &'a Cluster<'a>,
     global: &'a RefCell<GlobalMemory>,
     yielder: Cell<*const Yielder<(), Wait>>,
-    /// The value the thread's last shuffle returned.
-    shuffled: Cell<u64>,
+    /// The result of the thread's last warp collective.
+    warp_result: Cell<u64>,
+    /// The warp collectives' call sites the thread has passed, and how
+    /// often each.
+    warp_passes: RefCell<Vec<(&'static Location<'static>, u32)>>,
     /// Its asynchronous copies in flight.
     pipeline: RefCell<Pipeline>,
     /// The bulk copies it has issued, which number each copy's reads.
@@ -1004,6 +1082,7 @@ fn run_cluster(
         memory.cluster = blocks.to_vec();
         memory.phase = phase;
         memory.exited = false;
+        memory.warp_clocks.clear();
     }
     let fault = RefCell::new(None);
     let threads_per_block = launch.block.0 * launch.block.1 * launch.block.2;
@@ -1024,7 +1103,8 @@ fn run_cluster(
                 cluster,
                 global,
                 yielder: Cell::new(std::ptr::null()),
-                shuffled: Cell::new(0),
+                warp_result: Cell::new(0),
+                warp_passes: RefCell::default(),
                 pipeline: RefCell::default(),
                 bulk_copies: Cell::new(0),
                 tensor_maps: RefCell::default(),
@@ -1040,45 +1120,13 @@ fn run_cluster(
 #[derive(Clone, Copy)]
 enum Wait {
     Barrier(&'static Location<'static>),
-    Shuffle(ShuffleCall),
+    /// At a warp collective (`warp::exchange`).
+    Warp(WarpCall),
     /// On a shared-memory barrier's phase that has not completed: the
     /// call site and the barrier's offset.
     Mbarrier(&'static Location<'static>, i64),
     /// At a cluster barrier (`cluster::sync`).
     ClusterBarrier(&'static Location<'static>),
-}
-
-/// A lane waiting at a shuffle, with its value.
-#[derive(Clone, Copy)]
-struct ShuffleCall {
-    site: &'static Location<'static>,
-    kind: ShuffleKind,
-    mask: u32,
-    bits: u64,
-}
-
-/// Which lane a shuffle reads.
-#[derive(Clone, Copy, Debug)]
-pub enum ShuffleKind {
-    /// `lane ^ lane_mask`.
-    Xor(u32),
-    /// `lane + delta`.
-    Down(u32),
-    /// `lane - delta`.
-    Up(u32),
-}
-
-impl ShuffleKind {
-    /// The lane that `lane` reads: its own where the source is past the
-    /// warp's last lane.
-    fn source(self, lane: u32) -> u32 {
-        let source = match self {
-            Self::Xor(lane_mask) => lane ^ lane_mask,
-            Self::Down(delta) => lane.saturating_add(delta),
-            Self::Up(delta) => lane.checked_sub(delta).unwrap_or(lane),
-        };
-        if source < 32 { source } else { lane }
-    }
 }
 
 type Thread = Coroutine<(), Wait, (), DefaultStack>;
@@ -1119,7 +1167,6 @@ fn schedule(
     let cluster = threads[0].cluster;
     let mut barriers_passed = vec![0u32; cluster.memories.len()];
     let mut alive = vec![threads.len() / cluster.memories.len(); cluster.memories.len()];
-    let mut shuffles_passed = vec![0u32; threads.len()];
     let mut live: Vec<usize> = (0..threads.len()).collect();
     // The threads waiting at a cluster barrier: they wait across rounds,
     // while other blocks pass barriers of their own, until every live
@@ -1127,11 +1174,11 @@ fn schedule(
     let mut parked = Vec::new();
     loop {
         // Run every live thread until it waits at a barrier or returns,
-        // exchanging the values of shuffles whenever all wait somewhere,
+        // resolving the warps' collectives whenever all wait somewhere,
         // and trying the waits on shared-memory barriers' phases again
         // whenever a barrier has changed.
         let mut waiting = Vec::with_capacity(live.len());
-        let mut shuffling = Vec::new();
+        let mut calling = Vec::new();
         let mut runnable = live;
         loop {
             let mut spinning = Vec::new();
@@ -1153,8 +1200,8 @@ fn schedule(
                     Ok(CoroutineResult::Yield(Wait::ClusterBarrier(barrier))) => {
                         parked.push((index, barrier));
                     }
-                    Ok(CoroutineResult::Yield(Wait::Shuffle(call))) => {
-                        shuffling.push((index, call));
+                    Ok(CoroutineResult::Yield(Wait::Warp(call))) => {
+                        calling.push((index, call));
                     }
                     Ok(CoroutineResult::Yield(Wait::Mbarrier(site, offset))) => {
                         spinning.push((index, site, offset));
@@ -1191,7 +1238,7 @@ fn schedule(
                 runnable = spinning.into_iter().map(|(index, ..)| index).collect();
                 continue;
             }
-            if shuffling.is_empty() {
+            if calling.is_empty() {
                 let Some(&(index, site, offset)) = spinning.first() else {
                     break;
                 };
@@ -1212,14 +1259,11 @@ fn schedule(
                 waiting: &waiting,
                 parked: &parked,
                 spinning: &spinning,
-                shuffling: &shuffling,
+                calling: &calling,
             };
-            exchange(threads, &waits, &shuffles_passed)?;
-            let shuffled: Vec<usize> = shuffling.drain(..).map(|(index, _)| index).collect();
-            for &index in &shuffled {
-                shuffles_passed[index] += 1;
-            }
-            runnable = shuffled;
+            let called = warp::exchange(threads, &waits)?;
+            calling.retain(|(index, _)| !called.contains(index));
+            runnable = called;
             runnable.extend(spinning.into_iter().map(|(index, ..)| index));
         }
         traffic += round_traffic(threads);
@@ -1303,93 +1347,13 @@ fn open_block_barriers(
 }
 
 /// Where the threads wait that do not run: at a block barrier, at a
-/// cluster barrier, on a shared-memory barrier's phase, at a shuffle.
+/// cluster barrier, on a shared-memory barrier's phase, at a warp
+/// collective.
 struct Waits<'a> {
     waiting: &'a [(usize, &'static Location<'static>)],
     parked: &'a [(usize, &'static Location<'static>)],
     spinning: &'a [(usize, &'static Location<'static>, i64)],
-    shuffling: &'a [(usize, ShuffleCall)],
-}
-
-/// Gives every thread at a shuffle its shuffle's result, once every live
-/// thread of the cluster waits somewhere (`all`). Each lane a mask names
-/// must wait at the same shuffle, with the same mask, on the same pass, or
-/// it never will.
-fn exchange(
-    threads: &[Current<'_>],
-    all: &Waits<'_>,
-    shuffles_passed: &[u32],
-) -> Result<(), (Dim3, Fault)> {
-    let mut waits = vec![None; threads.len()];
-    for &(index, barrier) in all.waiting {
-        waits[index] = Some(Wait::Barrier(barrier));
-    }
-    for &(index, barrier) in all.parked {
-        waits[index] = Some(Wait::ClusterBarrier(barrier));
-    }
-    for &(index, site, offset) in all.spinning {
-        waits[index] = Some(Wait::Mbarrier(site, offset));
-    }
-    for &(index, call) in all.shuffling {
-        waits[index] = Some(Wait::Shuffle(call));
-    }
-    for &(index, call) in all.shuffling {
-        let lane = threads[index].linear % 32;
-        let warp = index - lane as usize;
-        let current = &threads[index];
-        // The threads of a cluster's blocks follow each other: the warp
-        // ends where its block does.
-        let (x, y, z) = current.launch.block;
-        let block_end = index - current.linear as usize + (x * y * z) as usize;
-        let waits = &waits[..block_end];
-        let bad = |lane, problem| {
-            let fault = Fault::BadShuffle {
-                thread: current.thread,
-                site: call.site,
-                mask: call.mask,
-                lane,
-                problem,
-            };
-            (current.block, fault)
-        };
-        let named = |lane: u32| call.mask & (1 << lane) != 0;
-        if !named(lane) {
-            return Err(bad(lane, LaneProblem::CallerNotInMask));
-        }
-        for other in (0..32).filter(|&other| named(other)) {
-            let problem = match waits.get(warp + other as usize) {
-                None => LaneProblem::NotInBlock,
-                Some(None) => LaneProblem::Returned,
-                Some(Some(Wait::Barrier(barrier))) => LaneProblem::AtBarrier(barrier),
-                Some(Some(Wait::Mbarrier(site, _))) => LaneProblem::AtMbarrier(site),
-                Some(Some(Wait::ClusterBarrier(site))) => LaneProblem::AtClusterBarrier(site),
-                Some(Some(Wait::Shuffle(theirs))) => {
-                    let passed = shuffles_passed[warp + other as usize];
-                    if theirs.site == call.site
-                        && theirs.mask == call.mask
-                        && passed == shuffles_passed[index]
-                    {
-                        continue;
-                    }
-                    LaneProblem::AtShuffle {
-                        site: theirs.site,
-                        mask: theirs.mask,
-                        passed,
-                    }
-                }
-            };
-            return Err(bad(other, problem));
-        }
-        let source = call.kind.source(lane);
-        if !named(source) {
-            return Err(bad(source, LaneProblem::SourceNotInMask));
-        }
-        let Some(Wait::Shuffle(theirs)) = waits[warp + source as usize] else {
-            unreachable!("every lane of the mask waits at this shuffle");
-        };
-        threads[index].shuffled.set(theirs.bits);
-    }
-    Ok(())
+    calling: &'a [(usize, WarpCall)],
 }
 
 /// The traffic of the round just run, warp by warp, and the accesses

@@ -297,7 +297,8 @@ pub mod cluster;
 pub mod atomic;
 
 /// Warp-level operations: the 32 lanes of a warp exchanging registers
-/// directly, without going through memory.
+/// directly, without going through memory (shuffles), voting, matching
+/// and reducing their values, and synchronising among themselves.
 ///
 /// A lane is a thread's index in its warp, the 32 threads of consecutive
 /// linear index in the block (`thread_idx_x() % SIZE` in a 1-D block).

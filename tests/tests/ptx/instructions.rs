@@ -1,6 +1,6 @@
 //! The instructions the ladders' lessons name, counted in the kernels'
 //! bodies: fused multiply-adds, shuffles, vector loads and the load width
-//! a pair's alignment gives.
+//! a pair's alignment gives, and the halves a 64-bit shuffle moves.
 
 use crate::builds::{PTX, PTX_SM80, PTX_SM90, body, body_in, every_entry_point};
 
@@ -116,5 +116,17 @@ fn a_pairs_alignment_decides_its_load_width() {
         let wide = loads("copy_bytes_16");
         assert_eq!(wide.len(), 1, "{wide:?}");
         assert!(wide[0].starts_with("ld.global.nc.v4.b32"), "{wide:?}");
+    }
+}
+
+/// A 64-bit value crosses the warp as its two 32-bit halves, one
+/// `shfl.sync` each, as CUDA's `__shfl_xor_sync` of a `double` does: the
+/// warp's f64 butterfly is twice the f32 one, in every build.
+#[test]
+fn a_64_bit_shuffle_is_two_32_bit_ones() {
+    for ptx in [PTX, PTX_SM80, PTX_SM90] {
+        let butterflies = |kernel| body_in(ptx, kernel).matches("shfl.sync.bfly.b32").count();
+        assert_eq!(butterflies("gemv_row_major_warp_f32"), 5);
+        assert_eq!(butterflies("gemv_row_major_warp_f64"), 2 * 5);
     }
 }

@@ -3,10 +3,10 @@
 
 use std::panic::Location;
 
-use crate::{Access, AccessKind, Dim3, Outstanding};
+use crate::{Access, AccessKind, Dim3, Outstanding, WarpOp};
 
-/// Where a lane named in a shuffle's mask is instead, or what else is wrong
-/// with the shuffle.
+/// Where a lane named in a warp collective's mask is instead, or what else
+/// is wrong with the call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LaneProblem {
     /// The block has no thread in that lane: its last warp is partial.
@@ -19,19 +19,21 @@ pub enum LaneProblem {
     AtMbarrier(&'static Location<'static>),
     /// The lane waits at a cluster barrier.
     AtClusterBarrier(&'static Location<'static>),
-    /// The lane waits at another shuffle, or at the same one with another
-    /// mask, or on another pass (`passed` shuffles before it).
-    AtShuffle {
-        /// Where that lane's shuffle is in the kernel's source.
+    /// The lane waits at another warp collective, or at the same one with
+    /// another mask, or on another pass (`passed` collectives before it).
+    AtWarpCall {
+        /// That collective (its name in the runtime: [`WarpOp::name`]).
+        call: WarpOp,
+        /// Where that lane's call is in the kernel's source.
         site: &'static Location<'static>,
         /// The mask that lane passed.
         mask: u32,
-        /// Shuffles that lane had passed before the one it waits at.
+        /// Warp collectives that lane had passed before the one it waits at.
         passed: u32,
     },
-    /// The shuffling lane is not in its own mask.
+    /// The calling lane is not in its own mask.
     CallerNotInMask,
-    /// The lane the shuffle reads from is not in the mask.
+    /// The lane a shuffle reads from is not in the mask.
     SourceNotInMask,
 }
 
@@ -417,17 +419,21 @@ pub enum Fault {
         blocks: u32,
     },
 
-    // Warp shuffles.
-    /// A shuffle whose mask names `lane` wrongly (see [`LaneProblem`]).
-    BadShuffle {
-        /// The thread that shuffled.
+    // Warp collectives.
+    /// A warp collective whose mask names `lane` wrongly (see
+    /// [`LaneProblem`]).
+    BadWarpCall {
+        /// The thread that called it.
         thread: Dim3,
-        /// Where its shuffle is in the kernel's source.
+        /// The collective it called (its name in the runtime:
+        /// [`WarpOp::name`]).
+        call: WarpOp,
+        /// Where its call is in the kernel's source.
         site: &'static Location<'static>,
         /// The lane mask it passed.
         mask: u32,
         /// The lane at fault: one the mask names, the caller's own, or
-        /// the one it reads.
+        /// the one a shuffle reads.
         lane: u32,
         /// What is wrong with that lane.
         problem: LaneProblem,

@@ -373,19 +373,28 @@ impl fmt::Display for Fault {
                 thread(*t)
             ),
 
-            // Warp shuffles.
-            Self::BadShuffle {
+            // Warp collectives.
+            Self::BadWarpCall {
                 thread: t,
+                call,
                 site,
                 mask,
                 lane,
                 problem,
             } => {
+                let call = call.name();
                 write!(
                     f,
-                    "{} shuffles at {site} with mask {mask:#010x}, ",
+                    "{} calls {call} at {site} with mask {mask:#010x}, ",
                     thread(*t)
                 )?;
+                let elsewhere = |f: &mut fmt::Formatter<'_>, what: &str| {
+                    write!(
+                        f,
+                        "which names lane {lane}, but that lane waits {what}: every lane of \
+                         the mask must reach the same {call}"
+                    )
+                };
                 match problem {
                     LaneProblem::NotInBlock => write!(
                         f,
@@ -394,30 +403,26 @@ impl fmt::Display for Fault {
                     LaneProblem::Returned => {
                         write!(f, "which names lane {lane}, whose thread has returned")
                     }
-                    LaneProblem::AtBarrier(barrier) => write!(
-                        f,
-                        "which names lane {lane}, but that lane waits at the sync_threads at \
-                         {barrier}: every lane of the mask must reach the same shuffle"
-                    ),
-                    LaneProblem::AtMbarrier(site) => write!(
-                        f,
-                        "which names lane {lane}, but that lane waits on a barrier's phase at \
-                         {site}: every lane of the mask must reach the same shuffle"
-                    ),
-                    LaneProblem::AtClusterBarrier(site) => write!(
-                        f,
-                        "which names lane {lane}, but that lane waits at the cluster::sync at \
-                         {site}: every lane of the mask must reach the same shuffle"
-                    ),
-                    LaneProblem::AtShuffle {
+                    LaneProblem::AtBarrier(barrier) => {
+                        elsewhere(f, &format!("at the sync_threads at {barrier}"))
+                    }
+                    LaneProblem::AtMbarrier(site) => {
+                        elsewhere(f, &format!("on a barrier's phase at {site}"))
+                    }
+                    LaneProblem::AtClusterBarrier(site) => {
+                        elsewhere(f, &format!("at the cluster::sync at {site}"))
+                    }
+                    LaneProblem::AtWarpCall {
+                        call: other_call,
                         site: other,
                         mask: other_mask,
                         passed,
                     } => write!(
                         f,
-                        "which names lane {lane}, but that lane waits at the shuffle at \
-                         {other} with mask {other_mask:#010x} (its shuffle #{}): every lane \
-                         of the mask must reach the same shuffle with the same mask",
+                        "which names lane {lane}, but that lane waits at the {} at \
+                         {other} with mask {other_mask:#010x} (its warp collective #{}): \
+                         every lane of the mask must reach the same {call} with the same mask",
+                        other_call.name(),
                         passed + 1
                     ),
                     LaneProblem::CallerNotInMask => {

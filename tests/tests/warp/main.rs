@@ -1,7 +1,12 @@
 //! The emulator's warp shuffles and vector loads against CUDA's semantics:
 //! what a lane gets back, and every way a shuffle's mask or a vector load's
 //! address can be wrong, each reported with the thread, the site and the
-//! lane or index.
+//! lane or index; the other warp collectives (votes, matches, reductions,
+//! `activemask`) in `collectives`, and `syncwarp`'s ordering of shared
+//! memory in `ordering`.
+
+mod collectives;
+mod ordering;
 
 use gpu_emulator::{Diagnostic, Fault, LaneProblem, Launch};
 use gpu_std::Real;
@@ -11,11 +16,13 @@ use gpu_std::warp::{ALL_LANES, shfl_down_sync, shfl_xor_sync};
 use locality_tests::seed;
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
-fn one_block(threads: u32) -> Launch {
+/// One block of `threads` along x, with `shared_bytes` of launch-sized
+/// shared memory.
+fn one_block(threads: u32, shared_bytes: u32) -> Launch {
     Launch {
         grid: (1, 1, 1),
         block: (threads, 1, 1),
-        shared_bytes: 0,
+        shared_bytes,
         cluster: (1, 1, 1),
     }
 }
@@ -27,9 +34,18 @@ fn per_thread<T: Copy>(
     poison: T,
     body: impl Fn(u32) -> T,
 ) -> Result<Vec<T>, Diagnostic> {
-    let mut out = vec![poison; threads as usize];
+    per_thread_in(&one_block(threads, 0), poison, body)
+}
+
+/// [`per_thread`] on the one block of `launch`.
+fn per_thread_in<T: Copy>(
+    launch: &Launch,
+    poison: T,
+    body: impl Fn(u32) -> T,
+) -> Result<Vec<T>, Diagnostic> {
+    let mut out = vec![poison; launch.block.0 as usize];
     let view = GlobalMut::new("out", &mut out);
-    gpu_emulator::run("per_thread", &one_block(threads), &|| {
+    gpu_emulator::run("per_thread", launch, &|| {
         let t = thread_idx_x();
         let value = body(t);
         // SAFETY: one element per thread, inside the buffer.
@@ -121,7 +137,7 @@ fn two_halves_of_a_warp_may_shuffle_apart_with_their_own_masks() {
 }
 
 /// The fault of a kernel that should have stopped, and what it reported.
-fn fault_of(result: Result<Vec<u32>, Diagnostic>) -> (Fault, String) {
+fn fault_of<T: std::fmt::Debug>(result: Result<Vec<T>, Diagnostic>) -> (Fault, String) {
     let diagnostic = result.expect_err("the emulator should have stopped the kernel");
     (diagnostic.fault.clone(), diagnostic.to_string())
 }
@@ -129,7 +145,7 @@ fn fault_of(result: Result<Vec<u32>, Diagnostic>) -> (Fault, String) {
 #[test]
 fn a_full_mask_in_a_partial_warp_names_lanes_that_are_not_there() {
     let (fault, message) = fault_of(per_thread(48, 0, |t| shfl_xor_sync(ALL_LANES, t, 1)));
-    let Fault::BadShuffle {
+    let Fault::BadWarpCall {
         thread,
         mask,
         lane,
@@ -155,7 +171,7 @@ fn a_mask_naming_a_returned_lane_is_reported() {
     assert!(
         matches!(
             fault,
-            Fault::BadShuffle {
+            Fault::BadWarpCall {
                 lane: 5,
                 problem: LaneProblem::Returned,
                 ..
@@ -178,7 +194,7 @@ fn a_lane_at_a_barrier_instead_of_the_shuffle_is_reported() {
     assert!(
         matches!(
             fault,
-            Fault::BadShuffle {
+            Fault::BadWarpCall {
                 lane: 31,
                 problem: LaneProblem::AtBarrier(_),
                 ..
@@ -202,11 +218,11 @@ fn lanes_at_two_different_shuffles_are_reported() {
             shfl_xor_sync(ALL_LANES, t, 1)
         }
     }));
-    let Fault::BadShuffle {
+    let Fault::BadWarpCall {
         thread,
         site,
         lane,
-        problem: LaneProblem::AtShuffle {
+        problem: LaneProblem::AtWarpCall {
             site: other, mask, ..
         },
         ..
@@ -224,7 +240,7 @@ fn a_lane_outside_its_own_mask_is_reported() {
     assert!(
         matches!(
             fault,
-            Fault::BadShuffle {
+            Fault::BadWarpCall {
                 thread: (0, 0, 0),
                 lane: 0,
                 problem: LaneProblem::CallerNotInMask,
@@ -249,7 +265,7 @@ fn reading_a_lane_the_mask_leaves_out_is_reported() {
     assert!(
         matches!(
             fault,
-            Fault::BadShuffle {
+            Fault::BadWarpCall {
                 thread: (0, 0, 0),
                 lane: 16,
                 problem: LaneProblem::SourceNotInMask,
