@@ -13,27 +13,44 @@
 #define HISTOGRAM_WORDS_PER_THREAD 16
 #define HISTOGRAM_WARPS (HISTOGRAM_BLOCK / 32)
 
+// Calls word(four, whole) with each of this thread's words, whole false
+// past the whole words: every thread calls it as often.
+template <typename Word>
+__device__ __forceinline__ void histogram_each_word(const unsigned char* __restrict__ input,
+                                                    unsigned bytes, Word word) {
+    const unsigned* __restrict__ words = reinterpret_cast<const unsigned*>(input);
+    unsigned first = blockIdx.x * (HISTOGRAM_WORDS_PER_THREAD * HISTOGRAM_BLOCK) + threadIdx.x;
+#pragma unroll
+    for (unsigned k = 0; k < HISTOGRAM_WORDS_PER_THREAD; ++k) {
+        unsigned index = first + k * HISTOGRAM_BLOCK;
+        bool whole = index < bytes / 4;
+        word(whole ? words[index] : 0u, whole);
+    }
+}
+
+// Calls count(byte) with the last bytes % 4 bytes, one a thread of the
+// first block.
+template <typename Count>
+__device__ __forceinline__ void histogram_each_tail_byte(const unsigned char* __restrict__ input,
+                                                         unsigned bytes, Count count) {
+    if (blockIdx.x == 0 && threadIdx.x < bytes % 4) {
+        count(input[bytes / 4 * 4 + threadIdx.x]);
+    }
+}
+
 // Calls count(byte) for every byte this thread counts.
 template <typename Count>
 __device__ __forceinline__ void histogram_each_byte(const unsigned char* __restrict__ input,
                                                     unsigned bytes, Count count) {
-    const unsigned* __restrict__ words = reinterpret_cast<const unsigned*>(input);
-    unsigned whole = bytes / 4;
-    unsigned first = blockIdx.x * (HISTOGRAM_WORDS_PER_THREAD * HISTOGRAM_BLOCK) + threadIdx.x;
+    histogram_each_word(input, bytes, [&](unsigned four, bool whole) {
+        if (whole) {
 #pragma unroll
-    for (unsigned k = 0; k < HISTOGRAM_WORDS_PER_THREAD; ++k) {
-        unsigned word = first + k * HISTOGRAM_BLOCK;
-        if (word < whole) {
-            unsigned four = words[word];
-#pragma unroll
-            for (unsigned shift = 0; shift < 32; shift += 8) {
-                count((four >> shift) & 0xff);
+            for (unsigned byte = 0; byte < 4; ++byte) {
+                count((four >> (8 * byte)) & 0xff);
             }
         }
-    }
-    if (blockIdx.x == 0 && threadIdx.x < bytes % 4) {
-        count(input[4 * whole + threadIdx.x]);
-    }
+    });
+    histogram_each_tail_byte(input, bytes, count);
 }
 
 // Clears the block's copies of the bins and waits for every thread.
@@ -61,6 +78,23 @@ extern "C" __global__ void __launch_bounds__(HISTOGRAM_BLOCK, FULL_SM_THREADS / 
 histogram_global(const unsigned char* __restrict__ input, unsigned* __restrict__ bins,
                  unsigned bytes) {
     histogram_each_byte(input, bytes, [&](unsigned byte) { atomicAdd(&bins[byte], 1u); });
+}
+
+extern "C" __global__ void __launch_bounds__(HISTOGRAM_BLOCK, FULL_SM_THREADS / HISTOGRAM_BLOCK)
+histogram_aggregated(const unsigned char* __restrict__ input, unsigned* __restrict__ bins,
+                     unsigned bytes) {
+    unsigned lane = threadIdx.x % 32;
+    histogram_each_word(input, bytes, [&](unsigned four, bool whole) {
+#pragma unroll
+        for (unsigned place = 0; place < 4; ++place) {
+            unsigned byte = (four >> (8 * place)) & 0xff;
+            unsigned peers = __match_any_sync(0xffffffffu, whole ? byte : HISTOGRAM_BINS);
+            if (whole && __ffs(peers) - 1 == lane) {
+                atomicAdd(&bins[byte], __popc(peers));
+            }
+        }
+    });
+    histogram_each_tail_byte(input, bytes, [&](unsigned byte) { atomicAdd(&bins[byte], 1u); });
 }
 
 extern "C" __global__ void __launch_bounds__(HISTOGRAM_BLOCK, FULL_SM_THREADS / HISTOGRAM_BLOCK)

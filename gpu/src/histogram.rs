@@ -4,12 +4,15 @@
 //! Every byte adds one to one of 256 bins, and threads that meet at a bin
 //! must take turns: an atomic add. With the bins in global memory every
 //! byte is an atomic the L2 performs, and lanes and warps that count the
-//! same byte queue at one address there. Giving each block its own copy of
+//! same byte queue at one address there. A warp's lanes can first agree
+//! on the bytes they share (`__match_any_sync`), one atomic for each
+//! distinct byte, which shortens the queue but leaves every distinct
+//! byte's trip to the L2. Giving each block its own copy of
 //! the bins in shared memory ("privatisation") moves those updates into
 //! the SM, where an atomic is a few cycles, and leaves 256 global atomics a
 //! block, to merge the copies once. With one copy per warp, warps no
 //! longer wait for each other at a popular bin. `locality lessons
-//! histogram` times the three on uniform and skewed bytes.
+//! histogram` times the four on uniform and skewed bytes.
 
 use gpu_std::atomic::atomic_add;
 use gpu_std::global::{Global, GlobalMut};
@@ -54,35 +57,66 @@ const fn blocks(problem: &Problem, copies: u32) -> Launch {
     }
 }
 
-/// Calls `count` with every byte this thread counts: the bytes of its
-/// [`WORDS_PER_THREAD`] words, a warp's words adjacent, and the last
-/// `bytes % 4` one by one in the first block.
+/// Calls `word` with each of this thread's [`WORDS_PER_THREAD`] words of
+/// 4 bytes, a warp's words adjacent, `None` for those past the whole
+/// words: every thread calls it as often, so that a warp stays converged.
+///
+/// # Safety
+/// `input` holds `bytes` elements.
+#[inline(always)]
+unsafe fn each_word(input: Global<u8>, bytes: u32, mut word: impl FnMut(Option<u32>)) {
+    // SAFETY: the buffer starts on a 256-byte boundary; only its whole
+    // words are read through the view.
+    let words = unsafe { input.cast::<u32>() };
+    let first = block_idx_x() * (WORDS_PER_THREAD * BLOCK) + thread_idx_x();
+    for k in 0..WORDS_PER_THREAD {
+        let index = first + k * BLOCK;
+        // SAFETY: index < bytes / 4.
+        word((index < bytes / 4).then(|| unsafe { words.read(index as usize) }));
+    }
+}
+
+/// Calls `count` with the byte of `four` at each place, lowest first.
+#[inline(always)]
+fn each_byte_of(four: u32, mut count: impl FnMut(u32)) {
+    // A range, not an array of shifts: LLVM unrolls it whole, where an
+    // array would be stored to local memory and indexed.
+    for byte in 0..4 {
+        count((four >> (8 * byte)) & 0xff);
+    }
+}
+
+/// Calls `count` with the last `bytes % 4` bytes, one a thread of the
+/// first block.
+///
+/// # Safety
+/// `input` holds `bytes` elements.
+#[inline(always)]
+unsafe fn each_tail_byte(input: Global<u8>, bytes: u32, count: impl FnOnce(u32)) {
+    let t = thread_idx_x();
+    if block_idx_x() == 0 && t < bytes % 4 {
+        // SAFETY: 4·(bytes / 4) + t < bytes.
+        count(u32::from(unsafe {
+            input.read((bytes / 4 * 4 + t) as usize)
+        }));
+    }
+}
+
+/// Calls `count` with every byte this thread counts: those of its words,
+/// and its byte of the tail.
 ///
 /// # Safety
 /// `input` holds `bytes` elements.
 #[inline(always)]
 unsafe fn each_byte(input: Global<u8>, bytes: u32, mut count: impl FnMut(u32)) {
-    let t = thread_idx_x();
-    // SAFETY: the buffer starts on a 256-byte boundary; only its whole
-    // words are read through the view.
-    let words = unsafe { input.cast::<u32>() };
-    let whole = bytes / 4;
-    let first = block_idx_x() * (WORDS_PER_THREAD * BLOCK) + t;
-    for k in 0..WORDS_PER_THREAD {
-        let word = first + k * BLOCK;
-        if word < whole {
-            // SAFETY: word < bytes / 4.
-            let four = unsafe { words.read(word as usize) };
-            // A range, not an array of shifts: LLVM unrolls it whole,
-            // where an array would be stored to local memory and indexed.
-            for byte in 0..4 {
-                count((four >> (8 * byte)) & 0xff);
+    // SAFETY: by this function's contract.
+    unsafe {
+        each_word(input, bytes, |four| {
+            if let Some(four) = four {
+                each_byte_of(four, &mut count);
             }
-        }
-    }
-    if block_idx_x() == 0 && t < bytes % 4 {
-        // SAFETY: 4·whole + t < bytes.
-        count(u32::from(unsafe { input.read((4 * whole + t) as usize) }));
+        });
+        each_tail_byte(input, bytes, count);
     }
 }
 
@@ -149,6 +183,45 @@ kernels! {
         unsafe { each_byte(input, bytes, |byte| {
             atomic_add(bins.element(byte as usize), 1);
         }) };
+    }
+
+    /// Lanes that count one byte agree first: one global atomic per distinct byte a warp.
+    ///
+    /// As `histogram_global`, but before each byte's atomic the warp's
+    /// lanes find those holding the same byte (`__match_any_sync`), and
+    /// the lowest of them adds their count for all. Every lane takes part
+    /// in every match, one past the whole words with a key no byte has.
+    ///
+    /// Compute-to-global-memory-access ratio: 1 global atomic per distinct
+    /// byte of a warp's 32, per byte read. Bound as `histogram_global` on
+    /// uniform bytes; on skewed ones the queue at a popular bin shrinks up
+    /// to 32 times.
+    ///
+    /// Launch bounds: 256 threads, and every warp an SM holds (8 blocks).
+    ///
+    /// # Safety
+    /// As `histogram_global`'s.
+    #[launch(|problem| blocks(problem, 0))]
+    #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
+    pub unsafe fn histogram_aggregated(input: Global<u8>, bins: GlobalMut<u32>, bytes: u32) {
+        let lane = thread_idx_x() % warp::SIZE;
+        let add = |byte: u32, count: u32| {
+            // SAFETY: byte < BINS.
+            unsafe { atomic_add(bins.element(byte as usize), count) };
+        };
+        // SAFETY: the input holds `bytes` bytes.
+        unsafe {
+            each_word(input, bytes, |four| {
+                each_byte_of(four.unwrap_or(0), |byte| {
+                    let key = if four.is_some() { byte } else { BINS };
+                    let peers = warp::match_any_sync(warp::ALL_LANES, key);
+                    if four.is_some() && peers.trailing_zeros() == lane {
+                        add(byte, peers.count_ones());
+                    }
+                });
+            });
+            each_tail_byte(input, bytes, |byte| add(byte, 1));
+        }
     }
 
     /// The bins privatised in shared memory: block-local atomics, 256 global ones a block.

@@ -1,6 +1,7 @@
-//! The lesson of privatisation: a histogram's bins in global memory, in a
-//! copy per block in shared memory, and in a copy per warp, on uniform and
-//! on skewed bytes.
+//! The lesson of privatisation: a histogram's bins in global memory
+//! (updated lane by lane, or once per distinct byte of a warp), in a copy
+//! per block in shared memory, and in a copy per warp, on uniform and on
+//! skewed bytes.
 
 use crate::error::Result;
 use crate::families::histogram::{Bytes, Histogram, HistogramShape};
@@ -36,16 +37,16 @@ pub(super) fn privatisation(lab: &mut Lab<'_>) -> Result<Outcome> {
     }
     let (finding, verdict) = judge(&points);
     Ok(outcome(
-        "histogram_global, histogram_shared, histogram_warps",
+        "histogram_global, histogram_aggregated, histogram_shared, histogram_warps",
         points,
         (finding, verdict),
     ))
 }
 
 /// The finding and verdict from the points, kernel by kernel in teaching
-/// order, each on every source of bytes: privatisation shown where the
-/// shared copy is faster than the global bins on every source and makes
-/// fewer global atomics.
+/// order (global, aggregated, shared, warps), each on every source of
+/// bytes: privatisation shown where the block's copy is faster than the
+/// global bins on every source and makes fewer global atomics.
 fn judge(points: &[Point]) -> (String, Verdict) {
     let sources = Bytes::ALL.len();
     let rates = |kernel: usize| &points[kernel * sources..(kernel + 1) * sources];
@@ -57,22 +58,26 @@ fn judge(points: &[Point]) -> (String, Verdict) {
             .map(|(one, other)| one.y / other.y)
             .collect()
     };
-    let (shared, warps) = (over(1, 0), over(2, 1));
+    let (aggregated, shared, warps) = (over(1, 0), over(2, 0), over(3, 2));
     let counted = |kernel: usize| rates(kernel)[0].counted.unwrap_or(f64::NAN);
-    let shown = shared.iter().all(|&speedup| speedup > 1.0) && counted(1) < counted(0);
+    let shown = shared.iter().all(|&speedup| speedup > 1.0) && counted(2) < counted(0);
     let finding = format!(
-        "GB/s counted, global bins: {}; a copy per block: {}; a copy per warp: {}. The copy per \
-         block over the global bins: {}; the copy per warp over the copy per block: faster on \
-         {}, slower on {}. Global atomics per KiB counted: {:.0}, {:.1} and {:.1}.",
+        "GB/s counted, global bins: {}; aggregated in the warp: {}; a copy per block: {}; a \
+         copy per warp: {}. Over the global bins, aggregated: {}; a copy per block: {}. The copy \
+         per warp over the copy per block: faster on {}, slower on {}. Global atomics per KiB \
+         of uniform bytes: {:.0}, {:.0}, {:.1} and {:.1}.",
         rate_list(rates(0), &labels),
         rate_list(rates(1), &labels),
         rate_list(rates(2), &labels),
+        rate_list(rates(3), &labels),
+        with_speedups(&labels, &aggregated, |_| true),
         with_speedups(&labels, &shared, |_| true),
         with_speedups(&labels, &warps, |speedup| speedup > 1.0),
         with_speedups(&labels, &warps, |speedup| speedup <= 1.0),
         counted(0),
         counted(1),
         counted(2),
+        counted(3),
     );
     (finding, Verdict::confirmed_if(shown, Verdict::NotShown))
 }
@@ -91,32 +96,42 @@ fn rate_list(points: &[Point], labels: &[String]) -> String {
 mod tests {
     use super::*;
 
-    fn points(rates: [f64; 9], counted: [f64; 3]) -> Vec<Point> {
-        (0..9)
+    fn points(rates: [f64; 12], counted: [f64; 4]) -> Vec<Point> {
+        (0..12)
             .map(|i| Point::new(i as f64, 1.0, rates[i], true).counting(counted[i / 3]))
             .collect()
     }
 
     #[test]
     fn privatisation_is_confirmed_only_where_the_block_copy_wins_on_every_source() {
-        let counted = [1024.0, 16.0, 16.0];
-        let faster = points(
-            [100., 50., 10., 900., 800., 300., 950., 850., 600.],
-            counted,
-        );
-        let (finding, verdict) = judge(&faster);
+        let counted = [1024.0, 1000.0, 16.0, 16.0];
+        let aggregated = [100., 60., 300.];
+        let faster = [aggregated, [900., 800., 300.], [950., 850., 600.]].concat();
+        let rates = |rest: &[f64]| -> [f64; 12] {
+            [&[100., 50., 10.][..], rest].concat().try_into().unwrap()
+        };
+        let (finding, verdict) = judge(&points(rates(&faster), counted));
         assert_eq!(verdict, Verdict::Confirmed);
-        assert!(finding.contains("One (30.00×)"), "{finding}");
+        assert!(
+            finding.contains("aggregated: Uniform (1.00×), Photo (1.20×), One (30.00×)"),
+            "{finding}"
+        );
+        assert!(
+            finding.contains("a copy per block: Uniform (9.00×), Photo (16.00×), One (30.00×)"),
+            "{finding}"
+        );
         assert!(
             finding.contains("faster on Uniform (1.06×), Photo (1.06×), One (2.00×)"),
             "{finding}"
         );
-        let one_slower = points([100., 50., 10., 900., 800., 9., 950., 850., 600.], counted);
-        assert_eq!(judge(&one_slower).1, Verdict::NotShown);
-        let same_atomics = points(
-            [100., 50., 10., 900., 800., 300., 950., 850., 600.],
-            [16.0; 3],
+        let one_slower = [aggregated, [900., 800., 9.], [950., 850., 600.]].concat();
+        assert_eq!(
+            judge(&points(rates(&one_slower), counted)).1,
+            Verdict::NotShown
         );
-        assert_eq!(judge(&same_atomics).1, Verdict::NotShown);
+        assert_eq!(
+            judge(&points(rates(&faster), [16.0; 4])).1,
+            Verdict::NotShown
+        );
     }
 }
