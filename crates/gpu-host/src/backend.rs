@@ -5,7 +5,7 @@
 
 use std::any::Any;
 
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use gpu_emulator::traffic::Traffic;
 use gpu_std::global::{Global, GlobalMut};
 use gpu_std::tensor::{TensorMap2d, TiledMap};
@@ -16,27 +16,48 @@ use crate::error::{Error, Result};
 use crate::l2::{PersistingL2, PersistingWindow};
 use crate::timing::Runs;
 
-/// The element types kernels read and write: f32, f64 and u8.
+/// The element types of buffers and constant arrays: every integer of 8
+/// to 64 bits, `f16`, `bf16`, `f32` and `f64`, and any plain-data type a
+/// crate implements it for.
+///
+/// A kernel crate's own `#[repr(C)]` struct (of scalars, say a point
+/// `{ x: f32, y: f32, id: u32 }`) becomes a buffer's element with two
+/// impls in that crate: cudarc's `unsafe impl DeviceRepr` (re-exported
+/// here), which vouches that its bytes may be copied to the GPU as they
+/// are (no references, no padding read as data), and `impl Value` with
+/// its [`Value::POISON`]. The kernel then takes `Global<Point>` or
+/// `GlobalMut<Point>`, and the GPU lays the struct out as the host does.
 pub trait Value: DeviceRepr + Copy + Default + Send + Sync + 'static {
-    /// Every byte 0xFF: NaN for the floats, 255 for bytes.
+    /// Every byte 0xFF, as the GPU's poisoning memset leaves it: NaN for
+    /// the floats, the largest value of an unsigned integer, -1 of a
+    /// signed one.
     const POISON: Self;
 }
 
-impl Value for f32 {
-    const POISON: Self = f32::from_bits(u32::MAX);
+pub use cudarc::driver::DeviceRepr;
+
+macro_rules! values {
+    ($($type:ty => $poison:expr),* $(,)?) => {$(
+        impl Value for $type {
+            const POISON: Self = $poison;
+        }
+    )*};
 }
 
-impl Value for f64 {
-    const POISON: Self = f64::from_bits(u64::MAX);
-}
-
-impl Value for u8 {
-    const POISON: Self = u8::MAX;
-}
-
-impl Value for u32 {
-    const POISON: Self = u32::MAX;
-}
+values!(
+    u8 => u8::MAX,
+    u16 => u16::MAX,
+    u32 => u32::MAX,
+    u64 => u64::MAX,
+    i8 => -1,
+    i16 => -1,
+    i32 => -1,
+    i64 => -1,
+    half::f16 => half::f16::from_bits(u16::MAX),
+    half::bf16 => half::bf16::from_bits(u16::MAX),
+    f32 => f32::from_bits(u32::MAX),
+    f64 => f64::from_bits(u64::MAX),
+);
 
 /// Where a backend keeps its buffers.
 pub trait Memory: 'static {
@@ -264,8 +285,19 @@ macro_rules! scalar_params {
     )*};
 }
 
+// Each scalar's bits, zero-extended: the driver copies the parameter's own
+// size from the word's low bytes, so a sign extension would not matter.
 scalar_params!(
+    u8 => u64::from,
+    u16 => u64::from,
     u32 => u64::from,
+    u64 => |value: u64| value,
+    i8 => |value: i8| u64::from(value as u8),
+    i16 => |value: i16| u64::from(value as u16),
+    i32 => |value: i32| u64::from(value as u32),
+    i64 => |value: i64| value as u64,
+    half::f16 => |value: half::f16| u64::from(value.to_bits()),
+    half::bf16 => |value: half::bf16| u64::from(value.to_bits()),
     f32 => |value: f32| u64::from(value.to_bits()),
     f64 => f64::to_bits
 );
@@ -352,9 +384,23 @@ tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 const MAX_GRID: [u32; 3] = [i32::MAX as u32, 65_535, 65_535];
 
 /// `kernel`'s launch contract for `problem`, once it is within the limits
-/// of every GPU from Turing on and within the kernel's own launch
-/// bounds.
+/// of every GPU from Turing on, launch-sized shared memory within the
+/// 48 KiB a block gets without an opt-in, and within the kernel's own
+/// launch bounds: what a family checks its shapes against, so that they
+/// run on every GPU.
 pub fn checked_launch<A, P>(kernel: &Kernel<A, P>, problem: &P) -> Result<Launch> {
+    checked_launch_within(kernel, problem, shared::LIMIT_BYTES)
+}
+
+/// [`checked_launch`] with launch-sized shared memory up to
+/// `shared_limit` bytes: what a backend launches, the GPU up to its
+/// device's opt-in limit (which it checks itself, with the kernel's static
+/// arrays), the emulator up to Hopper's.
+pub fn checked_launch_within<A, P>(
+    kernel: &Kernel<A, P>,
+    problem: &P,
+    shared_limit: u64,
+) -> Result<Launch> {
     let launch = (kernel.launch)(problem);
     let (x, y, z) = launch.grid;
     for ((blocks, limit), axis) in [x, y, z].into_iter().zip(MAX_GRID).zip(['x', 'y', 'z']) {
@@ -383,11 +429,11 @@ pub fn checked_launch<A, P>(kernel: &Kernel<A, P>, problem: &P) -> Result<Launch
             max_threads: kernel.bounds.max_threads,
         });
     }
-    if u64::from(launch.shared_bytes) > shared::LIMIT_BYTES {
+    if u64::from(launch.shared_bytes) > shared_limit {
         return Err(Error::SharedTooLarge {
             kernel: kernel.name,
             bytes: launch.shared_bytes,
-            limit: shared::LIMIT_BYTES,
+            limit: shared_limit,
         });
     }
     Ok(launch)
@@ -495,8 +541,11 @@ pub trait Backend {
     fn capability(&self) -> Option<(u32, u32)>;
 
     /// Sets the constant array `name` (`constant_array!`) of the kernels
-    /// this backend launches, as `cudaMemcpyToSymbol` does.
-    fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()>;
+    /// this backend launches, as `cudaMemcpyToSymbol` does: `values` of
+    /// the array's own element type, exactly as many as it has (on the
+    /// GPU its bytes must match; the emulator also reports a kernel's read
+    /// of it as another type).
+    fn set_constant<T: Value>(&self, name: &'static str, values: &[T]) -> Result<()>;
 
     /// Launches `kernel` on `problem` with `args`, as its contract asks:
     /// the one path by which every kernel runs.

@@ -60,7 +60,8 @@ pub mod l2;
 pub mod timing;
 
 pub use backend::{
-    Backend, Buffer, TensorMap, Texture, TextureObject, Transfer, Value, checked_launch, runs,
+    Backend, Buffer, TensorMap, Texture, TextureObject, Transfer, Value, checked_launch,
+    checked_launch_within, runs,
 };
 pub use emulator::{CountingEmulator, Emulator};
 pub use error::{Error, Result};
