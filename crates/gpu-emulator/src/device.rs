@@ -168,6 +168,23 @@ pub fn constant_read<T: Copy + 'static>(
     }
 }
 
+/// The running thread's `clock64()`: its steps so far (each call into the
+/// device runtime is one, this one too), which only grow.
+pub fn clock64() -> u64 {
+    with_current(|current| current.steps.get())
+}
+
+/// `%globaltimer`: the host's monotonic clock in nanoseconds, from the
+/// first time any emulated thread read it, so that it is shared by every
+/// block, as the GPU's is by every SM.
+pub fn globaltimer() -> u64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    // A step, as every call into the runtime is.
+    with_current(|_| ());
+    let start = *START.get_or_init(std::time::Instant::now);
+    start.elapsed().as_nanos() as u64
+}
+
 /// What the running thread's fetch at `(x, y)` through texture `handle`
 /// reads, made at `site` (`tex2D<float>`): the exact weighted sum rounded
 /// to f32 once.

@@ -26,4 +26,5 @@ mod streaming;
 mod support;
 mod tensor;
 mod texture;
+mod timers;
 mod typed_shared;
