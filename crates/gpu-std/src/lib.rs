@@ -179,9 +179,9 @@ macro_rules! constant_array {
         const LEN: u32 = $len;
         #[cfg(target_arch = "nvptx64")]
         let array = {
-            // 8-byte aligned whatever the element: enough for the widest.
             ::core::arch::global_asm!(
-                concat!(".visible .const .align 8 .b8 ", stringify!($name), "[{bytes}];"),
+                concat!(".visible .const .align {align} .b8 ", stringify!($name), "[{bytes}];"),
+                align = const ::core::mem::align_of::<$element>(),
                 bytes = const LEN as usize * ::core::mem::size_of::<$element>(),
             );
             let address: u64;

@@ -207,3 +207,43 @@ fn a_block_may_have_hoppers_227_kib_of_shared_memory_and_no_more() {
         "{diagnostic}"
     );
 }
+
+#[test]
+fn the_emulator_backend_launches_past_48_kib_what_the_portable_check_refuses() {
+    use gpu_host::{Backend, Emulator};
+    use kernels::blur::{Problem, tiled_shared_bytes};
+    use locality::families::blur::Blur;
+    use locality_tests::kernel;
+
+    // A 236² tile: 55696 bytes, past 48 KiB. A small image keeps the
+    // windows, clipped to it, small.
+    let (radius, width, height) = (110, 5, 3);
+    assert!(u64::from(tiled_shared_bytes(radius)) > gpu_std::shared::LIMIT_BYTES);
+    let mut rng = rng();
+    let image: Vec<u8> = (0..width * height).map(|_| rng.random()).collect();
+    let problem = Problem {
+        width,
+        height,
+        channels: 1,
+        radius,
+    };
+    let emulator = Emulator::default();
+    let input = emulator.upload("image", &image).unwrap();
+    let mut outputs = Vec::new();
+    for name in ["blur_naive", "blur_tiled"] {
+        let mut output = emulator.alloc::<u8>("blurred", image.len()).unwrap();
+        let args = (&input, &mut output, width, height, 1, radius);
+        // SAFETY: both buffers hold the image; the contract sizes the rest.
+        unsafe { emulator.launch(kernel::<Blur>(name), &problem, args) }.unwrap();
+        outputs.push(emulator.download(&output).unwrap());
+    }
+    assert_eq!(outputs[0], outputs[1]);
+    let portable = gpu_host::checked_launch(kernel::<Blur>("blur_tiled"), &problem);
+    assert!(
+        matches!(
+            portable,
+            Err(gpu_host::Error::SharedTooLarge { bytes: 55696, .. })
+        ),
+        "{portable:?}"
+    );
+}

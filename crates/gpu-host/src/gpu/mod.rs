@@ -206,6 +206,17 @@ impl Gpu {
             .during("reading a device attribute")
     }
 
+    /// The shared memory a block may have, launch-sized and static
+    /// together, once its kernel opts in
+    /// (`CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`): 227 KiB
+    /// on an H100.
+    pub fn shared_opt_in_limit(&self) -> Result<u64> {
+        let limit = self.attribute(
+            sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+        )?;
+        Ok(u64::try_from(limit).unwrap_or(0))
+    }
+
     /// Lets `function` (of the kernel `kernel`, with `resources`) have
     /// `launch_sized` bytes of launch-sized shared memory: past 48 KiB
     /// with its static arrays, a block gets them only once the kernel
@@ -224,10 +235,7 @@ impl Gpu {
         if bytes <= shared::LIMIT_BYTES {
             return Ok(());
         }
-        let limit = self.attribute(
-            sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-        )?;
-        let limit = u64::try_from(limit).unwrap_or(0);
+        let limit = self.shared_opt_in_limit()?;
         if bytes > limit {
             return Err(Error::SharedBeyondOptIn {
                 kernel,
