@@ -58,6 +58,7 @@ pub mod error;
 pub mod gpu;
 pub mod l2;
 pub mod timing;
+mod value;
 
 pub use backend::{
     Backend, Buffer, TensorMap, Texture, TextureObject, Transfer, Value, checked_launch,
