@@ -131,7 +131,7 @@ mod streaming;
 /// CUDA C++, and evaluates to its [`shared::StaticArray`]:
 /// `let tile = shared_array!(TILE: [f32; 1024]);`.
 ///
-/// `T` is a concrete [`Scalar`]: any integer of 8 to 64 bits, [`f16`],
+/// `T` is a concrete [`Scalar`]: any integer of 8 to 64 bits, [`f16`](struct@f16),
 /// [`bf16`], `f32` or `f64`; and `NAME` is unique among the crate's
 /// shared arrays: it is the `.shared` variable's name in the PTX.
 ///

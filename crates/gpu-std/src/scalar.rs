@@ -15,7 +15,7 @@ mod sealed {
 
 /// A plain-data element of a shared or constant array, as CUDA C++
 /// declares `__shared__ T a[N]` and `__constant__ T c[N]` for any
-/// arithmetic `T`: `i8` to `i64`, `u8` to `u64`, [`f16`], [`bf16`], `f32`
+/// arithmetic `T`: `i8` to `i64`, `u8` to `u64`, [`f16`](struct@f16), [`bf16`], `f32`
 /// and `f64`.
 ///
 /// Sealed: each is moved by one `ld`/`st` of its width (`.b8` to `.b64`).
@@ -25,9 +25,6 @@ mod sealed {
 pub trait Scalar:
     Copy + PartialEq + core::fmt::Debug + Send + Sync + 'static + sealed::Sealed
 {
-    /// Its name in Rust, which the emulator's diagnostics use.
-    const NAME: &'static str;
-
     /// One load from `address` in the shared window (`LDS`).
     ///
     /// # Safety
@@ -58,8 +55,6 @@ macro_rules! scalars {
         impl sealed::Sealed for $type {}
 
         impl Scalar for $type {
-            const NAME: &'static str = stringify!($type);
-
             #[cfg(target_arch = "nvptx64")]
             #[inline(always)]
             unsafe fn load_shared(address: u32) -> Self {

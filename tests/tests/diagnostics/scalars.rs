@@ -1,6 +1,8 @@
 //! Buffers and scalar arguments of every scalar type, through the host's
 //! emulator backend as a kernel crate launches them: a crate of its own
 //! kernels needs nothing of the host but `Backend`.
+// A kernel of every parameter kind at once is the point of the test.
+#![allow(clippy::too_many_arguments)]
 
 use gpu_host::{Backend, Emulator};
 use gpu_std::global::{Global, GlobalMut};
