@@ -3,17 +3,20 @@
 //! through [`Backend::launch`], typed by the kernel's own parameter list as
 //! `gpu_std::kernels!` declared it.
 
+use std::any::Any;
+
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use gpu_emulator::traffic::Traffic;
 use gpu_std::global::{Global, GlobalMut};
 use gpu_std::tensor::{TensorMap2d, TiledMap};
 use gpu_std::texture::Texture2d;
-use gpu_std::{Kernel, Launch, Sampling, shared};
+use gpu_std::{Kernel, Sampling};
 
 use crate::error::{Error, Result};
 use crate::l2::{PersistingL2, PersistingWindow};
 use crate::timing::Runs;
 
+pub use crate::launch_check::{checked_launch, checked_launch_within};
 pub use crate::value::{DeviceRepr, Value};
 
 /// Where a backend keeps its buffers.
@@ -219,6 +222,45 @@ impl Param for TensorMap2d {
     }
 }
 
+macro_rules! scalar_params {
+    ($($scalar:ty => $bits:expr),*) => {$(
+        impl Param for $scalar {
+            type Host<'a, M: Memory>
+        = $scalar
+    where
+        M: 'a;
+
+            fn word(host: &$scalar, _stream: &CudaStream) -> u64 {
+                $bits(*host)
+            }
+
+            fn emulated(host: $scalar, _name: &'static str) -> Self {
+                host
+            }
+
+            fn value<M: Memory>(host: &$scalar) -> Option<u32> {
+                (host as &dyn Any).downcast_ref::<u32>().copied()
+            }
+        }
+    )*};
+}
+
+// Each scalar's bits, zero-extended: the driver copies the parameter's own
+// size from the word's low bytes, so a sign extension would not matter.
+scalar_params!(
+    u8 => u64::from,
+    u16 => u64::from,
+    u32 => u64::from,
+    u64 => |value: u64| value,
+    i8 => |value: i8| u64::from(value as u8),
+    i16 => |value: i16| u64::from(value as u16),
+    i32 => |value: i32| u64::from(value as u32),
+    i64 => |value: i64| value as u64,
+    half::f16 => |value: half::f16| u64::from(value.to_bits()),
+    half::bf16 => |value: half::bf16| u64::from(value.to_bits()),
+    f32 => |value: f32| u64::from(value.to_bits()),
+    f64 => f64::to_bits
+);
 /// A kernel's whole parameter list: a tuple of [`Param`]s.
 pub trait Params: Copy + 'static {
     /// The host's arguments: a tuple of each parameter's [`Param::Host`].
@@ -296,65 +338,6 @@ tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
 tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
 tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
 tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
-
-/// The largest grid along x, and along y and z, on every CUDA GPU.
-const MAX_GRID: [u32; 3] = [i32::MAX as u32, 65_535, 65_535];
-
-/// `kernel`'s launch contract for `problem`, once it is within the limits
-/// of every GPU from Turing on, launch-sized shared memory within the
-/// 48 KiB a block gets without an opt-in, and within the kernel's own
-/// launch bounds: what a family checks its shapes against, so that they
-/// run on every GPU.
-pub fn checked_launch<A, P>(kernel: &Kernel<A, P>, problem: &P) -> Result<Launch> {
-    checked_launch_within(kernel, problem, shared::LIMIT_BYTES)
-}
-
-/// [`checked_launch`] with launch-sized shared memory up to
-/// `shared_limit` bytes: what a backend launches, the GPU up to its
-/// device's opt-in limit (which it checks itself, with the kernel's static
-/// arrays), the emulator up to Hopper's.
-pub fn checked_launch_within<A, P>(
-    kernel: &Kernel<A, P>,
-    problem: &P,
-    shared_limit: u64,
-) -> Result<Launch> {
-    let launch = (kernel.launch)(problem);
-    let (x, y, z) = launch.grid;
-    for ((blocks, limit), axis) in [x, y, z].into_iter().zip(MAX_GRID).zip(['x', 'y', 'z']) {
-        if blocks > limit {
-            return Err(Error::GridTooLarge {
-                kernel: kernel.name,
-                axis,
-                blocks,
-                limit,
-            });
-        }
-    }
-    if !launch.clusters_tile_grid() {
-        return Err(Error::ClusterShape {
-            kernel: kernel.name,
-            grid: launch.grid,
-            cluster: launch.cluster,
-        });
-    }
-    let (x, y, z) = launch.block;
-    let threads = x.saturating_mul(y).saturating_mul(z);
-    if threads > kernel.bounds.max_threads {
-        return Err(Error::BeyondLaunchBounds {
-            kernel: kernel.name,
-            threads,
-            max_threads: kernel.bounds.max_threads,
-        });
-    }
-    if u64::from(launch.shared_bytes) > shared_limit {
-        return Err(Error::SharedTooLarge {
-            kernel: kernel.name,
-            bytes: launch.shared_bytes,
-            limit: shared_limit,
-        });
-    }
-    Ok(launch)
-}
 
 /// Whether `backend` runs `kernel`: [`Error::NeedsCapability`] where the
 /// kernel needs a newer compute capability than its code is for.

@@ -57,6 +57,7 @@ pub mod emulator;
 pub mod error;
 pub mod gpu;
 pub mod l2;
+mod launch_check;
 pub mod timing;
 mod value;
 

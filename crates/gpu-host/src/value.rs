@@ -1,13 +1,7 @@
-//! The element types of buffers and constant arrays, and the scalar
-//! kernel parameters: every integer of 8 to 64 bits, `f16`, `bf16`, `f32`
-//! and `f64`.
+//! The element types of buffers and constant arrays: every integer of 8
+//! to 64 bits, `f16`, `bf16`, `f32` and `f64`, and a crate's own.
 
-use std::any::Any;
-
-use cudarc::driver::CudaStream;
 pub use cudarc::driver::DeviceRepr;
-
-use crate::backend::{Memory, Param};
 
 /// The element types of buffers and constant arrays: every integer of 8
 /// to 64 bits, `f16`, `bf16`, `f32` and `f64`, and any plain-data type a
@@ -48,44 +42,4 @@ values!(
     half::bf16 => half::bf16::from_bits(u16::MAX),
     f32 => f32::from_bits(u32::MAX),
     f64 => f64::from_bits(u64::MAX),
-);
-
-macro_rules! scalar_params {
-    ($($scalar:ty => $bits:expr),*) => {$(
-        impl Param for $scalar {
-            type Host<'a, M: Memory>
-        = $scalar
-    where
-        M: 'a;
-
-            fn word(host: &$scalar, _stream: &CudaStream) -> u64 {
-                $bits(*host)
-            }
-
-            fn emulated(host: $scalar, _name: &'static str) -> Self {
-                host
-            }
-
-            fn value<M: Memory>(host: &$scalar) -> Option<u32> {
-                (host as &dyn Any).downcast_ref::<u32>().copied()
-            }
-        }
-    )*};
-}
-
-// Each scalar's bits, zero-extended: the driver copies the parameter's own
-// size from the word's low bytes, so a sign extension would not matter.
-scalar_params!(
-    u8 => u64::from,
-    u16 => u64::from,
-    u32 => u64::from,
-    u64 => |value: u64| value,
-    i8 => |value: i8| u64::from(value as u8),
-    i16 => |value: i16| u64::from(value as u16),
-    i32 => |value: i32| u64::from(value as u32),
-    i64 => |value: i64| value as u64,
-    half::f16 => |value: half::f16| u64::from(value.to_bits()),
-    half::bf16 => |value: half::bf16| u64::from(value.to_bits()),
-    f32 => |value: f32| u64::from(value.to_bits()),
-    f64 => f64::to_bits
 );
