@@ -11,6 +11,14 @@
 /// newer gives a block without an opt-in attribute.
 pub const SHARED_LIMIT_BYTES: u64 = 48 * 1024;
 
+/// The shared memory a block of a Hopper GPU (H100, H200) may have,
+/// launch-sized and static together, once its kernel opts in
+/// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`): 227 KiB, the
+/// device's `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`. Older
+/// GPUs allow less (Ampere's A100 163 KiB, Turing 64 KiB), which the GPU
+/// launcher reads from the device; the emulator holds Hopper's.
+pub const SHARED_OPT_IN_LIMIT_BYTES: u64 = 227 * 1024;
+
 /// x, y and z extents or coordinates.
 pub type Dim3 = (u32, u32, u32);
 

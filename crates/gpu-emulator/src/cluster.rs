@@ -177,12 +177,13 @@ impl SharedMemory {
             return Ok(());
         }
         let (now, rank) = (self.phase, self.rank);
-        let remote = self.shadow.iter().zip(0u32..).find_map(|(shadow, offset)| {
-            match shadow.other_blocks(now, rank) {
-                (Some(writer), _) => Some((writer, AccessKind::Write, offset)),
-                (None, reader) => reader.map(|reader| (reader, AccessKind::Read, offset)),
-            }
-        });
+        let remote =
+            self.shadow
+                .iter()
+                .find_map(|(shadow, offset)| match shadow.other_blocks(now, rank) {
+                    (Some(writer), _) => Some((writer, AccessKind::Write, offset)),
+                    (None, reader) => reader.map(|reader| (reader, AccessKind::Read, offset)),
+                });
         match remote {
             Some((accessor, kind, offset)) => Err(Fault::NeighbourExited {
                 owner: self.cluster[rank as usize],

@@ -133,21 +133,23 @@ pub fn distributed_shared_access(
     checked.unwrap_or_else(|fault| stop(fault))
 }
 
-/// Element `index` of the constant array `name` of `len` elements, read at
-/// `site` by the running thread.
-pub fn constant_read(
+/// Element `index` of the constant array `name` of `len` elements of `T`,
+/// read at `site` by the running thread.
+pub fn constant_read<T: Copy + 'static>(
     name: &'static str,
     len: u32,
     index: u32,
     site: &'static Location<'static>,
-) -> f32 {
+) -> T {
+    let size = size_of::<T>() as u64;
     let thread = with_current(|current| {
+        let space = Space::Constant { array: name };
         current.record(
             site,
             AccessKind::Read,
-            Space::Constant { array: name },
-            4 * u64::from(index),
-            4,
+            space,
+            size * u64::from(index),
+            size as u32,
         );
         current.thread
     });
@@ -160,18 +162,43 @@ pub fn constant_read(
         });
     }
     let value = CONSTANTS.with_borrow(|constants| {
-        constants
-            .iter()
-            .find(|&&(known, _)| known == name)
-            .and_then(|(_, values)| values.get(index as usize).copied())
+        let constant = constants.iter().find(|constant| constant.name == name)?;
+        let Some(values) = constant.values.downcast_ref::<Vec<T>>() else {
+            return Some(Err(Fault::ConstantType {
+                thread,
+                array: name,
+                set: constant.element,
+                read: std::any::type_name::<T>(),
+            }));
+        };
+        values.get(index as usize).copied().map(Ok)
     });
-    value.unwrap_or_else(|| {
-        stop(Fault::ConstantUnset {
+    match value {
+        Some(Ok(value)) => value,
+        Some(Err(fault)) => stop(fault),
+        None => stop(Fault::ConstantUnset {
             thread,
             array: name,
             index,
-        })
-    })
+        }),
+    }
+}
+
+/// The running thread's `clock64()`: its steps so far (each call into the
+/// device runtime is one, this one too), which only grow.
+pub fn clock64() -> u64 {
+    with_current(|current| current.steps.get())
+}
+
+/// `%globaltimer`: the host's monotonic clock in nanoseconds, from the
+/// first time any emulated thread read it, so that it is shared by every
+/// block, as the GPU's is by every SM.
+pub fn globaltimer() -> u64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    // A step, as every call into the runtime is.
+    with_current(|_| ());
+    let start = *START.get_or_init(std::time::Instant::now);
+    start.elapsed().as_nanos() as u64
 }
 
 /// What the running thread's fetch at `(x, y)` through texture `handle`

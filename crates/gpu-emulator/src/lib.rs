@@ -65,10 +65,13 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 use device::GlobalAccess;
 use global::{GlobalMemory, Now};
 use mbarrier::Barriers;
+use shadow::Shadows;
 
 pub use fault::{Fault, LaneProblem, SharedPlace, Waiter};
 pub use global::SHADOW_BYTES_PER_BYTE;
-pub use gpu_core::{Dim3, Launch, LaunchBounds, SHARED_LIMIT_BYTES, Scope};
+pub use gpu_core::{
+    Dim3, Launch, LaunchBounds, SHARED_LIMIT_BYTES, SHARED_OPT_IN_LIMIT_BYTES, Scope,
+};
 pub use mbarrier::{MAX_ARRIVALS, Outstanding};
 pub use order::BlockOrder;
 
@@ -79,6 +82,7 @@ mod global;
 mod guard;
 mod mbarrier;
 mod order;
+mod shadow;
 pub mod texture;
 pub mod traffic;
 mod warp;
@@ -238,7 +242,7 @@ fn launch_blocks(
         .map(|(words, rank)| {
             RefCell::new(SharedMemory {
                 base: words.as_mut_ptr().cast(),
-                shadow: vec![Shadow::default(); launch.shared_bytes as usize],
+                shadow: Shadows::new(launch.shared_bytes),
                 limit: launch.shared_bytes,
                 statics: Vec::new(),
                 static_words: None,
@@ -281,8 +285,9 @@ fn launch_blocks(
 }
 
 /// Refuses a launch that no GPU would run: an empty or oversized grid or
-/// block, a block beyond the kernel's launch bounds, or more shared memory
-/// than a block gets.
+/// block, a block beyond the kernel's launch bounds, or more launch-sized
+/// shared memory than a block gets with the opt-in attribute (the static
+/// arrays, declared as the threads run, are counted as they come).
 fn check_launch(launch: &Launch, limits: Limits) -> Result<(), Fault> {
     let within = |what, value: u64, limit: u64| {
         if value == 0 || value > limit {
@@ -315,11 +320,11 @@ fn check_launch(launch: &Launch, limits: Limits) -> Result<(), Fault> {
             max_threads: limits.threads_per_block,
         });
     }
-    if u64::from(launch.shared_bytes) > SHARED_LIMIT_BYTES {
+    if u64::from(launch.shared_bytes) > SHARED_OPT_IN_LIMIT_BYTES {
         return Err(Fault::InvalidLaunch {
             what: "the shared memory per block, in bytes,",
             value: launch.shared_bytes.into(),
-            limit: SHARED_LIMIT_BYTES,
+            limit: SHARED_OPT_IN_LIMIT_BYTES,
         });
     }
     Ok(())
@@ -331,7 +336,7 @@ struct SharedMemory {
     base: *mut u8,
     /// One per byte: the launch-sized memory's from offset 0, the static
     /// arrays' from [`STATIC_START`].
-    shadow: Vec<Shadow>,
+    shadow: Shadows,
     /// The launch-sized memory's bytes.
     limit: u32,
     /// The statically sized arrays declared so far in the launch: name,
@@ -419,9 +424,11 @@ const BULK: u32 = u32::MAX - 1;
 const REMOTE: u32 = u32::MAX - 2;
 
 /// Where the static shared arrays' offsets start: past any launch-sized
-/// memory, so that an access past the launch-sized memory is never taken
-/// for one of theirs.
-const STATIC_START: i64 = 64 * 1024;
+/// memory, the opt-in limit's 227 KiB, so that an access past the
+/// launch-sized memory is never taken for one of theirs.
+const STATIC_START: i64 = 256 * 1024;
+
+const _: () = assert!(SHARED_OPT_IN_LIMIT_BYTES < STATIC_START as u64);
 
 impl SharedMemory {
     /// Checks one access by thread `me` of `block` and records it.
@@ -678,23 +685,24 @@ impl SharedMemory {
             None => {
                 let offset = (self.static_bytes() as u32).next_multiple_of(16);
                 let total = u64::from(self.limit) + u64::from(offset) + u64::from(bytes);
-                if total > SHARED_LIMIT_BYTES {
+                if total > SHARED_OPT_IN_LIMIT_BYTES {
                     return Err(Fault::StaticSharedTooLarge {
                         array: name,
                         bytes: total as u32,
-                        limit: SHARED_LIMIT_BYTES,
+                        limit: SHARED_OPT_IN_LIMIT_BYTES,
                     });
                 }
                 self.statics.push((name, offset, bytes));
-                let end = STATIC_START as usize + (offset + bytes) as usize;
-                self.shadow
-                    .resize(end.max(self.shadow.len()), Shadow::default());
+                self.shadow.grow_statics(offset + bytes);
                 offset
             }
         };
-        let words = self.static_words.get_or_insert_with(|| {
-            vec![u64::MAX; SHARED_LIMIT_BYTES as usize / 8].into_boxed_slice()
-        });
+        // As much as the launch-sized memory leaves, which is all the
+        // static arrays may take.
+        let most = (SHARED_OPT_IN_LIMIT_BYTES - u64::from(self.limit)) as usize;
+        let words = self
+            .static_words
+            .get_or_insert_with(|| vec![u64::MAX; most.div_ceil(8)].into_boxed_slice());
         // SAFETY: offset + bytes is within the limit, and so inside `words`.
         Ok(unsafe { words.as_mut_ptr().cast::<u8>().add(offset as usize) })
     }
@@ -1019,7 +1027,7 @@ impl Current<'_> {
 thread_local! {
     /// The constant arrays' contents, by name, as the host last set them
     /// on this OS thread, which runs every emulated thread of its launches.
-    static CONSTANTS: RefCell<Vec<(&'static str, Vec<f32>)>> = const { RefCell::new(Vec::new()) };
+    static CONSTANTS: RefCell<Vec<Constant>> = const { RefCell::new(Vec::new()) };
     /// Erased from `Current<'_>`; valid while the thread it names runs.
     static CURRENT: Cell<*const ()> = const { Cell::new(std::ptr::null()) };
     /// Stacks of finished threads, for the next ones.
@@ -1400,11 +1408,27 @@ fn stop(fault: Fault) -> ! {
     panic::resume_unwind(Box::new(Stop))
 }
 
-/// Sets the constant array `name` (`constant_array!`) for the launches
-/// that follow on this thread, as `cudaMemcpyToSymbol` does on a GPU.
-pub fn set_constant(name: &'static str, values: &[f32]) {
+/// One constant array as the host set it: its values, a `Vec` of the
+/// element type it was set with, which a read of another type cannot
+/// downcast to.
+struct Constant {
+    name: &'static str,
+    /// The element type's name, for the diagnostic of a read as another.
+    element: &'static str,
+    values: Box<dyn std::any::Any>,
+}
+
+/// Sets the constant array `name` (`constant_array!`) to `values` for the
+/// launches that follow on this thread, as `cudaMemcpyToSymbol` does on a
+/// GPU. A kernel that reads it as another type than `T` stops with
+/// [`Fault::ConstantType`].
+pub fn set_constant<T: std::marker::Copy + 'static>(name: &'static str, values: &[T]) {
     CONSTANTS.with_borrow_mut(|constants| {
-        constants.retain(|&(known, _)| known != name);
-        constants.push((name, values.to_vec()));
+        constants.retain(|constant| constant.name != name);
+        constants.push(Constant {
+            name,
+            element: std::any::type_name::<T>(),
+            values: Box::new(values.to_vec()),
+        });
     });
 }

@@ -5,38 +5,19 @@
 
 use std::any::Any;
 
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use gpu_emulator::traffic::Traffic;
 use gpu_std::global::{Global, GlobalMut};
 use gpu_std::tensor::{TensorMap2d, TiledMap};
 use gpu_std::texture::Texture2d;
-use gpu_std::{Kernel, Launch, Sampling, shared};
+use gpu_std::{Kernel, Sampling};
 
 use crate::error::{Error, Result};
 use crate::l2::{PersistingL2, PersistingWindow};
 use crate::timing::Runs;
 
-/// The element types kernels read and write: f32, f64 and u8.
-pub trait Value: DeviceRepr + Copy + Default + Send + Sync + 'static {
-    /// Every byte 0xFF: NaN for the floats, 255 for bytes.
-    const POISON: Self;
-}
-
-impl Value for f32 {
-    const POISON: Self = f32::from_bits(u32::MAX);
-}
-
-impl Value for f64 {
-    const POISON: Self = f64::from_bits(u64::MAX);
-}
-
-impl Value for u8 {
-    const POISON: Self = u8::MAX;
-}
-
-impl Value for u32 {
-    const POISON: Self = u32::MAX;
-}
+pub use crate::launch_check::{checked_launch, checked_launch_within};
+pub use crate::value::{DeviceRepr, Value};
 
 /// Where a backend keeps its buffers.
 pub trait Memory: 'static {
@@ -264,12 +245,22 @@ macro_rules! scalar_params {
     )*};
 }
 
+// Each scalar's bits, zero-extended: the driver copies the parameter's own
+// size from the word's low bytes, so a sign extension would not matter.
 scalar_params!(
+    u8 => u64::from,
+    u16 => u64::from,
     u32 => u64::from,
+    u64 => |value: u64| value,
+    i8 => |value: i8| u64::from(value as u8),
+    i16 => |value: i16| u64::from(value as u16),
+    i32 => |value: i32| u64::from(value as u32),
+    i64 => |value: i64| value as u64,
+    half::f16 => |value: half::f16| u64::from(value.to_bits()),
+    half::bf16 => |value: half::bf16| u64::from(value.to_bits()),
     f32 => |value: f32| u64::from(value.to_bits()),
     f64 => f64::to_bits
 );
-
 /// A kernel's whole parameter list: a tuple of [`Param`]s.
 pub trait Params: Copy + 'static {
     /// The host's arguments: a tuple of each parameter's [`Param::Host`].
@@ -347,51 +338,6 @@ tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
 tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
 tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
 tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
-
-/// The largest grid along x, and along y and z, on every CUDA GPU.
-const MAX_GRID: [u32; 3] = [i32::MAX as u32, 65_535, 65_535];
-
-/// `kernel`'s launch contract for `problem`, once it is within the limits
-/// of every GPU from Turing on and within the kernel's own launch
-/// bounds.
-pub fn checked_launch<A, P>(kernel: &Kernel<A, P>, problem: &P) -> Result<Launch> {
-    let launch = (kernel.launch)(problem);
-    let (x, y, z) = launch.grid;
-    for ((blocks, limit), axis) in [x, y, z].into_iter().zip(MAX_GRID).zip(['x', 'y', 'z']) {
-        if blocks > limit {
-            return Err(Error::GridTooLarge {
-                kernel: kernel.name,
-                axis,
-                blocks,
-                limit,
-            });
-        }
-    }
-    if !launch.clusters_tile_grid() {
-        return Err(Error::ClusterShape {
-            kernel: kernel.name,
-            grid: launch.grid,
-            cluster: launch.cluster,
-        });
-    }
-    let (x, y, z) = launch.block;
-    let threads = x.saturating_mul(y).saturating_mul(z);
-    if threads > kernel.bounds.max_threads {
-        return Err(Error::BeyondLaunchBounds {
-            kernel: kernel.name,
-            threads,
-            max_threads: kernel.bounds.max_threads,
-        });
-    }
-    if u64::from(launch.shared_bytes) > shared::LIMIT_BYTES {
-        return Err(Error::SharedTooLarge {
-            kernel: kernel.name,
-            bytes: launch.shared_bytes,
-            limit: shared::LIMIT_BYTES,
-        });
-    }
-    Ok(launch)
-}
 
 /// Whether `backend` runs `kernel`: [`Error::NeedsCapability`] where the
 /// kernel needs a newer compute capability than its code is for.
@@ -495,8 +441,11 @@ pub trait Backend {
     fn capability(&self) -> Option<(u32, u32)>;
 
     /// Sets the constant array `name` (`constant_array!`) of the kernels
-    /// this backend launches, as `cudaMemcpyToSymbol` does.
-    fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()>;
+    /// this backend launches, as `cudaMemcpyToSymbol` does: `values` of
+    /// the array's own element type, exactly as many as it has (on the
+    /// GPU its bytes must match; the emulator also reports a kernel's read
+    /// of it as another type).
+    fn set_constant<T: Value>(&self, name: &'static str, values: &[T]) -> Result<()>;
 
     /// Launches `kernel` on `problem` with `args`, as its contract asks:
     /// the one path by which every kernel runs.

@@ -10,11 +10,11 @@ use gpu_emulator::texture::{self, Texture};
 use gpu_emulator::traffic::Traffic;
 use gpu_emulator::{BlockOrder, Diagnostic, Limits};
 use gpu_std::tensor::TiledMap;
-use gpu_std::{Kernel, Launch, Sampling};
+use gpu_std::{Kernel, Launch, Sampling, shared};
 
 use crate::backend::{
     Backend, HostMemory, Memory, Params, TensorMap, TextureObject, Value, check_tensor_map,
-    check_texture, checked_launch,
+    check_texture, checked_launch_within,
 };
 use crate::error::{Error, Result};
 use crate::l2::{
@@ -155,7 +155,7 @@ impl Backend for Emulator {
         None
     }
 
-    fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {
+    fn set_constant<T: Value>(&self, name: &'static str, values: &[T]) -> Result<()> {
         gpu_emulator::set_constant(name, values);
         Ok(())
     }
@@ -259,7 +259,7 @@ impl Backend for CountingEmulator {
         self.emulator.capability()
     }
 
-    fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {
+    fn set_constant<T: Value>(&self, name: &'static str, values: &[T]) -> Result<()> {
         self.emulator.set_constant(name, values)
     }
 
@@ -313,7 +313,8 @@ unsafe fn emulate<A: Params, P, R>(
     order: BlockOrder,
     run: EmulatorRun<R>,
 ) -> Result<R> {
-    let launch = checked_launch(kernel, problem)?;
+    // Hopper's opt-in limit, as the emulator holds it.
+    let launch = checked_launch_within(kernel, problem, shared::OPT_IN_LIMIT_BYTES)?;
     A::entry(kernel, &args)?;
     let args = A::emulated(args, kernel.params);
     // SAFETY: the caller vouches for the kernel's contract; the emulator

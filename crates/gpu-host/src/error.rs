@@ -149,6 +149,23 @@ pub enum Error {
         /// The most a block can have.
         limit: u64,
     },
+    /// A launch asked for more shared memory, launch-sized and static
+    /// together, than this GPU gives a block even with the opt-in
+    /// attribute.
+    #[error(
+        "{kernel} would need {launch_sized} bytes of launch-sized shared memory per block \
+         and {static_bytes} static, more than this GPU's opt-in limit of {limit} bytes"
+    )]
+    SharedBeyondOptIn {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The launch-sized bytes asked for.
+        launch_sized: u32,
+        /// The kernel's static shared bytes (`shared_array!`).
+        static_bytes: u32,
+        /// The device's `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`.
+        limit: u64,
+    },
     /// The text given as PTX names no target architecture.
     #[error("the PTX names no target (a `.target sm_XY` line): it is not a PTX build")]
     NotPtx,

@@ -57,10 +57,13 @@ pub mod emulator;
 pub mod error;
 pub mod gpu;
 pub mod l2;
+mod launch_check;
 pub mod timing;
+mod value;
 
 pub use backend::{
-    Backend, Buffer, TensorMap, Texture, TextureObject, Transfer, Value, checked_launch, runs,
+    Backend, Buffer, TensorMap, Texture, TextureObject, Transfer, Value, checked_launch,
+    checked_launch_within, runs,
 };
 pub use emulator::{CountingEmulator, Emulator};
 pub use error::{Error, Result};

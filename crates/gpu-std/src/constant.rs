@@ -1,29 +1,42 @@
+use core::marker::PhantomData;
+
 #[cfg(not(target_arch = "nvptx64"))]
 use gpu_emulator::device as emulator;
 
-/// A constant array of `f32`, as [`constant_array!`](crate::constant_array)
+use crate::Scalar;
+
+/// A constant array of `T`, as [`constant_array!`](crate::constant_array)
 /// declares it.
 #[derive(Clone, Copy)]
-pub struct ConstantArray {
+pub struct ConstantArray<T: Scalar = f32> {
     #[cfg(target_arch = "nvptx64")]
     address: u64,
     #[cfg(not(target_arch = "nvptx64"))]
     name: &'static str,
     len: u32,
+    element: PhantomData<T>,
 }
 
-impl ConstantArray {
+impl<T: Scalar> ConstantArray<T> {
     /// The array of `len` elements at `address` in the constant space.
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     pub fn at(address: u64, len: u32) -> Self {
-        Self { address, len }
+        Self {
+            address,
+            len,
+            element: PhantomData,
+        }
     }
 
     /// The emulated array `name` of `len` elements.
     #[cfg(not(target_arch = "nvptx64"))]
     pub fn at(name: &'static str, len: u32) -> Self {
-        Self { name, len }
+        Self {
+            name,
+            len,
+            element: PhantomData,
+        }
     }
 
     /// Its elements.
@@ -40,23 +53,14 @@ impl ConstantArray {
     ///
     /// # Safety
     /// `index` is below [`ConstantArray::len`], and the host has set
-    /// the array. The emulator checks both.
+    /// the array, with values of `T`. The emulator checks all three.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub unsafe fn read(self, index: u32) -> f32 {
+    pub unsafe fn read(self, index: u32) -> T {
         #[cfg(target_arch = "nvptx64")]
-        {
-            let bits: u32;
-            // SAFETY: by this function's contract; the load only reads.
-            unsafe {
-                core::arch::asm!(
-                    "ld.const.b32 {}, [{}];",
-                    out(reg32) bits,
-                    in(reg64) self.address + 4 * u64::from(index),
-                    options(pure, readonly, nostack, preserves_flags),
-                );
-            }
-            f32::from_bits(bits)
+        // SAFETY: by this function's contract.
+        unsafe {
+            T::load_constant(self.address + size_of::<T>() as u64 * u64::from(index))
         }
         #[cfg(not(target_arch = "nvptx64"))]
         emulator::constant_read(self.name, self.len, index, core::panic::Location::caller())

@@ -131,7 +131,8 @@ mod streaming;
 /// CUDA C++, and evaluates to its [`shared::StaticArray`]:
 /// `let tile = shared_array!(TILE: [f32; 1024]);`.
 ///
-/// `T` is a concrete [`Real`], and `NAME` is unique among the crate's
+/// `T` is a concrete [`Scalar`]: any integer of 8 to 64 bits, [`f16`](struct@f16),
+/// [`bf16`], `f32` or `f64`; and `NAME` is unique among the crate's
 /// shared arrays: it is the `.shared` variable's name in the PTX.
 ///
 /// # Safety
@@ -163,23 +164,25 @@ macro_rules! shared_array {
     }};
 }
 
-/// Declares a constant array, `__constant__ f32 NAME[N]` in CUDA C++, and
+/// Declares a constant array, `__constant__ T NAME[N]` in CUDA C++, and
 /// evaluates to its [`constant::ConstantArray`]:
 /// `let weights = constant_array!(WEIGHTS: [f32; 256]);`.
 ///
-/// The host sets its contents by name before a launch (`cuModuleGetGlobal`
-/// and a copy on the GPU, `emulator::set_constant` in the emulator).
-/// `NAME` is unique among the crate's constant arrays: it is the `.const`
-/// variable's name in the PTX.
+/// `T` is a concrete [`Scalar`]. The host sets its contents by name before
+/// a launch, as values of the same `T` (`cuModuleGetGlobal` and a copy on
+/// the GPU, `emulator::set_constant` in the emulator, which reports a read
+/// of an array set with another type). `NAME` is unique among the crate's
+/// constant arrays: it is the `.const` variable's name in the PTX.
 #[macro_export]
 macro_rules! constant_array {
-    ($name:ident: [f32; $len:expr]) => {{
+    ($name:ident: [$element:ty; $len:expr]) => {{
         const LEN: u32 = $len;
         #[cfg(target_arch = "nvptx64")]
         let array = {
             ::core::arch::global_asm!(
-                concat!(".visible .const .align 4 .b8 ", stringify!($name), "[{bytes}];"),
-                bytes = const LEN as usize * 4,
+                concat!(".visible .const .align {align} .b8 ", stringify!($name), "[{bytes}];"),
+                align = const ::core::mem::align_of::<$element>(),
+                bytes = const LEN as usize * ::core::mem::size_of::<$element>(),
             );
             let address: u64;
             // SAFETY: taking a variable's address reads and writes nothing.
@@ -190,10 +193,10 @@ macro_rules! constant_array {
                     options(pure, nomem, nostack, preserves_flags),
                 );
             }
-            $crate::constant::ConstantArray::at(address, LEN)
+            $crate::constant::ConstantArray::<$element>::at(address, LEN)
         };
         #[cfg(not(target_arch = "nvptx64"))]
-        let array = $crate::constant::ConstantArray::at(stringify!($name), LEN);
+        let array = $crate::constant::ConstantArray::<$element>::at(stringify!($name), LEN);
         array
     }};
 }
@@ -312,6 +315,9 @@ pub mod bits;
 
 mod real;
 pub use real::Real;
+
+mod scalar;
+pub use scalar::{Scalar, bf16, f16};
 
 /// Below compute capability 9.0 there are no clusters, no `mbarrier` with
 /// transaction counts and no bulk copies: a kernel using them traps,

@@ -3,11 +3,14 @@
 
 #[cfg(target_arch = "nvptx64")]
 use crate::global;
+use crate::scalar::Scalar;
 use crate::warp;
 
-/// Floating-point element types the kernels are generic over.
+/// Floating-point element types the kernels compute in and are generic
+/// over: a [`Scalar`] (which stores it in shared and constant memory) with
+/// the arithmetic, vector width and shuffles the kernels use.
 pub trait Real:
-    Copy + core::ops::Add<Output = Self> + core::ops::Mul<Output = Self> + PartialEq + warp::Shuffle
+    Scalar + core::ops::Add<Output = Self> + core::ops::Mul<Output = Self> + warp::Shuffle
 {
     /// Zero: where a sum starts.
     const ZERO: Self;
@@ -39,61 +42,9 @@ pub trait Real:
     /// As [`crate::global::GlobalMut::write_vector`].
     #[cfg(target_arch = "nvptx64")]
     unsafe fn store_vector(address: *mut Self, values: Self::Vector);
-
-    /// One load from `address` in the shared window (`LDS`).
-    ///
-    /// # Safety
-    /// As [`crate::shared::StaticArray::read`].
-    #[cfg(target_arch = "nvptx64")]
-    unsafe fn load_shared(address: u32) -> Self;
-
-    /// One store to `address` in the shared window (`STS`).
-    ///
-    /// # Safety
-    /// As [`crate::shared::StaticArray::write`].
-    #[cfg(target_arch = "nvptx64")]
-    unsafe fn store_shared(address: u32, value: Self);
-}
-
-/// [`Real::load_shared`] and [`Real::store_shared`] for a type of `$bits`
-/// bits, moved through an unsigned integer of as many.
-macro_rules! shared_access {
-    ($bits:literal, $unsigned:ty, $register:ident) => {
-        #[cfg(target_arch = "nvptx64")]
-        #[inline(always)]
-        unsafe fn load_shared(address: u32) -> Self {
-            let bits: $unsigned;
-            // SAFETY: by the caller's contract; the load only reads.
-            unsafe {
-                core::arch::asm!(
-                    concat!("ld.shared.b", $bits, " {}, [{}];"),
-                    out($register) bits,
-                    in(reg32) address,
-                    options(readonly, nostack, preserves_flags),
-                );
-            }
-            Self::from_bits(bits)
-        }
-
-        #[cfg(target_arch = "nvptx64")]
-        #[inline(always)]
-        unsafe fn store_shared(address: u32, value: Self) {
-            // SAFETY: by the caller's contract.
-            unsafe {
-                core::arch::asm!(
-                    concat!("st.shared.b", $bits, " [{}], {};"),
-                    in(reg32) address,
-                    in($register) value.to_bits(),
-                    options(nostack, preserves_flags),
-                );
-            }
-        }
-    };
 }
 
 impl Real for f32 {
-    shared_access!("32", u32, reg32);
-
     const ZERO: Self = 0.0;
     type Vector = [f32; 4];
     const VECTOR_LEN: u32 = 4;
@@ -124,8 +75,6 @@ impl Real for f32 {
 }
 
 impl Real for f64 {
-    shared_access!("64", u64, reg64);
-
     const ZERO: Self = 0.0;
     type Vector = [f64; 2];
     const VECTOR_LEN: u32 = 2;

@@ -1,6 +1,6 @@
 use core::marker::PhantomData;
 
-use super::Real;
+use super::{Real, Scalar};
 
 #[cfg(not(target_arch = "nvptx64"))]
 use gpu_emulator::device as emulator;
@@ -8,6 +8,11 @@ use gpu_emulator::device as emulator;
 /// The launch-sized shared memory every GPU of compute capability 7.5 or
 /// newer gives a block without an opt-in attribute.
 pub use gpu_core::SHARED_LIMIT_BYTES as LIMIT_BYTES;
+
+/// The shared memory a block of a Hopper GPU may have, launch-sized and
+/// static together, once its kernel opts in, which the GPU launcher does
+/// for a launch that needs more than [`LIMIT_BYTES`]: 227 KiB.
+pub use gpu_core::SHARED_OPT_IN_LIMIT_BYTES as OPT_IN_LIMIT_BYTES;
 
 /// A typed view of part of the block's launch-sized shared memory.
 ///
@@ -176,7 +181,7 @@ pub struct StaticArray<T> {
     element: PhantomData<T>,
 }
 
-impl<T: Real> StaticArray<T> {
+impl<T: Scalar> StaticArray<T> {
     /// The array of `len` elements at `address` in the shared window.
     ///
     /// # Safety

@@ -71,3 +71,58 @@ pub fn sync_threads() {
 pub fn sync_threads() {
     emulator::sync_threads(core::panic::Location::caller());
 }
+
+/// `clock64()`: the SM's cycle counter (`%clock64`), for timing a stretch
+/// of one thread's code by the difference of two reads. Counters of
+/// different SMs are unrelated, so only differences within a thread
+/// mean anything.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn clock64() -> u64 {
+    let cycles: u64;
+    // SAFETY: reading a special register has no side effects. Not `pure`:
+    // two reads must stay two reads, in place.
+    unsafe {
+        core::arch::asm!(
+            "mov.u64 {}, %clock64;",
+            out(reg64) cycles,
+            options(nomem, nostack, preserves_flags),
+        );
+    }
+    cycles
+}
+
+/// `clock64()`, emulated: a count of the running thread's calls into the
+/// device runtime, which only grows, so that differences are positive
+/// and ordered as on the GPU. It is no count of cycles.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn clock64() -> u64 {
+    emulator::clock64()
+}
+
+/// `%globaltimer`: nanoseconds of a clock shared by every SM of the GPU
+/// (`globaltimer` in PTX, which CUDA C++ reads with inline assembly),
+/// for ordering and timing events across blocks. Its resolution is
+/// coarser than a nanosecond (about a microsecond on many GPUs).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn globaltimer() -> u64 {
+    let nanoseconds: u64;
+    // SAFETY: reading a special register has no side effects; not `pure`,
+    // as `clock64`.
+    unsafe {
+        core::arch::asm!(
+            "mov.u64 {}, %globaltimer;",
+            out(reg64) nanoseconds,
+            options(nomem, nostack, preserves_flags),
+        );
+    }
+    nanoseconds
+}
+
+/// `%globaltimer`, emulated: the host's monotonic clock, in nanoseconds
+/// since the emulator first read it.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn globaltimer() -> u64 {
+    emulator::globaltimer()
+}

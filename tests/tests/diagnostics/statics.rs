@@ -140,36 +140,40 @@ fn a_static_shared_array_element_nobody_wrote_is_uninitialised() {
     );
 }
 
-/// Declares a static shared array of 40 KiB.
+/// Declares a static shared array of 200 KiB.
 ///
 /// # Safety
 /// Inside an emulated kernel.
 unsafe fn large_static_array() {
     // SAFETY: by this function's contract.
-    let large = unsafe { gpu_std::shared_array!(LARGE: [f32; 10240]) };
+    let large = unsafe { gpu_std::shared_array!(LARGE: [f32; 51200]) };
     // SAFETY: inside the array.
     unsafe { large.write(thread_idx_x(), 1.0) };
 }
 
 #[test]
 fn static_and_launch_sized_shared_memory_together_are_limited() {
+    // Hopper's opt-in limit, 227 KiB: 200 of them static, 27 launch-sized.
     // SAFETY: the emulator checks the launch.
-    let fits = gpu_emulator::run("large_static_array", &one_block(32, 8 * 1024), &|| unsafe {
-        large_static_array()
-    });
+    let fits = gpu_emulator::run(
+        "large_static_array",
+        &one_block(32, 27 * 1024),
+        &|| unsafe { large_static_array() },
+    );
     fits.unwrap();
     // SAFETY: the emulator checks the launch.
-    let diagnostic =
-        gpu_emulator::run("large_static_array", &one_block(32, 9 * 1024), &|| unsafe {
-            large_static_array()
-        })
-        .unwrap_err();
+    let diagnostic = gpu_emulator::run(
+        "large_static_array",
+        &one_block(32, 28 * 1024),
+        &|| unsafe { large_static_array() },
+    )
+    .unwrap_err();
     assert_eq!(
         diagnostic.fault,
         Fault::StaticSharedTooLarge {
             array: "LARGE",
-            bytes: 9 * 1024 + 40 * 1024,
-            limit: 48 * 1024
+            bytes: 28 * 1024 + 200 * 1024,
+            limit: 227 * 1024
         }
     );
 }

@@ -20,6 +20,7 @@ mod host;
 mod kernels;
 mod npp;
 mod requirement;
+mod shared_limits;
 
 use clap::Parser;
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -47,6 +48,7 @@ fn main() {
     trials.extend(kernels::radius_trials());
     trials.extend(kernels::resource_trials());
     trials.extend(host::error_trials());
+    trials.extend(shared_limits::shared_limit_trials());
     trials.extend(bench::bench_trials());
     let mut trials: Vec<Trial> = trials
         .into_iter()

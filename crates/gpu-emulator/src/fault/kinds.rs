@@ -137,7 +137,8 @@ pub enum Fault {
         array: &'static str,
         /// Shared bytes the block would need with that array.
         bytes: u32,
-        /// Shared bytes a block may have ([`SHARED_LIMIT_BYTES`](crate::SHARED_LIMIT_BYTES)).
+        /// Shared bytes a block may have with the opt-in attribute
+        /// ([`SHARED_OPT_IN_LIMIT_BYTES`](crate::SHARED_OPT_IN_LIMIT_BYTES)).
         limit: u64,
     },
     /// An access of `size` bytes at an offset that is not a multiple of
@@ -256,6 +257,18 @@ pub enum Fault {
         /// The element the thread asked for, which no [`set_constant`](crate::set_constant)
         /// call has given a value.
         index: u32,
+    },
+    /// A read of a constant array as another element type than the host
+    /// set it with: on the GPU, the bytes of one type read as another's.
+    ConstantType {
+        /// The thread that read.
+        thread: Dim3,
+        /// The constant array's name.
+        array: &'static str,
+        /// The type the host's [`set_constant`](crate::set_constant) gave.
+        set: &'static str,
+        /// The type the kernel's array reads.
+        read: &'static str,
     },
 
     // Textures never set or already destroyed.

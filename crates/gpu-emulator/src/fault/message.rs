@@ -201,6 +201,16 @@ impl fmt::Display for Fault {
                 "{} read element {index} of the constant array {array}, which the host has not set",
                 thread(*t)
             ),
+            Self::ConstantType {
+                thread: t,
+                array,
+                set,
+                read,
+            } => write!(
+                f,
+                "{} read the constant array {array} as {read}, but the host set it as {set}",
+                thread(*t)
+            ),
 
             // Textures never set or already destroyed.
             Self::TextureUnset { thread: t } => write!(

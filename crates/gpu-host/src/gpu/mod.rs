@@ -16,11 +16,11 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx as NvrtcPtx;
 use gpu_std::tensor::TiledMap;
-use gpu_std::{Kernel, Sampling};
+use gpu_std::{Kernel, Sampling, shared};
 
 use crate::backend::{
     Backend, DeviceMemory, Memory, Params, TensorMap, Transfer, Value, check_tensor_map,
-    check_texture, checked_launch, runs,
+    check_texture, checked_launch_within, runs,
 };
 use crate::error::{During, Error, Result};
 use crate::l2::{PersistingL2, PersistingWindow, WindowHolder};
@@ -206,6 +206,53 @@ impl Gpu {
             .during("reading a device attribute")
     }
 
+    /// The shared memory a block may have, launch-sized and static
+    /// together, once its kernel opts in
+    /// (`CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`): 227 KiB
+    /// on an H100.
+    pub fn shared_opt_in_limit(&self) -> Result<u64> {
+        let limit = self.attribute(
+            sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+        )?;
+        Ok(u64::try_from(limit).unwrap_or(0))
+    }
+
+    /// Lets `function` (of the kernel `kernel`, with `resources`) have
+    /// `launch_sized` bytes of launch-sized shared memory: past 48 KiB
+    /// with its static arrays, a block gets them only once the kernel
+    /// opts in (`cudaFuncSetAttribute(…MaxDynamicSharedMemorySize…)`), up
+    /// to the device's opt-in limit, which a larger request exceeds:
+    /// refused here, naming both, rather than as the launch's bare
+    /// `CUDA_ERROR_INVALID_VALUE`.
+    fn opt_in_shared(
+        &self,
+        kernel: &'static str,
+        function: &cudarc::driver::CudaFunction,
+        resources: &Resources,
+        launch_sized: u32,
+    ) -> Result<()> {
+        let bytes = u64::from(launch_sized) + u64::from(resources.static_shared_bytes);
+        if bytes <= shared::LIMIT_BYTES {
+            return Ok(());
+        }
+        let limit = self.shared_opt_in_limit()?;
+        if bytes > limit {
+            return Err(Error::SharedBeyondOptIn {
+                kernel,
+                launch_sized,
+                static_bytes: resources.static_shared_bytes,
+                limit,
+            });
+        }
+        let attribute = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+        self.context
+            .bind_to_thread()
+            .during("opting a kernel in to more shared memory")?;
+        function
+            .set_attribute(attribute, launch_sized as i32)
+            .during("opting a kernel in to more shared memory")
+    }
+
     /// The bytes of the L2 set aside for persisting lines now: 0 but
     /// while a [`PersistingWindow`] lives.
     pub fn persisting_carve_out(&self) -> Result<usize> {
@@ -325,24 +372,25 @@ impl Backend for Gpu {
         })
     }
 
-    fn set_constant(&self, name: &'static str, values: &[f32]) -> Result<()> {
+    fn set_constant<T: Value>(&self, name: &'static str, values: &[T]) -> Result<()> {
         let module = &self.functions()?.module;
         let mut symbol = module
             .get_global(name, &self.stream)
             .during("finding a constant array")?;
-        let bytes: Vec<u8> = values
-            .iter()
-            .flat_map(|value| value.to_ne_bytes())
-            .collect();
+        // SAFETY: `DeviceRepr` vouches that a `T`'s bytes are what the GPU
+        // reads, as cudarc's own copies of a `&[T]` assume.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), size_of_val(values))
+        };
         if bytes.len() != symbol.len() {
             return Err(Error::LengthMismatch {
                 what: name,
-                expected: symbol.len() / 4,
+                expected: symbol.len() / size_of::<T>(),
                 actual: values.len(),
             });
         }
         self.stream
-            .memcpy_htod(&bytes, &mut symbol)
+            .memcpy_htod(bytes, &mut symbol)
             .during("copying to a constant array")
     }
 
@@ -352,7 +400,9 @@ impl Backend for Gpu {
         problem: &P,
         args: A::Host<'_, DeviceMemory>,
     ) -> Result<()> {
-        let launch = checked_launch(kernel, problem)?;
+        // The device's own opt-in limit, checked below with the static
+        // arrays, rather than the portable 48 KiB.
+        let launch = checked_launch_within(kernel, problem, u64::from(u32::MAX))?;
         runs(self, kernel)?;
         let elements = A::largest(&args);
         if self.language == Language::CudaCpp && elements > i32::MAX as usize {
@@ -362,11 +412,12 @@ impl Backend for Gpu {
             });
         }
         let entry = A::entry(kernel, &args)?;
-        let (function, _) = self
+        let (function, resources) = self
             .functions()?
             .kernels
             .get(entry)
             .ok_or(Error::MissingKernel(entry))?;
+        self.opt_in_shared(kernel.name, function, resources, launch.shared_bytes)?;
         let mut words = A::words(&args, &self.stream);
         // SAFETY: the arguments have the kernel's own parameter types, in
         // order; the caller vouches for the rest of the kernel's contract,

@@ -5,7 +5,7 @@ use gpu_core::Reduction;
 #[cfg(not(target_arch = "nvptx64"))]
 use gpu_emulator::device::WarpOp;
 
-use super::Shuffle;
+use super::lanes::Shuffle;
 
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 unsafe extern "C" {
@@ -65,7 +65,8 @@ fn reduced(reduction: Reduction, mask: u32, value: u32) -> u32 {
     }
     #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
     {
-        use super::{ALL_LANES, shfl_sync, shfl_xor_sync};
+        use super::lanes::ALL_LANES;
+        use super::shuffle::{shfl_sync, shfl_xor_sync};
         if mask == ALL_LANES {
             // A butterfly leaves the whole warp's result in every lane.
             let mut result = value;
@@ -88,7 +89,7 @@ fn reduced(reduction: Reduction, mask: u32, value: u32) -> u32 {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        super::emulated(WarpOp::Reduce(reduction), mask, value.into()) as u32
+        super::lanes::emulated(WarpOp::Reduce(reduction), mask, value.into()) as u32
     }
 }
 

@@ -3,7 +3,7 @@
 #[cfg(not(target_arch = "nvptx64"))]
 use gpu_emulator::device::{ShuffleKind, WarpOp};
 
-use super::Shuffle;
+use super::lanes::Shuffle;
 
 /// The clamp operand of a shuffle across the whole warp: lanes 0 to 31
 /// form one segment.
@@ -41,7 +41,7 @@ fn each_word<T: Shuffle>(value: T, shuffle: impl Fn(u32) -> u32) -> T {
 #[cfg(not(target_arch = "nvptx64"))]
 #[track_caller]
 fn emulated<T: Shuffle>(kind: ShuffleKind, mask: u32, value: T) -> T {
-    T::from_bits(super::emulated(
+    T::from_bits(super::lanes::emulated(
         WarpOp::Shuffle(kind),
         mask,
         value.to_bits(),

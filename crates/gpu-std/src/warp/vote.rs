@@ -4,9 +4,9 @@
 #[cfg(not(target_arch = "nvptx64"))]
 use gpu_emulator::device::WarpOp;
 
-use super::Shuffle;
+use super::lanes::Shuffle;
 #[cfg(not(target_arch = "nvptx64"))]
-use super::emulated;
+use super::lanes::emulated;
 
 #[cfg(target_arch = "nvptx64")]
 unsafe extern "C" {
