@@ -1,0 +1,3 @@
+fn main() {
+    gpu_builder::PtxBuilder::new(".").build().unwrap_or_else(|error| panic!("{error}"));
+}
