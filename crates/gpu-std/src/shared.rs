@@ -22,6 +22,12 @@ pub use gpu_core::SHARED_OPT_IN_LIMIT_BYTES as OPT_IN_LIMIT_BYTES;
 #[derive(Clone, Copy)]
 pub struct SharedArray<T> {
     base: *mut T,
+    /// `base` in the shared window (`__cvta_generic_to_shared`), as the
+    /// runtime's own instructions take it: converted once, where the
+    /// kernel makes the array, not at each use, which an unrolled loop
+    /// would repeat.
+    #[cfg(target_arch = "nvptx64")]
+    window: u32,
     element: PhantomData<T>,
 }
 
@@ -35,11 +41,24 @@ impl<T: Copy> SharedArray<T> {
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     pub unsafe fn launch_sized() -> Self {
+        // Declared 1024-byte aligned, whatever `T`: 16 bytes for
+        // `read_vector`, and 1024 for a tensor copy swizzled in 128-byte
+        // rows at its start.
+        let base = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<SwizzleAligned>();
+        let window: u32;
+        // SAFETY: converting an address reads and writes nothing.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .u64 window; cvta.to.shared.u64 window, {base}; \
+                 cvt.u32.u64 {window}, window; }}",
+                base = in(reg64) base,
+                window = out(reg32) window,
+                options(pure, nomem, nostack),
+            );
+        }
         Self {
-            // Declared 1024-byte aligned, whatever `T`: 16 bytes for
-            // `read_vector`, and 1024 for a tensor copy swizzled in 128-byte
-            // rows at its start.
-            base: core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<SwizzleAligned>().cast(),
+            base: base.cast(),
+            window,
             element: PhantomData,
         }
     }
@@ -66,6 +85,7 @@ impl<T: Copy> SharedArray<T> {
         Self {
             // SAFETY: in bounds by this function's contract.
             base: unsafe { self.base.add(elements as usize) },
+            window: self.window + elements * size_of::<T>() as u32,
             element: PhantomData,
         }
     }
@@ -93,29 +113,11 @@ impl<T: Copy> SharedArray<T> {
     }
 
     /// The 32-bit shared-window address of element `index`
-    /// (`__cvta_generic_to_shared`), as `cp.async` takes it: the
-    /// window's start, converted once a kernel, plus a byte offset,
-    /// instead of a 64-bit generic address converted at each copy.
+    /// (`__cvta_generic_to_shared`), as `cp.async` and the atomics take it.
     #[cfg(target_arch = "nvptx64")]
-    // Below sm_80 the copies that take it are loads and stores.
-    #[cfg_attr(not(target_feature = "sm_80"), allow(dead_code))]
     #[inline(always)]
     pub(crate) fn shared_address(self, index: u32) -> u32 {
-        let start = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u8>();
-        let window_start: u32;
-        // SAFETY: converting an address reads and writes nothing; as
-        // `pure`, the conversion of the one start is computed once.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .u64 window; cvta.to.shared.u64 window, {start}; \
-                 cvt.u32.u64 {window_start}, window; }}",
-                start = in(reg64) start,
-                window_start = out(reg32) window_start,
-                options(pure, nomem, nostack),
-            );
-        }
-        let offset = self.address(index) as usize - start as usize;
-        window_start + offset as u32
+        self.window + index * size_of::<T>() as u32
     }
 
     /// Reads element `index`.
