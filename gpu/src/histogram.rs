@@ -71,8 +71,8 @@ unsafe fn each_word(input: Global<u8>, bytes: u32, mut word: impl FnMut(Option<u
     let first = block_idx_x() * (WORDS_PER_THREAD * BLOCK) + thread_idx_x();
     for k in 0..WORDS_PER_THREAD {
         let index = first + k * BLOCK;
-        // SAFETY: index < bytes / 4.
-        word((index < bytes / 4).then(|| unsafe { words.read(index as usize) }));
+        // SAFETY: index < bytes / 4, and nothing writes the bytes.
+        word((index < bytes / 4).then(|| unsafe { words.ldg(index as usize) }));
     }
 }
 
@@ -163,8 +163,9 @@ kernels! {
 
     /// Every byte one global atomic: contention at the L2.
     ///
-    /// Thread t of block b reads [`WORDS_PER_THREAD`] words of 4 bytes,
-    /// a warp's 32 adjacent (coalesced), and adds one to `bins[byte]` in
+    /// Thread t of block b reads [`WORDS_PER_THREAD`] words of 4 bytes
+    /// through the read-only path, a warp's 32 adjacent (coalesced), and
+    /// adds one to `bins[byte]` in
     /// global memory for each of their bytes.
     ///
     /// Compute-to-global-memory-access ratio: 1 global atomic per byte

@@ -329,41 +329,48 @@ impl Global<u8> {
     }
 }
 
-impl Global<f32> {
-    /// Reads element `index` through the read-only data cache
-    /// (`ld.global.nc.f32`, `LDG.E.CONSTANT`): CUDA's `__ldg`, and what
-    /// nvcc emits for a `const __restrict__` pointer it can prove is only
-    /// read. The load is not coherent with the launch's own writes, hence
-    /// the contract.
-    ///
-    /// # Safety
-    /// `index` lies inside the buffer, and no thread writes the element
-    /// during the launch.
-    #[inline(always)]
-    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub unsafe fn ldg(self, index: usize) -> f32 {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            let value: f32;
-            // SAFETY: by this function's contract; the load only reads.
-            unsafe {
-                core::arch::asm!(
-                    "ld.global.nc.f32 {}, [{}];",
-                    out(reg32) value,
-                    in(reg64) self.base.add(index),
-                    options(pure, readonly, nostack),
-                );
+/// `Global::ldg` for 32-bit element types, each through its PTX type.
+macro_rules! ldg {
+    ($($type:ty => $instruction:literal),*) => {$(
+        impl Global<$type> {
+            /// Reads element `index` through the read-only data cache
+            /// (`ld.global.nc`, `LDG.E.CONSTANT`): CUDA's `__ldg`, and what
+            /// nvcc emits for a `const __restrict__` pointer it can prove is
+            /// only read. The load is not coherent with the launch's own
+            /// writes, hence the contract.
+            ///
+            /// # Safety
+            /// `index` lies inside the buffer, and no thread writes the
+            /// element during the launch.
+            #[inline(always)]
+            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+            pub unsafe fn ldg(self, index: usize) -> $type {
+                #[cfg(target_arch = "nvptx64")]
+                {
+                    let value: $type;
+                    // SAFETY: by this function's contract; the load only reads.
+                    unsafe {
+                        core::arch::asm!(
+                            concat!($instruction, " {}, [{}];"),
+                            out(reg32) value,
+                            in(reg64) self.base.add(index),
+                            options(pure, readonly, nostack),
+                        );
+                    }
+                    value
+                }
+                #[cfg(not(target_arch = "nvptx64"))]
+                {
+                    self.access_through(index, 1, 1, AccessKind::Read, Path::ReadOnly);
+                    // SAFETY: checked inside the buffer just now.
+                    unsafe { self.base.add(index).read_unaligned() }
+                }
             }
-            value
         }
-        #[cfg(not(target_arch = "nvptx64"))]
-        {
-            self.access_through(index, 1, 1, AccessKind::Read, Path::ReadOnly);
-            // SAFETY: checked inside the buffer just now.
-            unsafe { self.base.add(index).read_unaligned() }
-        }
-    }
+    )*};
 }
+
+ldg!(f32 => "ld.global.nc.f32", u32 => "ld.global.nc.u32");
 
 /// A line: sixteen bytes moved by one 16-byte load or store, as four
 /// little-endian words, the registers it lands in.
