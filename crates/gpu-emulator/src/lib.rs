@@ -413,6 +413,9 @@ struct Shadow {
     atomic_epoch: u32,
     atomic_thread: u32,
     other_atomic: u32,
+    /// Their threads' ticks then, which a `syncwarp` may order.
+    atomic_tick: u32,
+    other_atomic_tick: u32,
 }
 
 const NONE: u32 = u32::MAX;
@@ -506,10 +509,11 @@ impl SharedMemory {
                 && !synced(shadow.writer, shadow.write_tick);
             let other_atomic = match shadow.atomic_thread {
                 _ if shadow.atomic_epoch != epoch => NONE,
-                thread if thread != me => thread,
-                _ => shadow.other_atomic,
+                thread if thread != me && !synced(thread, shadow.atomic_tick) => thread,
+                _ if !synced(shadow.other_atomic, shadow.other_atomic_tick) => shadow.other_atomic,
+                _ => NONE,
             };
-            if kind != AccessKind::Atomic && other_atomic != NONE {
+            if kind != AccessKind::Atomic && other_atomic != NONE && other_atomic != me {
                 return Err(self.race(byte, (other_atomic, AccessKind::Atomic), later, block));
             }
             // An atomic reads the byte too.
@@ -580,9 +584,13 @@ impl SharedMemory {
                     } else if shadow.atomic_epoch != epoch {
                         shadow.atomic_epoch = epoch;
                         shadow.atomic_thread = me;
+                        shadow.atomic_tick = tick;
                         shadow.other_atomic = NONE;
-                    } else if shadow.atomic_thread != me && shadow.other_atomic == NONE {
+                    } else if shadow.atomic_thread == me {
+                        shadow.atomic_tick = tick;
+                    } else if shadow.other_atomic == NONE || shadow.other_atomic == me {
                         shadow.other_atomic = me;
+                        shadow.other_atomic_tick = tick;
                     }
                 }
             }

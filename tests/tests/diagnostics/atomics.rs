@@ -13,6 +13,7 @@ use gpu_std::atomic::{
 use gpu_std::global::{Global, GlobalMut};
 use gpu_std::shared::SharedArray;
 use gpu_std::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use gpu_std::warp;
 use rand::Rng;
 
 use crate::support::{one_block, rng};
@@ -427,4 +428,92 @@ fn atomics_are_counted_apart_from_loads_and_stores() {
             sectors: 1 + 4,
         }
     );
+}
+
+/// Runs `body` on one block of 32 threads over one word of launch-sized
+/// memory that thread 0 zeroes before a barrier.
+fn one_word(body: fn(SharedArray<u32>, u32)) -> Result<(), Diagnostic> {
+    let thread = || {
+        let t = thread_idx_x();
+        // SAFETY: one word of launch-sized memory.
+        unsafe {
+            let word = SharedArray::<u32>::launch_sized();
+            if t == 0 {
+                word.write(0, 0);
+            }
+            sync_threads();
+            body(word, t);
+        }
+    };
+    gpu_emulator::run("one_word", &one_block(32, 4), &thread)
+}
+
+#[test]
+fn a_plain_read_after_every_other_threads_atomic_is_reported() {
+    // The last thread to run reads: every atomic came before it.
+    let diagnostic = one_word(|word, t| unsafe {
+        if t == 31 {
+            let _ = word.read(0);
+        } else {
+            atomic_add(word.element(0), 1);
+        }
+    })
+    .unwrap_err();
+    let Fault::SharedRace { earlier, later, .. } = diagnostic.fault else {
+        panic!("{diagnostic}");
+    };
+    assert_eq!(
+        earlier,
+        access((0, 0, 0), AccessKind::Atomic),
+        "{diagnostic}"
+    );
+    assert_eq!(later, access((31, 0, 0), AccessKind::Read), "{diagnostic}");
+}
+
+#[test]
+fn a_thread_reads_and_writes_what_it_alone_updated_atomically() {
+    one_word(|word, t| unsafe {
+        if t == 3 {
+            atomic_add(word.element(0), 5);
+            word.write(0, word.read(0) * 2);
+        }
+    })
+    .unwrap();
+}
+
+#[test]
+fn a_thread_that_updated_atomically_races_with_another_threads_atomic() {
+    // A shuffle holds lane 0 until lane 1 has made its atomic, and orders
+    // no memory: lane 0's plain read then meets lane 1's atomic.
+    let diagnostic = one_word(|word, t| unsafe {
+        if t < 2 {
+            atomic_add(word.element(0), 1);
+            warp::shfl_sync(0b11, t, 0);
+            if t == 0 {
+                let _ = word.read(0);
+            }
+        }
+    })
+    .unwrap_err();
+    let Fault::SharedRace { earlier, later, .. } = diagnostic.fault else {
+        panic!("{diagnostic}");
+    };
+    assert_eq!(
+        earlier,
+        access((1, 0, 0), AccessKind::Atomic),
+        "{diagnostic}"
+    );
+    assert_eq!(later, access((0, 0, 0), AccessKind::Read), "{diagnostic}");
+}
+
+#[test]
+fn a_syncwarp_orders_the_lanes_atomics_before_a_plain_read() {
+    one_word(|word, t| unsafe {
+        atomic_add(word.element(0), 1);
+        warp::syncwarp(warp::ALL_LANES);
+        if t == 0 {
+            assert_eq!(word.read(0), 32);
+        }
+    })
+    .unwrap();
 }
