@@ -511,8 +511,26 @@ fn a_syncwarp_orders_the_lanes_atomics_before_a_plain_read() {
     one_word(|word, t| unsafe {
         atomic_add(word.element(0), 1);
         warp::syncwarp(warp::ALL_LANES);
-        if t == 0 {
+        // Lanes 0 and 1, the two atomics the shadow keeps.
+        if t < 2 {
             assert_eq!(word.read(0), 32);
+        }
+    })
+    .unwrap();
+}
+
+#[test]
+fn a_lane_reads_its_own_atomic_made_after_a_syncwarp() {
+    // Lane 0's atomic comes first and is ordered by the syncwarp; lane 1's
+    // own, after it, is its own to read.
+    one_word(|word, t| unsafe {
+        if t == 0 {
+            atomic_add(word.element(0), 1);
+        }
+        warp::syncwarp(warp::ALL_LANES);
+        if t == 1 {
+            atomic_add(word.element(0), 1);
+            assert_eq!(word.read(0), 2);
         }
     })
     .unwrap();

@@ -131,3 +131,40 @@ fn a_syncwarp_does_not_order_two_warps() {
         "{diagnostic}"
     );
 }
+
+#[test]
+fn a_syncwarp_of_lanes_past_the_first_orders_them() {
+    // Lanes 5 and 9 of the second warp, neither the lowest: each lane's
+    // clock is its own, kept by its index in the warp.
+    let got = with_tile(64, |t, tile| unsafe {
+        if t == 37 {
+            tile.write(37, 77);
+        }
+        if t == 37 || t == 41 {
+            syncwarp(1 << 5 | 1 << 9);
+        }
+        if t == 41 { tile.read(37) } else { 0 }
+    })
+    .unwrap();
+    assert_eq!(got[41], 77);
+}
+
+#[test]
+fn a_write_after_the_syncwarp_races_with_a_read_after_it() {
+    // Lane 5 writes after the barrier lane 9 reads after: nothing orders
+    // the two.
+    let diagnostic = with_tile(64, |t, tile| unsafe {
+        if t == 37 || t == 41 {
+            syncwarp(1 << 5 | 1 << 9);
+        }
+        if t == 37 {
+            tile.write(37, 77);
+        }
+        if t == 41 { tile.read(37) } else { 0 }
+    })
+    .unwrap_err();
+    let Fault::SharedRace { earlier, later, .. } = diagnostic.fault else {
+        panic!("{diagnostic}");
+    };
+    assert_eq!((earlier.thread.0, later.thread.0), (37, 41), "{diagnostic}");
+}
