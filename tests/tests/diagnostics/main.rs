@@ -22,6 +22,7 @@ mod races;
 mod read_only;
 mod scalars;
 mod shared;
+mod shared_atomics;
 mod statics;
 mod streaming;
 mod support;
