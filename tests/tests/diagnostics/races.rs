@@ -164,3 +164,76 @@ fn two_threads_writing_one_element_is_a_race() {
         )
     );
 }
+
+/// Runs `body` on one block of 32 threads over one word of launch-sized
+/// memory that thread 0 writes before a barrier.
+fn on_a_written_word(body: fn(SharedArray<u32>, u32)) -> Result<(), gpu_emulator::Diagnostic> {
+    let thread = || {
+        let t = thread_idx_x();
+        // SAFETY: one word of launch-sized memory.
+        unsafe {
+            let word = SharedArray::<u32>::launch_sized();
+            if t == 0 {
+                word.write(0, 1);
+            }
+            sync_threads();
+            body(word, t);
+        }
+    };
+    gpu_emulator::run("word", &one_block(32, 4), &thread)
+}
+
+#[test]
+fn a_read_in_an_earlier_barrier_interval_does_not_hide_a_later_one() {
+    // Thread 3 reads before the barrier; after it thread 5 reads and
+    // thread 9 writes, with nothing between.
+    let diagnostic = on_a_written_word(|word, t| unsafe {
+        if t == 3 {
+            let _ = word.read(0);
+        }
+        sync_threads();
+        match t {
+            5 => {
+                let _ = word.read(0);
+            }
+            9 => word.write(0, 2),
+            _ => {}
+        }
+    })
+    .unwrap_err();
+    assert_eq!(
+        diagnostic.fault,
+        race(
+            0,
+            ((5, 0, 0), AccessKind::Read),
+            ((9, 0, 0), AccessKind::Write)
+        )
+    );
+}
+
+#[test]
+fn a_thread_that_reads_twice_leaves_room_for_another_reader() {
+    // Thread 0 reads twice and waits at a shuffle, which orders no
+    // memory, for thread 1 to read; then thread 0 writes.
+    let diagnostic = on_a_written_word(|word, t| unsafe {
+        if t < 2 {
+            let _ = word.read(0);
+            if t == 0 {
+                let _ = word.read(0);
+            }
+            gpu_std::warp::shfl_sync(0b11, t, 0);
+            if t == 0 {
+                word.write(0, 2);
+            }
+        }
+    })
+    .unwrap_err();
+    assert_eq!(
+        diagnostic.fault,
+        race(
+            0,
+            ((1, 0, 0), AccessKind::Read),
+            ((0, 0, 0), AccessKind::Write)
+        )
+    );
+}
