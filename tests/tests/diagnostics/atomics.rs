@@ -323,3 +323,32 @@ fn atomics_are_counted_apart_from_loads_and_stores() {
         }
     );
 }
+
+#[test]
+fn a_blocks_read_after_its_own_atomics_still_races_with_another_blocks() {
+    // Block 1's last atomic is its own, ordered by its barrier; block 0's,
+    // before it, is ordered with nothing in block 1.
+    let diagnostic = two_blocks(|out| unsafe {
+        atomic_add(out.element(0), 1);
+        sync_threads();
+        if block_idx_x() == 1 && thread_idx_x() == 0 {
+            let _ = out.read(0);
+        }
+    })
+    .unwrap_err();
+    assert_eq!(diagnostic.block, (1, 0, 0));
+    let Fault::GlobalRace {
+        earlier,
+        earlier_block,
+        later,
+        ..
+    } = diagnostic.fault
+    else {
+        panic!("{diagnostic}");
+    };
+    assert_eq!(
+        (earlier.kind, earlier_block),
+        (AccessKind::Atomic, (0, 0, 0))
+    );
+    assert_eq!(later, access((0, 0, 0), AccessKind::Read));
+}
