@@ -77,8 +77,7 @@ impl<T> GlobalMut<T> {
     pub unsafe fn element(self, index: usize) -> Place<T> {
         Place {
             #[cfg(target_arch = "nvptx64")]
-            // SAFETY: by this function's contract.
-            target: Target::Global(unsafe { self.pointer().add(index) }),
+            target: Target::Global(self.address(index)),
             #[cfg(not(target_arch = "nvptx64"))]
             target: Target::Global(self, index),
             scope: Scope::Device,
@@ -112,7 +111,7 @@ impl<T: Copy> StaticArray<T> {
     pub unsafe fn element(self, index: u32) -> Place<T> {
         Place {
             #[cfg(target_arch = "nvptx64")]
-            target: Target::Shared(self.element_address(index)),
+            target: Target::Shared(self.shared_address(index)),
             #[cfg(not(target_arch = "nvptx64"))]
             target: Target::Static(self, index),
             scope: Scope::Block,

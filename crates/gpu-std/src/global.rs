@@ -199,13 +199,6 @@ view! {
 }
 
 impl<T> GlobalMut<T> {
-    /// The buffer's first element, for the runtime's own instructions.
-    #[cfg(target_arch = "nvptx64")]
-    #[inline(always)]
-    pub(crate) fn pointer(self) -> *mut T {
-        self.base
-    }
-
     /// Checks and records an atomic access of `scope` to element `index`,
     /// made where the caller's caller was called; its address.
     #[cfg(not(target_arch = "nvptx64"))]

@@ -287,7 +287,7 @@ impl<T: Copy> StaticArray<T> {
     /// own instructions.
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
-    pub(crate) fn element_address(self, index: u32) -> u32 {
+    pub(crate) fn shared_address(self, index: u32) -> u32 {
         self.address + index * size_of::<T>() as u32
     }
 
