@@ -7,6 +7,7 @@ use std::panic::Location;
 
 pub use super::AccessKind;
 use super::cluster::Accessor;
+pub use super::matrix::{Fragment, MmaInput, Registers};
 use super::texture::{self, Missing};
 use super::traffic::Space;
 pub use super::warp::{Reduction, ShuffleKind, WarpOp};
@@ -30,6 +31,12 @@ pub fn block_dim() -> Dim3 {
     with_current(|current| current.launch.block)
 }
 
+/// The running thread's lane: its linear index in the block, modulo 32
+/// (PTX's `%laneid`).
+pub fn lane_id() -> u32 {
+    with_current(|current| current.linear % 32)
+}
+
 /// Blocks in the grid along x, y and z (`gridDim`).
 pub fn grid_dim() -> Dim3 {
     with_current(|current| current.launch.grid)
@@ -47,6 +54,25 @@ pub fn sync_threads(barrier: &'static Location<'static>) {
 /// `mask`, `bits` its own operand, made at `site`: once every lane of the
 /// mask has reached it (see the crate's `warp` module).
 pub fn warp_call(op: WarpOp, mask: u32, bits: u64, site: &'static Location<'static>) -> u64 {
+    meet(op, mask, bits, [0; 10], site);
+    running().warp_result.get()
+}
+
+/// This lane's registers from the matrix instruction `op` (`mma.sync` or
+/// `ldmatrix`), which all 32 lanes of the warp make together at `site`,
+/// `registers` its own (see [`Registers`] for what each brings).
+pub fn warp_matrix_call(
+    op: WarpOp,
+    registers: Registers,
+    site: &'static Location<'static>,
+) -> Fragment {
+    meet(op, u32::MAX, 0, registers, site);
+    running().warp_registers.get()
+}
+
+/// Waits at the warp collective `op` at `site` until the lanes of `mask`
+/// have all reached it and it has been computed.
+fn meet(op: WarpOp, mask: u32, bits: u64, registers: Registers, site: &'static Location<'static>) {
     let (yielder, pass) = with_current(|current| {
         let mut passes = current.warp_passes.borrow_mut();
         let pass = match passes.iter_mut().find(|(known, _)| *known == site) {
@@ -66,11 +92,11 @@ pub fn warp_call(op: WarpOp, mask: u32, bits: u64, site: &'static Location<'stat
         mask,
         op,
         bits,
+        registers,
         pass,
     };
     // SAFETY: the yielder belongs to the coroutine that is running this code.
     unsafe { (*yielder).suspend(Wait::Warp(call)) };
-    running().warp_result.get()
 }
 
 /// Makes the running thread wait at the cluster-wide barrier called at

@@ -80,6 +80,7 @@ pub mod device;
 mod fault;
 mod global;
 mod guard;
+mod matrix;
 mod mbarrier;
 mod order;
 mod shadow;
@@ -87,6 +88,7 @@ pub mod texture;
 pub mod traffic;
 mod warp;
 
+pub use matrix::MmaInput;
 use traffic::{Record, Space, Traffic};
 use warp::WarpCall;
 pub use warp::{ShuffleKind, WarpOp};
@@ -946,6 +948,8 @@ struct Current<'a> {
     yielder: Cell<*const Yielder<(), Wait>>,
     /// The result of the thread's last warp collective.
     warp_result: Cell<u64>,
+    /// The registers its last matrix instruction gave it.
+    warp_registers: Cell<matrix::Fragment>,
     /// The warp collectives' call sites the thread has passed, and how
     /// often each.
     warp_passes: RefCell<Vec<(&'static Location<'static>, u32)>>,
@@ -1120,6 +1124,7 @@ fn run_cluster(
                 global,
                 yielder: Cell::new(std::ptr::null()),
                 warp_result: Cell::new(0),
+                warp_registers: Cell::new([0; 4]),
                 warp_passes: RefCell::default(),
                 pipeline: RefCell::default(),
                 bulk_copies: Cell::new(0),

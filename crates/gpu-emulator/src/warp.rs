@@ -1,6 +1,7 @@
 //! A warp's collectives: shuffles, `__syncwarp`, votes, `__match_any_sync`,
-//! `__reduce_*_sync` and `__activemask`, each a rendezvous of the lanes its
-//! mask names.
+//! `__reduce_*_sync`, `__activemask` and the matrix instructions
+//! `mma.sync` and `ldmatrix` (whose mask is the whole warp), each a
+//! rendezvous of the lanes its mask names.
 //!
 //! A lane that reaches one waits, like at a barrier, until every live
 //! thread of the cluster waits somewhere. Then each collective whose lanes
@@ -29,6 +30,7 @@ use std::panic::Location;
 
 pub use gpu_core::Reduction;
 
+use super::matrix::{self, MmaInput, Registers};
 use super::{Current, Dim3, Fault, LaneProblem, Wait, Waits};
 
 /// A lane waiting at a warp collective, with its operand.
@@ -39,6 +41,8 @@ pub(crate) struct WarpCall {
     pub(crate) op: WarpOp,
     /// The lane's value, zero-extended to 64 bits; 0 or 1 for a predicate.
     pub(crate) bits: u64,
+    /// The lane's registers for a matrix instruction; zero for the rest.
+    pub(crate) registers: Registers,
     /// How often the lane had passed this call site before: lanes meet
     /// only on the same pass, the same iteration of a loop around it.
     pub(crate) pass: u32,
@@ -64,6 +68,17 @@ pub enum WarpOp {
     Reduce(Reduction),
     /// `__activemask`: the lanes that reach the call together.
     ActiveMask,
+    /// `mma.sync.m16n8k16` with 16-bit inputs and f32 accumulators: this
+    /// lane's part of D = A·B + C.
+    Mma(MmaInput),
+    /// `ldmatrix.m8n8.x{matrices}`, transposed or not: this lane's part
+    /// of each 8×8 matrix whose rows the first lanes read.
+    LdMatrix {
+        /// 1, 2 or 4.
+        matrices: u32,
+        /// Each lane gets a column's elements instead of a row's.
+        trans: bool,
+    },
 }
 
 /// Which lane a shuffle reads.
@@ -99,6 +114,15 @@ impl WarpOp {
             Self::Reduce(Reduction::Or) => "reduce_or_sync",
             Self::Reduce(Reduction::Xor) => "reduce_xor_sync",
             Self::ActiveMask => "activemask",
+            Self::Mma(_) => "mma_sync",
+            Self::LdMatrix { matrices, trans } => match (matrices, trans) {
+                (1, false) => "ldmatrix_x1",
+                (2, false) => "ldmatrix_x2",
+                (4, false) => "ldmatrix_x4",
+                (1, true) => "ldmatrix_x1_trans",
+                (2, true) => "ldmatrix_x2_trans",
+                _ => "ldmatrix_x4_trans",
+            },
         }
     }
 }
@@ -260,6 +284,19 @@ pub(crate) fn exchange(
                 .expect("the caller is among the lanes")
                 .into(),
             WarpOp::ActiveMask => lanes.into(),
+            WarpOp::Mma(input) => {
+                let registers = |lane| warp.call(lane).expect("checked").registers;
+                threads[index]
+                    .warp_registers
+                    .set(matrix::mma(input, lane, registers));
+                0
+            }
+            WarpOp::LdMatrix { matrices, trans } => {
+                let registers = |lane| warp.call(lane).expect("checked").registers;
+                let fragment = matrix::ldmatrix(matrices, trans, lane, registers);
+                threads[index].warp_registers.set(fragment);
+                0
+            }
         };
         threads[index].warp_result.set(result);
     }

@@ -299,6 +299,11 @@ pub mod cluster;
 /// stores ([`Atomics`](gpu_emulator::traffic::Atomics)).
 pub mod atomic;
 
+/// The tensor cores, a warp at a time: `mma.sync` on fragments that the
+/// warp's lanes hold between them, loaded from shared memory by
+/// `ldmatrix`. Compute capability 8.0.
+pub mod mma;
+
 /// Warp-level operations: the 32 lanes of a warp exchanging registers
 /// directly, without going through memory (shuffles), voting, matching
 /// and reducing their values, and synchronising among themselves.
@@ -326,6 +331,16 @@ pub use scalar::{Scalar, bf16, f16};
 #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
 #[inline(always)]
 fn below_sm90<T>(_operands: &T) {
+    // SAFETY: trapping ends the kernel, with an error the host reports.
+    unsafe { core::arch::nvptx::trap() }
+}
+
+/// Below compute capability 8.0 there is no `mma.sync` of 16-bit inputs
+/// with 16 k and no `ldmatrix` worth using: a kernel using them traps, and
+/// the host launches such kernels only on a GPU that has them.
+#[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
+#[inline(always)]
+fn below_sm80<T>(_operands: &T) {
     // SAFETY: trapping ends the kernel, with an error the host reports.
     unsafe { core::arch::nvptx::trap() }
 }

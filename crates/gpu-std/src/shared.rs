@@ -162,6 +162,39 @@ impl<T: Copy> SharedArray<T> {
     }
 }
 
+impl<T: Copy> SharedArray<T> {
+    /// Writes the 16 bytes from element `index` on with one 16-byte store
+    /// (`STS.128`), whatever the element type: a tile of 16-bit elements
+    /// is staged eight at a time.
+    ///
+    /// # Safety
+    /// As [`SharedArray::write`] for each of the bytes, which start on a
+    /// 16-byte boundary. The emulator checks it.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn write_line(self, index: u32, line: crate::global::Line) {
+        let address = self.base.wrapping_add(index as usize);
+        #[cfg(target_arch = "nvptx64")]
+        // SAFETY: by this function's contract.
+        unsafe {
+            address
+                .cast::<Aligned<crate::global::Line>>()
+                .write(Aligned(line));
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            emulator::shared_access(
+                address.cast(),
+                16,
+                emulator::AccessKind::Write,
+                core::panic::Location::caller(),
+            );
+            // SAFETY: checked just now, as in `read_vector`.
+            unsafe { address.cast::<crate::global::Line>().write_unaligned(line) }
+        }
+    }
+}
+
 /// A statically sized shared array, `__shared__ T name[N]` in CUDA C++,
 /// as [`shared_array!`](crate::shared_array) declares it: its size is
 /// part of the kernel, which ptxas and the driver report, and the host

@@ -17,6 +17,7 @@ mod global;
 mod global_races;
 mod limits;
 mod matmul;
+mod mma;
 mod panics;
 mod races;
 mod read_only;
