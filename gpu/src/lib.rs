@@ -30,6 +30,7 @@ pub mod histogram;
 pub mod intensity;
 pub mod l2;
 pub mod matmul;
+pub mod matmul_bf16;
 pub mod readonly;
 pub mod registers;
 pub mod tensor;
@@ -64,4 +65,5 @@ pub const CUDA_TWINS: &str = concat!(
     include_str!("../cuda/distributed.cu"),
     include_str!("../cuda/tensor.cu"),
     include_str!("../cuda/histogram.cu"),
+    include_str!("../cuda/matmul_bf16.cu"),
 );

@@ -8,10 +8,12 @@
 //!   transposed back by the call; with A column-major, a plain gemv.
 
 use std::ffi::c_int;
+use std::sync::Arc;
 
-use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, Gemv as BlasGemv, GemvConfig, sys};
-use cudarc::driver::CudaSlice;
+use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, Gemv as BlasGemv, GemvConfig, result, sys};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use gpu_host::Gpu;
+use half::bf16;
 
 use crate::error::{During, Error, Result};
 
@@ -27,6 +29,8 @@ pub enum Layout {
 /// cuBLAS on the GPU's stream, so that the same events time it.
 pub struct Blas {
     blas: CudaBlas,
+    /// The handle's stream, which raw calls order their buffers on.
+    stream: Arc<CudaStream>,
 }
 
 impl Blas {
@@ -46,7 +50,10 @@ impl Blas {
         unsafe { sys::cublasSetMathMode(*blas.handle(), sys::cublasMath_t::CUBLAS_DEFAULT_MATH) }
             .result()
             .during("setting cuBLAS's math mode")?;
-        Ok(Self { blas })
+        Ok(Self {
+            blas,
+            stream: gpu.stream().clone(),
+        })
     }
 
     /// Enqueues C = A·B, all row-major f32, A m×k and B k×n, as cuBLAS
@@ -66,6 +73,57 @@ impl Blas {
         // this function's contract), and the configuration's sizes and
         // leading dimensions describe those matrices (see `sgemm_call`).
         unsafe { self.blas.gemm(config, first, second, c) }.during("running cuBLAS SGEMM")
+    }
+
+    /// Enqueues C = A·B, A and B row-major bf16 (m×k and k×n), C
+    /// row-major f32, computed in f32 on the tensor cores: `cublasGemmEx`
+    /// with `CUBLAS_COMPUTE_32F`, which the cuBLAS of this generation
+    /// serves with its `wgmma` kernels on Hopper.
+    ///
+    /// # Safety
+    /// The buffers hold exactly m×k, k×n and m×n elements.
+    pub unsafe fn gemm_bf16(
+        &self,
+        dims: [usize; 3],
+        a: &CudaSlice<bf16>,
+        b: &CudaSlice<bf16>,
+        c: &mut CudaSlice<f32>,
+    ) -> Result<()> {
+        let (config, first, second) = sgemm_call(dims, a, b)?;
+        let stream = &self.stream;
+        let (first, _read_first) = first.device_ptr(stream);
+        let (second, _read_second) = second.device_ptr(stream);
+        let (output, _write) = c.device_ptr_mut(stream);
+        let (alpha, beta) = (config.alpha, config.beta);
+        // SAFETY: the handle is valid; every pointer is a live buffer that
+        // holds exactly its matrix (by this function's contract), and the
+        // configuration's sizes and leading dimensions describe them (see
+        // `sgemm_call`); the records keep them alive until the call is
+        // enqueued.
+        unsafe {
+            result::gemm_ex(
+                *self.blas.handle(),
+                config.transa,
+                config.transb,
+                config.m,
+                config.n,
+                config.k,
+                (&raw const alpha).cast(),
+                first as *const _,
+                sys::cudaDataType_t::CUDA_R_16BF,
+                config.lda,
+                second as *const _,
+                sys::cudaDataType_t::CUDA_R_16BF,
+                config.ldb,
+                (&raw const beta).cast(),
+                output as *mut _,
+                sys::cudaDataType_t::CUDA_R_32F,
+                config.ldc,
+                sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+                sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+            )
+        }
+        .during("running cuBLAS's bf16 gemm")
     }
 
     /// Enqueues y = αAx + βy, A m×n stored as `layout`, as cuBLAS SGEMV or

@@ -165,34 +165,7 @@ impl Family for Matmul {
     const CPU: &'static str = "gemm (crate), every core";
 
     fn cpu(shape: MatmulShape, inputs: &Inputs) -> CpuOutput {
-        let MatmulShape { m, n, k } = shape;
-        let mut c = vec![0.0f32; m * n];
-        // SAFETY: A is m×k, B k×n and C m×n, all row-major (column stride
-        // 1, row stride the width), and C is written, not read.
-        unsafe {
-            gemm::gemm(
-                m,
-                n,
-                k,
-                c.as_mut_ptr(),
-                1,
-                n as isize,
-                false,
-                inputs.a.as_ptr(),
-                1,
-                k as isize,
-                inputs.b.as_ptr(),
-                1,
-                n as isize,
-                0.0,
-                1.0,
-                false,
-                false,
-                false,
-                gemm::Parallelism::Rayon(0),
-            );
-        }
-        CpuOutput::F32(c)
+        CpuOutput::F32(cpu_gemm(&inputs.a, &inputs.b, shape))
     }
 
     fn launch<B: Backend>(
@@ -237,4 +210,36 @@ impl Family for Matmul {
     fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {
         Some(SGEMM)
     }
+}
+
+/// C = A·B on the CPU with the `gemm` crate, every core, in f32.
+pub fn cpu_gemm(a: &[f32], b: &[f32], shape: MatmulShape) -> Vec<f32> {
+    let MatmulShape { m, n, k } = shape;
+    let mut c = vec![0.0f32; m * n];
+    // SAFETY: A is m×k, B k×n and C m×n, all row-major (column stride
+    // 1, row stride the width), and C is written, not read.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            c.as_mut_ptr(),
+            1,
+            n as isize,
+            false,
+            a.as_ptr(),
+            1,
+            k as isize,
+            b.as_ptr(),
+            1,
+            n as isize,
+            0.0,
+            1.0,
+            false,
+            false,
+            false,
+            gemm::Parallelism::Rayon(0),
+        );
+    }
+    c
 }

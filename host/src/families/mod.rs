@@ -13,6 +13,7 @@ pub mod histogram;
 pub mod intensity;
 pub mod l2;
 pub mod matmul;
+pub mod matmul_bf16;
 pub mod prelude;
 pub mod readonly;
 pub mod registers;
@@ -35,6 +36,7 @@ pub trait Visitor {
 /// Calls `visitor` for every family, in teaching order.
 pub fn visit(visitor: &mut impl Visitor) -> Result<()> {
     visitor.visit::<matmul::Matmul>()?;
+    visitor.visit::<matmul_bf16::MatmulBf16>()?;
     visitor.visit::<gemv::Gemv<f32>>()?;
     visitor.visit::<gemv::Gemv<f64>>()?;
     visitor.visit::<blur::Blur>()?;

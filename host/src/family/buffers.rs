@@ -66,21 +66,22 @@ impl<B: Backend, T: Value, U: Value + Into<f64> + Sync> Buffers<B> for InputOutp
     }
 }
 
-/// The buffers of a kernel that reads two arrays and writes a third: the
-/// matmul's A, B and C, the constant lesson's x, coefficients and y.
-pub struct TwoInputs<B: Backend> {
-    pub first: Buffer<B, f32>,
-    pub second: Buffer<B, f32>,
+/// The buffers of a kernel that reads two arrays of `T` and writes a third
+/// of f32: the matmuls' A, B and C, the constant lesson's x, coefficients
+/// and y.
+pub struct TwoInputs<B: Backend, T: Value = f32> {
+    pub first: Buffer<B, T>,
+    pub second: Buffer<B, T>,
     pub output: Buffer<B, f32>,
 }
 
-impl<B: Backend> TwoInputs<B> {
+impl<B: Backend, T: Value> TwoInputs<B, T> {
     /// Both inputs uploaded, and an output of `output_len` poisoned
     /// elements; `names` (first, second, output) name them in errors.
     pub fn upload(
         backend: &B,
         names: [&'static str; 3],
-        [first, second]: [&[f32]; 2],
+        [first, second]: [&[T]; 2],
         output_len: usize,
     ) -> Result<Self> {
         Ok(Self {
@@ -98,12 +99,16 @@ impl<B: Backend> TwoInputs<B> {
         names: [&'static str; 3],
         lens: [usize; 3],
     ) -> Result<()> {
-        let buffers = [&self.first, &self.second, &self.output];
-        expect_lens(names, lens, buffers.map(|buffer| backend.len(buffer)))
+        let actual = [
+            backend.len(&self.first),
+            backend.len(&self.second),
+            backend.len(&self.output),
+        ];
+        expect_lens(names, lens, actual)
     }
 }
 
-impl<B: Backend> Buffers<B> for TwoInputs<B> {
+impl<B: Backend, T: Value> Buffers<B> for TwoInputs<B, T> {
     type Output = f32;
 
     fn output(&mut self) -> &mut Buffer<B, f32> {
