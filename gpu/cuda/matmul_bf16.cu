@@ -8,12 +8,16 @@
 typedef unsigned short mma_bf16;
 
 #define MMA_GLOBAL_WARPS 4
+// The staged rungs' tiles (gpu/src/matmul_bf16/mod.rs): 128 rows of C,
+// 128 columns (STAGED) or 256 (PIPELINED), slices of 32 of k (64 and four
+// stages pipelined), 8 warps as 2×4; B's slice in panels of 64 columns
+// (gpu/src/matmul_bf16/layout.rs).
 #define MMA_BLOCK_ROWS 128
-#define MMA_BLOCK_COLS 128
 #define MMA_SLICE 32
 #define MMA_THREADS 256
 #define MMA_PANEL 64
-#define MMA_PAD 8
+#define MMA_PIPELINED_SLICE 64
+#define MMA_STAGES 4
 
 // D = A·B + C on the tensor cores, C and D in d.
 __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const unsigned (&a)[4],
@@ -67,63 +71,43 @@ extern "C" __global__ void __launch_bounds__(32 * MMA_GLOBAL_WARPS)
     }
 }
 
-// Where element (row, col) of the staged slices lies, in elements: A's
-// slice first, then B's as two 64-column panels.
-struct MmaUnpadded {
-    static constexpr unsigned A_ELEMENTS = MMA_BLOCK_ROWS * MMA_SLICE;
-    static constexpr unsigned B_ELEMENTS = MMA_SLICE * MMA_BLOCK_COLS;
-    __device__ static unsigned a(unsigned row, unsigned col) { return row * MMA_SLICE + col; }
-    __device__ static unsigned b(unsigned row, unsigned col) {
-        return A_ELEMENTS + (col / MMA_PANEL) * MMA_SLICE * MMA_PANEL + row * MMA_PANEL +
-               col % MMA_PANEL;
-    }
-};
-
-struct MmaPadded {
-    static constexpr unsigned A_ELEMENTS = MMA_BLOCK_ROWS * (MMA_SLICE + MMA_PAD);
-    static constexpr unsigned B_ELEMENTS =
-        MMA_SLICE * (MMA_BLOCK_COLS / MMA_PANEL) * (MMA_PANEL + MMA_PAD);
-    __device__ static unsigned a(unsigned row, unsigned col) {
-        return row * (MMA_SLICE + MMA_PAD) + col;
-    }
-    __device__ static unsigned b(unsigned row, unsigned col) {
-        return A_ELEMENTS + (col / MMA_PANEL) * MMA_SLICE * (MMA_PANEL + MMA_PAD) +
-               row * (MMA_PANEL + MMA_PAD) + col % MMA_PANEL;
-    }
-};
-
+// Where element (row, col) of a stage lies, in elements: A's slice of
+// ROWS×SLICE first, then B's of SLICE×COLS as panels of 64 columns, each
+// row PAD elements longer than its data, 16-byte chunks XORed with their
+// 128-byte line's index mod 8 if SWIZZLE.
 __device__ __forceinline__ unsigned mma_swizzle(unsigned index) {
     return index ^ (((index >> 6) & 7) << 3);
 }
 
-struct MmaSwizzled {
-    static constexpr unsigned A_ELEMENTS = MmaUnpadded::A_ELEMENTS;
-    static constexpr unsigned B_ELEMENTS = MmaUnpadded::B_ELEMENTS;
+template <unsigned COLS, unsigned SLICE, unsigned PAD, bool SWIZZLE>
+struct MmaLayout {
+    static constexpr unsigned A_ELEMENTS = MMA_BLOCK_ROWS * (SLICE + PAD);
+    static constexpr unsigned STAGE_ELEMENTS =
+        A_ELEMENTS + SLICE * (COLS / MMA_PANEL) * (MMA_PANEL + PAD);
     __device__ static unsigned a(unsigned row, unsigned col) {
-        return mma_swizzle(MmaUnpadded::a(row, col));
+        unsigned index = row * (SLICE + PAD) + col;
+        return SWIZZLE ? mma_swizzle(index) : index;
     }
     __device__ static unsigned b(unsigned row, unsigned col) {
-        return A_ELEMENTS + mma_swizzle(MmaUnpadded::b(row, col) - A_ELEMENTS);
+        unsigned stride = MMA_PANEL + PAD;
+        unsigned index = (col / MMA_PANEL) * SLICE * stride + row * stride + col % MMA_PANEL;
+        return A_ELEMENTS + (SWIZZLE ? mma_swizzle(index) : index);
     }
 };
 
-// Copies a ROWS×COLS slice of matrix (height×width) from (row0, col0)
-// into tile at at(row, col), 16 bytes a thread a step, zeros past it.
-template <unsigned ROWS, unsigned COLS, typename At>
-__device__ __forceinline__ void mma_stage(const mma_bf16* __restrict__ matrix, unsigned height,
-                                          unsigned width, unsigned row0, unsigned col0,
-                                          mma_bf16* tile, At at) {
+// Calls copy(row, col, from, inside) for each 16-byte chunk of the
+// ROWS×COLS slice from (row0, col0) of a height×width matrix that this
+// thread copies, the block's threads taking consecutive chunks.
+template <unsigned ROWS, unsigned COLS, typename Copy>
+__device__ __forceinline__ void mma_each_chunk(unsigned height, unsigned width, unsigned row0,
+                                               unsigned col0, Copy copy) {
     constexpr unsigned CHUNKS = COLS / 8;
 #pragma unroll
     for (unsigned step = 0; step < ROWS * CHUNKS / MMA_THREADS; ++step) {
         unsigned chunk = step * MMA_THREADS + threadIdx.x;
         unsigned row = chunk / CHUNKS, col = chunk % CHUNKS * 8;
         unsigned r = row0 + row, j = col0 + col;
-        uint4 line = make_uint4(0, 0, 0, 0);
-        if (r < height && j < width) {
-            line = __ldg(reinterpret_cast<const uint4*>(matrix + r * width + j));
-        }
-        *reinterpret_cast<uint4*>(tile + at(row, col)) = line;
+        copy(row, col, r * width + j, r < height && j < width);
     }
 }
 
@@ -146,81 +130,184 @@ __device__ __forceinline__ void mma_load_matrices(unsigned (&r)[4], const mma_bf
 #endif
 }
 
+// The warp's fragments of 16 of k from i on: A's M_TILES, B's N_TILES,
+// two by each ldmatrix.
+template <unsigned COLS, unsigned M_TILES, unsigned N_TILES, typename L>
+__device__ __forceinline__ void mma_fragments(const mma_bf16* stage, unsigned i,
+                                              unsigned (&fa)[M_TILES][4],
+                                              unsigned (&fb)[N_TILES][2]) {
+    unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    unsigned warp_row = warp / 4 * (MMA_BLOCK_ROWS / 2), warp_col = warp % 4 * (COLS / 4);
+#pragma unroll
+    for (unsigned t = 0; t < M_TILES; ++t) {
+        unsigned row = warp_row + 16 * t + lane % 16;
+        mma_load_matrices<false>(fa[t], stage + L::a(row, i + lane / 16 * 8));
+    }
+#pragma unroll
+    for (unsigned pair = 0; pair < N_TILES / 2; ++pair) {
+        unsigned col = warp_col + 16 * pair + lane / 16 * 8;
+        unsigned r[4];
+        mma_load_matrices<true>(r, stage + L::b(i + lane % 16, col));
+        fb[2 * pair][0] = r[0];
+        fb[2 * pair][1] = r[1];
+        fb[2 * pair + 1][0] = r[2];
+        fb[2 * pair + 1][1] = r[3];
+    }
+}
+
+// The warp's products of the slice in stage (gpu/src/matmul_bf16/
+// warp_tile.rs): its M_TILES×N_TILES mma tiles, 16 of k at a time, the
+// next 16's fragments loaded before these are multiplied.
+template <unsigned COLS, unsigned SLICE, unsigned M_TILES, unsigned N_TILES, typename L>
+__device__ __forceinline__ void mma_multiply_slice(const mma_bf16* stage,
+                                                   float (&sums)[M_TILES][N_TILES][4]) {
+    unsigned fa[2][M_TILES][4], fb[2][N_TILES][2];
+    mma_fragments<COLS, M_TILES, N_TILES, L>(stage, 0, fa[0], fb[0]);
+#pragma unroll
+    for (unsigned step = 0; step < SLICE / 16; ++step) {
+        if (step + 1 < SLICE / 16) {
+            mma_fragments<COLS, M_TILES, N_TILES, L>(stage, (step + 1) * 16, fa[(step + 1) % 2],
+                                                     fb[(step + 1) % 2]);
+        }
+#pragma unroll
+        for (unsigned t = 0; t < M_TILES; ++t) {
+#pragma unroll
+            for (unsigned u = 0; u < N_TILES; ++u) {
+                mma_m16n8k16(sums[t][u], fa[step % 2][t], fb[step % 2][u]);
+            }
+        }
+    }
+}
+
+// Stores the warp's sums to C, two neighbouring columns a store.
+template <unsigned COLS, unsigned M_TILES, unsigned N_TILES>
+__device__ __forceinline__ void mma_store(const float (&sums)[M_TILES][N_TILES][4],
+                                          float* __restrict__ c, unsigned row0, unsigned col0,
+                                          unsigned m, unsigned n) {
+    unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    unsigned row = row0 + warp / 4 * (MMA_BLOCK_ROWS / 2) + lane / 4;
+    unsigned col = col0 + warp % 4 * (COLS / 4) + 2 * (lane % 4);
+#pragma unroll
+    for (unsigned t = 0; t < M_TILES; ++t) {
+#pragma unroll
+        for (unsigned half = 0; half < 2; ++half) {
+            unsigned r = row + 16 * t + 8 * half;
+#pragma unroll
+            for (unsigned u = 0; u < N_TILES; ++u) {
+                unsigned j = col + 8 * u;
+                if (r < m && j < n) {
+                    *reinterpret_cast<float2*>(c + r * n + j) =
+                        make_float2(sums[t][u][2 * half], sums[t][u][2 * half + 1]);
+                }
+            }
+        }
+    }
+}
+
+// The staged rungs (gpu/src/matmul_bf16/staged.rs): a 128×128 tile of C,
+// each slice loaded 16 bytes at a time into registers and stored.
 template <typename L>
 __device__ __forceinline__ void mma_staged(const mma_bf16* __restrict__ a,
                                            const mma_bf16* __restrict__ b,
                                            float* __restrict__ c, unsigned m, unsigned n,
                                            unsigned k) {
     extern __shared__ __align__(1024) mma_bf16 mma_tile[];
-    constexpr unsigned WARP_ROWS = 64, WARP_COLS = 32, M_TILES = 4, N_TILES = 4;
-    unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    unsigned row0 = blockIdx.y * MMA_BLOCK_ROWS, col0 = blockIdx.x * MMA_BLOCK_COLS;
-    unsigned warp_row = warp / 4 * WARP_ROWS, warp_col = warp % 4 * WARP_COLS;
+    constexpr unsigned COLS = 128, M_TILES = 4, N_TILES = 4;
+    unsigned row0 = blockIdx.y * MMA_BLOCK_ROWS, col0 = blockIdx.x * COLS;
     float sums[M_TILES][N_TILES][4] = {};
     for (unsigned k0 = 0; k0 < k; k0 += MMA_SLICE) {
-        mma_stage<MMA_BLOCK_ROWS, MMA_SLICE>(a, m, k, row0, k0, mma_tile,
-                                             [](unsigned r, unsigned j) { return L::a(r, j); });
-        mma_stage<MMA_SLICE, MMA_BLOCK_COLS>(b, k, n, k0, col0, mma_tile,
-                                             [](unsigned r, unsigned j) { return L::b(r, j); });
+        mma_each_chunk<MMA_BLOCK_ROWS, MMA_SLICE>(
+            m, k, row0, k0, [&](unsigned row, unsigned col, unsigned from, bool inside) {
+                uint4 line = inside ? __ldg(reinterpret_cast<const uint4*>(a + from))
+                                    : make_uint4(0, 0, 0, 0);
+                *reinterpret_cast<uint4*>(mma_tile + L::a(row, col)) = line;
+            });
+        mma_each_chunk<MMA_SLICE, COLS>(
+            k, n, k0, col0, [&](unsigned row, unsigned col, unsigned from, bool inside) {
+                uint4 line = inside ? __ldg(reinterpret_cast<const uint4*>(b + from))
+                                    : make_uint4(0, 0, 0, 0);
+                *reinterpret_cast<uint4*>(mma_tile + L::b(row, col)) = line;
+            });
         __syncthreads();
-#pragma unroll
-        for (unsigned step = 0; step < MMA_SLICE / 16; ++step) {
-            unsigned i = step * 16;
-            unsigned fa[M_TILES][4];
-#pragma unroll
-            for (unsigned t = 0; t < M_TILES; ++t) {
-                unsigned row = warp_row + 16 * t + lane % 16;
-                mma_load_matrices<false>(fa[t], mma_tile + L::a(row, i + lane / 16 * 8));
-            }
-            unsigned fb[N_TILES / 2][4];
-#pragma unroll
-            for (unsigned pair = 0; pair < N_TILES / 2; ++pair) {
-                unsigned col = warp_col + 16 * pair + lane / 16 * 8;
-                mma_load_matrices<true>(fb[pair], mma_tile + L::b(i + lane % 16, col));
-            }
-#pragma unroll
-            for (unsigned t = 0; t < M_TILES; ++t) {
-#pragma unroll
-                for (unsigned u = 0; u < N_TILES; ++u) {
-                    const unsigned b_fragment[2] = {fb[u / 2][2 * (u % 2)],
-                                                    fb[u / 2][2 * (u % 2) + 1]};
-                    mma_m16n8k16(sums[t][u], fa[t], b_fragment);
-                }
-            }
-        }
+        mma_multiply_slice<COLS, MMA_SLICE, M_TILES, N_TILES, L>(mma_tile, sums);
         __syncthreads();
     }
-    unsigned g = lane / 4, q = lane % 4;
-#pragma unroll
-    for (unsigned t = 0; t < M_TILES; ++t) {
-#pragma unroll
-        for (unsigned u = 0; u < N_TILES; ++u) {
-#pragma unroll
-            for (unsigned d = 0; d < 4; ++d) {
-                unsigned r = row0 + warp_row + 16 * t + g + 8 * (d / 2);
-                unsigned j = col0 + warp_col + 8 * u + 2 * q + d % 2;
-                if (r < m && j < n) {
-                    c[r * n + j] = sums[t][u][d];
-                }
-            }
-        }
-    }
+    mma_store<COLS>(sums, c, row0, col0, m, n);
 }
 
 extern "C" __global__ void __launch_bounds__(MMA_THREADS)
     mma_ldmatrix(const mma_bf16* __restrict__ a, const mma_bf16* __restrict__ b,
                  float* __restrict__ c, unsigned m, unsigned n, unsigned k) {
-    mma_staged<MmaUnpadded>(a, b, c, m, n, k);
+    mma_staged<MmaLayout<128, MMA_SLICE, 0, false>>(a, b, c, m, n, k);
 }
 
 extern "C" __global__ void __launch_bounds__(MMA_THREADS)
     mma_padded(const mma_bf16* __restrict__ a, const mma_bf16* __restrict__ b,
                float* __restrict__ c, unsigned m, unsigned n, unsigned k) {
-    mma_staged<MmaPadded>(a, b, c, m, n, k);
+    mma_staged<MmaLayout<128, MMA_SLICE, 8, false>>(a, b, c, m, n, k);
 }
 
 extern "C" __global__ void __launch_bounds__(MMA_THREADS)
     mma_swizzled(const mma_bf16* __restrict__ a, const mma_bf16* __restrict__ b,
                  float* __restrict__ c, unsigned m, unsigned n, unsigned k) {
-    mma_staged<MmaSwizzled>(a, b, c, m, n, k);
+    mma_staged<MmaLayout<128, MMA_SLICE, 0, true>>(a, b, c, m, n, k);
+}
+
+// One 16-byte cp.async, zero-filling when !inside.
+__device__ __forceinline__ void mma_copy_async(mma_bf16* to, const mma_bf16* from, bool inside) {
+#if __CUDA_ARCH__ >= 800
+    unsigned shared = static_cast<unsigned>(__cvta_generic_to_shared(to));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared), "l"(from),
+                 "r"(inside ? 16u : 0u));
+#else
+    __trap();
+#endif
+}
+
+// The last rung (gpu/src/matmul_bf16/pipelined.rs): a 128×256 tile,
+// STAGES slices of SLICE in flight by cp.async, tiles taken in bands of
+// BAND_ROWS rows.
+template <unsigned SLICE, unsigned STAGES>
+__device__ __forceinline__ void mma_pipelined_body(const mma_bf16* __restrict__ a,
+                                                   const mma_bf16* __restrict__ b,
+                                                   float* __restrict__ c, unsigned m, unsigned n,
+                                                   unsigned k) {
+    extern __shared__ __align__(1024) mma_bf16 mma_stages[];
+    constexpr unsigned COLS = 256, M_TILES = 4, N_TILES = 8;
+    using L = MmaLayout<COLS, SLICE, 0, true>;
+    uint2 tile = tile_of_block<BAND_ROWS>();
+    unsigned row0 = tile.x * MMA_BLOCK_ROWS, col0 = tile.y * COLS;
+    unsigned slices = (k + SLICE - 1) / SLICE;
+    auto start_slice = [&](unsigned slice) {
+        if (slice < slices) {
+            mma_bf16* stage = mma_stages + slice % STAGES * L::STAGE_ELEMENTS;
+            unsigned k0 = slice * SLICE;
+            mma_each_chunk<MMA_BLOCK_ROWS, SLICE>(
+                m, k, row0, k0, [&](unsigned row, unsigned col, unsigned from, bool inside) {
+                    mma_copy_async(stage + L::a(row, col), a + (inside ? from : 0), inside);
+                });
+            mma_each_chunk<SLICE, COLS>(
+                k, n, k0, col0, [&](unsigned row, unsigned col, unsigned from, bool inside) {
+                    mma_copy_async(stage + L::b(row, col), b + (inside ? from : 0), inside);
+                });
+        }
+        asm volatile("cp.async.commit_group;");
+    };
+    float sums[M_TILES][N_TILES][4] = {};
+#pragma unroll
+    for (unsigned slice = 0; slice < STAGES - 1; ++slice) start_slice(slice);
+    for (unsigned slice = 0; slice < slices; ++slice) {
+        asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2));
+        __syncthreads();
+        start_slice(slice + STAGES - 1);
+        mma_multiply_slice<COLS, SLICE, M_TILES, N_TILES, L>(
+            mma_stages + slice % STAGES * L::STAGE_ELEMENTS, sums);
+    }
+    mma_store<COLS>(sums, c, row0, col0, m, n);
+}
+
+extern "C" __global__ void __launch_bounds__(MMA_THREADS, 1)
+    mma_pipelined(const mma_bf16* __restrict__ a, const mma_bf16* __restrict__ b,
+                  float* __restrict__ c, unsigned m, unsigned n, unsigned k) {
+    mma_pipelined_body<MMA_PIPELINED_SLICE, MMA_STAGES>(a, b, c, m, n, k);
 }

@@ -11,7 +11,7 @@ use std::fmt;
 
 use clap::{Arg, ArgMatches};
 use gpu_host::Gpu;
-use gpu_host::backend::{Backend, Params, checked_launch};
+use gpu_host::backend::{Backend, Params, checked_launch_within};
 use gpu_std::Kernel;
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
@@ -300,9 +300,15 @@ pub trait Family: Sized + 'static {
         Ok(())
     }
 
-    /// Checks that `kernel` can run `shape`, without a GPU.
+    /// Checks that `kernel` can run `shape`, without a GPU: its shared
+    /// memory within what a kernel may opt in to (a GPU with less refuses
+    /// the launch, naming both).
     fn check(kernel: &Kernel<Self::Args, Self::Problem>, shape: Self::Shape) -> Result<()> {
-        checked_launch(kernel, &Self::problem(shape)?)?;
+        checked_launch_within(
+            kernel,
+            &Self::problem(shape)?,
+            gpu_std::shared::OPT_IN_LIMIT_BYTES,
+        )?;
         Ok(())
     }
 

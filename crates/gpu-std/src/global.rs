@@ -496,6 +496,20 @@ impl GlobalMut<u8> {
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
+impl<T: Copy> Global<T> {
+    /// The 16 bytes from element `index` on, a 16-byte boundary, checked
+    /// and recorded as one access: what a 16-byte `cp.async` of any
+    /// element type reads.
+    #[track_caller]
+    pub(crate) fn read_line_span(self, index: usize) -> [u8; 16] {
+        let elements = 16 / size_of::<T>();
+        self.access_through(index, elements, elements, AccessKind::Read, Path::Coherent);
+        // SAFETY: checked in bounds just now; unaligned on the host.
+        unsafe { self.base.add(index).cast::<[u8; 16]>().read_unaligned() }
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
 impl<T: Real> Global<T> {
     /// The `count` elements from `index` on, the start of a 16-byte
     /// span, checked and recorded as one access: what an asynchronous

@@ -127,6 +127,16 @@ pub struct FragmentA<T>(pub [Pair<T>; 4]);
 #[derive(Clone, Copy, Debug)]
 pub struct FragmentB<T>(pub [Pair<T>; 2]);
 
+impl<T: Half> FragmentA<T> {
+    /// All zeros.
+    pub const ZERO: Self = Self([Pair::from_bits(0); 4]);
+}
+
+impl<T: Half> FragmentB<T> {
+    /// All zeros.
+    pub const ZERO: Self = Self([Pair::from_bits(0); 2]);
+}
+
 /// A warp's 16×8 f32 accumulator: four values a lane, `c.0` to `c.3`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Accumulator(pub [f32; 4]);

@@ -164,6 +164,59 @@ pub unsafe fn memcpy_async_vector(
     emulator::memcpy_async(tile.address(index).cast(), &bytes, site);
 }
 
+/// `cp.async.cg.shared.global [tile + index], [source + element], 16`:
+/// starts copying the 16 bytes from `source[element]` on into those from
+/// `tile[index]` on, whatever the element type (eight bf16, four f32);
+/// or, when `element` is `None`, writing zeros there without reading
+/// `source` (a source size of 0 bytes). It bypasses L1 (`.cg`).
+///
+/// # Safety
+/// As [`memcpy_async`] for each byte; `index` and `element` lie on
+/// 16-byte boundaries from the allocations' starts, which the emulator
+/// checks.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn memcpy_async_line<T: Copy>(
+    tile: SharedArray<T>,
+    index: u32,
+    source: Global<T>,
+    element: Option<usize>,
+) {
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+    {
+        let (from, bytes) = match element {
+            Some(element) => (source.address(element), 16u32),
+            None => (source.address(0), 0),
+        };
+        // SAFETY: by this function's contract.
+        unsafe {
+            core::arch::asm!(
+                "cp.async.cg.shared.global [{to}], [{from}], 16, {bytes};",
+                to = in(reg32) tile.shared_address(index),
+                from = in(reg64) from,
+                bytes = in(reg32) bytes,
+                options(nostack),
+            );
+        }
+    }
+    #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
+    {
+        // SAFETY: by this function's contract; the buffer starts on a
+        // 256-byte boundary.
+        let line = element.map_or([0; 4], |element| unsafe {
+            source.cast::<u8>().read_line(element * size_of::<T>())
+        });
+        // SAFETY: by this function's contract.
+        unsafe { tile.write_line(index, line) };
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let bytes = element.map_or([0; 16], |element| source.read_line_span(element));
+        let site = core::panic::Location::caller();
+        emulator::memcpy_async(tile.address(index).cast(), &bytes, site);
+    }
+}
+
 /// `__pipeline_commit()`: closes the group of copies started since the
 /// last commit.
 #[inline(always)]

@@ -13,7 +13,7 @@ use gpu_std::{Real, pipeline, shared::SharedArray, thread::*};
 /// once, and so how much of the A and B they read the L2 holds for each
 /// other.
 #[derive(Clone, Copy)]
-pub(super) enum TileOrder {
+pub(crate) enum TileOrder {
     /// Block (x, y) takes tile (y, x): the blocks running at once cover
     /// whole rows of tiles, every tile of B's width and few of A's height.
     RowByRow,
@@ -28,7 +28,15 @@ pub(super) enum TileOrder {
 /// `blocking` and taken in `order`.
 #[inline(always)]
 pub(super) fn tile_origin(blocking: Blocking, order: TileOrder) -> (u32, u32) {
-    let (tile_row, tile_col) = match order {
+    let (tile_row, tile_col) = tile_position(order);
+    (tile_row * blocking.rows, tile_col * blocking.cols)
+}
+
+/// The row and column, in tiles, of this block's tile of C, taken in
+/// `order` (the tensor-core matmuls' tiles too).
+#[inline(always)]
+pub(crate) fn tile_position(order: TileOrder) -> (u32, u32) {
+    match order {
         TileOrder::RowByRow => (block_idx_y(), block_idx_x()),
         TileOrder::Bands { rows } => {
             let band = rows * grid_dim_x();
@@ -39,8 +47,7 @@ pub(super) fn tile_origin(blocking: Blocking, order: TileOrder) -> (u32, u32) {
             let in_band = started % band;
             (first_row + in_band % band_rows, in_band / band_rows)
         }
-    };
-    (tile_row * blocking.rows, tile_col * blocking.cols)
+    }
 }
 
 /// The first row and column, in the block's tile of C, of this thread's

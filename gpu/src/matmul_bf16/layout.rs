@@ -1,91 +1,119 @@
-//! Where each element of a staged slice of A and B lies in shared memory:
-//! the one thing the three staged rungs do differently.
+//! A block's tile of C, the slices of A and B that feed it, and where each
+//! of their elements lies in shared memory: the one thing the three staged
+//! rungs do differently.
 //!
-//! A's slice is [`BLOCK_ROWS`]×[`SLICE`] (64-byte rows); B's is
-//! [`SLICE`]×[`BLOCK_COLS`], kept as two panels of 64 columns side by
-//! side, so that its rows are 128 bytes, the line a 128-byte swizzle (and
-//! a TMA box) works in. B's slice follows A's.
+//! A's slice is `rows`×`slice` (64-byte rows at a slice of 32); B's is
+//! `slice`×`cols`, kept as panels of 64 columns side by side, so that its
+//! rows are 128 bytes, the line a 128-byte swizzle (and a TMA box) works
+//! in. B's slice follows A's, and each stage of a pipeline the one before.
 
-use super::{BLOCK_COLS, BLOCK_ROWS, SLICE};
-
-/// Columns of one of B's panels.
+/// Columns of one of B's panels: 128 bytes of bf16.
 const PANEL: u32 = 64;
 
-/// A layout of the staged slices, in elements of 2 bytes.
-pub trait TileLayout {
-    /// Elements of A's slice, padding included.
-    const A_ELEMENTS: u32;
-    /// Elements of B's slice, padding included.
-    const B_ELEMENTS: u32;
-    /// Where element (`row`, `col`) of A's slice lies.
-    fn a(row: u32, col: u32) -> u32;
-    /// Where element (`row`, `col`) of B's slice lies, from A's start.
-    fn b(row: u32, col: u32) -> u32;
-}
-
-/// Rows back to back: `ldmatrix`'s eight rows, 64 or 128 bytes apart,
-/// fall in the same banks.
-pub struct Unpadded;
-
-/// Each row 8 elements (16 bytes) longer than its data.
-pub struct Padded;
-
-/// Rows back to back, each 16-byte chunk of a 128-byte line XORed with
-/// the line's index mod 8: CUTLASS's `Swizzle<3, 4, 3>`, the TMA's
-/// 128-byte swizzle.
-pub struct Swizzled;
-
-/// Element (`row`, `col`) of B's slice counted in its panels, `stride`
-/// elements a panel row.
-const fn in_panels(row: u32, col: u32, stride: u32) -> u32 {
-    (col / PANEL) * SLICE * stride + row * stride + col % PANEL
-}
-
-impl TileLayout for Unpadded {
-    const A_ELEMENTS: u32 = BLOCK_ROWS * SLICE;
-    const B_ELEMENTS: u32 = SLICE * BLOCK_COLS;
-    #[inline(always)]
-    fn a(row: u32, col: u32) -> u32 {
-        row * SLICE + col
-    }
-    #[inline(always)]
-    fn b(row: u32, col: u32) -> u32 {
-        Self::A_ELEMENTS + in_panels(row, col, PANEL)
-    }
-}
-
-/// Padding: 16 bytes a row.
+/// Padding of [`Layout::Padded`]: 16 bytes a row.
 const PAD: u32 = 8;
 
-impl TileLayout for Padded {
-    const A_ELEMENTS: u32 = BLOCK_ROWS * (SLICE + PAD);
-    const B_ELEMENTS: u32 = SLICE * (BLOCK_COLS / PANEL) * (PANEL + PAD);
-    #[inline(always)]
-    fn a(row: u32, col: u32) -> u32 {
-        row * (SLICE + PAD) + col
+/// A block's tile of C and its warps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tile {
+    /// Rows and columns of C a block computes.
+    pub rows: u32,
+    pub cols: u32,
+    /// Elements of k a slice of A and B holds.
+    pub slice: u32,
+    /// Warps down and across the tile, each a `rows / warps_down` ×
+    /// `cols / warps_across` warp tile.
+    pub warps_down: u32,
+    pub warps_across: u32,
+    /// Slices in shared memory at once: one, or a pipeline's stages.
+    pub stages: u32,
+}
+
+impl Tile {
+    pub const fn threads(self) -> u32 {
+        32 * self.warps_down * self.warps_across
     }
-    #[inline(always)]
-    fn b(row: u32, col: u32) -> u32 {
-        Self::A_ELEMENTS + in_panels(row, col, PANEL + PAD)
+
+    pub const fn warp_rows(self) -> u32 {
+        self.rows / self.warps_down
     }
+
+    pub const fn warp_cols(self) -> u32 {
+        self.cols / self.warps_across
+    }
+
+    /// `mma` tiles of 16 rows and of 8 columns in a warp tile.
+    pub const fn m_tiles(self) -> usize {
+        (self.warp_rows() / 16) as usize
+    }
+
+    pub const fn n_tiles(self) -> usize {
+        (self.warp_cols() / 8) as usize
+    }
+}
+
+/// Where the elements of a slice lie.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Rows back to back: `ldmatrix`'s eight rows, 64 or 128 bytes apart,
+    /// fall in the same banks.
+    Unpadded,
+    /// Each row 16 bytes longer than its data.
+    Padded,
+    /// Rows back to back, each 16-byte chunk of a 128-byte line XORed
+    /// with the line's index mod 8: CUTLASS's `Swizzle<3, 4, 3>`, the
+    /// TMA's 128-byte swizzle.
+    Swizzled,
 }
 
 /// The element at `index` of a slice swizzled in 128-byte lines (64
 /// elements): bits 3–5 (the 16-byte chunk) XOR bits 6–8 (the line mod 8).
-/// The slices start on 1024-byte boundaries, where the pattern repeats.
+/// Each slice starts on a 1024-byte boundary, where the pattern repeats.
 const fn swizzle(index: u32) -> u32 {
     index ^ (((index >> 6) & 7) << 3)
 }
 
-impl TileLayout for Swizzled {
-    const A_ELEMENTS: u32 = Unpadded::A_ELEMENTS;
-    const B_ELEMENTS: u32 = Unpadded::B_ELEMENTS;
-    #[inline(always)]
-    fn a(row: u32, col: u32) -> u32 {
-        swizzle(Unpadded::a(row, col))
+impl Layout {
+    const fn pad(self) -> u32 {
+        match self {
+            Self::Padded => PAD,
+            Self::Unpadded | Self::Swizzled => 0,
+        }
     }
+
+    const fn a_elements(self, tile: Tile) -> u32 {
+        tile.rows * (tile.slice + self.pad())
+    }
+
+    /// Elements of one stage: A's slice and B's, padding included.
+    pub const fn stage_elements(self, tile: Tile) -> u32 {
+        self.a_elements(tile) + tile.slice * (tile.cols / PANEL) * (PANEL + self.pad())
+    }
+
+    /// Bytes of every stage, the launch-sized shared memory.
+    pub const fn shared_bytes(self, tile: Tile) -> u32 {
+        2 * tile.stages * self.stage_elements(tile)
+    }
+
+    /// Where element (`row`, `col`) of A's slice lies in its stage.
     #[inline(always)]
-    fn b(row: u32, col: u32) -> u32 {
-        Self::A_ELEMENTS + swizzle(in_panels(row, col, PANEL))
+    pub const fn a(self, tile: Tile, row: u32, col: u32) -> u32 {
+        let index = row * (tile.slice + self.pad()) + col;
+        match self {
+            Self::Swizzled => swizzle(index),
+            Self::Unpadded | Self::Padded => index,
+        }
+    }
+
+    /// Where element (`row`, `col`) of B's slice lies in its stage.
+    #[inline(always)]
+    pub const fn b(self, tile: Tile, row: u32, col: u32) -> u32 {
+        let stride = PANEL + self.pad();
+        let index = (col / PANEL) * tile.slice * stride + row * stride + col % PANEL;
+        self.a_elements(tile)
+            + match self {
+                Self::Swizzled => swizzle(index),
+                Self::Unpadded | Self::Padded => index,
+            }
     }
 }
