@@ -72,10 +72,10 @@ pub fn sync_threads() {
     emulator::sync_threads(core::panic::Location::caller());
 }
 
-/// Reads a 64-bit special register. Not `pure`: two reads must stay two
-/// reads, in place.
+/// Reads the 64-bit special register of a clock. Not `pure`: two reads
+/// must stay two reads, in place.
 #[cfg(target_arch = "nvptx64")]
-macro_rules! special_register {
+macro_rules! clock_register {
     ($register:literal) => {{
         let value: u64;
         // SAFETY: reading a special register has no side effects.
@@ -97,7 +97,7 @@ macro_rules! special_register {
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn clock64() -> u64 {
-    special_register!("%clock64")
+    clock_register!("%clock64")
 }
 
 /// `clock64()`, emulated: a count of the running thread's calls into the
@@ -115,7 +115,7 @@ pub fn clock64() -> u64 {
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn globaltimer() -> u64 {
-    special_register!("%globaltimer")
+    clock_register!("%globaltimer")
 }
 
 /// `%globaltimer`, emulated: the host's monotonic clock, in nanoseconds
