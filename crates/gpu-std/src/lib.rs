@@ -201,6 +201,23 @@ macro_rules! constant_array {
     }};
 }
 
+/// The length of a statically sized array, whose `len` field the
+/// declaration fixed: the same two methods for its constant and its shared
+/// arrays.
+macro_rules! fixed_len {
+    () => {
+        /// Its elements.
+        pub const fn len(self) -> u32 {
+            self.len
+        }
+
+        /// Whether it has none.
+        pub const fn is_empty(self) -> bool {
+            self.len == 0
+        }
+    };
+}
+
 /// Constant memory: a small read-only space the host fills before a
 /// launch, cached on every SM. Its cache serves a warp one address at a
 /// time: all lanes reading one element is a single read (a broadcast),

@@ -185,6 +185,8 @@ pub struct StaticArray<T> {
 }
 
 impl<T: Scalar> StaticArray<T> {
+    fixed_len!();
+
     /// The array of `len` elements at `address` in the shared window.
     ///
     /// # Safety
@@ -215,16 +217,6 @@ impl<T: Scalar> StaticArray<T> {
             len,
             element: PhantomData,
         }
-    }
-
-    /// Its elements.
-    pub const fn len(self) -> u32 {
-        self.len
-    }
-
-    /// Whether it has none.
-    pub const fn is_empty(self) -> bool {
-        self.len == 0
     }
 
     /// Reads element `index`.
