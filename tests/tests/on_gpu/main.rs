@@ -22,9 +22,8 @@ mod npp;
 mod requirement;
 mod shared_limits;
 
-use clap::Parser;
-use libtest_mimic::{Arguments, Failed, Trial};
-use locality::cli::{Cli, Verdict};
+use libtest_mimic::{Arguments, Trial};
+use locality::cli::Verdict;
 use locality::npp::Npp;
 
 use devices::run_ending;
