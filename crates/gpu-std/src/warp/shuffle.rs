@@ -74,8 +74,9 @@ macro_rules! shuffles {
     )*};
 }
 
-// The clamp bounds the lanes a shuffle reads from: the last lane of the
-// warp for the others, the first for `shfl.sync.up`, which reads down.
+// The clamp bounds the lanes a shuffle reads from: the warp's last lane
+// for the indexed, xor and down shuffles; its first for `shfl.sync.up`,
+// which reads the lanes below.
 shuffles! {
     /// `__shfl_sync(mask, value, src_lane)`: the `value` of lane `src_lane`
     /// (`SHFL.IDX`), taken modulo 32 as CUDA does over the whole warp. Every
