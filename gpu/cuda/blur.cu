@@ -9,6 +9,27 @@
 #define FULL_SM_THREADS 2048
 #define BLUR_BLOCK 16
 
+// Both square kernels: the rounded mean of the samples of this thread's
+// channel in the window of `radius` around (row, col), clipped to the
+// image, which `sample(y, x)` reads, from global memory or the tile.
+template <typename Sample>
+__device__ void window_mean(unsigned char* __restrict__ output, int width, int height,
+                            int channels, int radius, int row, int col, Sample sample) {
+    if (col < width && row < height) {
+        int first_row = max(row - radius, 0), last_row = min(row + radius, height - 1);
+        int first_col = max(col - radius, 0), last_col = min(col + radius, width - 1);
+        unsigned sum = 0;
+        for (int y = first_row; y <= last_row; ++y) {
+            for (int x = first_col; x <= last_col; ++x) {
+                sum += sample(y, x);
+            }
+        }
+        unsigned count = (last_row - first_row + 1) * (last_col - first_col + 1);
+        int channel = blockIdx.z;
+        output[(row * width + col) * channels + channel] = (sum + count / 2) / count;
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(BLUR_BLOCK * BLUR_BLOCK,
                                              FULL_SM_THREADS / (BLUR_BLOCK * BLUR_BLOCK))
 blur_naive(const unsigned char* __restrict__ input, unsigned char* __restrict__ output, int width,
@@ -16,18 +37,9 @@ blur_naive(const unsigned char* __restrict__ input, unsigned char* __restrict__ 
     int col = blockIdx.x * blockDim.x + threadIdx.x;
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     int channel = blockIdx.z;
-    if (col < width && row < height) {
-        int first_row = max(row - radius, 0), last_row = min(row + radius, height - 1);
-        int first_col = max(col - radius, 0), last_col = min(col + radius, width - 1);
-        unsigned sum = 0;
-        for (int y = first_row; y <= last_row; ++y) {
-            for (int x = first_col; x <= last_col; ++x) {
-                sum += input[(y * width + x) * channels + channel];
-            }
-        }
-        unsigned count = (last_row - first_row + 1) * (last_col - first_col + 1);
-        output[(row * width + col) * channels + channel] = (sum + count / 2) / count;
-    }
+    window_mean(output, width, height, channels, radius, row, col, [&](int y, int x) {
+        return input[(y * width + x) * channels + channel];
+    });
 }
 
 // (BLOCK + 2r)² bytes of launch-sized shared memory: the tile and its halo.
@@ -51,18 +63,9 @@ blur_tiled(const unsigned char* __restrict__ input, unsigned char* __restrict__ 
     __syncthreads();
     int col = blockIdx.x * BLUR_BLOCK + tx;
     int row = blockIdx.y * BLUR_BLOCK + ty;
-    if (col < width && row < height) {
-        int first_row = max(row - radius, 0), last_row = min(row + radius, height - 1);
-        int first_col = max(col - radius, 0), last_col = min(col + radius, width - 1);
-        unsigned sum = 0;
-        for (int y = first_row; y <= last_row; ++y) {
-            for (int x = first_col; x <= last_col; ++x) {
-                sum += tile[(y - origin_y) * span + (x - origin_x)];
-            }
-        }
-        unsigned count = (last_row - first_row + 1) * (last_col - first_col + 1);
-        output[(row * width + col) * channels + channel] = (sum + count / 2) / count;
-    }
+    window_mean(output, width, height, channels, radius, row, col, [&](int y, int x) {
+        return tile[(y - origin_y) * span + (x - origin_x)];
+    });
 }
 
 // The separable kernels: blocks of 256 threads, each owning one word (four

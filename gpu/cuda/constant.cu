@@ -14,30 +14,29 @@ __device__ unsigned coefficient(unsigned k, unsigned spread) {
     return (k + spread * (threadIdx.x % 32)) & 255;
 }
 
-extern "C" __global__ void __launch_bounds__(CONSTANT_BLOCK, FULL_SM_THREADS / CONSTANT_BLOCK)
-coefficients_from_constant(const float* __restrict__ input, const float* __restrict__ coefficients,
-                           float* __restrict__ output, unsigned n, unsigned spread) {
+// Both kernels: each thread's element times the 256 coefficients of
+// `table`, summed; only where the table lies differs.
+__device__ void weigh(const float* __restrict__ input, const float* __restrict__ table,
+                      float* __restrict__ output, unsigned n, unsigned spread) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
         float x = input[i];
         float sum = 0.0f;
         for (unsigned k = 0; k < 256; ++k) {
-            sum += COEFFICIENT_TABLE[coefficient(k, spread)] * x;
+            sum += table[coefficient(k, spread)] * x;
         }
         output[i] = sum;
     }
 }
 
 extern "C" __global__ void __launch_bounds__(CONSTANT_BLOCK, FULL_SM_THREADS / CONSTANT_BLOCK)
+coefficients_from_constant(const float* __restrict__ input, const float* __restrict__ coefficients,
+                           float* __restrict__ output, unsigned n, unsigned spread) {
+    weigh(input, COEFFICIENT_TABLE, output, n, spread);
+}
+
+extern "C" __global__ void __launch_bounds__(CONSTANT_BLOCK, FULL_SM_THREADS / CONSTANT_BLOCK)
 coefficients_from_global(const float* __restrict__ input, const float* __restrict__ coefficients,
                          float* __restrict__ output, unsigned n, unsigned spread) {
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) {
-        float x = input[i];
-        float sum = 0.0f;
-        for (unsigned k = 0; k < 256; ++k) {
-            sum += coefficients[coefficient(k, spread)] * x;
-        }
-        output[i] = sum;
-    }
+    weigh(input, coefficients, output, n, spread);
 }

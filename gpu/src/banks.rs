@@ -13,7 +13,7 @@
 
 use gpu_std::global::{Global, GlobalMut};
 use gpu_std::warp;
-use gpu_std::{FULL_SM_THREADS, Launch, thread::*};
+use gpu_std::{FULL_SM_THREADS, thread::*};
 
 /// What the kernel's launch contract is a function of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,16 +30,6 @@ pub const BLOCK: u32 = 256;
 
 /// Words in the tile: 4 KiB, a power of two, so that a mask wraps an index.
 pub const TILE: u32 = 1024;
-
-/// `blocks` blocks of [`BLOCK`] threads.
-fn blocks(problem: &Problem) -> Launch {
-    Launch {
-        grid: (problem.blocks, 1, 1),
-        block: (BLOCK, 1, 1),
-        shared_bytes: 0,
-        cluster: (1, 1, 1),
-    }
-}
 
 kernels! {
     /// The bank-conflict lesson's kernel.
@@ -61,7 +51,7 @@ kernels! {
     /// # Safety
     /// `input` has at least [`TILE`] elements and `sums` one per thread of
     /// the grid, overlapping nothing; blocks are 1-D of [`BLOCK`] threads.
-    #[launch(blocks)]
+    #[launch(|problem| gpu_std::Launch::covering((problem.blocks * BLOCK, 1, 1), (BLOCK, 1, 1), 0))]
     #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn bank_conflicts(input: Global<f32>, sums: GlobalMut<f32>, stride: u32, rounds: u32) {
         // SAFETY: inside a kernel.

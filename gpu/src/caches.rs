@@ -8,7 +8,7 @@
 //! sweeps the set's size and shows the three plateaus.
 
 use gpu_std::global::{Global, GlobalMut};
-use gpu_std::{FULL_SM_THREADS, Launch, Real, thread::*};
+use gpu_std::{FULL_SM_THREADS, Real, thread::*};
 
 /// What the kernel's launch contract is a function of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,16 +26,6 @@ pub const BLOCK: u32 = 256;
 
 /// Elements a block reads at a time: 16 bytes a thread, 4 KiB.
 pub const CHUNK: u32 = BLOCK * <f32 as Real>::VECTOR_LEN;
-
-/// `blocks` blocks of [`BLOCK`] threads.
-fn blocks(problem: &Problem) -> Launch {
-    Launch {
-        grid: (problem.blocks, 1, 1),
-        block: (BLOCK, 1, 1),
-        shared_bytes: 0,
-        cluster: (1, 1, 1),
-    }
-}
 
 kernels! {
     /// The cache lesson's kernel.
@@ -57,7 +47,7 @@ kernels! {
     /// `set` is a power of two, at least 4, and no more than `input`'s
     /// elements; `output` has one element per thread of the grid and
     /// overlaps nothing; blocks are 1-D of [`BLOCK`] threads.
-    #[launch(blocks)]
+    #[launch(|problem| gpu_std::Launch::covering((problem.blocks * BLOCK, 1, 1), (BLOCK, 1, 1), 0))]
     #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn read_working_set(input: Global<f32>, output: GlobalMut<f32>, set: u32, chunks: u32) {
         let thread = block_idx_x() * BLOCK + thread_idx_x();

@@ -12,8 +12,8 @@ use super::texture::{self, Missing};
 use super::traffic::Space;
 pub use super::warp::{Reduction, ShuffleKind, WarpOp};
 use super::{
-    CONSTANTS, Copy as PendingCopy, Dim3, Fault, SharedMemory, Wait, WarpCall, running, stop,
-    with_current,
+    CONSTANTS, Copy as PendingCopy, Current, Dim3, Fault, SharedMemory, Wait, WarpCall, running,
+    stop, with_current,
 };
 
 /// The running thread's index in its block (`threadIdx`).
@@ -303,41 +303,21 @@ pub fn shared_access(
     kind: AccessKind,
     site: &'static Location<'static>,
 ) {
-    let checked = with_current(|current| {
-        let mut memory = current.memory.borrow_mut();
-        let offset = memory.offset_of(address);
-        memory.access(
-            current.linear,
-            current.launch.block,
-            offset,
-            size as u32,
-            kind,
-        )?;
+    on_shared(address, |current, memory, offset| {
+        let (me, block) = (current.linear, current.launch.block);
+        memory.access(me, block, offset, size as u32, kind)?;
         current.record(site, kind, Space::Shared, offset as u64, size as u32);
         Ok(())
     });
-    if let Err(fault) = checked {
-        stop(fault);
-    }
 }
 
 /// Starts an asynchronous copy of `bytes` to shared `address`, made at
 /// `site`: checked and recorded as a shared store now, landed at the
 /// thread's wait.
 pub fn memcpy_async(address: *const u8, bytes: &[u8], site: &'static Location<'static>) {
-    let started = with_current(|current| {
-        let offset = {
-            let mut memory = current.memory.borrow_mut();
-            let offset = memory.offset_of(address);
-            memory.start_copy(
-                current.linear,
-                current.launch.block,
-                offset,
-                bytes.len() as u32,
-            )?;
-            offset
-        };
+    on_shared(address, |current, memory, offset| {
         let size = bytes.len() as u32;
+        memory.start_copy(current.linear, current.launch.block, offset, size)?;
         current.record(site, AccessKind::Write, Space::Shared, offset as u64, size);
         current.pipeline.borrow_mut().open.push(PendingCopy {
             offset: offset as u32,
@@ -345,22 +325,19 @@ pub fn memcpy_async(address: *const u8, bytes: &[u8], site: &'static Location<'s
         });
         Ok(())
     });
-    if let Err(fault) = started {
-        stop(fault);
-    }
 }
 
 /// Runs `operation` on the running thread's block's shared memory, given
-/// the thread's linear index, the block's shape and the offset of
-/// `address`; stops the thread at the fault it returns.
+/// the thread and the offset of `address`; stops the thread at the fault
+/// it returns.
 fn on_shared<R>(
     address: *const u8,
-    operation: impl FnOnce(&mut SharedMemory, u32, Dim3, i64) -> Result<R, Fault>,
+    operation: impl FnOnce(&Current<'_>, &mut SharedMemory, i64) -> Result<R, Fault>,
 ) -> R {
     let done = with_current(|current| {
         let mut memory = current.memory.borrow_mut();
         let offset = memory.offset_of(address);
-        operation(&mut memory, current.linear, current.launch.block, offset)
+        operation(current, &mut memory, offset)
     });
     done.unwrap_or_else(|fault| stop(fault))
 }
@@ -368,8 +345,10 @@ fn on_shared<R>(
 /// `mbarrier.init` of the barrier at shared `address` for `count`
 /// arrivals a phase, by the running thread.
 pub fn mbarrier_init(address: *const u8, count: u32) {
-    on_shared(address, |memory, me, block, offset| {
-        memory.mbarrier_init(me, block, offset, count)
+    on_shared(address, |current, memory, offset| {
+        let (me, block) = (current.linear, current.launch.block);
+        let (thread, offset) = memory.use_barrier(me, block, offset, AccessKind::Write)?;
+        memory.barriers.init(thread, offset, count)
     });
 }
 
@@ -377,8 +356,10 @@ pub fn mbarrier_init(address: *const u8, count: u32) {
 /// expecting `bytes` more of bulk copies in the phase
 /// (`mbarrier.arrive.expect_tx`).
 pub fn mbarrier_arrive(address: *const u8, bytes: u32) {
-    on_shared(address, |memory, me, block, offset| {
-        memory.mbarrier_arrive(me, block, offset, bytes)
+    on_shared(address, |current, memory, offset| {
+        let (me, block) = (current.linear, current.launch.block);
+        let (thread, offset) = memory.use_barrier(me, block, offset, AccessKind::Read)?;
+        memory.barriers.arrive(thread, offset, bytes)
     });
 }
 
@@ -386,7 +367,8 @@ pub fn mbarrier_arrive(address: *const u8, bytes: u32) {
 /// of the barrier at shared `address` completes
 /// (`mbarrier.try_wait.parity` in a loop).
 pub fn mbarrier_wait(address: *const u8, parity: u32, site: &'static Location<'static>) {
-    let wait = |memory: &mut SharedMemory, me, block, offset| {
+    let wait = |current: &Current<'_>, memory: &mut SharedMemory, offset| {
+        let (me, block) = (current.linear, current.launch.block);
         let done = memory.mbarrier_try_wait(me, block, offset, parity)?;
         Ok((done, offset))
     };
@@ -404,12 +386,13 @@ pub fn mbarrier_wait(address: *const u8, parity: u32, site: &'static Location<'s
 /// (`cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`, or
 /// its `.tensor` form): the bytes land when the barrier's phase completes.
 pub fn bulk_copy(address: *const u8, bytes: &[u8], barrier: *const u8, alignment: u32) {
-    on_shared(address, |memory, me, block, offset| {
+    on_shared(address, |current, memory, offset| {
         let copy = PendingCopy {
             offset: offset as u32,
             bytes: bytes.to_vec(),
         };
         let barrier = memory.offset_of(barrier);
+        let (me, block) = (current.linear, current.launch.block);
         memory.start_bulk(me, block, copy, barrier, alignment)
     });
     with_current(|current| current.bulk_copies.set(current.bulk_copies.get() + 1));

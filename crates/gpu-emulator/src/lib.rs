@@ -835,32 +835,6 @@ impl SharedMemory {
         Ok((coordinates(me, block), offset as u32))
     }
 
-    /// `mbarrier.init` by thread `me` of the barrier at `offset`, for
-    /// `count` arrivals a phase.
-    fn mbarrier_init(
-        &mut self,
-        me: u32,
-        block: Dim3,
-        offset: i64,
-        count: u32,
-    ) -> Result<(), Fault> {
-        let (thread, offset) = self.use_barrier(me, block, offset, AccessKind::Write)?;
-        self.barriers.init(thread, offset, count)
-    }
-
-    /// An arrival of thread `me` at the barrier at `offset`, expecting
-    /// `bytes` of bulk copies.
-    fn mbarrier_arrive(
-        &mut self,
-        me: u32,
-        block: Dim3,
-        offset: i64,
-        bytes: u32,
-    ) -> Result<(), Fault> {
-        let (thread, offset) = self.use_barrier(me, block, offset, AccessKind::Read)?;
-        self.barriers.arrive(thread, offset, bytes)
-    }
-
     /// Whether the phase of `parity` of the barrier at `offset` has
     /// completed for thread `me`; its copies land if it completes now.
     fn mbarrier_try_wait(

@@ -66,10 +66,13 @@ pub struct Outstanding {
 }
 
 impl Barriers {
-    fn find(&mut self, offset: u32) -> Option<&mut Barrier> {
+    /// The barrier at `offset`, which `thread` uses: an error where none
+    /// was initialised there.
+    fn initialised(&mut self, thread: Dim3, offset: u32) -> Result<&mut Barrier, Fault> {
         self.barriers
             .iter_mut()
             .find(|barrier| barrier.offset == offset)
+            .ok_or(Fault::MbarrierUninitialized { thread, offset })
     }
 
     /// `mbarrier.init` at `offset` for `count` arrivals a phase.
@@ -98,9 +101,7 @@ impl Barriers {
     /// One arrival at the barrier at `offset`, expecting `bytes` more of
     /// transactions in the phase.
     pub fn arrive(&mut self, thread: Dim3, offset: u32, bytes: u32) -> Result<(), Fault> {
-        let barrier = self
-            .find(offset)
-            .ok_or(Fault::MbarrierUninitialized { thread, offset })?;
+        let barrier = self.initialised(thread, offset)?;
         if barrier.pending == 0 {
             return Err(Fault::MbarrierOverArrived {
                 thread,
@@ -116,9 +117,7 @@ impl Barriers {
 
     /// A bulk copy completing on the barrier at `offset`.
     pub fn issue(&mut self, thread: Dim3, offset: u32, copy: Copy) -> Result<(), Fault> {
-        let barrier = self
-            .find(offset)
-            .ok_or(Fault::MbarrierUninitialized { thread, offset })?;
+        let barrier = self.initialised(thread, offset)?;
         barrier.tx -= copy.bytes.len() as i64;
         barrier.copies.push(copy);
         self.generation += 1;
@@ -135,9 +134,7 @@ impl Barriers {
         offset: u32,
         parity: u32,
     ) -> Result<Option<(Vec<Copy>, u32)>, Fault> {
-        let barrier = self
-            .find(offset)
-            .ok_or(Fault::MbarrierUninitialized { thread, offset })?;
+        let barrier = self.initialised(thread, offset)?;
         let mut landing = None;
         if barrier.completed % 2 == parity % 2 {
             if barrier.pending > 0 || barrier.tx != 0 {

@@ -104,15 +104,6 @@ pub struct Atomics {
     pub sectors: u64,
 }
 
-impl AddAssign for Atomics {
-    fn add_assign(&mut self, other: Self) {
-        self.requests += other.requests;
-        self.updates += other.updates;
-        self.addresses += other.addresses;
-        self.sectors += other.sectors;
-    }
-}
-
 /// Constant-memory reads: the constant cache serves a warp one distinct
 /// address at a time, all the lanes that ask for it at once.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -139,35 +130,24 @@ pub struct Texture {
     pub texels: u64,
 }
 
-impl AddAssign for Texture {
-    fn add_assign(&mut self, other: Self) {
-        self.requests += other.requests;
-        self.texels += other.texels;
-    }
+/// Adds counts field by field, as the traffic of warps, blocks and
+/// launches adds up.
+macro_rules! add_fields {
+    ($($counts:ty: $($field:ident),+;)*) => {$(
+        impl AddAssign for $counts {
+            fn add_assign(&mut self, other: Self) {
+                $(self.$field += other.$field;)+
+            }
+        }
+    )*};
 }
 
-impl AddAssign for Constant {
-    fn add_assign(&mut self, other: Self) {
-        self.requests += other.requests;
-        self.addresses += other.addresses;
-    }
-}
-
-impl AddAssign for Global {
-    fn add_assign(&mut self, other: Self) {
-        self.requests += other.requests;
-        self.sectors += other.sectors;
-        self.lines += other.lines;
-        self.bytes_used += other.bytes_used;
-    }
-}
-
-impl AddAssign for Shared {
-    fn add_assign(&mut self, other: Self) {
-        self.requests += other.requests;
-        self.wavefronts += other.wavefronts;
-        self.bank_conflicts += other.bank_conflicts;
-    }
+add_fields! {
+    Global: requests, sectors, lines, bytes_used;
+    Shared: requests, wavefronts, bank_conflicts;
+    Atomics: requests, updates, addresses, sectors;
+    Constant: requests, addresses;
+    Texture: requests, texels;
 }
 
 impl AddAssign for Traffic {

@@ -3,6 +3,28 @@ use super::shared::SharedArray;
 #[cfg(not(target_arch = "nvptx64"))]
 use gpu_emulator::device as emulator;
 
+/// One `mbarrier` instruction on `$barrier` with the operand named in it,
+/// from sm_90 on; below, a report that the GPU lacks it; on the emulator,
+/// the same operation. The caller's contract is the instruction's.
+macro_rules! mbarrier_operation {
+    ($barrier:expr, $instruction:literal, $operand:ident, $emulated:path) => {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+        // SAFETY: by the calling function's contract.
+        unsafe {
+            core::arch::asm!(
+                $instruction,
+                barrier = in(reg32) $barrier.word.shared_address(0),
+                $operand = in(reg32) $operand,
+                options(nostack),
+            );
+        }
+        #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
+        super::below_sm90(&$operand);
+        #[cfg(not(target_arch = "nvptx64"))]
+        $emulated($barrier.word.address(0).cast(), $operand);
+    };
+}
+
 /// A barrier in shared memory (`mbarrier`, CUDA's `cuda::barrier` of a
 /// block): a phase completes when the arrivals it was initialised for
 /// have all been made and the bytes of bulk copies they said to expect
@@ -35,20 +57,12 @@ impl Mbarrier {
     /// One thread initialises it, while no copy completes on it.
     #[inline(always)]
     pub unsafe fn init(self, count: u32) {
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
-        // SAFETY: by this function's contract.
-        unsafe {
-            core::arch::asm!(
-                "mbarrier.init.shared::cta.b64 [{barrier}], {count};",
-                barrier = in(reg32) self.word.shared_address(0),
-                count = in(reg32) count,
-                options(nostack),
-            );
-        }
-        #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
-        super::below_sm90(&count);
-        #[cfg(not(target_arch = "nvptx64"))]
-        emulator::mbarrier_init(self.word.address(0).cast(), count);
+        mbarrier_operation!(
+            self,
+            "mbarrier.init.shared::cta.b64 [{barrier}], {count};",
+            count,
+            emulator::mbarrier_init
+        );
     }
 
     /// `mbarrier.arrive.expect_tx`: this thread's arrival in the current
@@ -60,21 +74,13 @@ impl Mbarrier {
     /// expects an arrival.
     #[inline(always)]
     pub unsafe fn arrive_expect_tx(self, bytes: u32) {
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
-        // SAFETY: by this function's contract.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .b64 state; \
-                 mbarrier.arrive.expect_tx.shared::cta.b64 state, [{barrier}], {bytes}; }}",
-                barrier = in(reg32) self.word.shared_address(0),
-                bytes = in(reg32) bytes,
-                options(nostack),
-            );
-        }
-        #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
-        super::below_sm90(&bytes);
-        #[cfg(not(target_arch = "nvptx64"))]
-        emulator::mbarrier_arrive(self.word.address(0).cast(), bytes);
+        mbarrier_operation!(
+            self,
+            "{{ .reg .b64 state; \
+             mbarrier.arrive.expect_tx.shared::cta.b64 state, [{barrier}], {bytes}; }}",
+            bytes,
+            emulator::mbarrier_arrive
+        );
     }
 
     /// `mbarrier.try_wait.parity` until it succeeds: waits until the

@@ -39,15 +39,7 @@ impl<T: Scalar> ConstantArray<T> {
         }
     }
 
-    /// Its elements.
-    pub const fn len(self) -> u32 {
-        self.len
-    }
-
-    /// Whether it has none.
-    pub const fn is_empty(self) -> bool {
-        self.len == 0
-    }
+    fixed_len!();
 
     /// Reads element `index` through the constant cache (`LDC`).
     ///

@@ -219,18 +219,17 @@ impl<T: Copy> GlobalMut<T> {
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub unsafe fn write(self, index: usize, value: T) {
-        #[cfg(not(target_arch = "nvptx64"))]
-        self.access(index, 1, 1, AccessKind::Write);
         #[cfg(target_arch = "nvptx64")]
         // SAFETY: by this function's contract.
         unsafe {
             *self.base.add(index) = value
         }
-        // SAFETY: checked inside the buffer just now; a view made by
-        // `cast` need not be aligned on the host.
         #[cfg(not(target_arch = "nvptx64"))]
-        unsafe {
-            self.base.add(index).write_unaligned(value)
+        {
+            self.access(index, 1, 1, AccessKind::Write);
+            // SAFETY: checked inside the buffer just now; a view made by
+            // `cast` need not be aligned on the host.
+            unsafe { self.base.add(index).write_unaligned(value) }
         }
     }
 }

@@ -127,6 +127,43 @@ pub mod global;
 // `Global::ldcs` and `GlobalMut::stcs`: the streaming cache hints.
 mod streaming;
 
+/// What [`shared_array!`] and [`constant_array!`] expand to: the PTX
+/// variable `$name` of `$len` elements of `$element`, declared by
+/// `$declaration` (with the named constants it uses), and its `$array`,
+/// at the variable's address (a `$bits` in a `$register`) on the GPU, or
+/// by its name in the emulator.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! static_array {
+    (
+        $array:ty, $name:ident, $element:ty, $len:expr, $declaration:literal,
+        $bits:ident in $register:ident $(, $constant:ident = $value:expr)*
+    ) => {{
+        const LEN: u32 = $len;
+        #[cfg(target_arch = "nvptx64")]
+        let array = {
+            ::core::arch::global_asm!(
+                concat!($declaration, stringify!($name), "[{bytes}];"),
+                $($constant = const $value,)*
+                bytes = const LEN as usize * ::core::mem::size_of::<$element>(),
+            );
+            let address: $bits;
+            // SAFETY: taking a variable's address reads and writes nothing.
+            unsafe {
+                ::core::arch::asm!(
+                    concat!("mov.", stringify!($bits), " {}, ", stringify!($name), ";"),
+                    out($register) address,
+                    options(pure, nomem, nostack, preserves_flags),
+                );
+            }
+            <$array>::at(address, LEN)
+        };
+        #[cfg(not(target_arch = "nvptx64"))]
+        let array = <$array>::at(stringify!($name), LEN);
+        array
+    }};
+}
+
 /// Declares a statically sized shared array, `__shared__ T NAME[N]` in
 /// CUDA C++, and evaluates to its [`shared::StaticArray`]:
 /// `let tile = shared_array!(TILE: [f32; 1024]);`.
@@ -139,29 +176,12 @@ mod streaming;
 /// Used inside a kernel only, as an `unsafe` expression's operand.
 #[macro_export]
 macro_rules! shared_array {
-    ($name:ident: [$element:ty; $len:expr]) => {{
-        const LEN: u32 = $len;
-        #[cfg(target_arch = "nvptx64")]
-        let array = {
-            ::core::arch::global_asm!(
-                concat!(".shared .align 16 .b8 ", stringify!($name), "[{bytes}];"),
-                bytes = const LEN as usize * ::core::mem::size_of::<$element>(),
-            );
-            let address: u32;
-            // SAFETY: taking a variable's address reads and writes nothing.
-            unsafe {
-                ::core::arch::asm!(
-                    concat!("mov.u32 {}, ", stringify!($name), ";"),
-                    out(reg32) address,
-                    options(pure, nomem, nostack, preserves_flags),
-                );
-            }
-            $crate::shared::StaticArray::<$element>::at(address, LEN)
-        };
-        #[cfg(not(target_arch = "nvptx64"))]
-        let array = $crate::shared::StaticArray::<$element>::at(stringify!($name), LEN);
-        array
-    }};
+    ($name:ident: [$element:ty; $len:expr]) => {
+        $crate::static_array!(
+            $crate::shared::StaticArray<$element>, $name, $element, $len,
+            ".shared .align 16 .b8 ", u32 in reg32
+        )
+    };
 }
 
 /// Declares a constant array, `__constant__ T NAME[N]` in CUDA C++, and
@@ -175,30 +195,30 @@ macro_rules! shared_array {
 /// constant arrays: it is the `.const` variable's name in the PTX.
 #[macro_export]
 macro_rules! constant_array {
-    ($name:ident: [$element:ty; $len:expr]) => {{
-        const LEN: u32 = $len;
-        #[cfg(target_arch = "nvptx64")]
-        let array = {
-            ::core::arch::global_asm!(
-                concat!(".visible .const .align {align} .b8 ", stringify!($name), "[{bytes}];"),
-                align = const ::core::mem::align_of::<$element>(),
-                bytes = const LEN as usize * ::core::mem::size_of::<$element>(),
-            );
-            let address: u64;
-            // SAFETY: taking a variable's address reads and writes nothing.
-            unsafe {
-                ::core::arch::asm!(
-                    concat!("mov.u64 {}, ", stringify!($name), ";"),
-                    out(reg64) address,
-                    options(pure, nomem, nostack, preserves_flags),
-                );
-            }
-            $crate::constant::ConstantArray::<$element>::at(address, LEN)
-        };
-        #[cfg(not(target_arch = "nvptx64"))]
-        let array = $crate::constant::ConstantArray::<$element>::at(stringify!($name), LEN);
-        array
-    }};
+    ($name:ident: [$element:ty; $len:expr]) => {
+        $crate::static_array!(
+            $crate::constant::ConstantArray<$element>, $name, $element, $len,
+            ".visible .const .align {align} .b8 ", u64 in reg64,
+            align = ::core::mem::align_of::<$element>()
+        )
+    };
+}
+
+/// The length of a statically sized array, whose `len` field the
+/// declaration fixed: the same two methods for its constant and its shared
+/// arrays.
+macro_rules! fixed_len {
+    () => {
+        /// Its elements.
+        pub const fn len(self) -> u32 {
+            self.len
+        }
+
+        /// Whether it has none.
+        pub const fn is_empty(self) -> bool {
+            self.len == 0
+        }
+    };
 }
 
 /// Constant memory: a small read-only space the host fills before a

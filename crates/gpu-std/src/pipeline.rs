@@ -8,76 +8,58 @@ use gpu_emulator::device as emulator;
 /// `element` is `None`, writing zero there without reading `source`
 /// (`cp.async` with a source size of 0 bytes).
 ///
+/// Below compute capability 8.0, a load and a store, landed when the
+/// call returns. On the emulator, `source[element]` is read now and lands
+/// in `tile[index]` at this thread's wait.
+///
 /// # Safety
 /// `tile[index]` lies inside the launch-sized shared memory and no other
 /// thread touches it until a barrier after this thread's wait;
 /// `source[element]` lies inside the buffer and no thread writes it
-/// during the launch.
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+/// during the launch. The emulator checks all of it.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn memcpy_async(
     tile: SharedArray<f32>,
     index: u32,
     source: Global<f32>,
     element: Option<usize>,
 ) {
-    let (from, bytes) = match element {
-        Some(element) => (source.address(element), 4u32),
-        None => (source.address(0), 0),
-    };
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+    {
+        let (from, bytes) = match element {
+            Some(element) => (source.address(element), 4u32),
+            None => (source.address(0), 0),
+        };
+        // SAFETY: by this function's contract.
+        unsafe {
+            core::arch::asm!(
+                "cp.async.ca.shared.global [{to}], [{from}], 4, {bytes};",
+                to = in(reg32) tile.shared_address(index),
+                from = in(reg64) from,
+                bytes = in(reg32) bytes,
+                options(nostack),
+            );
+        }
+    }
+    #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
     // SAFETY: by this function's contract.
     unsafe {
-        core::arch::asm!(
-            "cp.async.ca.shared.global [{to}], [{from}], 4, {bytes};",
-            to = in(reg32) tile.shared_address(index),
-            from = in(reg64) from,
-            bytes = in(reg32) bytes,
-            options(nostack),
+        tile.write(index, element.map_or(0.0, |element| source.read(element)))
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let value = match element {
+            // SAFETY: the emulator checks the bounds before reading.
+            Some(element) => unsafe { source.read(element) },
+            None => 0.0,
+        };
+        emulator::memcpy_async(
+            tile.address(index).cast(),
+            &value.to_le_bytes(),
+            core::panic::Location::caller(),
         );
     }
-}
-
-/// `__pipeline_memcpy_async` below compute capability 8.0: a load and
-/// a store, landed when the call returns.
-///
-/// # Safety
-/// As the `cp.async` version.
-#[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
-#[inline(always)]
-pub unsafe fn memcpy_async(
-    tile: SharedArray<f32>,
-    index: u32,
-    source: Global<f32>,
-    element: Option<usize>,
-) {
-    // SAFETY: by this function's contract.
-    unsafe { tile.write(index, element.map_or(0.0, |element| source.read(element))) }
-}
-
-/// `__pipeline_memcpy_async`, emulated: `source[element]` is read now
-/// and lands in `tile[index]` at this thread's wait.
-///
-/// # Safety
-/// None on the host beyond the GPU's contract, which the emulator
-/// checks.
-#[cfg(not(target_arch = "nvptx64"))]
-#[track_caller]
-pub unsafe fn memcpy_async(
-    tile: SharedArray<f32>,
-    index: u32,
-    source: Global<f32>,
-    element: Option<usize>,
-) {
-    let value = match element {
-        // SAFETY: the emulator checks the bounds before reading.
-        Some(element) => unsafe { source.read(element) },
-        None => 0.0,
-    };
-    emulator::memcpy_async(
-        tile.address(index).cast(),
-        &value.to_le_bytes(),
-        core::panic::Location::caller(),
-    );
 }
 
 /// `__pipeline_memcpy_async(&tile[index], &source[element], 16, 4 × count)`:
@@ -85,12 +67,16 @@ pub unsafe fn memcpy_async(
 /// on into the four from `tile[index]` on, zero-filling the rest: one
 /// 16-byte `cp.async`, which bypasses L1 (`.cg`).
 ///
+/// Below compute capability 8.0, four loads and stores. On the emulator,
+/// the elements are read now, as one access, and land at this thread's
+/// wait.
+///
 /// # Safety
 /// As [`memcpy_async`] for each element copied; `index` and `element`
 /// are multiples of 4 from 16-byte boundaries (the buffers' starts),
 /// which the emulator checks.
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn memcpy_async_vector(
     tile: SharedArray<f32>,
     index: u32,
@@ -98,33 +84,21 @@ pub unsafe fn memcpy_async_vector(
     element: usize,
     count: u32,
 ) {
-    let from = source.address(if count > 0 { element } else { 0 });
-    // SAFETY: as in `memcpy_async`.
-    unsafe {
-        core::arch::asm!(
-            "cp.async.cg.shared.global [{to}], [{from}], 16, {bytes};",
-            to = in(reg32) tile.shared_address(index),
-            from = in(reg64) from,
-            bytes = in(reg32) 4 * count,
-            options(nostack),
-        );
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+    {
+        let from = source.address(if count > 0 { element } else { 0 });
+        // SAFETY: as in `memcpy_async`.
+        unsafe {
+            core::arch::asm!(
+                "cp.async.cg.shared.global [{to}], [{from}], 16, {bytes};",
+                to = in(reg32) tile.shared_address(index),
+                from = in(reg64) from,
+                bytes = in(reg32) 4 * count,
+                options(nostack),
+            );
+        }
     }
-}
-
-/// `memcpy_async_vector` below compute capability 8.0: four loads and
-/// stores.
-///
-/// # Safety
-/// As the `cp.async` version.
-#[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
-#[inline(always)]
-pub unsafe fn memcpy_async_vector(
-    tile: SharedArray<f32>,
-    index: u32,
-    source: Global<f32>,
-    element: usize,
-    count: u32,
-) {
+    #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
     for i in 0..4 {
         // SAFETY: by this function's contract.
         unsafe {
@@ -136,32 +110,18 @@ pub unsafe fn memcpy_async_vector(
             tile.write(index + i, value);
         }
     }
-}
-
-/// `memcpy_async_vector`, emulated: the elements are read now, as one
-/// access, and land at this thread's wait.
-///
-/// # Safety
-/// None on the host beyond the GPU's contract, which the emulator
-/// checks.
-#[cfg(not(target_arch = "nvptx64"))]
-#[track_caller]
-pub unsafe fn memcpy_async_vector(
-    tile: SharedArray<f32>,
-    index: u32,
-    source: Global<f32>,
-    element: usize,
-    count: u32,
-) {
-    let mut bytes = [0u8; 16];
-    if count > 0 {
-        let values = source.read_span(element, count as usize);
-        for (i, value) in values.iter().enumerate() {
-            bytes[4 * i..4 * i + 4].copy_from_slice(&value.to_le_bytes());
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let mut bytes = [0u8; 16];
+        if count > 0 {
+            let values = source.read_span(element, count as usize);
+            for (i, value) in values.iter().enumerate() {
+                bytes[4 * i..4 * i + 4].copy_from_slice(&value.to_le_bytes());
+            }
         }
+        let site = core::panic::Location::caller();
+        emulator::memcpy_async(tile.address(index).cast(), &bytes, site);
     }
-    let site = core::panic::Location::caller();
-    emulator::memcpy_async(tile.address(index).cast(), &bytes, site);
 }
 
 /// `cp.async.cg.shared.global [tile + index], [source + element], 16`:

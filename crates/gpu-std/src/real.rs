@@ -44,20 +44,33 @@ pub trait Real:
     unsafe fn store_vector(address: *mut Self, values: Self::Vector);
 }
 
-impl Real for f32 {
-    const ZERO: Self = 0.0;
-    type Vector = [f32; 4];
-    const VECTOR_LEN: u32 = 4;
+/// Implements [`Real`] for a float type: its zero, its 16-byte vector of
+/// `lanes` elements, its fused multiply-add and floor, and the vector
+/// load and store given, which differ with the PTX vector types.
+macro_rules! real {
+    ($type:ty, $lanes:literal lanes, $fma:ident, $floor:ident; $($vector:tt)*) => {
+        impl Real for $type {
+            const ZERO: Self = 0.0;
+            type Vector = [$type; $lanes];
+            const VECTOR_LEN: u32 = $lanes;
 
-    #[inline(always)]
-    fn mul_add(self, a: Self, b: Self) -> Self {
-        core::intrinsics::fmaf32(self, a, b)
-    }
+            #[inline(always)]
+            fn mul_add(self, a: Self, b: Self) -> Self {
+                core::intrinsics::$fma(self, a, b)
+            }
 
-    #[inline(always)]
-    fn floor(self) -> Self {
-        core::intrinsics::floorf32(self)
-    }
+            #[inline(always)]
+            fn floor(self) -> Self {
+                core::intrinsics::$floor(self)
+            }
+
+            $($vector)*
+        }
+    };
+}
+
+real! {
+    f32, 4 lanes, fmaf32, floorf32;
 
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
@@ -74,20 +87,8 @@ impl Real for f32 {
     }
 }
 
-impl Real for f64 {
-    const ZERO: Self = 0.0;
-    type Vector = [f64; 2];
-    const VECTOR_LEN: u32 = 2;
-
-    #[inline(always)]
-    fn mul_add(self, a: Self, b: Self) -> Self {
-        core::intrinsics::fmaf64(self, a, b)
-    }
-
-    #[inline(always)]
-    fn floor(self) -> Self {
-        core::intrinsics::floorf64(self)
-    }
+real! {
+    f64, 2 lanes, fmaf64, floorf64;
 
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]

@@ -120,6 +120,17 @@ impl<T: Copy> SharedArray<T> {
         self.window + index * size_of::<T>() as u32
     }
 
+    /// Checks and records an access of `kind` to the `bytes` from element
+    /// `index` on, made where the caller's caller was called; their
+    /// address.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[track_caller]
+    fn access(self, index: u32, bytes: usize, kind: emulator::AccessKind) -> *mut T {
+        let address = self.base.wrapping_add(index as usize);
+        emulator::shared_access(address.cast(), bytes, kind, core::panic::Location::caller());
+        address
+    }
+
     /// Reads element `index`.
     ///
     /// # Safety
@@ -130,12 +141,7 @@ impl<T: Copy> SharedArray<T> {
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub unsafe fn read(self, index: u32) -> T {
         #[cfg(not(target_arch = "nvptx64"))]
-        emulator::shared_access(
-            self.base.wrapping_add(index as usize).cast(),
-            size_of::<T>(),
-            emulator::AccessKind::Read,
-            core::panic::Location::caller(),
-        );
+        self.access(index, size_of::<T>(), emulator::AccessKind::Read);
         // SAFETY: by this function's contract (which the emulator has
         // just checked, on the host).
         unsafe { *self.base.add(index as usize) }
@@ -150,12 +156,7 @@ impl<T: Copy> SharedArray<T> {
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub unsafe fn write(self, index: u32, value: T) {
         #[cfg(not(target_arch = "nvptx64"))]
-        emulator::shared_access(
-            self.base.wrapping_add(index as usize).cast(),
-            size_of::<T>(),
-            emulator::AccessKind::Write,
-            core::panic::Location::caller(),
-        );
+        self.access(index, size_of::<T>(), emulator::AccessKind::Write);
         // SAFETY: by this function's contract (which the emulator has
         // just checked, on the host).
         unsafe { *self.base.add(index as usize) = value }
@@ -217,6 +218,8 @@ pub struct StaticArray<T> {
 }
 
 impl<T: Scalar> StaticArray<T> {
+    fixed_len!();
+
     /// The array of `len` elements at `address` in the shared window.
     ///
     /// # Safety
@@ -247,16 +250,6 @@ impl<T: Scalar> StaticArray<T> {
             len,
             element: PhantomData,
         }
-    }
-
-    /// Its elements.
-    pub const fn len(self) -> u32 {
-        self.len
-    }
-
-    /// Whether it has none.
-    pub const fn is_empty(self) -> bool {
-        self.len == 0
     }
 
     /// Reads element `index`.
@@ -357,20 +350,15 @@ impl<T: Real> SharedArray<T> {
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub unsafe fn read_vector(self, index: u32) -> T::Vector {
-        let address = self.base.wrapping_add(index as usize);
         #[cfg(target_arch = "nvptx64")]
         // SAFETY: by this function's contract.
         unsafe {
+            let address = self.base.wrapping_add(index as usize);
             address.cast::<Aligned<T::Vector>>().read().0
         }
         #[cfg(not(target_arch = "nvptx64"))]
         {
-            emulator::shared_access(
-                address.cast(),
-                size_of::<T::Vector>(),
-                emulator::AccessKind::Read,
-                core::panic::Location::caller(),
-            );
+            let address = self.access(index, size_of::<T::Vector>(), emulator::AccessKind::Read);
             // SAFETY: checked just now; the host's memory is only 8-byte
             // aligned, hence unaligned.
             unsafe { address.cast::<T::Vector>().read_unaligned() }
@@ -386,20 +374,15 @@ impl<T: Real> SharedArray<T> {
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub unsafe fn write_vector(self, index: u32, values: T::Vector) {
-        let address = self.base.wrapping_add(index as usize);
         #[cfg(target_arch = "nvptx64")]
         // SAFETY: by this function's contract.
         unsafe {
+            let address = self.base.wrapping_add(index as usize);
             address.cast::<Aligned<T::Vector>>().write(Aligned(values));
         }
         #[cfg(not(target_arch = "nvptx64"))]
         {
-            emulator::shared_access(
-                address.cast(),
-                size_of::<T::Vector>(),
-                emulator::AccessKind::Write,
-                core::panic::Location::caller(),
-            );
+            let address = self.access(index, size_of::<T::Vector>(), emulator::AccessKind::Write);
             // SAFETY: checked just now, as in `read_vector`.
             unsafe { address.cast::<T::Vector>().write_unaligned(values) }
         }

@@ -72,6 +72,24 @@ pub fn sync_threads() {
     emulator::sync_threads(core::panic::Location::caller());
 }
 
+/// Reads the 64-bit special register of a clock. Not `pure`: two reads
+/// must stay two reads, in place.
+#[cfg(target_arch = "nvptx64")]
+macro_rules! clock_register {
+    ($register:literal) => {{
+        let value: u64;
+        // SAFETY: reading a special register has no side effects.
+        unsafe {
+            core::arch::asm!(
+                concat!("mov.u64 {}, ", $register, ";"),
+                out(reg64) value,
+                options(nomem, nostack, preserves_flags),
+            );
+        }
+        value
+    }};
+}
+
 /// `clock64()`: the SM's cycle counter (`%clock64`), for timing a stretch
 /// of one thread's code by the difference of two reads. Counters of
 /// different SMs are unrelated, so only differences within a thread
@@ -79,17 +97,7 @@ pub fn sync_threads() {
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn clock64() -> u64 {
-    let cycles: u64;
-    // SAFETY: reading a special register has no side effects. Not `pure`:
-    // two reads must stay two reads, in place.
-    unsafe {
-        core::arch::asm!(
-            "mov.u64 {}, %clock64;",
-            out(reg64) cycles,
-            options(nomem, nostack, preserves_flags),
-        );
-    }
-    cycles
+    clock_register!("%clock64")
 }
 
 /// `clock64()`, emulated: a count of the running thread's calls into the
@@ -107,17 +115,7 @@ pub fn clock64() -> u64 {
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn globaltimer() -> u64 {
-    let nanoseconds: u64;
-    // SAFETY: reading a special register has no side effects; not `pure`,
-    // as `clock64`.
-    unsafe {
-        core::arch::asm!(
-            "mov.u64 {}, %globaltimer;",
-            out(reg64) nanoseconds,
-            options(nomem, nostack, preserves_flags),
-        );
-    }
-    nanoseconds
+    clock_register!("%globaltimer")
 }
 
 /// `%globaltimer`, emulated: the host's monotonic clock, in nanoseconds

@@ -40,38 +40,33 @@ macro_rules! gemv_entry_points {
         #[launch_bounds($($bounds:expr),+)]
         $generic:ident: $f32_name:ident, $f64_name:ident;
     )*) => {
-        kernels! {
-            /// The f32 gemv kernels, in teaching order.
-            pub const KERNELS_F32: [Kernel<Args<f32>, Problem>];
-            $(
-                #[doc = $lesson]
-                ///
-                /// The f32 instance of the generic kernel named in its body.
-                ///
-                /// # Safety
-                /// As for that kernel.
-                #[launch($launch::<f32>)]
-                #[launch_bounds($($bounds),+)]
-                pub unsafe fn $f32_name(alpha: f32, a: Global<f32>, x: Global<f32>, beta: f32, y: GlobalMut<f32>, m: u32, n: u32) {
-                    // SAFETY: forwarded contract.
-                    unsafe { $generic(alpha, a, x, beta, y, m, n) }
-                }
-            )*
+        gemv_entry_points! {
+            @precision f32, KERNELS_F32, "The f32 gemv kernels, in teaching order.",
+            $([$lesson, $launch, ($($bounds),+), $generic, $f32_name])*
         }
-
+        gemv_entry_points! {
+            @precision f64, KERNELS_F64, "The f64 gemv kernels, in teaching order.",
+            $([$lesson, $launch, ($($bounds),+), $generic, $f64_name])*
+        }
+    };
+    (
+        @precision $t:ident, $list:ident, $list_doc:literal,
+        $([$lesson:literal, $launch:ident, ($($bounds:expr),+), $generic:ident, $name:ident])*
+    ) => {
         kernels! {
-            /// The f64 gemv kernels, in teaching order.
-            pub const KERNELS_F64: [Kernel<Args<f64>, Problem>];
+            #[doc = $list_doc]
+            pub const $list: [Kernel<Args<$t>, Problem>];
             $(
                 #[doc = $lesson]
                 ///
-                /// The f64 instance of the generic kernel named in its body.
+                /// The instance, in the precision its name ends with, of the
+                /// generic kernel named in its body.
                 ///
                 /// # Safety
                 /// As for that kernel.
-                #[launch($launch::<f64>)]
+                #[launch($launch::<$t>)]
                 #[launch_bounds($($bounds),+)]
-                pub unsafe fn $f64_name(alpha: f64, a: Global<f64>, x: Global<f64>, beta: f64, y: GlobalMut<f64>, m: u32, n: u32) {
+                pub unsafe fn $name(alpha: $t, a: Global<$t>, x: Global<$t>, beta: $t, y: GlobalMut<$t>, m: u32, n: u32) {
                     // SAFETY: forwarded contract.
                     unsafe { $generic(alpha, a, x, beta, y, m, n) }
                 }

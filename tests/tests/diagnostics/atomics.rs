@@ -14,16 +14,7 @@ use gpu_std::global::{Global, GlobalMut};
 use gpu_std::thread::{block_idx_x, sync_threads, thread_idx_x};
 use rand::Rng;
 
-use crate::support::{one_block, rng};
-
-pub fn blocks(grid: u32, threads: u32, shared_bytes: u32) -> Launch {
-    Launch {
-        grid: (grid, 1, 1),
-        block: (threads, 1, 1),
-        shared_bytes,
-        cluster: (1, 1, 1),
-    }
-}
+use crate::support::{assert_says, blocks, one_block, rng};
 
 pub fn run_in(order: BlockOrder, launch: &Launch, body: &dyn Fn()) -> Result<(), Diagnostic> {
     gpu_emulator::run_within("atomics", launch, Limits::default(), order, body)
@@ -142,26 +133,16 @@ fn exchange_compare_and_swap_increment_and_decrement_return_the_old_value() {
             .to_bits(),
         (-0.0f32).to_bits()
     );
-    assert_eq!(
-        one_thread(4u32, |o| unsafe { atomic_inc(o.element(0), 9) }),
-        (5, 4)
-    );
-    assert_eq!(
-        one_thread(9u32, |o| unsafe { atomic_inc(o.element(0), 9) }),
-        (0, 9)
-    );
-    assert_eq!(
-        one_thread(4u32, |o| unsafe { atomic_dec(o.element(0), 9) }),
-        (3, 4)
-    );
-    assert_eq!(
-        one_thread(0u32, |o| unsafe { atomic_dec(o.element(0), 9) }),
-        (9, 0)
-    );
-    assert_eq!(
-        one_thread(12u32, |o| unsafe { atomic_dec(o.element(0), 9) }),
-        (9, 12)
-    );
+    // Counters that wrap at a limit of 9: past it up, and at 0 or past it
+    // down.
+    for (start, after) in [(4u32, 5), (9, 0)] {
+        let incremented = one_thread(start, |o| unsafe { atomic_inc(o.element(0), 9) });
+        assert_eq!(incremented, (after, start));
+    }
+    for (start, after) in [(4u32, 3), (0, 9), (12, 9)] {
+        let decremented = one_thread(start, |o| unsafe { atomic_dec(o.element(0), 9) });
+        assert_eq!(decremented, (after, start));
+    }
 }
 
 /// Runs `body` on 2 blocks of 32 threads over `out`, one element.
@@ -188,6 +169,24 @@ fn atomics_from_every_block_to_one_element_are_no_race() {
     .unwrap();
 }
 
+/// The race at `out[0]`: thread `earlier` of block 0's access of
+/// `earlier_kind`, then thread `later`'s of `later_kind`, in the block
+/// that reports it.
+fn race_at_out_0(
+    earlier: u32,
+    earlier_kind: AccessKind,
+    later: u32,
+    later_kind: AccessKind,
+) -> Fault {
+    Fault::GlobalRace {
+        buffer: "out",
+        index: 0,
+        earlier: access((earlier, 0, 0), earlier_kind),
+        earlier_block: (0, 0, 0),
+        later: access((later, 0, 0), later_kind),
+    }
+}
+
 #[test]
 fn a_plain_read_of_what_another_block_updates_atomically_is_a_race() {
     let diagnostic = two_blocks(|out| unsafe {
@@ -202,13 +201,7 @@ fn a_plain_read_of_what_another_block_updates_atomically_is_a_race() {
     assert_eq!(diagnostic.block, (1, 0, 0));
     assert_eq!(
         diagnostic.fault,
-        Fault::GlobalRace {
-            buffer: "out",
-            index: 0,
-            earlier: access((31, 0, 0), AccessKind::Atomic),
-            earlier_block: (0, 0, 0),
-            later: access((3, 0, 0), AccessKind::Read),
-        }
+        race_at_out_0(31, AccessKind::Atomic, 3, AccessKind::Read)
     );
 }
 
@@ -227,13 +220,7 @@ fn an_atomic_after_another_blocks_plain_write_is_a_race() {
     .unwrap_err();
     assert_eq!(
         diagnostic.fault,
-        Fault::GlobalRace {
-            buffer: "out",
-            index: 0,
-            earlier: access((7, 0, 0), AccessKind::Write),
-            earlier_block: (0, 0, 0),
-            later: access((2, 0, 0), AccessKind::Atomic),
-        }
+        race_at_out_0(7, AccessKind::Write, 2, AccessKind::Atomic)
     );
 }
 
@@ -282,10 +269,7 @@ fn block_scoped_atomics_from_two_blocks_to_one_element_are_reported() {
             },
             "narrow first: {narrow_first}"
         );
-        assert!(
-            diagnostic.to_string().contains("Scope::Device"),
-            "{diagnostic}"
-        );
+        assert_says(&diagnostic, "Scope::Device");
     }
 }
 

@@ -12,7 +12,7 @@ use gpu_std::global::{Global, GlobalMut};
 use gpu_std::shared::SharedArray;
 use gpu_std::thread::{sync_threads, thread_idx_x};
 
-use crate::support::one_block;
+use crate::support::{assert_says, one_block};
 
 /// What is broken in the staged reversal below.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -39,17 +39,57 @@ enum BulkBug {
     PastTheInput,
 }
 
+/// The barrier at the start of launch-sized shared memory, and the tile
+/// of floats after its 16 bytes.
+///
+/// # Safety
+/// The launch provides the barrier's 16 bytes and the tile's floats.
+unsafe fn barrier_and_tile() -> (Mbarrier, SharedArray<f32>) {
+    unsafe {
+        let barrier = Mbarrier::at(SharedArray::launch_sized());
+        (barrier, SharedArray::<f32>::launch_sized().after(4))
+    }
+}
+
+/// Thread 0 initialises `barrier` for `arrivals` arrivals a phase, and
+/// makes the initialisation visible to the bulk copies.
+///
+/// # Safety
+/// As [`Mbarrier::init`].
+unsafe fn init_by_thread_0(barrier: Mbarrier, arrivals: u32) {
+    if thread_idx_x() == 0 {
+        unsafe { barrier.init(arrivals) };
+        fence_proxy_async_shared_cta();
+    }
+}
+
+/// Runs `kernel` as `name` on one block of 32 threads, with the barrier's
+/// 16 bytes and 32 floats of shared memory, over `source` and 32 floats
+/// of `out`; what it returned, and `out`.
+fn stage(
+    name: &'static str,
+    source: &[f32],
+    kernel: impl Fn(Global<f32>, GlobalMut<f32>),
+) -> (Result<(), Diagnostic>, Vec<f32>) {
+    let mut out = vec![f32::NAN; 32];
+    let (source, out_view) = (
+        Global::new("source", source),
+        GlobalMut::new("out", &mut out),
+    );
+    let launch = one_block(32, 16 + 32 * 4);
+    let result = gpu_emulator::run(name, &launch, &|| kernel(source, out_view));
+    (result, out)
+}
+
 /// Thread 0 stages `source` (32 floats) in shared memory with one bulk
 /// copy completed on a barrier, and every thread writes
 /// `out[t] = tile[31 - t]`.
 unsafe fn reverse_by_bulk_copy(source: Global<f32>, out: GlobalMut<f32>, bug: BulkBug) {
     let t = thread_idx_x();
     unsafe {
-        let barrier = Mbarrier::at(SharedArray::launch_sized());
-        let tile = SharedArray::<f32>::launch_sized().after(4);
-        if t == 0 && bug != BulkBug::NoInit {
-            barrier.init(if bug == BulkBug::ArrivalMissing { 2 } else { 1 });
-            fence_proxy_async_shared_cta();
+        let (barrier, tile) = barrier_and_tile();
+        if bug != BulkBug::NoInit {
+            init_by_thread_0(barrier, if bug == BulkBug::ArrivalMissing { 2 } else { 1 });
         }
         if bug != BulkBug::NoBarrierAfterInit {
             sync_threads();
@@ -85,18 +125,10 @@ unsafe fn reverse_by_bulk_copy(source: Global<f32>, out: GlobalMut<f32>, bug: Bu
 
 fn reverse(bug: BulkBug) -> (Result<(), Diagnostic>, Vec<f32>) {
     let source: Vec<f32> = (0..32).map(|i| i as f32 + 1.0).collect();
-    let mut out = vec![f32::NAN; 32];
-    let (source_view, out_view) = (
-        Global::new("source", &source),
-        GlobalMut::new("out", &mut out),
-    );
-    // SAFETY: 32 threads; 16 bytes for the barrier and 32 floats of shared
-    // memory; 32 floats of `out`; the emulator checks the rest.
-    let launch = one_block(32, 16 + 32 * 4);
-    let result = gpu_emulator::run("reverse_by_bulk_copy", &launch, &|| unsafe {
-        reverse_by_bulk_copy(source_view, out_view, bug)
-    });
-    (result, out)
+    // SAFETY: 32 floats of `source`; the emulator checks the rest.
+    stage("reverse_by_bulk_copy", &source, |source, out| unsafe {
+        reverse_by_bulk_copy(source, out, bug)
+    })
 }
 
 fn fault(bug: BulkBug) -> Fault {
@@ -147,7 +179,7 @@ fn a_phase_that_can_never_complete_is_reported() {
         completed: 0,
     };
     assert_eq!(outstanding, short);
-    assert!(diagnostic.to_string().contains("-16 bytes"), "{diagnostic}");
+    assert_says(&diagnostic, "-16 bytes");
     let Fault::MbarrierNeverCompletes { outstanding, .. } = fault(BulkBug::ArrivalMissing) else {
         panic!("not a phase that never completes");
     };
@@ -206,12 +238,8 @@ enum PhaseBug {
 unsafe fn two_phases(source: Global<f32>, out: GlobalMut<f32>, bug: PhaseBug) {
     let t = thread_idx_x();
     unsafe {
-        let barrier = Mbarrier::at(SharedArray::launch_sized());
-        let tile = SharedArray::<f32>::launch_sized().after(4);
-        if t == 0 {
-            barrier.init(1);
-            fence_proxy_async_shared_cta();
-        }
+        let (barrier, tile) = barrier_and_tile();
+        init_by_thread_0(barrier, 1);
         sync_threads();
         let mut sum = 0.0;
         for phase in 0..2 {
@@ -236,19 +264,10 @@ unsafe fn two_phases(source: Global<f32>, out: GlobalMut<f32>, bug: PhaseBug) {
 
 fn stage_twice(bug: PhaseBug) -> (Result<(), Diagnostic>, Vec<f32>) {
     let source: Vec<f32> = (0..64).map(|i| i as f32).collect();
-    let mut out = vec![f32::NAN; 32];
-    let (source_view, out_view) = (
-        Global::new("source", &source),
-        GlobalMut::new("out", &mut out),
-    );
-    // SAFETY: 32 threads; the barrier's 16 bytes and 32 floats of shared
-    // memory; 64 floats of `source`, 32 of `out`; the emulator checks the
-    // rest.
-    let launch = one_block(32, 16 + 32 * 4);
-    let result = gpu_emulator::run("two_phases", &launch, &|| unsafe {
-        two_phases(source_view, out_view, bug)
-    });
-    (result, out)
+    // SAFETY: 64 floats of `source`; the emulator checks the rest.
+    stage("two_phases", &source, |source, out| unsafe {
+        two_phases(source, out, bug)
+    })
 }
 
 #[test]
@@ -276,10 +295,7 @@ fn reusing_a_tile_for_the_next_phase_needs_a_barrier_and_the_next_parity() {
         panic!("not a phase that never completes: {diagnostic}");
     };
     assert_eq!((thread, seen, outstanding.completed), ((1, 0, 0), 0, 2));
-    assert!(
-        diagnostic.to_string().contains("ran a phase ahead"),
-        "{diagnostic}"
-    );
+    assert_says(&diagnostic, "ran a phase ahead");
     // The first phase's parity again: the wait returns at once, and the
     // read finds the second copy in flight.
     let (result, _) = stage_twice(PhaseBug::StaleParity);
@@ -295,12 +311,8 @@ fn reusing_a_tile_for_the_next_phase_needs_a_barrier_and_the_next_parity() {
 unsafe fn two_copies_one_phase(source: Global<f32>, out: GlobalMut<f32>) {
     let t = thread_idx_x();
     unsafe {
-        let barrier = Mbarrier::at(SharedArray::launch_sized());
-        let tile = SharedArray::<f32>::launch_sized().after(4);
-        if t == 0 {
-            barrier.init(1);
-            fence_proxy_async_shared_cta();
-        }
+        let (barrier, tile) = barrier_and_tile();
+        init_by_thread_0(barrier, 1);
         sync_threads();
         if t == 0 {
             barrier.arrive_expect_tx(256);

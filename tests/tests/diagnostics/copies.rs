@@ -136,12 +136,7 @@ fn a_16_byte_copy_zero_fills_past_the_end_and_must_be_aligned() {
 
 #[test]
 fn reading_an_asynchronous_copy_before_its_wait_is_reported() {
-    assert_own_copy_in_flight(
-        CopyBug::ReadBeforeWait,
-        AccessKind::Read,
-        "thread (0, 0, 0) read shared byte 0, the destination of a memcpy_async by thread \
-         (0, 0, 0) that is still in flight",
-    );
+    assert_own_copy_in_flight(CopyBug::ReadBeforeWait, AccessKind::Read);
     // Without the wait, the barrier does not land the copies either: thread
     // 0 reads thread 1's copy.
     let (result, _) = rotate(CopyBug::NoWait);
@@ -160,18 +155,21 @@ fn reading_an_asynchronous_copy_before_its_wait_is_reported() {
 
 #[test]
 fn a_store_into_an_asynchronous_copys_destination_before_its_wait_is_reported() {
-    assert_own_copy_in_flight(
-        CopyBug::StoreBeforeWait,
-        AccessKind::Write,
-        "thread (0, 0, 0) wrote shared byte 0, the destination of a memcpy_async by thread \
-         (0, 0, 0) that is still in flight",
-    );
+    assert_own_copy_in_flight(CopyBug::StoreBeforeWait, AccessKind::Write);
 }
 
 /// The rotation with `bug` is reported as thread 0 touching (`kind`) its
-/// own copy's destination while the copy is in flight, in words that
-/// begin with `message`.
-fn assert_own_copy_in_flight(bug: CopyBug, kind: AccessKind, message: &str) {
+/// own copy's destination while the copy is in flight, in those words.
+fn assert_own_copy_in_flight(bug: CopyBug, kind: AccessKind) {
+    let verb = if kind == AccessKind::Read {
+        "read"
+    } else {
+        "wrote"
+    };
+    let message = format!(
+        "thread (0, 0, 0) {verb} shared byte 0, the destination of a memcpy_async by thread \
+         (0, 0, 0) that is still in flight"
+    );
     let diagnostic = rotate(bug).0.unwrap_err();
     assert_eq!(
         diagnostic.fault,
@@ -185,7 +183,7 @@ fn assert_own_copy_in_flight(bug: CopyBug, kind: AccessKind, message: &str) {
         }
     );
     assert!(
-        diagnostic.fault.to_string().starts_with(message),
+        diagnostic.fault.to_string().starts_with(&message),
         "{diagnostic}"
     );
 }

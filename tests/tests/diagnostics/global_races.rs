@@ -7,17 +7,14 @@ use gpu_std::global::GlobalMut;
 use gpu_std::thread::{block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x};
 use gpu_std::warp;
 
-/// Runs `body` over `blocks` blocks of 32 threads, with `out` of 64
+use crate::support::blocks;
+
+/// Runs `body` over `grid` blocks of 32 threads, with `out` of 64
 /// elements poisoned.
-fn run(blocks: u32, body: fn(GlobalMut<f32>)) -> (Result<(), Diagnostic>, Vec<f32>) {
+fn run(grid: u32, body: fn(GlobalMut<f32>)) -> (Result<(), Diagnostic>, Vec<f32>) {
     let mut out = vec![f32::NAN; 64];
     let view = GlobalMut::new("out", &mut out);
-    let launch = Launch {
-        grid: (blocks, 1, 1),
-        block: (32, 1, 1),
-        shared_bytes: 0,
-        cluster: (1, 1, 1),
-    };
+    let launch = blocks(grid, 32, 0);
     let result = gpu_emulator::run("racy", &launch, &|| body(view));
     (result, out)
 }

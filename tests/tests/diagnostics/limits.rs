@@ -3,12 +3,23 @@
 //! launch beyond CUDA's limits or the kernel's launch bounds is refused
 //! before any thread runs.
 
-use gpu_emulator::{self, BlockOrder, Fault, Launch, LaunchBounds, Limits};
+use gpu_emulator::{self, BlockOrder, Diagnostic, Fault, Launch, LaunchBounds, Limits};
 use gpu_std::global::GlobalMut;
 use gpu_std::thread::{sync_threads, thread_idx_x};
 use rand::Rng;
 
-use crate::support::{one_block, rng};
+use crate::support::{assert_fault, assert_says, one_block, rng};
+
+/// Runs `body` as kernel `name` on one block of `threads` threads, each
+/// allowed `steps` steps; the diagnostic that stops it.
+fn stopped_after(steps: u64, name: &'static str, threads: u32, body: &dyn Fn()) -> Diagnostic {
+    let limits = Limits {
+        steps_per_thread: steps,
+        ..Limits::default()
+    };
+    let block = one_block(threads, 0);
+    gpu_emulator::run_within(name, &block, limits, BlockOrder::Forward, body).unwrap_err()
+}
 
 #[test]
 fn a_spin_wait_is_stopped_as_a_kernel_that_never_finishes() {
@@ -27,19 +38,10 @@ fn a_spin_wait_is_stopped_as_a_kernel_that_never_finishes() {
     }
     let mut flag = vec![0u32];
     let view = GlobalMut::new("flag", &mut flag);
-    let limits = Limits {
-        steps_per_thread: 10_000,
-        ..Limits::default()
-    };
     // SAFETY: one flag, read and written through a checked view.
-    let diagnostic = gpu_emulator::run_within(
-        "wait_for_flag",
-        &one_block(2, 0),
-        limits,
-        BlockOrder::Forward,
-        &|| unsafe { wait_for_flag(view) },
-    )
-    .unwrap_err();
+    let diagnostic = stopped_after(10_000, "wait_for_flag", 2, &|| unsafe {
+        wait_for_flag(view)
+    });
     assert_eq!(
         diagnostic.fault,
         Fault::DidNotFinish {
@@ -47,7 +49,7 @@ fn a_spin_wait_is_stopped_as_a_kernel_that_never_finishes() {
             steps: 10_001
         }
     );
-    assert!(diagnostic.to_string().contains("did not finish"));
+    assert_says(&diagnostic, "did not finish");
 }
 
 #[test]
@@ -57,27 +59,13 @@ fn a_barrier_in_an_endless_loop_is_stopped_too() {
             sync_threads();
         }
     }
-    let limits = Limits {
-        steps_per_thread: 1000,
-        ..Limits::default()
-    };
-    let diagnostic = gpu_emulator::run_within(
-        "forever",
-        &one_block(4, 0),
-        limits,
-        BlockOrder::Forward,
-        &forever,
-    )
-    .unwrap_err();
-    assert!(
-        matches!(
-            diagnostic.fault,
-            Fault::DidNotFinish {
-                thread: (0, 0, 0),
-                ..
-            }
-        ),
-        "{diagnostic}"
+    let diagnostic = stopped_after(1000, "forever", 4, &forever);
+    assert_fault!(
+        diagnostic,
+        Fault::DidNotFinish {
+            thread: (0, 0, 0),
+            ..
+        }
     );
 }
 
@@ -119,10 +107,8 @@ fn a_launch_beyond_cudas_limits_or_the_launch_bounds_is_refused_before_any_threa
     let body = || ran.set(true);
     // 65536 × 65536 threads: the count wraps to 0 in 32 bits.
     let wraps = Launch {
-        grid: (1, 1, 1),
         block: (65536, 65536, 1),
-        shared_bytes: 0,
-        cluster: (1, 1, 1),
+        ..one_block(1, 0)
     };
     let diagnostic = gpu_emulator::run("wraps", &wraps, &body).unwrap_err();
     assert_eq!(
@@ -134,10 +120,8 @@ fn a_launch_beyond_cudas_limits_or_the_launch_bounds_is_refused_before_any_threa
         }
     );
     let too_many = Launch {
-        grid: (1, 1, 1),
         block: (64, 32, 1),
-        shared_bytes: 0,
-        cluster: (1, 1, 1),
+        ..one_block(1, 0)
     };
     let diagnostic = gpu_emulator::run("too_many", &too_many, &body).unwrap_err();
     assert_eq!(
@@ -146,10 +130,7 @@ fn a_launch_beyond_cudas_limits_or_the_launch_bounds_is_refused_before_any_threa
     );
     let huge_shared = one_block(32, u32::MAX);
     let diagnostic = gpu_emulator::run("huge_shared", &huge_shared, &body).unwrap_err();
-    assert!(
-        matches!(diagnostic.fault, Fault::InvalidLaunch { value, .. } if value == u64::from(u32::MAX)),
-        "{diagnostic}"
-    );
+    assert_fault!(diagnostic, Fault::InvalidLaunch { value, .. } if value == u64::from(u32::MAX));
     let empty = Launch {
         grid: (0, 1, 1),
         block: (32, 1, 1),

@@ -2,30 +2,32 @@
 //! builds check too, an index past u32) is reported with its thread and
 //! the panic's message.
 
-use gpu_emulator::{self, Fault, Launch};
+use gpu_emulator::{self, Diagnostic, Fault};
 use gpu_std::global::{Global, row_major};
 use gpu_std::thread::thread_idx_x;
 
-use crate::support::one_block;
+use crate::support::{blocks, one_block};
+
+/// Asserts that `diagnostic` reports a panic of thread (0, 0, 0) whose
+/// message says `words`.
+#[track_caller]
+fn assert_thread_0_panicked(diagnostic: &Diagnostic, words: &str) {
+    let Fault::Panic { thread, message } = &diagnostic.fault else {
+        panic!("expected a panic, got {diagnostic}")
+    };
+    assert_eq!(*thread, (0, 0, 0));
+    assert!(message.contains(words), "{message}");
+}
 
 #[test]
 fn a_panicking_kernel_is_reported_with_its_thread_and_message() {
     fn divide(divisor: u32) {
         std::hint::black_box(100 / (thread_idx_x() * divisor));
     }
-    let launch = Launch {
-        grid: (2, 1, 1),
-        block: (4, 1, 1),
-        shared_bytes: 0,
-        cluster: (1, 1, 1),
-    };
+    let launch = blocks(2, 4, 0);
     let diagnostic = gpu_emulator::run("divide", &launch, &|| divide(1)).unwrap_err();
     assert_eq!(diagnostic.block, (0, 0, 0));
-    let Fault::Panic { thread, message } = diagnostic.fault else {
-        panic!("expected a panic, got {diagnostic}")
-    };
-    assert_eq!(thread, (0, 0, 0));
-    assert!(message.contains("divide by zero"), "{message}");
+    assert_thread_0_panicked(&diagnostic, "divide by zero");
 }
 
 /// The README's test command builds in release mode; overflow checks stay
@@ -35,21 +37,12 @@ fn an_overflow_in_a_kernel_is_reported_in_a_release_build() {
     fn left_neighbour() -> u32 {
         std::hint::black_box(thread_idx_x()) - 1
     }
-    let launch = Launch {
-        grid: (1, 1, 1),
-        block: (4, 1, 1),
-        shared_bytes: 0,
-        cluster: (1, 1, 1),
-    };
+    let launch = blocks(1, 4, 0);
     let diagnostic = gpu_emulator::run("left_neighbour", &launch, &|| {
         std::hint::black_box(left_neighbour());
     })
     .unwrap_err();
-    let Fault::Panic { thread, message } = diagnostic.fault else {
-        panic!("expected a panic, got {diagnostic}")
-    };
-    assert_eq!(thread, (0, 0, 0));
-    assert!(message.contains("subtract with overflow"), "{message}");
+    assert_thread_0_panicked(&diagnostic, "subtract with overflow");
 }
 
 #[test]
@@ -67,9 +60,5 @@ fn an_index_beyond_u32_breaks_the_promise_the_gpu_code_relies_on() {
         far_row(view, 1 << 16)
     })
     .unwrap_err();
-    let Fault::Panic { thread, message } = diagnostic.fault else {
-        panic!("expected a panic, got {diagnostic}")
-    };
-    assert_eq!(thread, (0, 0, 0));
-    assert!(message.contains("overflows u32"), "{message}");
+    assert_thread_0_panicked(&diagnostic, "overflows u32");
 }

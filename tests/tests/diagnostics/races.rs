@@ -2,19 +2,22 @@
 //! them writing, with no barrier between, whatever order the emulator
 //! happens to run them in.
 
-use gpu_emulator::{self, Access, AccessKind, Dim3, Fault, SharedPlace};
+use gpu_emulator::{self, Access, AccessKind, Diagnostic, Fault, SharedPlace};
 use gpu_std::global::Global;
 use gpu_std::shared::SharedArray;
 use gpu_std::thread::{sync_threads, thread_idx_x};
 use rand::Rng;
 
 use crate::matmul::{Bug, run_tiled_matmul};
-use crate::support::{one_block, rng};
+use crate::support::{assert_says, on_one_word, one_block, rng};
 
 /// A race at shared byte `offset` between an earlier and a later access,
-/// each a thread and what it did.
-fn race(offset: u32, earlier: (Dim3, AccessKind), later: (Dim3, AccessKind)) -> Fault {
-    let access = |(thread, kind)| Access { thread, kind };
+/// each a thread (its x index in a 1-D block) and what it did.
+fn race(offset: u32, earlier: (u32, AccessKind), later: (u32, AccessKind)) -> Fault {
+    let access = |(x, kind)| Access {
+        thread: (x, 0, 0),
+        kind,
+    };
     Fault::SharedRace {
         offset,
         place: SharedPlace::LaunchSized(offset),
@@ -35,12 +38,7 @@ fn a_missing_second_barrier_is_a_race() {
     };
     assert_ne!(earlier.thread, later.thread);
     assert!(earlier.kind == AccessKind::Write || later.kind == AccessKind::Write);
-    assert!(
-        diagnostic
-            .to_string()
-            .contains("with no sync_threads between"),
-        "{diagnostic}"
-    );
+    assert_says(&diagnostic, "with no sync_threads between");
 }
 
 /// Thread 0 reads a tile element before thread 1 writes it: that the
@@ -59,28 +57,34 @@ fn a_missing_first_barrier_is_a_race_with_the_write_it_skips() {
     assert_ne!(earlier.thread, later.thread);
 }
 
-#[test]
-fn a_write_after_a_read_by_another_thread_is_a_race() {
-    // Thread t reads element t + 1, then writes element t: thread t + 1's
-    // write comes after thread t's read, with no barrier between.
-    unsafe fn shift_left(values: Global<u32>) {
+/// Runs `body` as kernel `name` on a block of 32 threads, each of which
+/// has first stored a random value to its word of a 32-word tile of
+/// launch-sized memory, before a barrier; the diagnostic that stops it.
+fn after_staging(name: &'static str, body: fn(SharedArray<u32>, u32)) -> Diagnostic {
+    let mut rng = rng();
+    let values: Vec<u32> = (0..32).map(|_| rng.random()).collect();
+    let values = Global::new("values", &values);
+    let thread = || {
         let t = thread_idx_x();
+        // SAFETY: 32 threads, 32 values, 32 words of shared memory.
         unsafe {
             let tile = SharedArray::<u32>::launch_sized();
             tile.write(t, values.read(t as usize));
             sync_threads();
-            let right = tile.read((t + 1) % 32);
-            tile.write(t, right);
+            body(tile, t);
         }
-    }
-    let mut rng = rng();
-    let values: Vec<u32> = (0..32).map(|_| rng.random()).collect();
-    let values = Global::new("values", &values);
-    // SAFETY: 32 threads, 32 values.
-    let diagnostic = gpu_emulator::run("shift_left", &one_block(32, 128), &|| unsafe {
-        shift_left(values)
-    })
-    .unwrap_err();
+    };
+    gpu_emulator::run(name, &one_block(32, 128), &thread).unwrap_err()
+}
+
+#[test]
+fn a_write_after_a_read_by_another_thread_is_a_race() {
+    // Thread t reads element t + 1, then writes element t: thread t + 1's
+    // write comes after thread t's read, with no barrier between.
+    let diagnostic = after_staging("shift_left", |tile, t| unsafe {
+        let right = tile.read((t + 1) % 32);
+        tile.write(t, right);
+    });
     let Fault::SharedRace {
         earlier,
         later,
@@ -98,11 +102,9 @@ fn a_write_after_a_read_by_another_thread_is_a_race() {
         (earlier.thread, later.thread, offset, place),
         ((0, 0, 0), (1, 0, 0), 4, SharedPlace::LaunchSized(4))
     );
-    assert!(
-        diagnostic
-            .to_string()
-            .contains("race at byte 4 of the launch-sized shared memory"),
-        "{diagnostic}"
+    assert_says(
+        &diagnostic,
+        "race at byte 4 of the launch-sized shared memory",
     );
 }
 
@@ -111,31 +113,13 @@ fn a_read_after_a_write_by_another_thread_is_a_race() {
     // After a barrier every thread overwrites its element, then reads its
     // left neighbour's, with no barrier between: thread 1 reads what thread
     // 0 has just written.
-    unsafe fn rewrite_then_read_left(values: Global<u32>) {
-        let t = thread_idx_x();
-        unsafe {
-            let tile = SharedArray::<u32>::launch_sized();
-            tile.write(t, values.read(t as usize));
-            sync_threads();
-            tile.write(t, tile.read(t) ^ 1);
-            std::hint::black_box(tile.read((t + 31) % 32));
-        }
-    }
-    let mut rng = rng();
-    let values: Vec<u32> = (0..32).map(|_| rng.random()).collect();
-    let values = Global::new("values", &values);
-    // SAFETY: 32 threads, 32 values.
-    let diagnostic = gpu_emulator::run("rewrite_then_read_left", &one_block(32, 128), &|| unsafe {
-        rewrite_then_read_left(values)
-    })
-    .unwrap_err();
+    let diagnostic = after_staging("rewrite_then_read_left", |tile, t| unsafe {
+        tile.write(t, tile.read(t) ^ 1);
+        std::hint::black_box(tile.read((t + 31) % 32));
+    });
     assert_eq!(
         diagnostic.fault,
-        race(
-            0,
-            ((0, 0, 0), AccessKind::Write),
-            ((1, 0, 0), AccessKind::Read)
-        )
+        race(0, (0, AccessKind::Write), (1, AccessKind::Read))
     );
     assert!(
         diagnostic.to_string().ends_with(
@@ -157,30 +141,13 @@ fn two_threads_writing_one_element_is_a_race() {
     .unwrap_err();
     assert_eq!(
         diagnostic.fault,
-        race(
-            0,
-            ((0, 0, 0), AccessKind::Write),
-            ((1, 0, 0), AccessKind::Write)
-        )
+        race(0, (0, AccessKind::Write), (1, AccessKind::Write))
     );
 }
 
-/// Runs `body` on one block of 32 threads over one word of launch-sized
-/// memory that thread 0 writes before a barrier.
-fn on_a_written_word(body: fn(SharedArray<u32>, u32)) -> Result<(), gpu_emulator::Diagnostic> {
-    let thread = || {
-        let t = thread_idx_x();
-        // SAFETY: one word of launch-sized memory.
-        unsafe {
-            let word = SharedArray::<u32>::launch_sized();
-            if t == 0 {
-                word.write(0, 1);
-            }
-            sync_threads();
-            body(word, t);
-        }
-    };
-    gpu_emulator::run("word", &one_block(32, 4), &thread)
+/// Runs `body` over a word that thread 0 sets to 1 before a barrier.
+fn on_a_written_word(body: fn(SharedArray<u32>, u32)) -> Result<(), Diagnostic> {
+    on_one_word("word", 1, body)
 }
 
 #[test]
@@ -203,11 +170,7 @@ fn a_read_in_an_earlier_barrier_interval_does_not_hide_a_later_one() {
     .unwrap_err();
     assert_eq!(
         diagnostic.fault,
-        race(
-            0,
-            ((5, 0, 0), AccessKind::Read),
-            ((9, 0, 0), AccessKind::Write)
-        )
+        race(0, (5, AccessKind::Read), (9, AccessKind::Write))
     );
 }
 
@@ -230,10 +193,6 @@ fn a_thread_that_reads_twice_leaves_room_for_another_reader() {
     .unwrap_err();
     assert_eq!(
         diagnostic.fault,
-        race(
-            0,
-            ((1, 0, 0), AccessKind::Read),
-            ((0, 0, 0), AccessKind::Write)
-        )
+        race(0, (1, AccessKind::Read), (0, AccessKind::Write))
     );
 }

@@ -2,13 +2,15 @@
 //! written in the same launch, by any thread, before or after, whatever
 //! orders them, for the path is not coherent with the launch's stores.
 
-use gpu_emulator::{self, Diagnostic, Fault, Launch};
+use gpu_emulator::{self, Diagnostic, Fault};
 use gpu_std::global::{Global, GlobalMut};
 use gpu_std::thread::{block_idx_x, sync_threads, thread_idx_x};
 
-/// Runs `body` over `blocks` blocks of 32 threads, with two views of one
+use crate::support::blocks;
+
+/// Runs `body` over `grid` blocks of 32 threads, with two views of one
 /// buffer of 64 elements: written through the one, read through the other.
-fn run(blocks: u32, body: fn(Global<f32>, GlobalMut<f32>)) -> Result<(), Diagnostic> {
+fn run(grid: u32, body: fn(Global<f32>, GlobalMut<f32>)) -> Result<(), Diagnostic> {
     let mut data = vec![1.0f32; 64];
     let written = GlobalMut::new("data", &mut data);
     // SAFETY: the same 64 elements, read by the emulated kernel alone
@@ -16,12 +18,7 @@ fn run(blocks: u32, body: fn(Global<f32>, GlobalMut<f32>)) -> Result<(), Diagnos
     let read = Global::new("data", unsafe {
         std::slice::from_raw_parts(data.as_ptr(), 64)
     });
-    let launch = Launch {
-        grid: (blocks, 1, 1),
-        block: (32, 1, 1),
-        shared_bytes: 0,
-        cluster: (1, 1, 1),
-    };
+    let launch = blocks(grid, 32, 0);
     gpu_emulator::run("read_only", &launch, &|| body(read, written))
 }
 

@@ -2,12 +2,12 @@
 //! vector read off its 16-byte boundary, and a read of what only an
 //! earlier block wrote.
 
-use gpu_emulator::{self, AccessKind, Fault, Launch};
+use gpu_emulator::{self, AccessKind, Fault};
 use gpu_std::shared::SharedArray;
 use gpu_std::thread::{block_idx_x, sync_threads, thread_idx_x};
 
 use crate::matmul::TILE;
-use crate::support::one_block;
+use crate::support::{assert_says, blocks, one_block};
 
 #[test]
 fn an_access_past_the_launch_sized_shared_memory_is_reported() {
@@ -63,10 +63,7 @@ fn a_vector_read_of_shared_memory_off_its_16_byte_boundary_is_reported() {
             size: 16
         }
     );
-    assert!(
-        diagnostic.to_string().contains("misaligned address"),
-        "{diagnostic}"
-    );
+    assert_says(&diagnostic, "misaligned address");
 }
 
 #[test]
@@ -80,12 +77,7 @@ fn later_blocks_see_no_shared_data_of_earlier_ones() {
             std::hint::black_box(unsafe { tile.read(thread_idx_x()) });
         }
     }
-    let launch = Launch {
-        grid: (2, 1, 1),
-        block: (4, 1, 1),
-        shared_bytes: 16,
-        cluster: (1, 1, 1),
-    };
+    let launch = blocks(2, 4, 16);
     // SAFETY: only shared memory is touched, and the emulator checks it.
     let diagnostic = gpu_emulator::run("read_without_writing", &launch, &|| unsafe {
         read_without_writing()

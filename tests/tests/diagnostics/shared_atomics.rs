@@ -3,7 +3,7 @@
 //! unordered, or ordered by a barrier, a thread's own order or a
 //! `syncwarp`.
 
-use gpu_emulator::{self, AccessKind, BlockOrder, Diagnostic, Fault};
+use gpu_emulator::{self, AccessKind, BlockOrder, Diagnostic, Dim3, Fault};
 use gpu_std::atomic::atomic_add;
 use gpu_std::global::{Global, GlobalMut};
 use gpu_std::shared::SharedArray;
@@ -11,8 +11,8 @@ use gpu_std::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use gpu_std::warp;
 use rand::Rng;
 
-use crate::atomics::{access, blocks, run_in};
-use crate::support::{one_block, rng};
+use crate::atomics::{access, run_in};
+use crate::support::{assert_fault, assert_says, blocks, on_one_word, one_block, rng};
 
 /// A 256-bin histogram of `bytes`: each block counts its share in shared
 /// memory with block-scoped atomics, then adds its bins to the global ones.
@@ -96,10 +96,7 @@ fn a_plain_increment_racing_an_atomic_one_in_shared_memory_is_reported() {
         earlier.thread == (5, 0, 0) || later.thread == (5, 0, 0),
         "{diagnostic}"
     );
-    assert!(
-        diagnostic.to_string().contains("atomically updated"),
-        "{diagnostic}"
-    );
+    assert_says(&diagnostic, "atomically updated");
 }
 
 #[test]
@@ -109,31 +106,22 @@ fn a_shared_atomic_on_a_word_never_written_is_reported() {
         atomic_add(SharedArray::<u32>::launch_sized().element(0), 1);
     };
     let diagnostic = gpu_emulator::run("unset", &one_block(32, 4), &body).unwrap_err();
-    assert!(
-        matches!(
-            diagnostic.fault,
-            Fault::SharedUninitialized { offset: 0, .. }
-        ),
-        "{diagnostic}"
-    );
+    assert_fault!(diagnostic, Fault::SharedUninitialized { offset: 0, .. });
 }
 
-/// Runs `body` on one block of 32 threads over one word of launch-sized
-/// memory that thread 0 zeroes before a barrier.
+/// Runs `body` over a word that thread 0 zeroes before a barrier.
 fn one_word(body: fn(SharedArray<u32>, u32)) -> Result<(), Diagnostic> {
-    let thread = || {
-        let t = thread_idx_x();
-        // SAFETY: one word of launch-sized memory.
-        unsafe {
-            let word = SharedArray::<u32>::launch_sized();
-            if t == 0 {
-                word.write(0, 0);
-            }
-            sync_threads();
-            body(word, t);
-        }
+    on_one_word("one_word", 0, body)
+}
+
+/// Asserts that `diagnostic` is a race between thread `atomic`'s atomic
+/// and thread `reader`'s later plain read.
+fn assert_atomic_then_read(diagnostic: &Diagnostic, atomic: Dim3, reader: Dim3) {
+    let Fault::SharedRace { earlier, later, .. } = diagnostic.fault else {
+        panic!("{diagnostic}");
     };
-    gpu_emulator::run("one_word", &one_block(32, 4), &thread)
+    assert_eq!(earlier, access(atomic, AccessKind::Atomic), "{diagnostic}");
+    assert_eq!(later, access(reader, AccessKind::Read), "{diagnostic}");
 }
 
 #[test]
@@ -147,15 +135,7 @@ fn a_plain_read_after_every_other_threads_atomic_is_reported() {
         }
     })
     .unwrap_err();
-    let Fault::SharedRace { earlier, later, .. } = diagnostic.fault else {
-        panic!("{diagnostic}");
-    };
-    assert_eq!(
-        earlier,
-        access((0, 0, 0), AccessKind::Atomic),
-        "{diagnostic}"
-    );
-    assert_eq!(later, access((31, 0, 0), AccessKind::Read), "{diagnostic}");
+    assert_atomic_then_read(&diagnostic, (0, 0, 0), (31, 0, 0));
 }
 
 #[test]
@@ -183,15 +163,7 @@ fn a_thread_that_updated_atomically_races_with_another_threads_atomic() {
         }
     })
     .unwrap_err();
-    let Fault::SharedRace { earlier, later, .. } = diagnostic.fault else {
-        panic!("{diagnostic}");
-    };
-    assert_eq!(
-        earlier,
-        access((1, 0, 0), AccessKind::Atomic),
-        "{diagnostic}"
-    );
-    assert_eq!(later, access((0, 0, 0), AccessKind::Read), "{diagnostic}");
+    assert_atomic_then_read(&diagnostic, (1, 0, 0), (0, 0, 0));
 }
 
 #[test]

@@ -2,12 +2,12 @@
 //! launch-sized memory, checked by name for races, bounds and unwritten
 //! elements, and limited together with the launch-sized memory.
 
-use gpu_emulator::{self, AccessKind, Diagnostic, Fault, Launch, SharedPlace};
+use gpu_emulator::{self, AccessKind, Diagnostic, Fault, SharedPlace};
 use gpu_std::global::GlobalMut;
 use gpu_std::shared::SharedArray;
 use gpu_std::thread::{block_idx_x, sync_threads, thread_idx_x};
 
-use crate::support::one_block;
+use crate::support::{assert_fault, assert_says, blocks, one_block};
 
 /// How `rotate_static` goes wrong, if at all.
 #[derive(Clone, Copy, PartialEq)]
@@ -64,12 +64,7 @@ unsafe fn rotate_static(out: GlobalMut<f32>, bug: StaticBug) {
 fn run_rotate_static(bug: StaticBug) -> (Result<(), Diagnostic>, Vec<f32>) {
     let mut out = vec![f32::NAN; 64];
     let view = GlobalMut::new("out", &mut out);
-    let launch = Launch {
-        grid: (2, 1, 1),
-        block: (32, 1, 1),
-        shared_bytes: 128,
-        cluster: (1, 1, 1),
-    };
+    let launch = blocks(2, 32, 128);
     // SAFETY: blocks of 32 threads and 128 bytes; the emulator checks the
     // rest.
     let result = gpu_emulator::run("rotate_static", &launch, &|| unsafe {
@@ -91,22 +86,14 @@ fn a_static_shared_array_is_one_per_block_beside_the_launch_sized_memory() {
 fn a_static_shared_array_read_without_a_barrier_is_a_race_named_by_the_array() {
     let diagnostic = run_rotate_static(StaticBug::NoBarrier).0.unwrap_err();
     // Thread 1 reads word 0, which thread 0 wrote: its first byte.
-    assert!(
-        matches!(
-            diagnostic.fault,
-            Fault::SharedRace {
-                place: SharedPlace::Static("ROTATED", 0),
-                ..
-            }
-        ),
-        "{diagnostic}"
+    assert_fault!(
+        diagnostic,
+        Fault::SharedRace {
+            place: SharedPlace::Static("ROTATED", 0),
+            ..
+        }
     );
-    assert!(
-        diagnostic
-            .to_string()
-            .contains("race at byte 0 of the shared array ROTATED"),
-        "{diagnostic}"
-    );
+    assert_says(&diagnostic, "race at byte 0 of the shared array ROTATED");
 }
 
 #[test]
@@ -122,21 +109,18 @@ fn a_static_shared_array_read_past_its_end_is_reported_by_name() {
             len: 32
         }
     );
-    assert!(diagnostic.to_string().contains("shared array ROTATED"));
+    assert_says(&diagnostic, "shared array ROTATED");
 }
 
 #[test]
 fn a_static_shared_array_element_nobody_wrote_is_uninitialised() {
     let diagnostic = run_rotate_static(StaticBug::Unwritten).0.unwrap_err();
-    assert!(
-        matches!(
-            diagnostic.fault,
-            Fault::SharedUninitialized {
-                thread: (4, 0, 0),
-                ..
-            }
-        ),
-        "{diagnostic}"
+    assert_fault!(
+        diagnostic,
+        Fault::SharedUninitialized {
+            thread: (4, 0, 0),
+            ..
+        }
     );
 }
 
@@ -196,14 +180,11 @@ fn a_race_in_the_second_static_array_is_placed_in_it() {
         }
     })
     .unwrap_err();
-    assert!(
-        matches!(
-            diagnostic.fault,
-            Fault::SharedRace {
-                place: SharedPlace::Static("SECOND", 8),
-                ..
-            }
-        ),
-        "{diagnostic}"
+    assert_fault!(
+        diagnostic,
+        Fault::SharedRace {
+            place: SharedPlace::Static("SECOND", 8),
+            ..
+        }
     );
 }

@@ -11,7 +11,7 @@ use gpu_std::shared::SharedArray;
 use gpu_std::tensor::{Swizzle, TensorMap2d, TiledMap, memcpy_async_tensor_2d, swizzle_128b};
 use gpu_std::thread::{sync_threads, thread_idx_x};
 
-use crate::support::one_block;
+use crate::support::{assert_says, one_block};
 
 /// The array: 6 rows of 40 elements, element (r, c) = 100 r + c + 1.
 const WIDTH: u32 = 40;
@@ -171,10 +171,7 @@ fn a_tensor_map_used_without_acquiring_it_is_reported() {
         panic!("not an unacquired map: {diagnostic}");
     };
     assert_eq!((thread, buffer), ((0, 0, 0), "map"));
-    assert!(
-        diagnostic.to_string().contains("TensorMap2d::acquire"),
-        "{diagnostic}"
-    );
+    assert_says(&diagnostic, "TensorMap2d::acquire");
 }
 
 #[test]

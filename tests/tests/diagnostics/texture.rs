@@ -4,18 +4,15 @@
 //! answers with some value and no error.
 
 use gpu_emulator::texture::{Texture, create_texture, destroy_texture};
-use gpu_emulator::{self, Diagnostic, Fault, Launch};
+use gpu_emulator::{self, Diagnostic, Fault};
 use gpu_std::texture::Texture2d;
 use gpu_std::{AddressMode, FilterMode, Sampling};
 
+use crate::support::one_block;
+
 /// One thread's fetch at `(x, y)` through `texture`.
 fn fetch(texture: Texture2d, x: f32, y: f32) -> Result<f32, Diagnostic> {
-    let launch = Launch {
-        grid: (1, 1, 1),
-        block: (1, 1, 1),
-        shared_bytes: 0,
-        cluster: (1, 1, 1),
-    };
+    let launch = one_block(1, 0);
     let fetched = std::cell::Cell::new(f32::NAN);
     // SAFETY: the texture may be dead on purpose: the emulator checks it.
     gpu_emulator::run("fetch", &launch, &|| {

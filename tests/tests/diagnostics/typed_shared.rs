@@ -3,14 +3,27 @@
 //! as `shared_array!`s, launch-sized memory of half floats, and the 227 KiB
 //! a block gets once its kernel opts in.
 
-use gpu_emulator::{self, Fault};
+use gpu_emulator::{self, Diagnostic, Fault};
 use gpu_std::global::{Global, GlobalMut};
 use gpu_std::shared::SharedArray;
 use gpu_std::thread::{sync_threads, thread_idx_x};
 use gpu_std::{bf16, f16};
 use rand::Rng;
 
-use crate::support::{one_block, rng};
+use crate::support::{assert_fault, one_block, rng};
+
+/// Runs `kernel` as `name` on one block of `(threads, shared_bytes)`,
+/// over views of `input` and `out` under those names.
+fn run_on_one_block<I: Copy, O: Copy>(
+    name: &'static str,
+    (threads, shared_bytes): (u32, u32),
+    input: &[I],
+    out: &mut [O],
+    kernel: impl Fn(Global<I>, GlobalMut<O>),
+) -> Result<(), Diagnostic> {
+    let (x, y) = (Global::new("input", input), GlobalMut::new("out", out));
+    gpu_emulator::run(name, &one_block(threads, shared_bytes), &|| kernel(x, y))
+}
 
 /// Thread t of a block of 256 counts the bytes of `input` equal to t into
 /// `bins[t]` (`__shared__ unsigned bins[256]`), then writes bin 255 − t,
@@ -42,12 +55,8 @@ fn a_static_shared_array_of_u32_holds_a_histogram() {
     let mut rng = rng();
     let input: Vec<u8> = (0..3000).map(|_| rng.random()).collect();
     let mut out = vec![u32::MAX; 256];
-    let (x, y) = (
-        Global::new("input", &input),
-        GlobalMut::new("out", &mut out),
-    );
     // SAFETY: one block of 256 threads, 256 outputs.
-    gpu_emulator::run("count_bytes", &one_block(256, 0), &|| unsafe {
+    run_on_one_block("count_bytes", (256, 0), &input, &mut out, |x, y| unsafe {
         count_bytes(x, y, input.len() as u32)
     })
     .unwrap();
@@ -82,14 +91,14 @@ fn a_static_shared_array_of_i16_keeps_signs_and_its_own_bounds() {
     let mut rng = rng();
     let input: Vec<i16> = (0..64).map(|_| rng.random()).collect();
     let mut out = vec![0i16; 64];
-    let (x, y) = (
-        Global::new("input", &input),
-        GlobalMut::new("out", &mut out),
-    );
     // SAFETY: one block of 64 threads, 64 elements each.
-    gpu_emulator::run("neighbour_differences", &one_block(64, 0), &|| unsafe {
-        neighbour_differences(x, y)
-    })
+    run_on_one_block(
+        "neighbour_differences",
+        (64, 0),
+        &input,
+        &mut out,
+        |x, y| unsafe { neighbour_differences(x, y) },
+    )
     .unwrap();
     let expected: Vec<i16> = (0..64)
         .map(|t| input[(t + 1) % 64].wrapping_sub(input[t]))
@@ -102,17 +111,14 @@ fn a_static_shared_array_of_i16_keeps_signs_and_its_own_bounds() {
         unsafe { std::hint::black_box(gpu_std::shared_array!(SHORTS: [i16; 64]).read(64)) };
     })
     .unwrap_err();
-    assert!(
-        matches!(
-            diagnostic.fault,
-            Fault::StaticSharedOutOfBounds {
-                array: "SHORTS",
-                index: 64,
-                len: 64,
-                ..
-            }
-        ),
-        "{diagnostic}"
+    assert_fault!(
+        diagnostic,
+        Fault::StaticSharedOutOfBounds {
+            array: "SHORTS",
+            index: 64,
+            len: 64,
+            ..
+        }
     );
 }
 
@@ -148,12 +154,8 @@ fn launch_sized_shared_memory_holds_f16_and_bf16() {
     let mut rng = rng();
     let input: Vec<f32> = (0..32).map(|_| rng.random_range(-100.0..100.0)).collect();
     let mut out = vec![f32::NAN; 32];
-    let (x, y) = (
-        Global::new("input", &input),
-        GlobalMut::new("out", &mut out),
-    );
     // SAFETY: one block of 32 threads and 128 bytes.
-    gpu_emulator::run("half_floats", &one_block(32, 128), &|| unsafe {
+    run_on_one_block("half_floats", (32, 128), &input, &mut out, |x, y| unsafe {
         half_floats(x, y)
     })
     .unwrap();

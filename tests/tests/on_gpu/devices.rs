@@ -1,10 +1,13 @@
 //! The GPU, opened once for every trial: with the kernels' PTX, with the
-//! sm_75 build a Turing GPU loads, and launching the CUDA C++ twins.
+//! sm_75 build a Turing GPU loads, and launching the CUDA C++ twins; and
+//! how the trials run the command line and report a failure.
 
 use std::sync::OnceLock;
 
+use clap::Parser;
 use libtest_mimic::Failed;
 use locality::Gpu;
+use locality::cli::{Cli, Verdict};
 
 pub fn gpu() -> Result<&'static Gpu, Failed> {
     static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
@@ -40,4 +43,14 @@ pub fn twin() -> Result<&'static Gpu, Failed> {
 
 pub fn failed(error: impl std::fmt::Display) -> Failed {
     error.to_string().into()
+}
+
+/// Runs the command line `args`, which must end with `expected`.
+pub fn run_ending(args: &[&str], expected: Verdict) -> Result<(), Failed> {
+    let cli = Cli::try_parse_from(args).map_err(failed)?;
+    match locality::cli::run(&cli) {
+        Ok(verdict) if verdict == expected => Ok(()),
+        Ok(verdict) => Err(format!("the run ended {verdict:?}").into()),
+        Err(error) => Err(failed(error)),
+    }
 }

@@ -15,7 +15,7 @@ use locality::{Backend, Error};
 use locality_tests::{kernel, quiet_seed};
 use rand::{SeedableRng, rngs::SmallRng};
 
-use crate::devices::{failed, gpu, gpu_sm75};
+use crate::devices::{failed, gpu, gpu_sm75, run_ending};
 
 /// Errors that need real device buffers.
 pub fn error_trials() -> Vec<Trial> {
@@ -129,13 +129,7 @@ pub fn error_trials() -> Vec<Trial> {
             },
         ),
         Trial::test("the kernel list shows each kernel's resources", || {
-            let cli = Cli::try_parse_from(["locality", "--list"])
-                .map_err(|e| Failed::from(e.to_string()))?;
-            match locality::cli::run(&cli) {
-                Ok(Verdict::Listed) => Ok(()),
-                Ok(verdict) => Err(format!("the run ended {verdict:?}").into()),
-                Err(error) => Err(failed(error)),
-            }
+            run_ending(&["locality", "--list"], Verdict::Listed)
         }),
         Trial::test(
             "the command line verifies every kernel at small odd sizes",

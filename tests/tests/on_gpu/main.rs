@@ -22,12 +22,11 @@ mod npp;
 mod requirement;
 mod shared_limits;
 
-use clap::Parser;
-use libtest_mimic::{Arguments, Failed, Trial};
-use locality::cli::{Cli, Verdict};
+use libtest_mimic::{Arguments, Trial};
+use locality::cli::Verdict;
 use locality::npp::Npp;
 
-use devices::failed;
+use devices::run_ending;
 use requirement::{REQUIRE_GPU, requirement_trial};
 
 fn main() {
@@ -62,30 +61,14 @@ fn main() {
     trials.push(
         Trial::test(
             "without a GPU, the lessons verify their kernels on the emulator and say so",
-            || {
-                let cli = Cli::try_parse_from(["locality", "lessons"])
-                    .map_err(|e| Failed::from(e.to_string()))?;
-                match locality::cli::run(&cli) {
-                    Ok(Verdict::EmulatedOnly) => Ok(()),
-                    Ok(verdict) => Err(format!("the lessons ended {verdict:?}").into()),
-                    Err(error) => Err(failed(error)),
-                }
-            },
+            || run_ending(&["locality", "lessons"], Verdict::EmulatedOnly),
         )
         .with_ignored_flag(missing.is_none()),
     );
     trials.push(
         Trial::test(
             "without a GPU, the default run verifies on the emulator and says so",
-            || {
-                let cli =
-                    Cli::try_parse_from(["locality"]).map_err(|e| Failed::from(e.to_string()))?;
-                match locality::cli::run(&cli) {
-                    Ok(Verdict::EmulatedOnly) => Ok(()),
-                    Ok(verdict) => Err(format!("the run ended {verdict:?}").into()),
-                    Err(error) => Err(failed(error)),
-                }
-            },
+            || run_ending(&["locality"], Verdict::EmulatedOnly),
         )
         .with_ignored_flag(missing.is_none()),
     );

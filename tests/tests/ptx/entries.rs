@@ -10,11 +10,16 @@ use crate::builds::{PTX, PTX_SM80, PTX_SM90, body, body_in, every_entry_point};
 
 #[test]
 fn every_entry_point_is_defined_and_no_other() {
-    let mut defined: Vec<&str> = entry_points(PTX).collect();
+    assert_every_entry_point(entry_points(PTX).collect());
+}
+
+/// Asserts that `names` are the entry points of every kernel, in any
+/// order.
+fn assert_every_entry_point(mut names: Vec<&str>) {
     let mut expected = every_entry_point();
-    defined.sort_unstable();
+    names.sort_unstable();
     expected.sort_unstable();
-    assert_eq!(defined, expected);
+    assert_eq!(names, expected);
 }
 
 #[test]
@@ -72,10 +77,7 @@ fn every_kernel_has_a_cuda_cpp_twin_and_no_twin_lacks_a_kernel() {
         .collect();
     twins.retain(|name| !name.contains("##"));
     twins.extend(gemv.iter().chain(&shuffled).map(String::as_str));
-    let mut kernels = every_entry_point();
-    twins.sort_unstable();
-    kernels.sort_unstable();
-    assert_eq!(twins, kernels);
+    assert_every_entry_point(twins);
 }
 
 /// The register lesson's cap goes on its one entry, after its launch

@@ -96,22 +96,20 @@ fn a_butterfly_leaves_the_warps_sum_in_every_lane_and_down_shuffles_in_lane_0() 
     let mut rng = SmallRng::seed_from_u64(seed());
     let values: Vec<u32> = (0..96).map(|_| rng.random_range(0..1 << 20)).collect();
     let warp_sum = |warp: usize| values[warp * 32..][..32].iter().sum::<u32>();
-    let butterfly = per_thread(96, u32::MAX, |t| {
-        let mut value = values[t as usize];
-        for lane_mask in [16, 8, 4, 2, 1] {
-            value += shfl_xor_sync(ALL_LANES, value, lane_mask);
-        }
-        value
-    })
-    .unwrap();
-    let down = per_thread(96, u32::MAX, |t| {
-        let mut value = values[t as usize];
-        for delta in [16, 8, 4, 2, 1] {
-            value += shfl_down_sync(ALL_LANES, value, delta);
-        }
-        value
-    })
-    .unwrap();
+    // Each lane adds what the shuffle brings it, lane masks (or deltas)
+    // 16 down to 1.
+    let summed = |shuffle: fn(u32, u32, u32) -> u32| {
+        per_thread(96, u32::MAX, |t| {
+            let mut value = values[t as usize];
+            for lanes_away in [16, 8, 4, 2, 1] {
+                value += shuffle(ALL_LANES, value, lanes_away);
+            }
+            value
+        })
+        .unwrap()
+    };
+    let butterfly = summed(shfl_xor_sync);
+    let down = summed(shfl_down_sync);
     for (t, &sum) in butterfly.iter().enumerate() {
         assert_eq!(sum, warp_sum(t / 32), "thread {t}");
     }
@@ -142,6 +140,18 @@ fn fault_of<T: std::fmt::Debug>(result: Result<Vec<T>, Diagnostic>) -> (Fault, S
     (diagnostic.fault.clone(), diagnostic.to_string())
 }
 
+/// Asserts that `fault` is a bad warp call with the fields given (among
+/// `thread`, `lane` and `problem`), showing `message` where it is not.
+macro_rules! assert_bad_warp_call {
+    ($fault:expr, $message:expr, $($field:ident: $value:pat),+) => {
+        assert!(
+            matches!($fault, Fault::BadWarpCall { $($field: $value,)+ .. }),
+            "{}",
+            $message
+        )
+    };
+}
+
 #[test]
 fn a_full_mask_in_a_partial_warp_names_lanes_that_are_not_there() {
     let (fault, message) = fault_of(per_thread(48, 0, |t| shfl_xor_sync(ALL_LANES, t, 1)));
@@ -168,17 +178,7 @@ fn a_mask_naming_a_returned_lane_is_reported() {
         }
         shfl_xor_sync(ALL_LANES, t, 1)
     }));
-    assert!(
-        matches!(
-            fault,
-            Fault::BadWarpCall {
-                lane: 5,
-                problem: LaneProblem::Returned,
-                ..
-            }
-        ),
-        "{message}"
-    );
+    assert_bad_warp_call!(fault, message, lane: 5, problem: LaneProblem::Returned);
 }
 
 #[test]
@@ -191,17 +191,7 @@ fn a_lane_at_a_barrier_instead_of_the_shuffle_is_reported() {
             t
         }
     }));
-    assert!(
-        matches!(
-            fault,
-            Fault::BadWarpCall {
-                lane: 31,
-                problem: LaneProblem::AtBarrier(_),
-                ..
-            }
-        ),
-        "{message}"
-    );
+    assert_bad_warp_call!(fault, message, lane: 31, problem: LaneProblem::AtBarrier(_));
     assert!(
         message.contains("waits at the sync_threads at"),
         "{message}"
@@ -237,17 +227,8 @@ fn lanes_at_two_different_shuffles_are_reported() {
 #[test]
 fn a_lane_outside_its_own_mask_is_reported() {
     let (fault, message) = fault_of(per_thread(32, 0, |t| shfl_xor_sync(0xffff_fffe, t, 1)));
-    assert!(
-        matches!(
-            fault,
-            Fault::BadWarpCall {
-                thread: (0, 0, 0),
-                lane: 0,
-                problem: LaneProblem::CallerNotInMask,
-                ..
-            }
-        ),
-        "{message}"
+    assert_bad_warp_call!(
+        fault, message, thread: (0, 0, 0), lane: 0, problem: LaneProblem::CallerNotInMask
     );
 }
 
@@ -262,17 +243,8 @@ fn reading_a_lane_the_mask_leaves_out_is_reported() {
             shfl_xor_sync(0xffff_0000, t, 16)
         }
     }));
-    assert!(
-        matches!(
-            fault,
-            Fault::BadWarpCall {
-                thread: (0, 0, 0),
-                lane: 16,
-                problem: LaneProblem::SourceNotInMask,
-                ..
-            }
-        ),
-        "{message}"
+    assert_bad_warp_call!(
+        fault, message, thread: (0, 0, 0), lane: 16, problem: LaneProblem::SourceNotInMask
     );
     assert!(message.contains("an undefined value"), "{message}");
 }

@@ -62,14 +62,21 @@ fn a_warp_synchronous_sum_through_shared_memory_is_no_race() {
     }
 }
 
+/// The race on shared memory `result` must stop at: the x indices of its
+/// earlier and later threads, and the diagnostic.
+#[track_caller]
+fn shared_race(result: Result<Vec<u32>, Diagnostic>) -> ((u32, u32), Diagnostic) {
+    let diagnostic = result.unwrap_err();
+    let Fault::SharedRace { earlier, later, .. } = diagnostic.fault else {
+        panic!("{diagnostic}");
+    };
+    ((earlier.thread.0, later.thread.0), diagnostic)
+}
+
 #[test]
 fn the_same_sum_without_syncwarp_is_a_race() {
     let values = vec![1; 64];
-    let diagnostic = warp_sums(&values, false).unwrap_err();
-    assert!(
-        matches!(diagnostic.fault, Fault::SharedRace { .. }),
-        "{diagnostic}"
-    );
+    shared_race(warp_sums(&values, false));
 }
 
 #[test]
@@ -96,7 +103,7 @@ fn a_syncwarp_orders_the_lanes_of_its_mask_and_those_they_sync_with_later() {
 fn a_lane_outside_the_syncwarp_still_races() {
     // Lanes 0 and 1 sync, lane 2 does not: its read of what lane 0 wrote
     // is a race whichever runs first.
-    let diagnostic = with_tile(32, |t, tile| unsafe {
+    let ((earlier, later), diagnostic) = shared_race(with_tile(32, |t, tile| unsafe {
         if t == 0 {
             tile.write(0, 77);
         }
@@ -104,19 +111,15 @@ fn a_lane_outside_the_syncwarp_still_races() {
             syncwarp(0b011);
         }
         if t == 2 || t == 1 { tile.read(0) } else { 0 }
-    })
-    .unwrap_err();
-    let Fault::SharedRace { earlier, later, .. } = diagnostic.fault else {
-        panic!("{diagnostic}");
-    };
-    let threads = [earlier.thread.0, later.thread.0];
+    }));
+    let threads = [earlier, later];
     assert!(threads.contains(&0) && threads.contains(&2), "{diagnostic}");
 }
 
 #[test]
 fn a_syncwarp_does_not_order_two_warps() {
     // Warp 0 writes, syncs, and warp 1 reads, with no sync_threads: a race.
-    let diagnostic = with_tile(64, |t, tile| unsafe {
+    shared_race(with_tile(64, |t, tile| unsafe {
         if t < 32 {
             tile.write(t, t);
         }
@@ -124,12 +127,7 @@ fn a_syncwarp_does_not_order_two_warps() {
         let value = if t >= 32 { tile.read(t - 32) } else { 0 };
         sync_threads();
         value
-    })
-    .unwrap_err();
-    assert!(
-        matches!(diagnostic.fault, Fault::SharedRace { .. }),
-        "{diagnostic}"
-    );
+    }));
 }
 
 #[test]
@@ -153,7 +151,7 @@ fn a_syncwarp_of_lanes_past_the_first_orders_them() {
 fn a_write_after_the_syncwarp_races_with_a_read_after_it() {
     // Lane 5 writes after the barrier lane 9 reads after: nothing orders
     // the two.
-    let diagnostic = with_tile(64, |t, tile| unsafe {
+    let (threads, diagnostic) = shared_race(with_tile(64, |t, tile| unsafe {
         if t == 37 || t == 41 {
             syncwarp(1 << 5 | 1 << 9);
         }
@@ -161,10 +159,6 @@ fn a_write_after_the_syncwarp_races_with_a_read_after_it() {
             tile.write(37, 77);
         }
         if t == 41 { tile.read(37) } else { 0 }
-    })
-    .unwrap_err();
-    let Fault::SharedRace { earlier, later, .. } = diagnostic.fault else {
-        panic!("{diagnostic}");
-    };
-    assert_eq!((earlier.thread.0, later.thread.0), (37, 41), "{diagnostic}");
+    }));
+    assert_eq!(threads, (37, 41), "{diagnostic}");
 }

@@ -156,11 +156,11 @@ impl fmt::Display for Fault {
                 buffer,
                 index,
                 earlier,
-                earlier_block: (x, y, z),
+                earlier_block,
                 later,
             } => write!(
                 f,
-                "atomics to {buffer}[{index}] by {} of block ({x}, {y}, {z}) and by {}, one of them \
+                "atomics to {buffer}[{index}] by {} of block {earlier_block:?} and by {}, one of them \
                  scoped to its block (Scope::Block), which makes it atomic with its own block's \
                  threads only: two blocks' updates need Scope::Device",
                 thread(*earlier),

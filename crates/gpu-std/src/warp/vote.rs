@@ -66,36 +66,33 @@ pub fn ballot_sync(mask: u32, predicate: bool) -> u32 {
     }
 }
 
-/// `__any_sync(mask, predicate)` (`vote.sync.any.pred`): whether any lane
-/// of the mask passed a true `predicate`.
-#[inline(always)]
-#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-pub fn any_sync(mask: u32, predicate: bool) -> bool {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        // SAFETY: as in `ballot_sync`.
-        unsafe { vote_any_sync(mask, predicate) }
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        emulated(WarpOp::Any, mask, predicate.into()) != 0
-    }
+/// Declares a vote whose answer is one `bool` for the whole mask.
+macro_rules! predicate_vote {
+    ($($(#[$doc:meta])* $name:ident => $intrinsic:ident, $op:ident;)*) => {$(
+        $(#[$doc])*
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub fn $name(mask: u32, predicate: bool) -> bool {
+            #[cfg(target_arch = "nvptx64")]
+            {
+                // SAFETY: as in `ballot_sync`.
+                unsafe { $intrinsic(mask, predicate) }
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            {
+                emulated(WarpOp::$op, mask, predicate.into()) != 0
+            }
+        }
+    )*};
 }
 
-/// `__all_sync(mask, predicate)` (`vote.sync.all.pred`): whether every
-/// lane of the mask passed a true `predicate`.
-#[inline(always)]
-#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-pub fn all_sync(mask: u32, predicate: bool) -> bool {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        // SAFETY: as in `ballot_sync`.
-        unsafe { vote_all_sync(mask, predicate) }
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        emulated(WarpOp::All, mask, predicate.into()) != 0
-    }
+predicate_vote! {
+    /// `__any_sync(mask, predicate)` (`vote.sync.any.pred`): whether any lane
+    /// of the mask passed a true `predicate`.
+    any_sync => vote_any_sync, Any;
+    /// `__all_sync(mask, predicate)` (`vote.sync.all.pred`): whether every
+    /// lane of the mask passed a true `predicate`.
+    all_sync => vote_all_sync, All;
 }
 
 /// `__activemask()` (`activemask.b32`): the lanes of the warp executing
