@@ -17,6 +17,7 @@ use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::intensity::{Intensity, IntensityShape};
 use locality::families::l2::{L2, L2Shape};
 use locality::families::matmul::{Matmul, MatmulShape};
+use locality::families::matmul_bf16::MatmulBf16;
 use locality::families::readonly::{ReadOnly, ReadOnlyShape};
 use locality::families::registers::{Registers, RegistersShape};
 use locality::families::tensor::Tensor;
@@ -59,6 +60,20 @@ fn matmul_shapes() -> impl Strategy<Value = MatmulShape> {
         (size(), size(), size()),
         (blocks_of(128), 1..=40usize, 1..=24usize),
         (1..=40usize, blocks_of(256), 1..=24usize),
+    ]
+    .prop_map(|(m, n, k)| MatmulShape::new(m, n, k))
+}
+
+/// The tensor-core matmul's sizes: n and k multiples of 8 (its rows are
+/// copied 16 bytes at a time); any m, or two or three of the largest
+/// tiles (128 rows, 256 columns) along m and n with k past a slice of
+/// 64, so that a pipeline's stages wrap.
+fn matmul_bf16_shapes() -> impl Strategy<Value = MatmulShape> {
+    let eighths = |most: usize| (1..=most).prop_map(|n| 8 * n);
+    prop_oneof![
+        (size(), eighths(12), eighths(12)),
+        (blocks_of(128), (33..=80usize).prop_map(|n| 8 * n), eighths(4)),
+        (1..=40usize, eighths(4), (9..=40usize).prop_map(|k| 8 * k)),
     ]
     .prop_map(|(m, n, k)| MatmulShape::new(m, n, k))
 }
@@ -182,6 +197,11 @@ proptest! {
     #[test]
     fn matmul_kernels_agree_with_the_reference(shape in matmul_shapes(), seed: u64) {
         check_family::<_, Matmul>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn tensor_core_matmul_kernels_agree_with_the_reference(shape in matmul_bf16_shapes(), seed: u64) {
+        check_family::<_, MatmulBf16>(&Emulator::from_seed(seed), shape, seed).map_err(TestCaseError::fail)?;
     }
 
     #[test]

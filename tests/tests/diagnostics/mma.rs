@@ -10,7 +10,7 @@ use gpu_std::shared::SharedArray;
 use gpu_std::thread::{sync_threads, thread_idx_x};
 use rand::Rng;
 
-use crate::support::{one_block, rng};
+use crate::support::{assert_fault, one_block, rng};
 
 /// Elements of a 16×16 tile of bf16 and of the 16×8 one after it.
 const A_ELEMENTS: u32 = 16 * 16;
@@ -82,11 +82,7 @@ fn a_warp_multiplies_fragments_that_ldmatrix_loaded() {
 fn ldmatrix_without_a_barrier_after_other_threads_writes_is_reported() {
     let c = std::sync::Mutex::new(vec![0.0; 16 * 8]);
     let diagnostic = product(&random_tiles(), false, |t| t % 16, 0, &c).unwrap_err();
-    assert!(
-        matches!(diagnostic.fault, Fault::SharedRace { .. }),
-        "{}",
-        diagnostic.fault
-    );
+    assert_fault!(diagnostic, Fault::SharedRace { .. });
 }
 
 #[test]
