@@ -143,7 +143,11 @@ impl Work {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Bound {
+    /// The FP32 CUDA cores': cuBLAS SGEMM's throughput.
     Compute,
+    /// The tensor cores': cuBLAS's bf16 gemm's throughput, about fifteen
+    /// times the FP32 one.
+    Tensor,
     Memory,
 }
 

@@ -72,7 +72,11 @@ fn matmul_bf16_shapes() -> impl Strategy<Value = MatmulShape> {
     let eighths = |most: usize| (1..=most).prop_map(|n| 8 * n);
     prop_oneof![
         (size(), eighths(12), eighths(12)),
-        (blocks_of(128), (33..=80usize).prop_map(|n| 8 * n), eighths(4)),
+        (
+            blocks_of(128),
+            (33..=80usize).prop_map(|n| 8 * n),
+            eighths(4)
+        ),
         (1..=40usize, eighths(4), (9..=40usize).prop_map(|k| 8 * k)),
     ]
     .prop_map(|(m, n, k)| MatmulShape::new(m, n, k))

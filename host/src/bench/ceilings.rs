@@ -1,5 +1,6 @@
 //! The limits every kernel is held against: measured on the device in the
-//! same run (a device-to-device copy, cuBLAS SGEMM), and the theoretical
+//! same run (a device-to-device copy, cuBLAS SGEMM, cuBLAS's bf16 gemm on
+//! the tensor cores where the GPU has them), and the theoretical
 //! peaks that the device's attributes imply, shown beside them.
 
 use cudarc::driver::sys::CUdevice_attribute as Attribute;
@@ -11,6 +12,7 @@ use super::roofline::{Roof, per_second_g};
 use gpu_host::Gpu;
 use gpu_host::backend::Backend;
 use gpu_host::timing::{Runs, gpu_median_ms};
+use half::bf16;
 
 use crate::blas::Blas;
 use crate::error::Result;
@@ -19,8 +21,8 @@ use crate::verify::{random_vec, uniform_floats};
 /// The copy moves at most this many bytes each way: far more than any L2,
 /// small enough to fit beside the rest of a run.
 const COPY_BYTES: usize = 1 << 30;
-/// The SGEMM ceiling's matrix side: large enough for cuBLAS to reach its
-/// peak on every current GPU.
+/// The SGEMM and tensor-core ceilings' matrix side: large enough for
+/// cuBLAS to reach its peak on every current GPU.
 const SGEMM_N: usize = 8192;
 
 /// What the driver says about the GPU; `None` wherever an attribute fails or
@@ -105,7 +107,9 @@ fn fp32_lanes_per_sm((major, minor): (u32, u32)) -> Option<u32> {
     }
 }
 
-/// Measures the ceilings: the copy always, SGEMM when cuBLAS is there.
+/// Measures the ceilings: the copy always, SGEMM when cuBLAS is there, and
+/// the tensor cores' bf16 gemm when the GPU has them too (compute
+/// capability 8.0 on).
 pub fn measure(
     gpu: &Gpu,
     hardware: &Hardware,
@@ -117,11 +121,18 @@ pub fn measure(
     let sgemm_gflops = blas
         .map(|blas| sgemm_throughput(gpu, blas, runs, rng))
         .transpose()?;
+    let tensor_cores = hardware.compute_capability.is_some_and(|cc| cc >= (8, 0));
+    let tensor_gflops = blas
+        .filter(|_| tensor_cores)
+        .map(|blas| tensor_throughput(gpu, blas, runs, rng))
+        .transpose()?;
     Ok(Ceilings {
         copy_gbytes_per_s,
         copy_bytes,
         sgemm_gflops,
         sgemm_n: sgemm_gflops.map(|_| SGEMM_N),
+        tensor_gflops,
+        tensor_n: tensor_gflops.map(|_| SGEMM_N),
         theoretical_gbytes_per_s: hardware.peak_bandwidth_gbytes(),
         theoretical_fp32_gflops: hardware.peak_fp32_gflops(),
     })
@@ -152,6 +163,25 @@ fn sgemm_throughput(gpu: &Gpu, blas: &Blas, runs: Runs, rng: &mut impl Rng) -> R
     // SAFETY: A, B and C are each SGEMM_N² elements.
     let sgemm = || unsafe { blas.sgemm([SGEMM_N; 3], &a, &b, &mut c) };
     let ms = gpu_median_ms(gpu.stream(), runs, sgemm)?;
+    Ok(per_second_g(2.0 * (SGEMM_N as f64).powi(3), ms))
+}
+
+/// cuBLAS's bf16 gemm (f32 accumulation and C) at `SGEMM_N`³, in
+/// GFLOP/s: what the tensor cores reach.
+fn tensor_throughput(gpu: &Gpu, blas: &Blas, runs: Runs, rng: &mut impl Rng) -> Result<f64> {
+    let len = SGEMM_N * SGEMM_N;
+    let bf16s = |rng: &mut _| -> Vec<bf16> {
+        uniform_floats::<f32>(len, rng)
+            .into_iter()
+            .map(bf16::from_f32)
+            .collect()
+    };
+    let a = gpu.upload("the tensor ceiling's A", &bf16s(rng))?;
+    let b = gpu.upload("the tensor ceiling's B", &bf16s(rng))?;
+    let mut c = gpu.alloc::<f32>("the tensor ceiling's C", len)?;
+    // SAFETY: A, B and C are each SGEMM_N² elements.
+    let gemm = || unsafe { blas.gemm_bf16([SGEMM_N; 3], &a, &b, &mut c) };
+    let ms = gpu_median_ms(gpu.stream(), runs, gemm)?;
     Ok(per_second_g(2.0 * (SGEMM_N as f64).powi(3), ms))
 }
 

@@ -124,6 +124,13 @@ pub struct Ceilings {
     /// cuBLAS SGEMM (FP32, TF32 off) at `sgemm_n`³; null without cuBLAS.
     pub sgemm_gflops: Option<f64>,
     pub sgemm_n: Option<usize>,
+    /// The tensor cores: cuBLAS's gemm of bf16 A and B into f32 C, f32
+    /// accumulation, at `tensor_n`³; null without cuBLAS, or in a report
+    /// from before the tensor-core family.
+    #[serde(default)]
+    pub tensor_gflops: Option<f64>,
+    #[serde(default)]
+    pub tensor_n: Option<usize>,
     /// 2 × memory clock × bus width, from the device's attributes.
     pub theoretical_gbytes_per_s: Option<f64>,
     /// SMs × FP32 lanes per SM × 2 FLOP (an FMA) × SM clock.
@@ -138,6 +145,10 @@ pub struct Roofline {
     /// memory bounds.
     pub compute_gops_per_s: Option<f64>,
     pub compute_source: Option<ComputeSource>,
+    /// The tensor-core families' compute ceiling: `tensor_gflops`; null
+    /// when not measured, and then they are held to memory only.
+    #[serde(default)]
+    pub tensor_gops_per_s: Option<f64>,
     /// The memory slope: the measured copy bandwidth.
     pub bandwidth_gbytes_per_s: f64,
 }
@@ -155,14 +166,28 @@ impl Roofline {
         Self {
             compute_gops_per_s: compute,
             compute_source: source,
+            tensor_gops_per_s: ceilings.tensor_gflops,
             bandwidth_gbytes_per_s: ceilings.copy_gbytes_per_s,
         }
     }
 
+    /// The FP32 roof: the compute ceiling over the memory slope.
     pub fn roof(&self) -> Roof {
         Roof {
             compute_gops: self.compute_gops_per_s.unwrap_or(f64::INFINITY),
             bandwidth_gbytes: self.bandwidth_gbytes_per_s,
+        }
+    }
+
+    /// The roof a family bound as `bound` is held to: the tensor cores'
+    /// ceiling for the tensor-core families, the FP32 one for the rest.
+    pub fn roof_for(&self, bound: Bound) -> Roof {
+        match bound {
+            Bound::Tensor => Roof {
+                compute_gops: self.tensor_gops_per_s.unwrap_or(f64::INFINITY),
+                ..self.roof()
+            },
+            Bound::Compute | Bound::Memory => self.roof(),
         }
     }
 }
@@ -350,6 +375,30 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&(Op::IntAdd, Role::Baseline, Bound::Memory)).unwrap(),
             r#"["int_add","baseline","memory"]"#
+        );
+    }
+
+    #[test]
+    fn the_tensor_core_families_are_held_to_the_tensor_ceiling() {
+        let old = r#"{"copy_gbytes_per_s": 3000.0, "copy_bytes": 1024, "sgemm_gflops": 50000.0,
+            "sgemm_n": 8192, "theoretical_gbytes_per_s": null, "theoretical_fp32_gflops": null}"#;
+        let ceilings: Ceilings = serde_json::from_str(old).unwrap();
+        assert_eq!(
+            ceilings.tensor_gflops, None,
+            "a report from before the tensor ceiling"
+        );
+        let roofline = Roofline::from_ceilings(&Ceilings {
+            tensor_gflops: Some(740_000.0),
+            tensor_n: Some(8192),
+            ..ceilings
+        });
+        assert_eq!(roofline.roof_for(Bound::Compute).compute_gops, 50_000.0);
+        assert_eq!(roofline.roof_for(Bound::Tensor).compute_gops, 740_000.0);
+        assert_eq!(roofline.roof_for(Bound::Tensor).bandwidth_gbytes, 3000.0);
+        let unmeasured = Roofline::from_ceilings(&ceilings);
+        assert_eq!(
+            unmeasured.roof_for(Bound::Tensor).compute_gops,
+            f64::INFINITY
         );
     }
 }

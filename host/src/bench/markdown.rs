@@ -33,10 +33,17 @@ pub fn render(report: &Report) -> String {
         ),
         _ => " (no cuBLAS: no measured compute ceiling)".to_string(),
     };
+    let tensor = match (ceilings.tensor_gflops, ceilings.tensor_n) {
+        (Some(gflops), Some(n)) => format!(
+            "; on the tensor cores, cuBLAS's bf16 gemm at {n}³ reached **{:.1} TFLOP/s**",
+            gflops / 1e3
+        ),
+        _ => String::new(),
+    };
     let _ = writeln!(
         text,
         "{} ({}), {} warm-up and {} timed runs per measurement, random inputs from seed {}. \
-         Ceilings measured in the same run: a {} MiB device copy moved **{:.2} TB/s**{}{sgemm}.\n",
+         Ceilings measured in the same run: a {} MiB device copy moved **{:.2} TB/s**{}{sgemm}{tensor}.\n",
         device.name,
         about.join(", "),
         report.runs.warmup,
@@ -76,8 +83,12 @@ pub fn measured_on(report: &Report) -> String {
         Some(gflops) => format!(", cuBLAS SGEMM {:.1} TFLOP/s", gflops / 1e3),
         None => String::new(),
     };
+    let tensor = match ceilings.tensor_gflops {
+        Some(gflops) => format!(", cuBLAS bf16 gemm {:.1} TFLOP/s", gflops / 1e3),
+        None => String::new(),
+    };
     format!(
-        "{}, seed {}, ceilings measured in the same run: a device copy {:.2} TB/s{sgemm}",
+        "{}, seed {}, ceilings measured in the same run: a device copy {:.2} TB/s{sgemm}{tensor}",
         report.device.name,
         report.runs.seed,
         ceilings.copy_gbytes_per_s / 1e3

@@ -1,14 +1,16 @@
 //! The report's rows, made from the sweep's medians: each set against the
 //! roofline, its baseline and its problem's trip.
 
-use crate::family::Work;
+use crate::family::{Bound, Work};
 
-use super::json::{Role, Row, Size, Trip};
-use super::roofline::{Roof, intensity, per_second_g, ratio_to_baseline};
+use super::json::{Role, Roofline, Row, Size, Trip};
+use super::roofline::{intensity, per_second_g, ratio_to_baseline};
 
 /// One median, before it is set against the roofline and its baseline.
 pub(super) struct Measurement {
     pub(super) family: &'static str,
+    /// The ceiling its family approaches, which its roof is drawn from.
+    pub(super) bound: Bound,
     /// Where the row goes: the family's place in the list, kernels before
     /// baselines, each in its own order.
     pub(super) order: (usize, Role, usize),
@@ -24,7 +26,7 @@ pub(super) struct Measurement {
 /// The report's rows: grouped by family, kernels before baselines, each in
 /// teaching order, sizes in the order given; each kernel set against its
 /// problem's trip.
-pub(super) fn rows(measured: &[Measurement], roof: Roof, trips: &[Trip]) -> Vec<Row> {
+pub(super) fn rows(measured: &[Measurement], roofline: &Roofline, trips: &[Trip]) -> Vec<Row> {
     let mut measured: Vec<&Measurement> = measured.iter().collect();
     measured.sort_by_key(|m| m.order);
     measured
@@ -37,6 +39,7 @@ pub(super) fn rows(measured: &[Measurement], roof: Roof, trips: &[Trip]) -> Vec<
                     .map(|b| b.median_ms)
             });
             let Work { op, ops, bytes, .. } = m.work;
+            let roof = roofline.roof_for(m.bound);
             let intensity = intensity(ops, bytes);
             let trip = trips
                 .iter()

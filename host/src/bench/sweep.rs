@@ -186,6 +186,7 @@ impl Visitor for Sweep<'_> {
                 let baseline = F::baseline_of(kernel);
                 self.measured.push(Measurement {
                     family: F::NAME,
+                    bound: F::BOUND,
                     order: (family_order, Role::Kernel, index),
                     kernel: kernel.name,
                     size: size.clone(),
@@ -212,6 +213,7 @@ impl Visitor for Sweep<'_> {
                 };
                 self.measured.push(Measurement {
                     family: F::NAME,
+                    bound: F::BOUND,
                     order: (family_order, Role::Baseline, index),
                     kernel: baseline.name,
                     size: size.clone(),

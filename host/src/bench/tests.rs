@@ -22,6 +22,8 @@ fn sample_report() -> Report {
         copy_bytes: 1 << 30,
         sgemm_gflops: Some(51_000.0),
         sgemm_n: Some(8192),
+        tensor_gflops: Some(740_000.0),
+        tensor_n: Some(8192),
         theoretical_gbytes_per_s: Some(3_352.32),
         theoretical_fp32_gflops: Some(66_908.16),
     };
@@ -39,6 +41,11 @@ fn sample_report() -> Report {
         let index = kernels.iter().position(|&k| k == kernel).unwrap();
         measured.push(Measurement {
             family,
+            bound: if family == "matmul" {
+                Bound::Compute
+            } else {
+                Bound::Memory
+            },
             order: (place, role, index),
             kernel,
             size,
@@ -279,7 +286,7 @@ fn sample_report() -> Report {
             summary("blur", Bound::Memory, "n (the image is n×n pixels)"),
         ],
         kernels: Vec::new(),
-        results: rows(&measured, roofline.roof(), &trips),
+        results: rows(&measured, &roofline, &trips),
         trips,
     }
 }

@@ -51,7 +51,7 @@ impl Family for MatmulBf16 {
         emulated: &[136, 72, 40],
         sweep: "1024,2048,4096,8192",
     };
-    const BOUND: Bound = Bound::Compute;
+    const BOUND: Bound = Bound::Tensor;
     const SQUARE_AXIS: &'static str = "n (A, B and C are n×n)";
     const BENCHED: bool = true;
 

@@ -4,7 +4,7 @@
 
 use plotters::prelude::*;
 
-use crate::bench::json::{ComputeSource, Report, Row};
+use crate::bench::json::{Bound, ComputeSource, Report, Row};
 use crate::bench::roofline::Roof;
 use crate::error::Result;
 
@@ -42,6 +42,10 @@ pub fn roofline(report: &Report) -> Result<String> {
             None => "compute unknown",
         };
         let mut roofs = vec![(measured, Stroke::Solid, "copy", compute_name)];
+        if report.roofline.tensor_gops_per_s.is_some() {
+            let roof = report.roofline.roof_for(Bound::Tensor);
+            roofs.push((roof, Stroke::Dotted, "copy", "bf16 gemm (tensor cores)"));
+        }
         if let Some(roof) = theoretical {
             roofs.push((roof, Stroke::Dashed, "peak", "FP32 peak"));
         }

@@ -14,26 +14,27 @@ use super::series::{colours, marker_style, series};
 
 /// Throughput against size for one family.
 pub fn throughput(report: &Report, family: &FamilySummary) -> Result<String> {
-    let compute = family.bound == Bound::Compute;
+    let compute = family.bound != Bound::Memory;
     let (metric, unit): (fn(&Row) -> Option<f64>, _) = if compute {
         (|row| row.gops_per_s, "GFLOP/s")
     } else {
         (|row| Some(row.gbytes_per_s), "GB/s (fewest bytes moved)")
     };
-    let (measured, theoretical, ceiling_name, ceiling_unit) = if compute {
-        (
-            report.ceilings.sgemm_gflops,
-            report.ceilings.theoretical_fp32_gflops,
+    let ceilings = &report.ceilings;
+    let (measured, theoretical, ceiling_name, ceiling_unit) = match family.bound {
+        Bound::Compute => (
+            ceilings.sgemm_gflops,
+            ceilings.theoretical_fp32_gflops,
             "SGEMM",
             "FLOP/s",
-        )
-    } else {
-        (
-            Some(report.ceilings.copy_gbytes_per_s),
-            report.ceilings.theoretical_gbytes_per_s,
+        ),
+        Bound::Tensor => (ceilings.tensor_gflops, None, "bf16 gemm", "FLOP/s"),
+        Bound::Memory => (
+            Some(ceilings.copy_gbytes_per_s),
+            ceilings.theoretical_gbytes_per_s,
             "copy",
             "B/s",
-        )
+        ),
     };
     // Each kernel's line, and its CUDA C++ twin's (`true`) where it ran:
     // the same work in the twin's time.
