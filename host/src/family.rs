@@ -25,9 +25,11 @@ use crate::reference::Expected;
 use crate::verify::Comparison;
 
 mod buffers;
+mod shape;
 mod size;
 
-pub use buffers::{Buffers, InputOutput, NAMES, TwoInputs, expect_len};
+pub use buffers::{Arrays, Buffers, InputOutput, NAMES, TwoInputs, expect_len};
+pub(crate) use shape::shape;
 pub use size::{dims, indexable, nonzero, option, value};
 
 /// A size as the user gives it and the report shows it.
@@ -266,8 +268,11 @@ pub trait Family: Sized + 'static {
     type Shape: Shape;
     /// Random inputs on the host.
     type Inputs: Send + Sync;
+    /// What a shape says of the buffers: for most families, each one's
+    /// name in errors and length ([`Arrays`]).
+    type Layout;
     /// The inputs and outputs on a backend.
-    type Buffers<B: Backend>: Buffers<B>;
+    type Buffers<B: Backend>: Buffers<B, Inputs = Self::Inputs, Layout = Self::Layout>;
 
     /// Options of the family's own beyond its size (the blur's radius,
     /// say), with the bench's defaults where `sweep`.
@@ -330,11 +335,16 @@ pub trait Family: Sized + 'static {
 
     fn reference(shape: Self::Shape, inputs: &Self::Inputs) -> Expected;
 
+    /// The buffers at `shape`, once the shape is valid.
+    fn layout(shape: Self::Shape) -> Result<Self::Layout>;
+
     fn upload<B: Backend>(
         backend: &B,
         shape: Self::Shape,
         inputs: &Self::Inputs,
-    ) -> Result<Self::Buffers<B>>;
+    ) -> Result<Self::Buffers<B>> {
+        Self::Buffers::upload(backend, inputs, &Self::layout(shape)?)
+    }
 
     /// Makes the buffers ready for `kernel` to be checked: the output
     /// ([`Buffers::output`]) poisoned, and where a family says so, the inputs in the layout the
@@ -349,14 +359,35 @@ pub trait Family: Sized + 'static {
         Ok(backend.poison(buffers.output())?)
     }
 
-    /// Launches `kernel` on the buffers, after checking them against the
-    /// shape.
+    /// The kernels' arguments, the one place that knows their parameter
+    /// list. [`Family::launch`] calls it once the problem is valid and the
+    /// buffers are as [`Family::layout`] says, and launches the kernel with
+    /// what it returns: the family's comment says why that keeps the
+    /// kernels' contracts.
+    fn args<'a, B: Backend>(
+        shape: Self::Shape,
+        problem: &Self::Problem,
+        buffers: &'a mut Self::Buffers<B>,
+    ) -> <Self::Args as Params>::Host<'a, B::Memory>;
+
+    /// Launches `kernel` on the buffers, after checking that it is made for
+    /// the shape, that the problem is valid and that the buffers are the
+    /// shape's.
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Self::Args, Self::Problem>,
         shape: Self::Shape,
         buffers: &mut Self::Buffers<B>,
-    ) -> Result<()>;
+    ) -> Result<()> {
+        Self::made_for(kernel, shape)?;
+        let problem = Self::problem(shape)?;
+        buffers.expect(backend, &Self::layout(shape)?)?;
+        let args = Self::args(shape, &problem, buffers);
+        // SAFETY: the problem is valid and the buffers are as the shape
+        // lays them out, checked just now, which is all each family's
+        // `args` asks to keep the kernels' contracts.
+        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
+    }
 
     /// Every element of the output ([`Buffers::output`]) against the
     /// reference.

@@ -6,13 +6,14 @@ use kernels::access::{Args, KERNELS, Problem};
 
 use crate::families::prelude::*;
 
-/// n elements copied from input[offset + i·stride].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AccessShape {
-    pub n: usize,
-    pub stride: usize,
-    pub offset: usize,
+shape! {
+    /// n elements copied from input[offset + i·stride].
+    pub struct AccessShape {
+        pub n: usize,
+        pub stride: usize,
+        pub offset: usize,
+    }
+    shown "{n} s={stride} o={offset}", side n
 }
 
 impl AccessShape {
@@ -29,23 +30,6 @@ impl AccessShape {
             });
         }
         Ok([last as usize + 1, n as usize])
-    }
-
-    fn arguments(self) -> Result<(u32, u32, u32)> {
-        self.checked_lens()?;
-        Ok((self.n as u32, self.stride as u32, self.offset as u32))
-    }
-}
-
-impl fmt::Display for AccessShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} s={} o={}", self.n, self.stride, self.offset)
-    }
-}
-
-impl Shape for AccessShape {
-    fn side(&self) -> f64 {
-        self.n as f64
     }
 }
 
@@ -84,8 +68,8 @@ impl Family for Access {
     }
 
     fn problem(shape: AccessShape) -> Result<Problem> {
-        let (n, _, _) = shape.arguments()?;
-        Ok(Problem { n })
+        shape.checked_lens()?;
+        Ok(Problem { n: shape.n as u32 })
     }
 
     /// Strides and offsets either side of a sector, a line and a warp;
@@ -122,6 +106,7 @@ impl Family for Access {
     }
 
     type Inputs = Vec<f32>;
+    type Layout = Arrays<2>;
     type Buffers<B: Backend> = InputOutput<B>;
 
     fn inputs(shape: AccessShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
@@ -129,12 +114,11 @@ impl Family for Access {
         Ok(uniform_floats(input, rng))
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: AccessShape,
-        input: &Vec<f32>,
-    ) -> Result<Self::Buffers<B>> {
-        InputOutput::upload(backend, NAMES, input, shape.checked_lens()?[1])
+    fn layout(shape: AccessShape) -> Result<Arrays<2>> {
+        Ok(Arrays {
+            names: NAMES,
+            lens: shape.checked_lens()?,
+        })
     }
 
     fn reference(shape: AccessShape, input: &Vec<f32>) -> Expected {
@@ -151,18 +135,15 @@ impl Family for Access {
         CpuOutput::par_f32(shape.n, |i| input[shape.offset + i * shape.stride])
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
+    /// The input holds offset + (n − 1)·stride + 1 elements, the output n,
+    /// a buffer of its own; every index fits in u32 (checked).
+    fn args<'a, B: Backend>(
         shape: AccessShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        buffers.expect_lens(backend, NAMES, shape.checked_lens()?)?;
-        let (n, stride, offset) = shape.arguments()?;
-        let problem = Problem { n };
+        problem: &Problem,
+        buffers: &'a mut InputOutput<B>,
+    ) -> <Args as Params>::Host<'a, B::Memory> {
         let InputOutput { input, output } = buffers;
-        // SAFETY: the input holds offset + (n − 1)·stride + 1 elements, the
-        // output n, a buffer of its own; every index fits in u32 (checked).
-        Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, n, stride, offset)) }?)
+        let (stride, offset) = (shape.stride as u32, shape.offset as u32);
+        (&*input, output, problem.n, stride, offset)
     }
 }

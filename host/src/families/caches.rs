@@ -133,21 +133,20 @@ impl Family for Caches {
     /// Sets smaller than a chunk, than the blocks' reads, and larger; a
     /// block count that does not divide the chunks; reads that wrap.
     fn test_shapes() -> Vec<CachesShape> {
-        [
+        let shape = |(set, blocks, chunks)| CachesShape {
+            set,
+            blocks,
+            chunks,
+        };
+        let shapes = [
             (4, 1, 1),
             (64, 2, 3),
             (1024, 3, 2),
             (4096, 5, 7),
             (16384, 3, 9),
             (65536, 7, 4),
-        ]
-        .into_iter()
-        .map(|(set, blocks, chunks)| CachesShape {
-            set,
-            blocks,
-            chunks,
-        })
-        .collect()
+        ];
+        shapes.map(shape).to_vec()
     }
 
     /// An addition per element read; the bytes are every read, the lesson
@@ -163,6 +162,7 @@ impl Family for Caches {
     }
 
     type Inputs = Vec<f32>;
+    type Layout = Arrays<2>;
     type Buffers<B: Backend> = InputOutput<B>;
 
     fn inputs(shape: CachesShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
@@ -170,12 +170,9 @@ impl Family for Caches {
         Ok(uniform_floats(shape.set, rng))
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: CachesShape,
-        set: &Vec<f32>,
-    ) -> Result<Self::Buffers<B>> {
-        InputOutput::upload(backend, NAMES, set, shape.threads())
+    fn layout(shape: CachesShape) -> Result<Arrays<2>> {
+        let lens = [shape.set, shape.threads()];
+        Ok(Arrays { names: NAMES, lens })
     }
 
     /// Tolerance: the kernel's sums are four running sums of `chunks`
@@ -194,20 +191,18 @@ impl Family for Caches {
         })
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
+    /// The set is a power of two of at least 4 elements, all in the input,
+    /// and the chunks within u32 (checked); the sums hold one per thread, a
+    /// buffer of their own.
+    fn args<'a, B: Backend>(
         shape: CachesShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        let (set, blocks, chunks) = shape.arguments()?;
-        buffers.expect_lens(backend, NAMES, [shape.set, shape.threads()])?;
+        _: &Problem,
+        buffers: &'a mut InputOutput<B>,
+    ) -> <Args as Params>::Host<'a, B::Memory> {
         let InputOutput {
             input,
             output: sums,
         } = buffers;
-        // SAFETY: the set is a power of two of at least 4 elements, all in
-        // the input; the sums hold one per thread, a buffer of their own.
-        Ok(unsafe { backend.launch(kernel, &Problem { blocks }, (&*input, sums, set, chunks)) }?)
+        (&*input, sums, shape.set as u32, shape.chunks as u32)
     }
 }

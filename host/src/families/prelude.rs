@@ -5,15 +5,16 @@
 pub use std::fmt;
 
 pub use clap::{Arg, ArgMatches, value_parser};
-pub use gpu_host::backend::Backend;
+pub use gpu_host::backend::{Backend, Params};
 pub use gpu_std::Kernel;
 pub use rand::rngs::SmallRng;
 pub use rayon::prelude::*;
 pub use serde::{Deserialize, Serialize};
 
 pub use crate::error::{Error, Result};
+pub(crate) use crate::family::shape;
 pub use crate::family::{
-    Bound, Buffers, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax,
+    Arrays, Bound, Buffers, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax,
     TwoInputs, Work, dims, expect_len, indexable, nonzero, option, value,
 };
 pub use crate::reference::{Expected, gamma};

@@ -100,6 +100,24 @@ pub struct TextureBuffers<B: Backend> {
 
 impl<B: Backend> Buffers<B> for TextureBuffers<B> {
     type Output = f32;
+    type Inputs = Vec<f32>;
+    /// The shape itself: the picture's sides and the texture's modes.
+    type Layout = TextureShape;
+
+    fn upload(backend: &B, input: &Vec<f32>, shape: &TextureShape) -> Result<Self> {
+        let buffer = backend.upload("picture", input)?;
+        let sampling = shape.modes.sampling();
+        Ok(TextureBuffers {
+            texture: backend.texture(&buffer, shape.width, shape.height, sampling)?,
+            input: buffer,
+            output: backend.alloc("output", shape.pixels())?,
+        })
+    }
+
+    fn expect(&self, backend: &B, shape: &TextureShape) -> Result<()> {
+        expect_len("picture", shape.pixels(), backend.len(&self.input))?;
+        expect_len("output", shape.pixels(), backend.len(&self.output))
+    }
 
     fn output(&mut self) -> &mut Buffer<B, f32> {
         &mut self.output
@@ -223,6 +241,7 @@ impl Family for TextureFamily {
     }
 
     type Inputs = Vec<f32>;
+    type Layout = TextureShape;
     type Buffers<B: Backend> = TextureBuffers<B>;
 
     fn inputs(shape: TextureShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
@@ -230,18 +249,8 @@ impl Family for TextureFamily {
         Ok(uniform_floats(shape.pixels(), rng))
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: TextureShape,
-        input: &Vec<f32>,
-    ) -> Result<Self::Buffers<B>> {
-        let buffer = backend.upload("picture", input)?;
-        let sampling = shape.modes.sampling();
-        Ok(TextureBuffers {
-            texture: backend.texture(&buffer, shape.width, shape.height, sampling)?,
-            input: buffer,
-            output: backend.alloc("output", shape.pixels())?,
-        })
+    fn layout(shape: TextureShape) -> Result<TextureShape> {
+        Ok(shape)
     }
 
     /// Each pixel's point sampled by the model of the texture unit
@@ -273,23 +282,22 @@ impl Family for TextureFamily {
         CpuOutput::F32(values.into_iter().map(|value| value as f32).collect())
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
+    /// The picture and the output hold width × height pixels each, within
+    /// u32, the output a buffer of its own; the texture was made from the
+    /// picture and lives as long as the buffers; the kernel is made for
+    /// the modes.
+    fn args<'a, B: Backend>(
         shape: TextureShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        Self::made_for(kernel, shape)?;
-        let problem = Self::problem(shape)?;
-        expect_len("picture", shape.pixels(), backend.len(&buffers.input))?;
-        expect_len("output", shape.pixels(), backend.len(&buffers.output))?;
+        problem: &Problem,
+        buffers: &'a mut TextureBuffers<B>,
+    ) -> <Args as Params>::Host<'a, B::Memory> {
         let (cos, sin) = shape.rotation();
         let TextureBuffers {
             input,
             texture,
             output,
         } = buffers;
-        let args = (
+        (
             &*input,
             &*texture,
             output,
@@ -297,10 +305,6 @@ impl Family for TextureFamily {
             problem.height,
             cos,
             sin,
-        );
-        // SAFETY: the picture and the output hold width × height pixels
-        // each, within u32, the output a buffer of its own; the texture
-        // was made from the picture and lives as long as the buffers.
-        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
+        )
     }
 }

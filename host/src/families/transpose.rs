@@ -159,18 +159,18 @@ impl Family for Transpose {
 
     /// The input matrix, row-major.
     type Inputs = Vec<f32>;
+    type Layout = Arrays<2>;
     type Buffers<B: Backend> = InputOutput<B>;
 
     fn inputs(shape: TransposeShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Ok(uniform_floats(shape.checked_len()?, rng))
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: TransposeShape,
-        input: &Vec<f32>,
-    ) -> Result<Self::Buffers<B>> {
-        InputOutput::upload(backend, MATRICES, input, shape.checked_len()?)
+    fn layout(shape: TransposeShape) -> Result<Arrays<2>> {
+        Ok(Arrays {
+            names: MATRICES,
+            lens: [shape.checked_len()?; 2],
+        })
     }
 
     /// Exact: the values are moved, never rounded, so every tolerance is 0.
@@ -207,19 +207,15 @@ impl Family for Transpose {
         CpuOutput::F32(output)
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: TransposeShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        buffers.expect_lens(backend, MATRICES, [shape.checked_len()?; 2])?;
-        let problem = Self::problem(shape)?;
-        let Problem { rows, cols } = problem;
+    /// Both matrices hold rows×cols elements, in buffers of their own, and
+    /// every index fits in u32.
+    fn args<'a, B: Backend>(
+        _: TransposeShape,
+        problem: &Problem,
+        buffers: &'a mut InputOutput<B>,
+    ) -> <Args as Params>::Host<'a, B::Memory> {
         let InputOutput { input, output } = buffers;
-        // SAFETY: both matrices hold rows×cols elements, in buffers of
-        // their own, and every index fits in u32 (checked above).
-        Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, rows, cols)) }?)
+        (&*input, output, problem.rows, problem.cols)
     }
 
     /// The device copy: the same bytes, each read once and written once,

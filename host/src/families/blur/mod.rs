@@ -190,6 +190,7 @@ impl Family for Blur {
 
     /// The image's samples.
     type Inputs = Vec<u8>;
+    type Layout = Arrays<2>;
     type Buffers<B: Backend> = InputOutput<B, u8>;
 
     /// Samples from 0..=254, so that the poison 255 can never be a correct
@@ -208,8 +209,11 @@ impl Family for Blur {
         Ok(random_vec(len, samples, rng.random()))
     }
 
-    fn upload<B: Backend>(backend: &B, _: BlurShape, input: &Vec<u8>) -> Result<Self::Buffers<B>> {
-        InputOutput::upload(backend, IMAGES, input, input.len())
+    fn layout(shape: BlurShape) -> Result<Arrays<2>> {
+        Ok(Arrays {
+            names: IMAGES,
+            lens: [shape.checked_len()?; 2],
+        })
     }
 
     fn reference(shape: BlurShape, input: &Vec<u8>) -> Expected {
@@ -229,30 +233,22 @@ impl Family for Blur {
         CpuOutput::U8(cpu_baseline::blur(shape, input))
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: BlurShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        check_channels(kernel, shape)?;
-        check_radius(kernel, shape)?;
-        buffers.expect_lens(backend, IMAGES, [shape.checked_len()?; 2])?;
-        let problem = Self::problem(shape)?;
+    /// Both images hold width×height×channels samples, in buffers of their
+    /// own; every index fits in u32 and the radius is within the kernel's
+    /// limit (`made_for`).
+    fn args<'a, B: Backend>(
+        _: BlurShape,
+        problem: &Problem,
+        buffers: &'a mut InputOutput<B, u8>,
+    ) -> <Args as Params>::Host<'a, B::Memory> {
         let Problem {
             width,
             height,
             channels,
             radius,
-        } = problem;
+        } = *problem;
         let InputOutput { input, output } = buffers;
-        // SAFETY: both images hold width×height×channels samples, in
-        // buffers of their own; every index fits in u32 and the radius is
-        // within the kernel's limit (checked above).
-        unsafe {
-            let args = (&*input, output, width, height, channels, radius);
-            Ok(backend.launch(kernel, &problem, args)?)
-        }
+        (&*input, output, width, height, channels, radius)
     }
 
     fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
