@@ -30,7 +30,7 @@ mod size;
 
 pub use buffers::{Arrays, Buffers, InputOutput, NAMES, TwoInputs, expect_len};
 pub(crate) use shape::shape;
-pub use size::{dims, indexable, nonzero, option, value};
+pub use size::{at_most, dims, indexable, nonzero, option, value};
 
 /// A size as the user gives it and the report shows it.
 pub trait Shape:
@@ -364,11 +364,7 @@ pub trait Family: Sized + 'static {
     /// buffers are as [`Family::layout`] says, and launches the kernel with
     /// what it returns: the family's comment says why that keeps the
     /// kernels' contracts.
-    fn args<'a, B: Backend>(
-        shape: Self::Shape,
-        problem: &Self::Problem,
-        buffers: &'a mut Self::Buffers<B>,
-    ) -> <Self::Args as Params>::Host<'a, B::Memory>;
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B>;
 
     /// Launches `kernel` on the buffers, after checking that it is made for
     /// the shape, that the problem is valid and that the buffers are the
@@ -382,7 +378,11 @@ pub trait Family: Sized + 'static {
         Self::made_for(kernel, shape)?;
         let problem = Self::problem(shape)?;
         buffers.expect(backend, &Self::layout(shape)?)?;
-        let args = Self::args(shape, &problem, buffers);
+        let args = Self::args(Launch {
+            shape,
+            problem: &problem,
+            buffers,
+        });
         // SAFETY: the problem is valid and the buffers are as the shape
         // lays them out, checked just now, which is all each family's
         // `args` asks to keep the kernels' contracts.
@@ -421,6 +421,17 @@ pub trait Family: Sized + 'static {
         None
     }
 }
+
+/// A launch as [`Family::args`] sees it: the shape, its problem, and the
+/// buffers, checked against both.
+pub struct Launch<'a, F: Family, B: Backend> {
+    pub shape: F::Shape,
+    pub problem: &'a F::Problem,
+    pub buffers: &'a mut F::Buffers<B>,
+}
+
+/// The kernels' arguments on the host, as [`Family::args`] makes them.
+pub type Host<'a, F, B> = <<F as Family>::Args as Params>::Host<'a, <B as Backend>::Memory>;
 
 /// Where a run is going to happen, which picks the default sizes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -22,13 +22,11 @@ impl AccessShape {
     pub fn checked_lens(self) -> Result<[usize; 2]> {
         let n = nonzero("n (elements copied)", self.n)?;
         let last = (self.n as u128 - 1) * self.stride as u128 + self.offset as u128;
-        if last >= u128::from(u32::MAX) {
-            return Err(Error::TooLarge {
-                what: "the copy's last input index, offset + (n − 1)·stride",
-                size: last,
-                limit: u64::from(u32::MAX) - 1,
-            });
-        }
+        at_most(
+            "the copy's last input index, offset + (n − 1)·stride",
+            last,
+            u32::MAX - 1,
+        )?;
         Ok([last as usize + 1, n as usize])
     }
 }
@@ -137,13 +135,9 @@ impl Family for Access {
 
     /// The input holds offset + (n − 1)·stride + 1 elements, the output n,
     /// a buffer of its own; every index fits in u32 (checked).
-    fn args<'a, B: Backend>(
-        shape: AccessShape,
-        problem: &Problem,
-        buffers: &'a mut InputOutput<B>,
-    ) -> <Args as Params>::Host<'a, B::Memory> {
-        let InputOutput { input, output } = buffers;
-        let (stride, offset) = (shape.stride as u32, shape.offset as u32);
-        (&*input, output, problem.n, stride, offset)
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let InputOutput { input, output } = on.buffers;
+        let (stride, offset) = (on.shape.stride as u32, on.shape.offset as u32);
+        (&*input, output, on.problem.n, stride, offset)
     }
 }

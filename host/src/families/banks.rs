@@ -160,15 +160,8 @@ impl Family for Banks {
 
     /// The tile holds TILE elements, the sums one per thread, a buffer of
     /// their own; the reads a thread are within u32 (checked).
-    fn args<'a, B: Backend>(
-        shape: BanksShape,
-        _: &Problem,
-        buffers: &'a mut InputOutput<B>,
-    ) -> <Args as Params>::Host<'a, B::Memory> {
-        let InputOutput {
-            input: tile,
-            output: sums,
-        } = buffers;
-        (&*tile, sums, shape.stride, shape.rounds as u32)
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let InputOutput { input, output } = on.buffers;
+        (&*input, output, on.shape.stride, on.shape.rounds as u32)
     }
 }

@@ -101,11 +101,7 @@ impl Family for Bulk {
 
     /// Both buffers hold n elements (`problem` checked n within u32); the
     /// output is a buffer of its own.
-    fn args<'a, B: Backend>(
-        _: BulkShape,
-        problem: &Problem,
-        buffers: &'a mut InputOutput<B>,
-    ) -> <Args as Params>::Host<'a, B::Memory> {
-        (&buffers.input, &mut buffers.output, problem.n)
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        (&on.buffers.input, &mut on.buffers.output, on.problem.n)
     }
 }

@@ -194,15 +194,8 @@ impl Family for Caches {
     /// The set is a power of two of at least 4 elements, all in the input,
     /// and the chunks within u32 (checked); the sums hold one per thread, a
     /// buffer of their own.
-    fn args<'a, B: Backend>(
-        shape: CachesShape,
-        _: &Problem,
-        buffers: &'a mut InputOutput<B>,
-    ) -> <Args as Params>::Host<'a, B::Memory> {
-        let InputOutput {
-            input,
-            output: sums,
-        } = buffers;
-        (&*input, sums, shape.set as u32, shape.chunks as u32)
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let (set, chunks) = (on.shape.set as u32, on.shape.chunks as u32);
+        (&on.buffers.input, &mut on.buffers.output, set, chunks)
     }
 }

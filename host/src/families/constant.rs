@@ -139,16 +139,9 @@ impl Family for Constant {
     /// x and y hold n elements, y its own buffer, the coefficients all of
     /// them; the constant array is set by `prepare` before a kernel is
     /// checked.
-    fn args<'a, B: Backend>(
-        shape: ConstantShape,
-        problem: &Problem,
-        buffers: &'a mut TwoInputs<B>,
-    ) -> <Args as Params>::Host<'a, B::Memory> {
-        let TwoInputs {
-            first: x,
-            second: coefficients,
-            output: y,
-        } = buffers;
-        (&*x, &*coefficients, y, problem.n, shape.spread)
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let buffers = on.buffers;
+        let (x, coefficients, y) = (&buffers.first, &buffers.second, &mut buffers.output);
+        (x, coefficients, y, on.problem.n, on.shape.spread)
     }
 }

@@ -200,11 +200,8 @@ impl Family for Distributed {
     /// The input holds a tile a block and the output a word a thread; the
     /// clusters tile the blocks, and the rounds are within u32 (`problem`
     /// checked both).
-    fn args<'a, B: Backend>(
-        shape: DistributedShape,
-        _: &Problem,
-        buffers: &'a mut InputOutput<B, u32>,
-    ) -> <Args as Params>::Host<'a, B::Memory> {
-        (&buffers.input, &mut buffers.output, shape.rounds as u32)
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let InputOutput { input, output } = on.buffers;
+        (&*input, output, on.shape.rounds as u32)
     }
 }

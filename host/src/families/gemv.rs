@@ -362,15 +362,11 @@ where
 
     /// A, x and y hold m×n, n and m elements, y is a buffer of its own,
     /// and every index fits in u32.
-    fn args<'a, B: Backend>(
-        shape: GemvShape,
-        problem: &Problem,
-        buffers: &'a mut GemvBuffers<B, T>,
-    ) -> <Args<T> as Params>::Host<'a, B::Memory> {
-        let (alpha, beta) = (T::from_f64(shape.alpha), T::from_f64(shape.beta));
-        let GemvBuffers { a, x, y, .. } = buffers;
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let (alpha, beta) = (T::from_f64(on.shape.alpha), T::from_f64(on.shape.beta));
         let (alpha, beta) = (alpha.argument(), beta.argument());
-        (alpha, &*a, &*x, beta, y, problem.m, problem.n)
+        let GemvBuffers { a, x, y, .. } = on.buffers;
+        (alpha, &*a, &*x, beta, y, on.problem.m, on.problem.n)
     }
 
     /// cuBLAS in each layout that a kernel reads.

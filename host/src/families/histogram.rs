@@ -148,14 +148,11 @@ impl Family for Histogram {
     type Shape = HistogramShape;
 
     fn options(_: bool) -> Vec<Arg> {
+        let help = "Where the histogram lesson's bytes come from; each one given is a shape";
+        let parser = value_parser!(Bytes);
         vec![
-            Arg::new("histogram-bytes")
-                .long("histogram-bytes")
-                .help("Where the histogram lesson's bytes come from; each one given is a shape")
-                .value_name("FROM")
-                .value_parser(value_parser!(Bytes))
-                .value_delimiter(',')
-                .default_value("uniform,photo,one"),
+            option("histogram-bytes", "FROM", parser, "uniform,photo,one", help)
+                .value_delimiter(','),
         ]
     }
 
@@ -248,11 +245,7 @@ impl Family for Histogram {
 
     /// The bytes are the shape's, and the bins 256 counts, a buffer of
     /// their own.
-    fn args<'a, B: Backend>(
-        _: HistogramShape,
-        problem: &Problem,
-        buffers: &'a mut BytesAndBins<B>,
-    ) -> <Args as Params>::Host<'a, B::Memory> {
-        (&buffers.bytes, &mut buffers.bins, problem.bytes)
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        (&on.buffers.bytes, &mut on.buffers.bins, on.problem.bytes)
     }
 }

@@ -67,13 +67,7 @@ impl Family for Intensity {
     /// rounded down to a vector.
     fn problem(shape: IntensityShape) -> Result<Problem> {
         let n = nonzero("n (elements)", shape.n)?;
-        if n > u32::MAX - 3 {
-            return Err(Error::TooLarge {
-                what: "n (elements)",
-                size: shape.n as u128,
-                limit: u64::from(u32::MAX - 3),
-            });
-        }
+        at_most("n (elements)", n, u32::MAX - 3)?;
         Ok(Problem { n })
     }
 
@@ -135,12 +129,9 @@ impl Family for Intensity {
 
     /// The input and the output hold n elements each, the output a buffer
     /// of its own.
-    fn args<'a, B: Backend>(
-        shape: IntensityShape,
-        problem: &Problem,
-        buffers: &'a mut InputOutput<B>,
-    ) -> <Args as Params>::Host<'a, B::Memory> {
-        let InputOutput { input, output } = buffers;
-        (&*input, output, problem.n, shape.fmas, MULTIPLIER, ADDEND)
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let InputOutput { input, output } = on.buffers;
+        let (n, fmas) = (on.problem.n, on.shape.fmas);
+        (&*input, output, n, fmas, MULTIPLIER, ADDEND)
     }
 }

@@ -113,29 +113,21 @@ impl Family for L2 {
     type Shape = L2Shape;
 
     fn options(_: bool) -> Vec<Arg> {
-        vec![
-            Arg::new("persisting-kib")
-                .long("persisting-kib")
-                .help(
-                    "KiB of the L2 the L2 lessons' kernels keep for their reused set through a \
-                     persisting access-policy window (0: no window)",
-                )
-                .value_name("KIB")
-                .value_parser(value_parser!(u32))
-                .default_value("0"),
-        ]
+        let help = "KiB of the L2 the L2 lessons' kernels keep for their reused set through a \
+                    persisting access-policy window (0: no window)";
+        vec![option(
+            "persisting-kib",
+            "KIB",
+            value_parser!(u32),
+            "0",
+            help,
+        )]
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> L2Shape {
         let [n, m] = dims(sizes);
-        let kib: u32 = *options
-            .get_one("persisting-kib")
-            .expect("the option has a default");
-        L2Shape {
-            n,
-            m,
-            carve_out: kib as usize * 1024,
-        }
+        let carve_out = value::<u32>(options, "persisting-kib") as usize * 1024;
+        L2Shape { n, m, carve_out }
     }
 
     /// n and m within `u32`, the kernels' indices; the carve-out is the
@@ -213,17 +205,9 @@ impl Family for L2 {
 
     /// The stream and the output hold n elements, the set m ≥ 1, both
     /// within u32; the output is a buffer of its own.
-    fn args<'a, B: Backend>(
-        shape: L2Shape,
-        problem: &Problem,
-        buffers: &'a mut StreamAndSet<B>,
-    ) -> <Args as Params>::Host<'a, B::Memory> {
-        let StreamAndSet {
-            stream,
-            reused,
-            output,
-            ..
-        } = buffers;
-        (&*stream, &*reused, output, problem.n, shape.m as u32)
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let buffers = on.buffers;
+        let (stream, reused, output) = (&buffers.stream, &buffers.reused, &mut buffers.output);
+        (stream, reused, output, on.problem.n, on.shape.m as u32)
     }
 }

@@ -189,17 +189,10 @@ impl Family for Matmul {
 
     /// A, B and C hold m×k, k×n and m×n elements, C is a buffer of its
     /// own, and every index fits in u32.
-    fn args<'a, B: Backend>(
-        _: MatmulShape,
-        problem: &Problem,
-        buffers: &'a mut TwoInputs<B>,
-    ) -> <Args as Params>::Host<'a, B::Memory> {
-        let TwoInputs {
-            first: a,
-            second: b,
-            output: c,
-        } = buffers;
-        (&*a, &*b, c, problem.m, problem.n, problem.k)
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let buffers = on.buffers;
+        let (a, b, c) = (&buffers.first, &buffers.second, &mut buffers.output);
+        (a, b, c, on.problem.m, on.problem.n, on.problem.k)
     }
 
     fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {

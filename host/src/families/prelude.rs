@@ -5,7 +5,7 @@
 pub use std::fmt;
 
 pub use clap::{Arg, ArgMatches, value_parser};
-pub use gpu_host::backend::{Backend, Params};
+pub use gpu_host::backend::Backend;
 pub use gpu_std::Kernel;
 pub use rand::rngs::SmallRng;
 pub use rayon::prelude::*;
@@ -14,8 +14,9 @@ pub use serde::{Deserialize, Serialize};
 pub use crate::error::{Error, Result};
 pub(crate) use crate::family::shape;
 pub use crate::family::{
-    Arrays, Bound, Buffers, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax,
-    TwoInputs, Work, dims, expect_len, indexable, nonzero, option, value,
+    Arrays, Bound, Buffers, CpuOutput, Family, Host, InputOutput, Kernels, Launch, NAMES, Op,
+    Shape, SizeSyntax, TwoInputs, Work, at_most, dims, expect_len, indexable, nonzero, option,
+    value,
 };
 pub use crate::reference::{Expected, gamma};
 pub use crate::verify::uniform_floats;

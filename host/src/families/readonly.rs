@@ -72,21 +72,8 @@ impl Family for ReadOnly {
     /// and both halos within `u32`, the shared kernel's tile indices.
     fn problem(shape: ReadOnlyShape) -> Result<Problem> {
         let n = nonzero("n (elements)", shape.n)?;
-        if shape.radius > MAX_RADIUS {
-            return Err(Error::TooLarge {
-                what: "the stencil's radius",
-                size: u128::from(shape.radius),
-                limit: u64::from(MAX_RADIUS),
-            });
-        }
-        let limit = u32::MAX - BLOCK - 2 * MAX_RADIUS;
-        if n > limit {
-            return Err(Error::TooLarge {
-                what: "n (elements)",
-                size: shape.n as u128,
-                limit: u64::from(limit),
-            });
-        }
+        at_most("the stencil's radius", shape.radius, MAX_RADIUS)?;
+        at_most("n (elements)", n, u32::MAX - BLOCK - 2 * MAX_RADIUS)?;
         Ok(Problem { n })
     }
 
@@ -158,13 +145,9 @@ impl Family for ReadOnly {
     /// The input and the output hold n elements each, the output a buffer
     /// of its own that nothing else writes; the radius is at most
     /// MAX_RADIUS and n leaves room for a block and both halos.
-    fn args<'a, B: Backend>(
-        shape: ReadOnlyShape,
-        problem: &Problem,
-        buffers: &'a mut InputOutput<B>,
-    ) -> <Args as Params>::Host<'a, B::Memory> {
-        let InputOutput { input, output } = buffers;
-        (&*input, output, problem.n, shape.radius)
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let InputOutput { input, output } = on.buffers;
+        (&*input, output, on.problem.n, on.shape.radius)
     }
 }
 

@@ -141,15 +141,8 @@ impl Family for Registers {
 
     /// The arrays hold LENGTH·n elements, within u32, and the results n, a
     /// buffer of their own.
-    fn args<'a, B: Backend>(
-        shape: RegistersShape,
-        problem: &Problem,
-        buffers: &'a mut InputOutput<B>,
-    ) -> <Args as Params>::Host<'a, B::Memory> {
-        let InputOutput {
-            input: arrays,
-            output: results,
-        } = buffers;
-        (&*arrays, results, problem.n, shape.rotation)
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let InputOutput { input, output } = on.buffers;
+        (&*input, output, on.problem.n, on.shape.rotation)
     }
 }

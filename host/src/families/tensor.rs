@@ -169,13 +169,10 @@ impl Family for Tensor {
     /// The map is the kernels' over the input, which it owns and which
     /// holds rows×cols elements, as the output does in a buffer of its own;
     /// cols is a multiple of 4 and every index fits in u32.
-    fn args<'a, B: Backend>(
-        _: TensorShape,
-        problem: &Problem,
-        buffers: &'a mut MappedInput<B>,
-    ) -> <Args as Params>::Host<'a, B::Memory> {
-        let MappedInput { map, output } = buffers;
-        (map.source(), &*map, output, problem.rows, problem.cols)
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let Problem { rows, cols } = *on.problem;
+        let MappedInput { map, output } = on.buffers;
+        (map.source(), &*map, output, rows, cols)
     }
 
     /// The device copy of the same bytes, as for the transpose.

@@ -146,31 +146,35 @@ impl Family for TextureFamily {
     type Shape = TextureShape;
 
     fn options(_: bool) -> Vec<Arg> {
+        let angle = "Degrees the texture lesson's kernels turn the picture by";
+        let modes =
+            "The texture's addressing and filter modes (rotate_global reads border-linear only)";
         vec![
-            Arg::new("angle")
-                .long("angle")
-                .help("Degrees the texture lesson's kernels turn the picture by")
-                .value_name("DEGREES")
-                .value_parser(value_parser!(u32).range(0..360))
-                .default_value("30"),
-            Arg::new("texture-modes")
-                .long("texture-modes")
-                .help("The texture's addressing and filter modes (rotate_global reads border-linear only)")
-                .value_name("MODES")
-                .value_parser(value_parser!(Modes))
-                .default_value("border-linear"),
+            option(
+                "angle",
+                "DEGREES",
+                value_parser!(u32).range(0..360),
+                "30",
+                angle,
+            ),
+            option(
+                "texture-modes",
+                "MODES",
+                value_parser!(Modes),
+                "border-linear",
+                modes,
+            ),
         ]
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> TextureShape {
         let [width, height] = dims(sizes);
+        let (degrees, modes) = (value(options, "angle"), value(options, "texture-modes"));
         TextureShape {
             width,
             height,
-            degrees: *options.get_one("angle").expect("the option has a default"),
-            modes: *options
-                .get_one("texture-modes")
-                .expect("the option has a default"),
+            degrees,
+            modes,
         }
     }
 
@@ -179,15 +183,8 @@ impl Family for TextureFamily {
         let width = nonzero("width", shape.width)?;
         let height = nonzero("height", shape.height)?;
         let (max_width, max_height) = gpu_host::backend::TEXTURE_LIMIT;
-        for (what, size, limit) in [("width", width, max_width), ("height", height, max_height)] {
-            if size as usize > limit {
-                return Err(Error::TooLarge {
-                    what,
-                    size: u128::from(size),
-                    limit: limit as u64,
-                });
-            }
-        }
+        at_most("width", width, max_width as u64)?;
+        at_most("height", height, max_height as u64)?;
         indexable("the picture", &[width, height])?;
         Ok(Problem { width, height })
     }
@@ -286,25 +283,11 @@ impl Family for TextureFamily {
     /// u32, the output a buffer of its own; the texture was made from the
     /// picture and lives as long as the buffers; the kernel is made for
     /// the modes.
-    fn args<'a, B: Backend>(
-        shape: TextureShape,
-        problem: &Problem,
-        buffers: &'a mut TextureBuffers<B>,
-    ) -> <Args as Params>::Host<'a, B::Memory> {
-        let (cos, sin) = shape.rotation();
-        let TextureBuffers {
-            input,
-            texture,
-            output,
-        } = buffers;
-        (
-            &*input,
-            &*texture,
-            output,
-            problem.width,
-            problem.height,
-            cos,
-            sin,
-        )
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let (cos, sin) = on.shape.rotation();
+        let (width, height) = (on.problem.width, on.problem.height);
+        let buffers = on.buffers;
+        let (picture, texture, output) = (&buffers.input, &buffers.texture, &mut buffers.output);
+        (picture, texture, output, width, height, cos, sin)
     }
 }

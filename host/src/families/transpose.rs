@@ -34,13 +34,11 @@ impl TransposeShape {
         // not a multiple of the tile: the grid's rows must fit in u32 too.
         // (Its columns are held far lower by the grid's limit along y.)
         let tiled = u128::from(rows.div_ceil(TILE)) * u128::from(TILE);
-        if tiled > u128::from(u32::MAX) {
-            return Err(Error::TooLarge {
-                what: "rows (of the input), rounded up to whole 32-row tiles",
-                size: tiled,
-                limit: u32::MAX.into(),
-            });
-        }
+        at_most(
+            "rows (of the input), rounded up to whole 32-row tiles",
+            tiled,
+            u32::MAX,
+        )?;
         Ok(len)
     }
 }
@@ -209,13 +207,9 @@ impl Family for Transpose {
 
     /// Both matrices hold rows×cols elements, in buffers of their own, and
     /// every index fits in u32.
-    fn args<'a, B: Backend>(
-        _: TransposeShape,
-        problem: &Problem,
-        buffers: &'a mut InputOutput<B>,
-    ) -> <Args as Params>::Host<'a, B::Memory> {
-        let InputOutput { input, output } = buffers;
-        (&*input, output, problem.rows, problem.cols)
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let InputOutput { input, output } = on.buffers;
+        (&*input, output, on.problem.rows, on.problem.cols)
     }
 
     /// The device copy: the same bytes, each read once and written once,

@@ -94,12 +94,8 @@ impl Family for Width {
 
     /// Both buffers hold the bytes, the output its own, each starting
     /// where the backend allocated it (256-byte aligned on the GPU).
-    fn args<'a, B: Backend>(
-        _: WidthShape,
-        problem: &Problem,
-        buffers: &'a mut InputOutput<B, u8>,
-    ) -> <Args as Params>::Host<'a, B::Memory> {
-        let InputOutput { input, output } = buffers;
-        (&*input, output, problem.bytes)
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let InputOutput { input, output } = on.buffers;
+        (&*input, output, on.problem.bytes)
     }
 }

@@ -69,24 +69,23 @@ impl Family for Blur {
         } else {
             ("3", "3")
         };
-        vec![
-            Arg::new("channels")
-                .long("channels")
-                .help("Blur channels: 1 for grayscale, 3 for RGB; comma-separated for several")
-                .value_parser(value_parser!(usize))
-                .value_delimiter(',')
-                .default_value(channels),
-            Arg::new("radius")
-                .long("radius")
-                .help(
-                    "Blur radius: the window is (2r+1)×(2r+1); comma-separated for several \
-                     (a bench plots its throughput against size at the first radius and \
-                     channel count, and its time against every radius at its largest size)",
-                )
-                .value_parser(value_parser!(u32))
-                .value_delimiter(',')
-                .default_value(radii),
+        let channels_help =
+            "Blur channels: 1 for grayscale, 3 for RGB; comma-separated for several";
+        let radius_help = "Blur radius: the window is (2r+1)×(2r+1); comma-separated for several \
+                           (a bench plots its throughput against size at the first radius and \
+                           channel count, and its time against every radius at its largest size)";
+        [
+            option(
+                "channels",
+                "channels",
+                value_parser!(usize),
+                channels,
+                channels_help,
+            ),
+            option("radius", "radius", value_parser!(u32), radii, radius_help),
         ]
+        .map(|arg| arg.value_delimiter(','))
+        .to_vec()
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> BlurShape {
@@ -236,18 +235,14 @@ impl Family for Blur {
     /// Both images hold width×height×channels samples, in buffers of their
     /// own; every index fits in u32 and the radius is within the kernel's
     /// limit (`made_for`).
-    fn args<'a, B: Backend>(
-        _: BlurShape,
-        problem: &Problem,
-        buffers: &'a mut InputOutput<B, u8>,
-    ) -> <Args as Params>::Host<'a, B::Memory> {
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
         let Problem {
             width,
             height,
             channels,
             radius,
-        } = *problem;
-        let InputOutput { input, output } = buffers;
+        } = *on.problem;
+        let InputOutput { input, output } = on.buffers;
         (&*input, output, width, height, channels, radius)
     }
 
