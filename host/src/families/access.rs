@@ -113,10 +113,7 @@ impl Family for Access {
     }
 
     fn layout(shape: AccessShape) -> Result<Arrays<2>> {
-        Ok(Arrays {
-            names: NAMES,
-            lens: shape.checked_lens()?,
-        })
+        Ok(Arrays::new(NAMES, shape.checked_lens()?))
     }
 
     fn reference(shape: AccessShape, input: &Vec<f32>) -> Expected {

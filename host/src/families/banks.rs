@@ -139,8 +139,7 @@ impl Family for Banks {
     }
 
     fn layout(shape: BanksShape) -> Result<Arrays<2>> {
-        let lens = [TILE as usize, shape.threads()];
-        Ok(Arrays { names: NAMES, lens })
+        Ok(Arrays::new(NAMES, [TILE as usize, shape.threads()]))
     }
 
     /// Tolerance: a running sum of `rounds` terms, within γ(rounds)·Σ|x|.

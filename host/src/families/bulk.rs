@@ -81,10 +81,7 @@ impl Family for Bulk {
     }
 
     fn layout(shape: BulkShape) -> Result<Arrays<2>> {
-        Ok(Arrays {
-            names: NAMES,
-            lens: [shape.n; 2],
-        })
+        Ok(Arrays::new(NAMES, [shape.n; 2]))
     }
 
     /// Exact: a copy.

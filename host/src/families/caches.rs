@@ -171,8 +171,7 @@ impl Family for Caches {
     }
 
     fn layout(shape: CachesShape) -> Result<Arrays<2>> {
-        let lens = [shape.set, shape.threads()];
-        Ok(Arrays { names: NAMES, lens })
+        Ok(Arrays::new(NAMES, [shape.set, shape.threads()]))
     }
 
     /// Tolerance: the kernel's sums are four running sums of `chunks`

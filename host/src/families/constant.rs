@@ -108,7 +108,7 @@ impl Family for Constant {
 
     fn layout(shape: ConstantShape) -> Result<Arrays<3>> {
         let lens = [shape.n, COEFFICIENTS as usize, shape.n];
-        Ok(Arrays { names: NAMES, lens })
+        Ok(Arrays::new(NAMES, lens))
     }
 
     /// Tolerance: a running sum of 256 products, γ(257)·Σ|cₖx|.

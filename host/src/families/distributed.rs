@@ -181,8 +181,7 @@ impl Family for Distributed {
     }
 
     fn layout(shape: DistributedShape) -> Result<Arrays<2>> {
-        let lens = [shape.input_len(), shape.output_len()];
-        Ok(Arrays { names: NAMES, lens })
+        Ok(Arrays::new(NAMES, [shape.input_len(), shape.output_len()]))
     }
 
     /// Exact: integer sums.

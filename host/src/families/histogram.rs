@@ -219,8 +219,7 @@ impl Family for Histogram {
     }
 
     fn layout(shape: HistogramShape) -> Result<Arrays<2>> {
-        let lens = [shape.bytes, BINS as usize];
-        Ok(Arrays { names: NAMES, lens })
+        Ok(Arrays::new(NAMES, [shape.bytes, BINS as usize]))
     }
 
     /// The bins at their start counts, which the kernels add to.

@@ -106,10 +106,7 @@ impl Family for Intensity {
     }
 
     fn layout(shape: IntensityShape) -> Result<Arrays<2>> {
-        Ok(Arrays {
-            names: NAMES,
-            lens: [shape.n; 2],
-        })
+        Ok(Arrays::new(NAMES, [shape.n; 2]))
     }
 
     fn reference(shape: IntensityShape, input: &Vec<f32>) -> Expected {

@@ -144,10 +144,7 @@ impl Family for Matmul {
     }
 
     fn layout(shape: MatmulShape) -> Result<Arrays<3>> {
-        Ok(Arrays {
-            names: MATRICES,
-            lens: shape.checked_lens()?,
-        })
+        Ok(Arrays::new(MATRICES, shape.checked_lens()?))
     }
 
     fn reference(shape: MatmulShape, [a, b]: &[Vec<f32>; 2]) -> Expected {

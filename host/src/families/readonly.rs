@@ -115,10 +115,7 @@ impl Family for ReadOnly {
     }
 
     fn layout(shape: ReadOnlyShape) -> Result<Arrays<2>> {
-        Ok(Arrays {
-            names: NAMES,
-            lens: [shape.n; 2],
-        })
+        Ok(Arrays::new(NAMES, [shape.n; 2]))
     }
 
     /// Tolerance: a sum of 2r + 1 terms in order, within γ(2r + 1)·Σ|x|.

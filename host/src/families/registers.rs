@@ -123,10 +123,7 @@ impl Family for Registers {
     }
 
     fn layout(shape: RegistersShape) -> Result<Arrays<2>> {
-        Ok(Arrays {
-            names: NAMES,
-            lens: [shape.checked_len()?, shape.n],
-        })
+        Ok(Arrays::new(NAMES, [shape.checked_len()?, shape.n]))
     }
 
     fn reference(shape: RegistersShape, arrays: &Vec<f32>) -> Expected {

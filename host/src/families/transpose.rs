@@ -165,10 +165,7 @@ impl Family for Transpose {
     }
 
     fn layout(shape: TransposeShape) -> Result<Arrays<2>> {
-        Ok(Arrays {
-            names: MATRICES,
-            lens: [shape.checked_len()?; 2],
-        })
+        Ok(Arrays::new(MATRICES, [shape.checked_len()?; 2]))
     }
 
     /// Exact: the values are moved, never rounded, so every tolerance is 0.

@@ -76,10 +76,7 @@ impl Family for Width {
     }
 
     fn layout(shape: WidthShape) -> Result<Arrays<2>> {
-        Ok(Arrays {
-            names: NAMES,
-            lens: [shape.bytes; 2],
-        })
+        Ok(Arrays::new(NAMES, [shape.bytes; 2]))
     }
 
     fn reference(_: WidthShape, input: &Vec<u8>) -> Expected {

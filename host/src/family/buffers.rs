@@ -42,6 +42,11 @@ pub struct Arrays<const N: usize> {
 }
 
 impl<const N: usize> Arrays<N> {
+    /// Arrays called `names` in errors, of `lens` elements.
+    pub fn new(names: [&'static str; N], lens: [usize; N]) -> Self {
+        Self { names, lens }
+    }
+
     /// Rejects the first array whose length, of `actual`, is not the
     /// layout's.
     pub fn expect(&self, actual: [usize; N]) -> Result<()> {

@@ -209,10 +209,7 @@ impl Family for Blur {
     }
 
     fn layout(shape: BlurShape) -> Result<Arrays<2>> {
-        Ok(Arrays {
-            names: IMAGES,
-            lens: [shape.checked_len()?; 2],
-        })
+        Ok(Arrays::new(IMAGES, [shape.checked_len()?; 2]))
     }
 
     fn reference(shape: BlurShape, input: &Vec<u8>) -> Expected {
