@@ -25,11 +25,9 @@ use crate::reference::Expected;
 use crate::verify::Comparison;
 
 mod buffers;
-mod shape;
 mod size;
 
 pub use buffers::{Arrays, Buffers, InputOutput, NAMES, TwoInputs, expect_len};
-pub(crate) use shape::shape;
 pub use size::{at_most, dims, indexable, nonzero, option, value};
 
 /// A size as the user gives it and the report shows it.
@@ -50,6 +48,15 @@ pub trait Shape:
     /// radius), where the family has one.
     fn parameter(&self) -> Option<Parameter> {
         None
+    }
+}
+
+/// The short form of a square or cube of `sides`: the side, where all are
+/// one; the whole `shape` otherwise.
+pub fn square_or_whole(sides: &[usize], shape: &impl fmt::Display) -> String {
+    match sides {
+        [side, rest @ ..] if rest.iter().all(|other| other == side) => side.to_string(),
+        _ => shape.to_string(),
     }
 }
 

@@ -69,11 +69,7 @@ impl Shape for GemvShape {
     }
 
     fn short(&self) -> String {
-        if self.m == self.n {
-            self.m.to_string()
-        } else {
-            self.to_string()
-        }
+        square_or_whole(&[self.m, self.n], self)
     }
 }
 

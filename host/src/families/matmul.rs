@@ -47,11 +47,7 @@ impl Shape for MatmulShape {
     }
 
     fn short(&self) -> String {
-        if self.m == self.n && self.n == self.k {
-            self.m.to_string()
-        } else {
-            self.to_string()
-        }
+        square_or_whole(&[self.m, self.n, self.k], self)
     }
 }
 

@@ -16,6 +16,7 @@ pub mod matmul;
 pub mod prelude;
 pub mod readonly;
 pub mod registers;
+mod shape;
 pub mod tensor;
 pub mod texture;
 pub mod transpose;

@@ -55,11 +55,7 @@ impl Shape for TransposeShape {
     }
 
     fn short(&self) -> String {
-        if self.rows == self.cols {
-            self.rows.to_string()
-        } else {
-            self.to_string()
-        }
+        square_or_whole(&[self.rows, self.cols], self)
     }
 }
 

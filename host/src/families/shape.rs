@@ -36,7 +36,7 @@ macro_rules! shape {
                 self.$side as f64
             }
 
-            $crate::family::shape!(@short [$($field),+] $($short)?);
+            $crate::families::shape::shape!(@short [$($field),+] $($short)?);
         }
     };
     (@short [$($field:ident),+]) => {};
