@@ -170,6 +170,13 @@ impl CpuOutput {
         Self::F32((0..len).into_par_iter().map(element).collect())
     }
 
+    /// The sum `sum(i)` makes in f64 (beside what bounds its error, which
+    /// the reference takes) for each i of `0..len`, rounded to f32, on
+    /// every core: the CPU baseline of a family whose reference sums in f64.
+    pub fn sums(len: usize, sum: impl Fn(usize) -> (f64, f64) + Send + Sync) -> Self {
+        Self::par_f32(len, |i| sum(i).0 as f32)
+    }
+
     /// Every element against the reference.
     pub fn compare(&self, expected: &Expected) -> Comparison {
         match self {

@@ -152,9 +152,7 @@ impl Family for Banks {
     const CPU: &'static str = "the same sums in f64, every core";
 
     fn cpu(shape: BanksShape, tile: &Vec<f32>) -> CpuOutput {
-        CpuOutput::par_f32(shape.threads(), |thread| {
-            thread_sum(shape, tile, thread).0 as f32
-        })
+        CpuOutput::sums(shape.threads(), |thread| thread_sum(shape, tile, thread))
     }
 
     /// The tile holds TILE elements, the sums one per thread, a buffer of

@@ -185,9 +185,7 @@ impl Family for Caches {
     const CPU: &'static str = "the same sums in f64, every core";
 
     fn cpu(shape: CachesShape, set: &Vec<f32>) -> CpuOutput {
-        CpuOutput::par_f32(shape.threads(), |thread| {
-            thread_sum(shape, set, thread).0 as f32
-        })
+        CpuOutput::sums(shape.threads(), |thread| thread_sum(shape, set, thread))
     }
 
     /// The set is a power of two of at least 4 elements, all in the input,
