@@ -13,7 +13,8 @@ shape! {
         pub blocks: usize,
         pub rounds: usize,
     }
-    shown "stride {stride} × {blocks} blocks × {rounds} reads", side stride, short "stride {stride}"
+    shown "stride {stride} × {blocks} blocks × {rounds} reads", side stride,
+    short "stride {stride}"
 }
 
 impl BanksShape {

@@ -11,7 +11,7 @@ macro_rules! shape {
     (
         $(#[$doc:meta])*
         pub struct $name:ident {
-            $($(#[$field_doc:meta])* pub $field:ident: $type:ty),+ $(,)?
+            $(pub $field:ident: $type:ty),+ $(,)?
         }
         shown $shown:literal, side $side:ident $(, short $short:literal)?
     ) => {
@@ -19,7 +19,7 @@ macro_rules! shape {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, ::serde::Serialize, ::serde::Deserialize)]
         #[serde(deny_unknown_fields)]
         pub struct $name {
-            $($(#[$field_doc])* pub $field: $type),+
+            $(pub $field: $type),+
         }
 
         impl ::std::fmt::Display for $name {
