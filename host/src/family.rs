@@ -27,8 +27,8 @@ use crate::verify::Comparison;
 mod buffers;
 mod size;
 
-pub use buffers::{Buffers, InputOutput, NAMES, TwoInputs, expect_len};
-pub use size::{dims, indexable, nonzero, option, value};
+pub use buffers::{Arrays, Buffers, InputOutput, NAMES, TwoInputs, expect_len};
+pub use size::{at_most, dims, indexable, nonzero, option, value};
 
 /// A size as the user gives it and the report shows it.
 pub trait Shape:
@@ -48,6 +48,15 @@ pub trait Shape:
     /// radius), where the family has one.
     fn parameter(&self) -> Option<Parameter> {
         None
+    }
+}
+
+/// The short form of a square or cube of `sides`: the side, where all are
+/// one; the whole `shape` otherwise.
+pub fn square_or_whole(sides: &[usize], shape: &impl fmt::Display) -> String {
+    match sides {
+        [side, rest @ ..] if rest.iter().all(|other| other == side) => side.to_string(),
+        _ => shape.to_string(),
     }
 }
 
@@ -165,6 +174,13 @@ impl CpuOutput {
         Self::F32((0..len).into_par_iter().map(element).collect())
     }
 
+    /// The sum `sum(i)` makes in f64 (beside what bounds its error, which
+    /// the reference takes) for each i of `0..len`, rounded to f32, on
+    /// every core: the CPU baseline of a family whose reference sums in f64.
+    pub fn sums(len: usize, sum: impl Fn(usize) -> (f64, f64) + Send + Sync) -> Self {
+        Self::par_f32(len, |i| sum(i).0 as f32)
+    }
+
     /// Every element against the reference.
     pub fn compare(&self, expected: &Expected) -> Comparison {
         match self {
@@ -270,8 +286,11 @@ pub trait Family: Sized + 'static {
     type Shape: Shape;
     /// Random inputs on the host.
     type Inputs: Send + Sync;
+    /// What a shape says of the buffers: for most families, each one's
+    /// name in errors and length ([`Arrays`]).
+    type Layout;
     /// The inputs and outputs on a backend.
-    type Buffers<B: Backend>: Buffers<B>;
+    type Buffers<B: Backend>: Buffers<B, Inputs = Self::Inputs, Layout = Self::Layout>;
 
     /// Options of the family's own beyond its size (the blur's radius,
     /// say), with the bench's defaults where `sweep`.
@@ -340,11 +359,16 @@ pub trait Family: Sized + 'static {
 
     fn reference(shape: Self::Shape, inputs: &Self::Inputs) -> Expected;
 
+    /// The buffers at `shape`, once the shape is valid.
+    fn layout(shape: Self::Shape) -> Result<Self::Layout>;
+
     fn upload<B: Backend>(
         backend: &B,
         shape: Self::Shape,
         inputs: &Self::Inputs,
-    ) -> Result<Self::Buffers<B>>;
+    ) -> Result<Self::Buffers<B>> {
+        Self::Buffers::upload(backend, inputs, &Self::layout(shape)?)
+    }
 
     /// Makes the buffers ready for `kernel` to be checked: the output
     /// ([`Buffers::output`]) poisoned, and where a family says so, the inputs in the layout the
@@ -359,14 +383,35 @@ pub trait Family: Sized + 'static {
         Ok(backend.poison(buffers.output())?)
     }
 
-    /// Launches `kernel` on the buffers, after checking them against the
-    /// shape.
+    /// The kernels' arguments, the one place that knows their parameter
+    /// list. [`Family::launch`] calls it once the problem is valid and the
+    /// buffers are as [`Family::layout`] says, and launches the kernel with
+    /// what it returns: the family's comment says why that keeps the
+    /// kernels' contracts.
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B>;
+
+    /// Launches `kernel` on the buffers, after checking that it is made for
+    /// the shape, that the problem is valid and that the buffers are the
+    /// shape's.
     fn launch<B: Backend>(
         backend: &B,
         kernel: &Kernel<Self::Args, Self::Problem>,
         shape: Self::Shape,
         buffers: &mut Self::Buffers<B>,
-    ) -> Result<()>;
+    ) -> Result<()> {
+        Self::made_for(kernel, shape)?;
+        let problem = Self::problem(shape)?;
+        buffers.expect(backend, &Self::layout(shape)?)?;
+        let args = Self::args(Launch {
+            shape,
+            problem: &problem,
+            buffers,
+        });
+        // SAFETY: the problem is valid and the buffers are as the shape
+        // lays them out, checked just now, which is all each family's
+        // `args` asks to keep the kernels' contracts.
+        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
+    }
 
     /// Every element of the output ([`Buffers::output`]) against the
     /// reference.
@@ -400,6 +445,17 @@ pub trait Family: Sized + 'static {
         None
     }
 }
+
+/// A launch as [`Family::args`] sees it: the shape, its problem, and the
+/// buffers, checked against both.
+pub struct Launch<'a, F: Family, B: Backend> {
+    pub shape: F::Shape,
+    pub problem: &'a F::Problem,
+    pub buffers: &'a mut F::Buffers<B>,
+}
+
+/// The kernels' arguments on the host, as [`Family::args`] makes them.
+pub type Host<'a, F, B> = <<F as Family>::Args as Params>::Host<'a, <B as Backend>::Memory>;
 
 /// Where a run is going to happen, which picks the default sizes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -105,26 +105,23 @@ pub fn run(request: &Request) -> Result<()> {
     Blur::check(kernel, shape)?;
     let pending = Pending::create(&output)?;
     let samples = &picture.samples;
-    let blurred = if request.emulate {
+    let on_emulator = || {
         blur_on(
             &Emulator::default(),
             Target::Emulator,
             kernel,
             shape,
             samples,
-        )?
+        )
+    };
+    let blurred = if request.emulate {
+        on_emulator()?
     } else {
         match crate::gpu::open(request.device) {
             Ok(gpu) => blur_on(&gpu, Target::Gpu, kernel, shape, samples)?,
             Err(missing @ Error::Host(HostError::NoDriver | HostError::NoDevice)) => {
                 say!("{missing}: blurring on the CPU emulator instead.")?;
-                blur_on(
-                    &Emulator::default(),
-                    Target::Emulator,
-                    kernel,
-                    shape,
-                    samples,
-                )?
+                on_emulator()?
             }
             Err(error) => return Err(error),
         }

@@ -54,18 +54,7 @@ pub(super) fn verify_on_gpu(cli: &Cli) -> Result<Verdict> {
                 )?;
             }
             let plan = cli.emulated_defaults()?;
-            let verdict = verify(
-                &Emulator::from_seed(cli.seed),
-                None,
-                &plan,
-                cli.seed,
-                Screen::emulated(cli.verbose),
-            )?;
-            Ok(if verdict == Verdict::Correct {
-                Verdict::EmulatedOnly
-            } else {
-                verdict
-            })
+            verify_without_gpu(&plan, cli.seed, Screen::emulated(cli.verbose))
         }
         Err(error) => Err(error),
     }
@@ -105,6 +94,17 @@ next: cargo run --release -- --verbose       every kernel's row, the copies and 
       cargo run --release -- blur [PICTURE]  a picture (or a test chart) blurred on the GPU
       cargo run --release -- --help          every option
 ";
+
+/// Verifies `plan` on the CPU emulator, where a GPU was asked for and is
+/// missing: a run that is all correct is then correct on the emulator only.
+pub(super) fn verify_without_gpu(plan: &Plan, seed: u64, screen: Screen) -> Result<Verdict> {
+    let verdict = verify(&Emulator::from_seed(seed), None, plan, seed, screen)?;
+    Ok(if verdict == Verdict::Correct {
+        Verdict::EmulatedOnly
+    } else {
+        verdict
+    })
+}
 
 /// Verifies and times the plan's kernels on `backend` with inputs from
 /// `seed`, and their twins on `twin` when given, and prints what `screen`

@@ -22,7 +22,7 @@ use crate::picture;
 use crate::report;
 use crate::suite::{Plan, WorkLimit};
 
-use default_run::{Screen, verify, verify_on_gpu};
+use default_run::{Screen, verify, verify_on_gpu, verify_without_gpu};
 pub use options::{BenchArgs, BlurArgs, Cli, Command, LessonsArgs};
 pub use sizes::FamilySizes;
 pub use verdict::Verdict;
@@ -105,18 +105,7 @@ fn run_lessons(args: &LessonsArgs) -> Result<Verdict> {
                 limit: WorkLimit::EMULATED,
             };
             plan.validate()?;
-            let verdict = verify(
-                &Emulator::from_seed(request.seed),
-                None,
-                &plan,
-                request.seed,
-                Screen::every_row(),
-            )?;
-            Ok(if verdict == Verdict::Correct {
-                Verdict::EmulatedOnly
-            } else {
-                verdict
-            })
+            verify_without_gpu(&plan, request.seed, Screen::every_row())
         }
         Err(error) => Err(error),
     }

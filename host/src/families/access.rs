@@ -6,13 +6,14 @@ use kernels::access::{Args, KERNELS, Problem};
 
 use crate::families::prelude::*;
 
-/// n elements copied from input[offset + i·stride].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AccessShape {
-    pub n: usize,
-    pub stride: usize,
-    pub offset: usize,
+shape! {
+    /// n elements copied from input[offset + i·stride].
+    pub struct AccessShape {
+        pub n: usize,
+        pub stride: usize,
+        pub offset: usize,
+    }
+    shown "{n} s={stride} o={offset}", side n
 }
 
 impl AccessShape {
@@ -21,31 +22,12 @@ impl AccessShape {
     pub fn checked_lens(self) -> Result<[usize; 2]> {
         let n = nonzero("n (elements copied)", self.n)?;
         let last = (self.n as u128 - 1) * self.stride as u128 + self.offset as u128;
-        if last >= u128::from(u32::MAX) {
-            return Err(Error::TooLarge {
-                what: "the copy's last input index, offset + (n − 1)·stride",
-                size: last,
-                limit: u64::from(u32::MAX) - 1,
-            });
-        }
+        at_most(
+            "the copy's last input index, offset + (n − 1)·stride",
+            last,
+            u32::MAX - 1,
+        )?;
         Ok([last as usize + 1, n as usize])
-    }
-
-    fn arguments(self) -> Result<(u32, u32, u32)> {
-        self.checked_lens()?;
-        Ok((self.n as u32, self.stride as u32, self.offset as u32))
-    }
-}
-
-impl fmt::Display for AccessShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} s={} o={}", self.n, self.stride, self.offset)
-    }
-}
-
-impl Shape for AccessShape {
-    fn side(&self) -> f64 {
-        self.n as f64
     }
 }
 
@@ -84,8 +66,8 @@ impl Family for Access {
     }
 
     fn problem(shape: AccessShape) -> Result<Problem> {
-        let (n, _, _) = shape.arguments()?;
-        Ok(Problem { n })
+        shape.checked_lens()?;
+        Ok(Problem { n: shape.n as u32 })
     }
 
     /// Strides and offsets either side of a sector, a line and a warp;
@@ -122,6 +104,7 @@ impl Family for Access {
     }
 
     type Inputs = Vec<f32>;
+    type Layout = Arrays<2>;
     type Buffers<B: Backend> = InputOutput<B>;
 
     fn inputs(shape: AccessShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
@@ -129,12 +112,8 @@ impl Family for Access {
         Ok(uniform_floats(input, rng))
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: AccessShape,
-        input: &Vec<f32>,
-    ) -> Result<Self::Buffers<B>> {
-        InputOutput::upload(backend, NAMES, input, shape.checked_lens()?[1])
+    fn layout(shape: AccessShape) -> Result<Arrays<2>> {
+        Ok(Arrays::new(NAMES, shape.checked_lens()?))
     }
 
     fn reference(shape: AccessShape, input: &Vec<f32>) -> Expected {
@@ -151,18 +130,11 @@ impl Family for Access {
         CpuOutput::par_f32(shape.n, |i| input[shape.offset + i * shape.stride])
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: AccessShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        buffers.expect_lens(backend, NAMES, shape.checked_lens()?)?;
-        let (n, stride, offset) = shape.arguments()?;
-        let problem = Problem { n };
-        let InputOutput { input, output } = buffers;
-        // SAFETY: the input holds offset + (n − 1)·stride + 1 elements, the
-        // output n, a buffer of its own; every index fits in u32 (checked).
-        Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, n, stride, offset)) }?)
+    /// The input holds offset + (n − 1)·stride + 1 elements, the output n,
+    /// a buffer of its own; every index fits in u32 (checked).
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let InputOutput { input, output } = on.buffers;
+        let (stride, offset) = (on.shape.stride as u32, on.shape.offset as u32);
+        (&*input, output, on.problem.n, stride, offset)
     }
 }

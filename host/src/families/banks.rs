@@ -5,14 +5,16 @@ use kernels::banks::{Args, BLOCK, KERNELS, Problem, TILE};
 
 use crate::families::prelude::*;
 
-/// `blocks` blocks whose warps read the tile at `stride`, `rounds` words
-/// a thread.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BanksShape {
-    pub stride: u32,
-    pub blocks: usize,
-    pub rounds: usize,
+shape! {
+    /// `blocks` blocks whose warps read the tile at `stride`, `rounds` words
+    /// a thread.
+    pub struct BanksShape {
+        pub stride: u32,
+        pub blocks: usize,
+        pub rounds: usize,
+    }
+    shown "stride {stride} × {blocks} blocks × {rounds} reads", side stride,
+    short "stride {stride}"
 }
 
 impl BanksShape {
@@ -38,26 +40,6 @@ impl BanksShape {
         let blocks = nonzero("blocks", self.blocks)?;
         indexable("the sums (one per thread)", &[blocks, BLOCK])?;
         Ok((blocks, nonzero("reads per thread", self.rounds)?))
-    }
-}
-
-impl fmt::Display for BanksShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "stride {} × {} blocks × {} reads",
-            self.stride, self.blocks, self.rounds
-        )
-    }
-}
-
-impl Shape for BanksShape {
-    fn side(&self) -> f64 {
-        f64::from(self.stride)
-    }
-
-    fn short(&self) -> String {
-        format!("stride {}", self.stride)
     }
 }
 
@@ -117,6 +99,11 @@ impl Family for Banks {
 
     /// Strides without conflicts, with each degree, and past the tile.
     fn test_shapes() -> Vec<BanksShape> {
+        let shape = |(stride, blocks, rounds)| BanksShape {
+            stride,
+            blocks,
+            rounds,
+        };
         [
             (1, 1, 1),
             (2, 2, 33),
@@ -126,13 +113,8 @@ impl Family for Banks {
             (33, 1, 9),
             (1000, 2, 64),
         ]
-        .into_iter()
-        .map(|(stride, blocks, rounds)| BanksShape {
-            stride,
-            blocks,
-            rounds,
-        })
-        .collect()
+        .map(shape)
+        .to_vec()
     }
 
     /// An addition per word read; the bytes are the tile read from global
@@ -149,6 +131,7 @@ impl Family for Banks {
     }
 
     type Inputs = Vec<f32>;
+    type Layout = Arrays<2>;
     type Buffers<B: Backend> = InputOutput<B>;
 
     fn inputs(shape: BanksShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
@@ -156,12 +139,8 @@ impl Family for Banks {
         Ok(uniform_floats(TILE as usize, rng))
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: BanksShape,
-        tile: &Vec<f32>,
-    ) -> Result<Self::Buffers<B>> {
-        InputOutput::upload(backend, NAMES, tile, shape.threads())
+    fn layout(shape: BanksShape) -> Result<Arrays<2>> {
+        Ok(Arrays::new(NAMES, [TILE as usize, shape.threads()]))
     }
 
     /// Tolerance: a running sum of `rounds` terms, within γ(rounds)·Σ|x|.
@@ -174,26 +153,13 @@ impl Family for Banks {
     const CPU: &'static str = "the same sums in f64, every core";
 
     fn cpu(shape: BanksShape, tile: &Vec<f32>) -> CpuOutput {
-        CpuOutput::par_f32(shape.threads(), |thread| {
-            thread_sum(shape, tile, thread).0 as f32
-        })
+        CpuOutput::sums(shape.threads(), |thread| thread_sum(shape, tile, thread))
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: BanksShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        let (blocks, rounds) = shape.arguments()?;
-        buffers.expect_lens(backend, NAMES, [TILE as usize, shape.threads()])?;
-        let InputOutput {
-            input: tile,
-            output: sums,
-        } = buffers;
-        let args = (&*tile, sums, shape.stride, rounds);
-        // SAFETY: the tile holds TILE elements, the sums one per thread, a
-        // buffer of their own.
-        Ok(unsafe { backend.launch(kernel, &Problem { blocks }, args) }?)
+    /// The tile holds TILE elements, the sums one per thread, a buffer of
+    /// their own; the reads a thread are within u32 (checked).
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let InputOutput { input, output } = on.buffers;
+        (&*input, output, on.shape.stride, on.shape.rounds as u32)
     }
 }

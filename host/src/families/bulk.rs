@@ -6,23 +6,12 @@ use kernels::bulk::{Args, KERNELS, Problem, TILE};
 
 use crate::families::prelude::*;
 
-/// n elements, each tile of [`TILE`] reversed in place.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BulkShape {
-    pub n: usize,
-}
-
-impl fmt::Display for BulkShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.n)
+shape! {
+    /// n elements, each tile of [`TILE`] reversed in place.
+    pub struct BulkShape {
+        pub n: usize,
     }
-}
-
-impl Shape for BulkShape {
-    fn side(&self) -> f64 {
-        self.n as f64
-    }
+    shown "{n}", side n
 }
 
 /// Each tile of `input` reversed, the last one as long as it is.
@@ -67,9 +56,8 @@ impl Family for Bulk {
     /// several tiles and a ragged last one.
     fn test_shapes() -> Vec<BulkShape> {
         [1, 3, 6, 4095, 4096, 4097, 12_291]
-            .into_iter()
             .map(|n| BulkShape { n })
-            .collect()
+            .to_vec()
     }
 
     /// No arithmetic; the fewest bytes are the input read once and the
@@ -84,6 +72,7 @@ impl Family for Bulk {
     }
 
     type Inputs = Vec<f32>;
+    type Layout = Arrays<2>;
     type Buffers<B: Backend> = InputOutput<B>;
 
     fn inputs(shape: BulkShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
@@ -91,12 +80,8 @@ impl Family for Bulk {
         Ok(uniform_floats(shape.n, rng))
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: BulkShape,
-        input: &Vec<f32>,
-    ) -> Result<Self::Buffers<B>> {
-        InputOutput::upload(backend, NAMES, input, shape.n)
+    fn layout(shape: BulkShape) -> Result<Arrays<2>> {
+        Ok(Arrays::new(NAMES, [shape.n; 2]))
     }
 
     /// Exact: a copy.
@@ -111,17 +96,9 @@ impl Family for Bulk {
         CpuOutput::F32(reversed_tiles(input))
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: BulkShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        let problem = Self::problem(shape)?;
-        buffers.expect_lens(backend, NAMES, [shape.n; 2])?;
-        let args = (&buffers.input, &mut buffers.output, problem.n);
-        // SAFETY: both buffers hold n elements (`problem` checked n within
-        // u32); the output is a buffer of its own.
-        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
+    /// Both buffers hold n elements (`problem` checked n within u32); the
+    /// output is a buffer of its own.
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        (&on.buffers.input, &mut on.buffers.output, on.problem.n)
     }
 }

@@ -133,21 +133,20 @@ impl Family for Caches {
     /// Sets smaller than a chunk, than the blocks' reads, and larger; a
     /// block count that does not divide the chunks; reads that wrap.
     fn test_shapes() -> Vec<CachesShape> {
-        [
+        let shape = |(set, blocks, chunks)| CachesShape {
+            set,
+            blocks,
+            chunks,
+        };
+        let shapes = [
             (4, 1, 1),
             (64, 2, 3),
             (1024, 3, 2),
             (4096, 5, 7),
             (16384, 3, 9),
             (65536, 7, 4),
-        ]
-        .into_iter()
-        .map(|(set, blocks, chunks)| CachesShape {
-            set,
-            blocks,
-            chunks,
-        })
-        .collect()
+        ];
+        shapes.map(shape).to_vec()
     }
 
     /// An addition per element read; the bytes are every read, the lesson
@@ -163,6 +162,7 @@ impl Family for Caches {
     }
 
     type Inputs = Vec<f32>;
+    type Layout = Arrays<2>;
     type Buffers<B: Backend> = InputOutput<B>;
 
     fn inputs(shape: CachesShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
@@ -170,12 +170,8 @@ impl Family for Caches {
         Ok(uniform_floats(shape.set, rng))
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: CachesShape,
-        set: &Vec<f32>,
-    ) -> Result<Self::Buffers<B>> {
-        InputOutput::upload(backend, NAMES, set, shape.threads())
+    fn layout(shape: CachesShape) -> Result<Arrays<2>> {
+        Ok(Arrays::new(NAMES, [shape.set, shape.threads()]))
     }
 
     /// Tolerance: the kernel's sums are four running sums of `chunks`
@@ -189,25 +185,14 @@ impl Family for Caches {
     const CPU: &'static str = "the same sums in f64, every core";
 
     fn cpu(shape: CachesShape, set: &Vec<f32>) -> CpuOutput {
-        CpuOutput::par_f32(shape.threads(), |thread| {
-            thread_sum(shape, set, thread).0 as f32
-        })
+        CpuOutput::sums(shape.threads(), |thread| thread_sum(shape, set, thread))
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: CachesShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        let (set, blocks, chunks) = shape.arguments()?;
-        buffers.expect_lens(backend, NAMES, [shape.set, shape.threads()])?;
-        let InputOutput {
-            input,
-            output: sums,
-        } = buffers;
-        // SAFETY: the set is a power of two of at least 4 elements, all in
-        // the input; the sums hold one per thread, a buffer of their own.
-        Ok(unsafe { backend.launch(kernel, &Problem { blocks }, (&*input, sums, set, chunks)) }?)
+    /// The set is a power of two of at least 4 elements, all in the input,
+    /// and the chunks within u32 (checked); the sums hold one per thread, a
+    /// buffer of their own.
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let (set, chunks) = (on.shape.set as u32, on.shape.chunks as u32);
+        (&on.buffers.input, &mut on.buffers.output, set, chunks)
     }
 }

@@ -6,42 +6,25 @@ use kernels::constant::{Args, COEFFICIENTS, KERNELS, Problem, TABLE};
 
 use crate::families::prelude::*;
 
-/// n elements; a warp's lanes read coefficients `spread` apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ConstantShape {
-    pub n: usize,
-    pub spread: u32,
-}
-
-impl fmt::Display for ConstantShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} spread {}", self.n, self.spread)
+shape! {
+    /// n elements; a warp's lanes read coefficients `spread` apart.
+    pub struct ConstantShape {
+        pub n: usize,
+        pub spread: u32,
     }
-}
-
-impl Shape for ConstantShape {
-    fn side(&self) -> f64 {
-        self.n as f64
-    }
-}
-
-/// The elements and the coefficients.
-pub struct Inputs {
-    x: Vec<f32>,
-    coefficients: Vec<f32>,
+    shown "{n} spread {spread}", side n
 }
 
 /// The buffers' names in errors.
 const NAMES: [&str; 3] = ["x", "coefficients", "y"];
 
 /// Element i's result in f64, and the sum of its terms' magnitudes.
-fn result(shape: ConstantShape, inputs: &Inputs, i: usize) -> (f64, f64) {
+fn result(shape: ConstantShape, [x, coefficients]: &[Vec<f32>; 2], i: usize) -> (f64, f64) {
     let lane = i as u32 % 32;
-    let x = f64::from(inputs.x[i]);
+    let x = f64::from(x[i]);
     (0..COEFFICIENTS).fold((0.0, 0.0), |(sum, magnitude), k| {
         let index = k.wrapping_add(shape.spread.wrapping_mul(lane)) & (COEFFICIENTS - 1);
-        let term = f64::from(inputs.coefficients[index as usize]) * x;
+        let term = f64::from(coefficients[index as usize]) * x;
         (sum + term, magnitude + term.abs())
     })
 }
@@ -92,10 +75,10 @@ impl Family for Constant {
     }
 
     fn test_shapes() -> Vec<ConstantShape> {
-        [(1, 0), (1, 1), (255, 0), (257, 1), (1000, 3), (700, 256)]
-            .into_iter()
+        let shapes = [(1, 0), (1, 1), (255, 0), (257, 1), (1000, 3), (700, 256)];
+        shapes
             .map(|(n, spread)| ConstantShape { n, spread })
-            .collect()
+            .to_vec()
     }
 
     /// A multiply and an add per coefficient and element; the bytes are
@@ -110,31 +93,26 @@ impl Family for Constant {
         28.0 * shape.n as f64
     }
 
-    type Inputs = Inputs;
+    /// x and the coefficients.
+    type Inputs = [Vec<f32>; 2];
+    type Layout = Arrays<3>;
     type Buffers<B: Backend> = TwoInputs<B>;
 
     /// Random elements; the coefficients are the same for every case, all
     /// different, since the constant array is one per loaded module: cases
     /// checked at once on one GPU share it.
-    fn inputs(shape: ConstantShape, rng: &mut SmallRng) -> Result<Inputs> {
+    fn inputs(shape: ConstantShape, rng: &mut SmallRng) -> Result<[Vec<f32>; 2]> {
         Self::problem(shape)?;
-        Ok(Inputs {
-            x: uniform_floats(shape.n, rng),
-            coefficients: coefficients(),
-        })
+        Ok([uniform_floats(shape.n, rng), coefficients()])
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: ConstantShape,
-        inputs: &Inputs,
-    ) -> Result<Self::Buffers<B>> {
-        let inputs = [&inputs.x[..], &inputs.coefficients];
-        TwoInputs::upload(backend, NAMES, inputs, shape.n)
+    fn layout(shape: ConstantShape) -> Result<Arrays<3>> {
+        let lens = [shape.n, COEFFICIENTS as usize, shape.n];
+        Ok(Arrays::new(NAMES, lens))
     }
 
     /// Tolerance: a running sum of 256 products, γ(257)·Σ|cₖx|.
-    fn reference(shape: ConstantShape, inputs: &Inputs) -> Expected {
+    fn reference(shape: ConstantShape, inputs: &[Vec<f32>; 2]) -> Expected {
         Expected::f32_sums(shape.n, COEFFICIENTS as usize + 1, |i| {
             result(shape, inputs, i)
         })
@@ -142,8 +120,8 @@ impl Family for Constant {
 
     const CPU: &'static str = "the same sums in f64, every core";
 
-    fn cpu(shape: ConstantShape, inputs: &Inputs) -> CpuOutput {
-        CpuOutput::par_f32(shape.n, |i| result(shape, inputs, i).0 as f32)
+    fn cpu(shape: ConstantShape, inputs: &[Vec<f32>; 2]) -> CpuOutput {
+        CpuOutput::sums(shape.n, |i| result(shape, inputs, i))
     }
 
     /// Fills the constant array, on the backend that is about to run the
@@ -151,31 +129,19 @@ impl Family for Constant {
     fn prepare<B: Backend>(
         backend: &B,
         _: &Kernel<Args, Problem>,
-        inputs: &Inputs,
+        [_, coefficients]: &[Vec<f32>; 2],
         buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
-        backend.set_constant(TABLE, &inputs.coefficients)?;
+        backend.set_constant(TABLE, coefficients)?;
         Ok(backend.poison(&mut buffers.output)?)
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: ConstantShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        let problem = Self::problem(shape)?;
-        let lens = [shape.n, COEFFICIENTS as usize, shape.n];
-        buffers.expect_lens(backend, NAMES, lens)?;
-        let TwoInputs {
-            first: x,
-            second: coefficients,
-            output: y,
-        } = buffers;
-        let args = (&*x, &*coefficients, y, problem.n, shape.spread);
-        // SAFETY: x and y hold n elements, y its own buffer, the
-        // coefficients all of them; the constant array is set by `prepare`
-        // before a kernel is checked.
-        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
+    /// x and y hold n elements, y its own buffer, the coefficients all of
+    /// them; the constant array is set by `prepare` before a kernel is
+    /// checked.
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let buffers = on.buffers;
+        let (x, coefficients, y) = (&buffers.first, &buffers.second, &mut buffers.output);
+        (x, coefficients, y, on.problem.n, on.shape.spread)
     }
 }

@@ -8,27 +8,16 @@ use rand::Rng;
 
 use crate::families::prelude::*;
 
-/// Blocks, each with a tile of [`TILE`] words, in clusters of `cluster`
-/// for the kernels that read a neighbour's tile, summed `rounds` passes
-/// over.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DistributedShape {
-    pub blocks: usize,
-    pub cluster: usize,
-    pub rounds: usize,
-}
-
-impl fmt::Display for DistributedShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}×{}×{}", self.blocks, self.cluster, self.rounds)
+shape! {
+    /// Blocks, each with a tile of [`TILE`] words, in clusters of `cluster`
+    /// for the kernels that read a neighbour's tile, summed `rounds` passes
+    /// over.
+    pub struct DistributedShape {
+        pub blocks: usize,
+        pub cluster: usize,
+        pub rounds: usize,
     }
-}
-
-impl Shape for DistributedShape {
-    fn side(&self) -> f64 {
-        self.blocks as f64
-    }
+    shown "{blocks}×{cluster}×{rounds}", side blocks
 }
 
 impl DistributedShape {
@@ -146,7 +135,7 @@ impl Family for Distributed {
     /// two) and the most, 8; several clusters; several passes, and more
     /// than a walk's period of 8.
     fn test_shapes() -> Vec<DistributedShape> {
-        [
+        let shapes = [
             (1, 1, 1),
             (3, 1, 2),
             (2, 2, 1),
@@ -154,14 +143,13 @@ impl Family for Distributed {
             (8, 8, 1),
             (8, 2, 3),
             (4, 2, 19),
-        ]
-        .into_iter()
-        .map(|(blocks, cluster, rounds)| DistributedShape {
+        ];
+        let shape = |(blocks, cluster, rounds)| DistributedShape {
             blocks,
             cluster,
             rounds,
-        })
-        .collect()
+        };
+        shapes.map(shape).to_vec()
     }
 
     /// One addition a word read; the fewest bytes are the input read once
@@ -180,6 +168,7 @@ impl Family for Distributed {
     }
 
     type Inputs = Vec<u32>;
+    type Layout = Arrays<2>;
     type Buffers<B: Backend> = InputOutput<B, u32>;
 
     /// Each tile's word `i` holds the chase's next index, `next_index(i)`,
@@ -191,12 +180,8 @@ impl Family for Distributed {
             .collect())
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: DistributedShape,
-        input: &Vec<u32>,
-    ) -> Result<Self::Buffers<B>> {
-        InputOutput::upload(backend, NAMES, input, shape.output_len())
+    fn layout(shape: DistributedShape) -> Result<Arrays<2>> {
+        Ok(Arrays::new(NAMES, [shape.input_len(), shape.output_len()]))
     }
 
     /// Exact: integer sums.
@@ -211,19 +196,11 @@ impl Family for Distributed {
         CpuOutput::U32(sums(shape, input))
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: DistributedShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        let problem = Self::problem(shape)?;
-        let lens = [shape.input_len(), shape.output_len()];
-        buffers.expect_lens(backend, NAMES, lens)?;
-        let rounds = nonzero("rounds", shape.rounds)?;
-        let args = (&buffers.input, &mut buffers.output, rounds);
-        // SAFETY: the input holds a tile a block and the output a word a
-        // thread (checked just now); the clusters tile the blocks.
-        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
+    /// The input holds a tile a block and the output a word a thread; the
+    /// clusters tile the blocks, and the rounds are within u32 (`problem`
+    /// checked both).
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let InputOutput { input, output } = on.buffers;
+        (&*input, output, on.shape.rounds as u32)
     }
 }

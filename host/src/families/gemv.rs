@@ -55,17 +55,6 @@ impl GemvShape {
         let n = nonzero("n (columns of A)", self.n)?;
         Ok([indexable("A (m×n)", &[m, n])?, n as usize, m as usize])
     }
-
-    fn check_buffers<B: Backend, T: Element>(
-        self,
-        backend: &B,
-        buffers: &GemvBuffers<B, T>,
-    ) -> Result<()> {
-        let [a, x, y] = self.checked_lens()?;
-        expect_len("A", a, backend.len(&buffers.a))?;
-        expect_len("x", x, backend.len(&buffers.x))?;
-        expect_len("y", y, backend.len(&buffers.y))
-    }
 }
 
 impl fmt::Display for GemvShape {
@@ -80,11 +69,7 @@ impl Shape for GemvShape {
     }
 
     fn short(&self) -> String {
-        if self.m == self.n {
-            self.m.to_string()
-        } else {
-            self.to_string()
-        }
+        square_or_whole(&[self.m, self.n], self)
     }
 }
 
@@ -168,6 +153,27 @@ pub struct GemvBuffers<B: Backend, T: Element> {
 
 impl<B: Backend, T: Element> Buffers<B> for GemvBuffers<B, T> {
     type Output = T;
+    type Inputs = Inputs<T>;
+    /// The shape itself, which `prepare` reads too.
+    type Layout = GemvShape;
+
+    /// A row-major, as the inputs hold it.
+    fn upload(backend: &B, inputs: &Inputs<T>, shape: &GemvShape) -> Result<Self> {
+        Ok(GemvBuffers {
+            a: backend.upload("A", &inputs.a)?,
+            a_layout: Layout::RowMajor,
+            x: backend.upload("x", &inputs.x)?,
+            y: backend.upload("y", &inputs.y)?,
+            shape: *shape,
+        })
+    }
+
+    fn expect(&self, backend: &B, shape: &GemvShape) -> Result<()> {
+        let [a, x, y] = shape.checked_lens()?;
+        expect_len("A", a, backend.len(&self.a))?;
+        expect_len("x", x, backend.len(&self.x))?;
+        expect_len("y", y, backend.len(&self.y))
+    }
 
     fn output(&mut self) -> &mut Buffer<B, T> {
         &mut self.y
@@ -256,6 +262,7 @@ where
     }
 
     type Inputs = Inputs<T>;
+    type Layout = GemvShape;
     type Buffers<B: Backend> = GemvBuffers<B, T>;
 
     fn inputs(shape: GemvShape, rng: &mut SmallRng) -> Result<Inputs<T>> {
@@ -267,18 +274,8 @@ where
         })
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: GemvShape,
-        inputs: &Inputs<T>,
-    ) -> Result<Self::Buffers<B>> {
-        Ok(GemvBuffers {
-            a: backend.upload("A", &inputs.a)?,
-            a_layout: Layout::RowMajor,
-            x: backend.upload("x", &inputs.x)?,
-            y: backend.upload("y", &inputs.y)?,
-            shape,
-        })
+    fn layout(shape: GemvShape) -> Result<GemvShape> {
+        Ok(shape)
     }
 
     fn reference(shape: GemvShape, inputs: &Inputs<T>) -> Expected {
@@ -359,21 +356,13 @@ where
         }
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args<T>, Problem>,
-        shape: GemvShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        shape.check_buffers(backend, buffers)?;
-        let problem = Self::problem(shape)?;
-        let Problem { m, n } = problem;
-        let (alpha, beta) = (T::from_f64(shape.alpha), T::from_f64(shape.beta));
-        let GemvBuffers { a, x, y, .. } = buffers;
-        // SAFETY: A, x and y hold m×n, n and m elements, y is a buffer of
-        // its own, and every index fits in u32 (checked above).
+    /// A, x and y hold m×n, n and m elements, y is a buffer of its own,
+    /// and every index fits in u32.
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let (alpha, beta) = (T::from_f64(on.shape.alpha), T::from_f64(on.shape.beta));
         let (alpha, beta) = (alpha.argument(), beta.argument());
-        Ok(unsafe { backend.launch(kernel, &problem, (alpha, &*a, &*x, beta, y, m, n)) }?)
+        let GemvBuffers { a, x, y, .. } = on.buffers;
+        (alpha, &*a, &*x, beta, y, on.problem.m, on.problem.n)
     }
 
     /// cuBLAS in each layout that a kernel reads.
@@ -416,7 +405,7 @@ where
     CudaBlas: BlasGemv<T>,
 {
     let blas = tools.blas.ok_or(Error::NoCublas)?;
-    shape.check_buffers(tools.gpu, buffers)?;
+    buffers.expect(tools.gpu, &shape)?;
     let (alpha, beta) = (T::from_f64(shape.alpha), T::from_f64(shape.beta));
     let GemvBuffers { a, x, y, .. } = buffers;
     // SAFETY: A, x and y hold exactly what the shape needs (checked).

@@ -27,13 +27,12 @@ pub enum Bytes {
 
 impl Bytes {
     pub const ALL: [Bytes; 3] = [Bytes::Uniform, Bytes::Photo, Bytes::One];
+}
 
-    fn name(self) -> &'static str {
-        match self {
-            Bytes::Uniform => "uniform",
-            Bytes::Photo => "photo",
-            Bytes::One => "one",
-        }
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = self.to_possible_value().expect("no variant is skipped");
+        f.write_str(name.get_name())
     }
 }
 
@@ -47,7 +46,7 @@ pub struct HistogramShape {
 
 impl fmt::Display for HistogramShape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} bytes, {}", self.bytes, self.from.name())
+        write!(f, "{} bytes, {}", self.bytes, self.from)
     }
 }
 
@@ -57,7 +56,7 @@ impl Shape for HistogramShape {
     }
 
     fn short(&self) -> String {
-        format!("{} MiB {}", self.bytes >> 20, self.from.name())
+        format!("{} MiB {}", self.bytes >> 20, self.from)
     }
 }
 
@@ -65,6 +64,34 @@ impl Shape for HistogramShape {
 pub struct Inputs {
     pub bytes: Vec<u8>,
     pub start: Vec<u32>,
+}
+
+/// The bytes and the bins, which the kernels add to.
+pub struct BytesAndBins<B: Backend> {
+    pub bytes: Buffer<B, u8>,
+    pub bins: Buffer<B, u32>,
+}
+
+impl<B: Backend> Buffers<B> for BytesAndBins<B> {
+    type Output = u32;
+    type Inputs = Inputs;
+    type Layout = Arrays<2>;
+
+    /// The bins as yet poisoned: `prepare` sets their start counts.
+    fn upload(backend: &B, inputs: &Inputs, layout: &Arrays<2>) -> Result<Self> {
+        Ok(Self {
+            bytes: backend.upload(layout.names[0], &inputs.bytes)?,
+            bins: backend.alloc(layout.names[1], layout.lens[1])?,
+        })
+    }
+
+    fn expect(&self, backend: &B, layout: &Arrays<2>) -> Result<()> {
+        layout.expect([backend.len(&self.bytes), backend.len(&self.bins)])
+    }
+
+    fn output(&mut self) -> &mut Buffer<B, u32> {
+        &mut self.bins
+    }
 }
 
 /// The buffers' names in errors.
@@ -121,14 +148,11 @@ impl Family for Histogram {
     type Shape = HistogramShape;
 
     fn options(_: bool) -> Vec<Arg> {
+        let help = "Where the histogram lesson's bytes come from; each one given is a shape";
+        let parser = value_parser!(Bytes);
         vec![
-            Arg::new("histogram-bytes")
-                .long("histogram-bytes")
-                .help("Where the histogram lesson's bytes come from; each one given is a shape")
-                .value_name("FROM")
-                .value_parser(value_parser!(Bytes))
-                .value_delimiter(',')
-                .default_value("uniform,photo,one"),
+            option("histogram-bytes", "FROM", parser, "uniform,photo,one", help)
+                .value_delimiter(','),
         ]
     }
 
@@ -153,10 +177,9 @@ impl Family for Histogram {
     /// Fewer bytes than a word, a word and a tail, a block's bytes and
     /// one more, several blocks; each from every source.
     fn test_shapes() -> Vec<HistogramShape> {
-        [1, 3, 4, 7, 1000, 16_385, 70_001]
-            .into_iter()
-            .flat_map(|bytes| Bytes::ALL.map(|from| HistogramShape { bytes, from }))
-            .collect()
+        let sizes = [1, 3, 4, 7, 1000, 16_385, 70_001];
+        let shapes = sizes.map(|bytes| Bytes::ALL.map(|from| HistogramShape { bytes, from }));
+        shapes.concat()
     }
 
     /// An atomic add per byte; the bytes read, the bins written.
@@ -170,7 +193,8 @@ impl Family for Histogram {
     }
 
     type Inputs = Inputs;
-    type Buffers<B: Backend> = InputOutput<B, u8, u32>;
+    type Layout = Arrays<2>;
+    type Buffers<B: Backend> = BytesAndBins<B>;
 
     fn inputs(shape: HistogramShape, rng: &mut SmallRng) -> Result<Inputs> {
         Self::problem(shape)?;
@@ -194,12 +218,8 @@ impl Family for Histogram {
         Ok(Inputs { bytes, start })
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        _: HistogramShape,
-        inputs: &Inputs,
-    ) -> Result<Self::Buffers<B>> {
-        InputOutput::upload(backend, NAMES, &inputs.bytes, BINS as usize)
+    fn layout(shape: HistogramShape) -> Result<Arrays<2>> {
+        Ok(Arrays::new(NAMES, [shape.bytes, BINS as usize]))
     }
 
     /// The bins at their start counts, which the kernels add to.
@@ -209,8 +229,7 @@ impl Family for Histogram {
         inputs: &Inputs,
         buffers: &mut Self::Buffers<B>,
     ) -> Result<()> {
-        let bins: &mut Buffer<B, u32> = &mut buffers.output;
-        Ok(backend.overwrite(&inputs.start, bins)?)
+        Ok(backend.overwrite(&inputs.start, &mut buffers.bins)?)
     }
 
     fn reference(_: HistogramShape, inputs: &Inputs) -> Expected {
@@ -223,17 +242,9 @@ impl Family for Histogram {
         CpuOutput::U32(counts(inputs))
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: HistogramShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        let problem = Self::problem(shape)?;
-        buffers.expect_lens(backend, NAMES, [shape.bytes, BINS as usize])?;
-        let InputOutput { input, output } = buffers;
-        // SAFETY: the input holds the shape's bytes and the bins 256
-        // counts, a buffer of their own.
-        Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, problem.bytes)) }?)
+    /// The bytes are the shape's, and the bins 256 counts, a buffer of
+    /// their own.
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        (&on.buffers.bytes, &mut on.buffers.bins, on.problem.bytes)
     }
 }

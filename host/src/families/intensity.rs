@@ -12,30 +12,19 @@ use crate::families::prelude::*;
 pub const MULTIPLIER: f32 = 0.999;
 pub const ADDEND: f32 = 0.0005;
 
-/// n elements, `fmas` FMAs on each.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct IntensityShape {
-    pub n: usize,
-    pub fmas: u32,
+shape! {
+    /// n elements, `fmas` FMAs on each.
+    pub struct IntensityShape {
+        pub n: usize,
+        pub fmas: u32,
+    }
+    shown "{n} × {fmas} FMA", side n
 }
 
 impl IntensityShape {
     /// FLOP per byte of global memory: 2 per FMA, 8 bytes per element.
     pub fn intensity(self) -> f64 {
         f64::from(self.fmas) / 4.0
-    }
-}
-
-impl fmt::Display for IntensityShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} × {} FMA", self.n, self.fmas)
-    }
-}
-
-impl Shape for IntensityShape {
-    fn side(&self) -> f64 {
-        self.n as f64
     }
 }
 
@@ -78,20 +67,14 @@ impl Family for Intensity {
     /// rounded down to a vector.
     fn problem(shape: IntensityShape) -> Result<Problem> {
         let n = nonzero("n (elements)", shape.n)?;
-        if n > u32::MAX - 3 {
-            return Err(Error::TooLarge {
-                what: "n (elements)",
-                size: shape.n as u128,
-                limit: u64::from(u32::MAX - 3),
-            });
-        }
+        at_most("n (elements)", n, u32::MAX - 3)?;
         Ok(Problem { n })
     }
 
     /// No FMA, fewer than one unrolled step, a step and a remainder; n
     /// short of a whole vector and past one.
     fn test_shapes() -> Vec<IntensityShape> {
-        [
+        let shapes = [
             (1, 0),
             (1, 1),
             (3, 9),
@@ -99,10 +82,8 @@ impl Family for Intensity {
             (257, 8),
             (1000, 13),
             (3001, 100),
-        ]
-        .into_iter()
-        .map(|(n, fmas)| IntensityShape { n, fmas })
-        .collect()
+        ];
+        shapes.map(|(n, fmas)| IntensityShape { n, fmas }).to_vec()
     }
 
     fn work(shape: IntensityShape) -> Work {
@@ -116,6 +97,7 @@ impl Family for Intensity {
     }
 
     type Inputs = Vec<f32>;
+    type Layout = Arrays<2>;
     type Buffers<B: Backend> = InputOutput<B>;
 
     fn inputs(shape: IntensityShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
@@ -123,12 +105,8 @@ impl Family for Intensity {
         Ok(uniform_floats(shape.n, rng))
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: IntensityShape,
-        input: &Vec<f32>,
-    ) -> Result<Self::Buffers<B>> {
-        InputOutput::upload(backend, NAMES, input, shape.n)
+    fn layout(shape: IntensityShape) -> Result<Arrays<2>> {
+        Ok(Arrays::new(NAMES, [shape.n; 2]))
     }
 
     fn reference(shape: IntensityShape, input: &Vec<f32>) -> Expected {
@@ -146,18 +124,11 @@ impl Family for Intensity {
         CpuOutput::F32(input.par_iter().map(|&x| chain(x, shape.fmas)).collect())
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: IntensityShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        let problem = Self::problem(shape)?;
-        buffers.expect_lens(backend, NAMES, [shape.n; 2])?;
-        let InputOutput { input, output } = buffers;
-        let args = (&*input, output, problem.n, shape.fmas, MULTIPLIER, ADDEND);
-        // SAFETY: the input and the output hold n elements each, the output
-        // a buffer of its own.
-        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
+    /// The input and the output hold n elements each, the output a buffer
+    /// of its own.
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let InputOutput { input, output } = on.buffers;
+        let (n, fmas) = (on.problem.n, on.shape.fmas);
+        (&*input, output, n, fmas, MULTIPLIER, ADDEND)
     }
 }

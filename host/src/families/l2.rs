@@ -61,6 +61,30 @@ pub struct StreamAndSet<B: Backend> {
 
 impl<B: Backend> Buffers<B> for StreamAndSet<B> {
     type Output = f32;
+    /// The stream and the reused set.
+    type Inputs = (Vec<f32>, Vec<f32>);
+    /// The shape itself: the lengths, and the carve-out for the window.
+    type Layout = L2Shape;
+
+    fn upload(backend: &B, (stream, reused): &Self::Inputs, shape: &L2Shape) -> Result<Self> {
+        let reused = backend.upload("reused", reused)?;
+        let window = match shape.carve_out {
+            0 => None,
+            carve_out => Some(backend.persist(&reused, carve_out)?),
+        };
+        Ok(StreamAndSet {
+            stream: backend.upload("stream", stream)?,
+            reused,
+            output: backend.alloc("output", shape.n)?,
+            window,
+        })
+    }
+
+    fn expect(&self, backend: &B, shape: &L2Shape) -> Result<()> {
+        expect_len("stream", shape.n, backend.len(&self.stream))?;
+        expect_len("reused", shape.m, backend.len(&self.reused))?;
+        expect_len("output", shape.n, backend.len(&self.output))
+    }
 
     fn output(&mut self) -> &mut Buffer<B, f32> {
         &mut self.output
@@ -89,29 +113,21 @@ impl Family for L2 {
     type Shape = L2Shape;
 
     fn options(_: bool) -> Vec<Arg> {
-        vec![
-            Arg::new("persisting-kib")
-                .long("persisting-kib")
-                .help(
-                    "KiB of the L2 the L2 lessons' kernels keep for their reused set through a \
-                     persisting access-policy window (0: no window)",
-                )
-                .value_name("KIB")
-                .value_parser(value_parser!(u32))
-                .default_value("0"),
-        ]
+        let help = "KiB of the L2 the L2 lessons' kernels keep for their reused set through a \
+                    persisting access-policy window (0: no window)";
+        vec![option(
+            "persisting-kib",
+            "KIB",
+            value_parser!(u32),
+            "0",
+            help,
+        )]
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> L2Shape {
         let [n, m] = dims(sizes);
-        let kib: u32 = *options
-            .get_one("persisting-kib")
-            .expect("the option has a default");
-        L2Shape {
-            n,
-            m,
-            carve_out: kib as usize * 1024,
-        }
+        let carve_out = value::<u32>(options, "persisting-kib") as usize * 1024;
+        L2Shape { n, m, carve_out }
     }
 
     /// n and m within `u32`, the kernels' indices; the carve-out is the
@@ -125,18 +141,11 @@ impl Family for L2 {
     /// One element, a set longer than the stream, a block and one more,
     /// sets of one element and of a block, a window over the set.
     fn test_shapes() -> Vec<L2Shape> {
-        [
-            (1, 1, 0),
-            (1, 5, 0),
-            (256, 1, 0),
-            (257, 256, 0),
-            (1000, 97, 0),
-            (3001, 300, 1024),
-            (3001, 97, 1 << 20),
-        ]
-        .into_iter()
-        .map(|(n, m, carve_out)| L2Shape { n, m, carve_out })
-        .collect()
+        let plain = [(1, 1), (1, 5), (256, 1), (257, 256), (1000, 97)];
+        let plain = plain.map(|(n, m)| L2Shape { n, m, carve_out: 0 });
+        let windows = [(3001, 300, 1024), (3001, 97, 1 << 20)];
+        let windows = windows.map(|(n, m, carve_out)| L2Shape { n, m, carve_out });
+        [plain.as_slice(), &windows].concat()
     }
 
     /// An addition per element; the fewest bytes are the stream and the
@@ -156,6 +165,7 @@ impl Family for L2 {
     }
 
     type Inputs = (Vec<f32>, Vec<f32>);
+    type Layout = L2Shape;
     type Buffers<B: Backend> = StreamAndSet<B>;
 
     fn inputs(shape: L2Shape, rng: &mut SmallRng) -> Result<(Vec<f32>, Vec<f32>)> {
@@ -163,22 +173,8 @@ impl Family for L2 {
         Ok((uniform_floats(shape.n, rng), uniform_floats(shape.m, rng)))
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: L2Shape,
-        (stream, reused): &(Vec<f32>, Vec<f32>),
-    ) -> Result<Self::Buffers<B>> {
-        let reused = backend.upload("reused", reused)?;
-        let window = match shape.carve_out {
-            0 => None,
-            carve_out => Some(backend.persist(&reused, carve_out)?),
-        };
-        Ok(StreamAndSet {
-            stream: backend.upload("stream", stream)?,
-            reused,
-            output: backend.alloc("output", shape.n)?,
-            window,
-        })
+    fn layout(shape: L2Shape) -> Result<L2Shape> {
+        Ok(shape)
     }
 
     /// Tolerance: one f32 addition, within γ(1)·(|a| + |b|).
@@ -207,26 +203,11 @@ impl Family for L2 {
         )
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: L2Shape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        let problem = Self::problem(shape)?;
-        expect_len("stream", shape.n, backend.len(&buffers.stream))?;
-        expect_len("reused", shape.m, backend.len(&buffers.reused))?;
-        expect_len("output", shape.n, backend.len(&buffers.output))?;
-        let StreamAndSet {
-            stream,
-            reused,
-            output,
-            ..
-        } = buffers;
-        let args = (&*stream, &*reused, output, problem.n, shape.m as u32);
-        // SAFETY: the stream and the output hold n elements, the set m ≥ 1
-        // (`problem` checked both within u32); the output is a buffer of
-        // its own.
-        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
+    /// The stream and the output hold n elements, the set m ≥ 1, both
+    /// within u32; the output is a buffer of its own.
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let buffers = on.buffers;
+        let (stream, reused, output) = (&buffers.stream, &buffers.reused, &mut buffers.output);
+        (stream, reused, output, on.problem.n, on.shape.m as u32)
     }
 }

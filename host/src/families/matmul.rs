@@ -47,17 +47,8 @@ impl Shape for MatmulShape {
     }
 
     fn short(&self) -> String {
-        if self.m == self.n && self.n == self.k {
-            self.m.to_string()
-        } else {
-            self.to_string()
-        }
+        square_or_whole(&[self.m, self.n, self.k], self)
     }
-}
-
-pub struct Inputs {
-    a: Vec<f32>,
-    b: Vec<f32>,
 }
 
 /// The matrices' names in errors.
@@ -138,53 +129,36 @@ impl Family for Matmul {
         4.0 * (m * k + k * n) + 8.0 * k * n + 16.0 * m * n + 4.0 * (m * k + k * n + m * n)
     }
 
-    type Inputs = Inputs;
+    /// A and B.
+    type Inputs = [Vec<f32>; 2];
+    type Layout = Arrays<3>;
     type Buffers<B: Backend> = TwoInputs<B>;
 
-    fn inputs(shape: MatmulShape, rng: &mut SmallRng) -> Result<Inputs> {
+    fn inputs(shape: MatmulShape, rng: &mut SmallRng) -> Result<[Vec<f32>; 2]> {
         let [a_len, b_len, _] = shape.checked_lens()?;
-        Ok(Inputs {
-            a: uniform_floats(a_len, rng),
-            b: uniform_floats(b_len, rng),
-        })
+        Ok([uniform_floats(a_len, rng), uniform_floats(b_len, rng)])
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: MatmulShape,
-        inputs: &Inputs,
-    ) -> Result<Self::Buffers<B>> {
-        let [_, _, c_len] = shape.checked_lens()?;
-        TwoInputs::upload(backend, MATRICES, [&inputs.a, &inputs.b], c_len)
+    fn layout(shape: MatmulShape) -> Result<Arrays<3>> {
+        Ok(Arrays::new(MATRICES, shape.checked_lens()?))
     }
 
-    fn reference(shape: MatmulShape, inputs: &Inputs) -> Expected {
-        reference::matmul(&inputs.a, &inputs.b, [shape.m, shape.n, shape.k])
+    fn reference(shape: MatmulShape, [a, b]: &[Vec<f32>; 2]) -> Expected {
+        reference::matmul(a, b, [shape.m, shape.n, shape.k])
     }
 
     const CPU: &'static str = "gemm (crate), every core";
 
-    fn cpu(shape: MatmulShape, inputs: &Inputs) -> CpuOutput {
-        CpuOutput::F32(cpu_gemm(&inputs.a, &inputs.b, shape))
+    fn cpu(shape: MatmulShape, [a, b]: &[Vec<f32>; 2]) -> CpuOutput {
+        CpuOutput::F32(cpu_gemm(a, b, shape))
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: MatmulShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        buffers.expect_lens(backend, MATRICES, shape.checked_lens()?)?;
-        let problem = Self::problem(shape)?;
-        let Problem { m, n, k } = problem;
-        let TwoInputs {
-            first: a,
-            second: b,
-            output: c,
-        } = buffers;
-        // SAFETY: A, B and C hold m×k, k×n and m×n elements, C is a buffer
-        // of its own, and every index fits in u32 (checked above).
-        Ok(unsafe { backend.launch(kernel, &problem, (&*a, &*b, c, m, n, k)) }?)
+    /// A, B and C hold m×k, k×n and m×n elements, C is a buffer of its
+    /// own, and every index fits in u32.
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let buffers = on.buffers;
+        let (a, b, c) = (&buffers.first, &buffers.second, &mut buffers.output);
+        (a, b, c, on.problem.m, on.problem.n, on.problem.k)
     }
 
     fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
@@ -195,7 +169,7 @@ impl Family for Matmul {
             supports: |_| true,
             run: |tools: &Tools<'_>, shape, buffers| {
                 let blas = tools.blas.ok_or(crate::Error::NoCublas)?;
-                buffers.expect_lens(tools.gpu, MATRICES, shape.checked_lens()?)?;
+                buffers.expect(tools.gpu, &Matmul::layout(shape)?)?;
                 let TwoInputs {
                     first: a,
                     second: b,

@@ -14,12 +14,6 @@ const MATRICES: [&str; 3] = ["A", "B", "C"];
 
 pub const GEMM_BF16: &str = "cublas_gemm_bf16";
 
-/// A and B, bf16.
-pub struct Inputs {
-    a: Vec<bf16>,
-    b: Vec<bf16>,
-}
-
 /// Rejects a k or n whose rows of bf16 would not start on 16-byte
 /// boundaries, which the staged kernels copy them in.
 fn whole_chunks(what: &'static str, size: usize) -> Result<()> {
@@ -109,42 +103,35 @@ impl Family for MatmulBf16 {
         6.0 * (m * k + k * n) + 20.0 * m * n
     }
 
-    type Inputs = Inputs;
+    /// A and B.
+    type Inputs = [Vec<bf16>; 2];
+    type Layout = Arrays<3>;
     type Buffers<B: Backend> = TwoInputs<B, bf16>;
 
     /// Uniform in [−1, 1), rounded to bf16: the reference multiplies the
     /// very values the kernels do.
-    fn inputs(shape: MatmulShape, rng: &mut SmallRng) -> Result<Inputs> {
+    fn inputs(shape: MatmulShape, rng: &mut SmallRng) -> Result<[Vec<bf16>; 2]> {
         let [a_len, b_len, _] = shape.checked_lens()?;
         let mut bf16s = |len| {
             let values: Vec<f32> = uniform_floats(len, rng);
             values.into_iter().map(bf16::from_f32).collect()
         };
-        Ok(Inputs {
-            a: bf16s(a_len),
-            b: bf16s(b_len),
-        })
+        Ok([bf16s(a_len), bf16s(b_len)])
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: MatmulShape,
-        inputs: &Inputs,
-    ) -> Result<Self::Buffers<B>> {
-        let [_, _, c_len] = shape.checked_lens()?;
-        TwoInputs::upload(backend, MATRICES, [&inputs.a, &inputs.b], c_len)
+    fn layout(shape: MatmulShape) -> Result<Arrays<3>> {
+        Ok(Arrays::new(MATRICES, shape.checked_lens()?))
     }
 
     /// Each product of two bf16 values is exact in f64, and so is their
     /// sum here (k ≤ 2³²: far below f64's 53 bits for 16-bit products).
     /// The tensor cores add in f32, k + 1 roundings deep, and may
     /// truncate where IEEE rounds: tolerance 2·γ(k + 1)·Σ|aᵢₗbₗⱼ|.
-    fn reference(shape: MatmulShape, inputs: &Inputs) -> Expected {
+    fn reference(shape: MatmulShape, [a, b]: &[Vec<bf16>; 2]) -> Expected {
         let MatmulShape { m, n, k } = shape;
-        let b: Vec<f64> = inputs.b.par_iter().map(|&v| v.into()).collect();
+        let b: Vec<f64> = b.par_iter().map(|&v| v.into()).collect();
         let gamma = 2.0 * gamma(k + 1, f64::from(f32::EPSILON) / 2.0);
-        let rows: Vec<(Vec<f64>, Vec<f64>)> = inputs
-            .a
+        let rows: Vec<(Vec<f64>, Vec<f64>)> = a
             .par_chunks(k)
             .map(|a_row| {
                 let (mut sums, mut magnitudes) = (vec![0.0; n], vec![0.0; n]);
@@ -167,30 +154,17 @@ impl Family for MatmulBf16 {
 
     const CPU: &'static str = "gemm (crate) on the bf16 values in f32, every core";
 
-    fn cpu(shape: MatmulShape, inputs: &Inputs) -> CpuOutput {
-        let a: Vec<f32> = inputs.a.iter().map(|&v| v.to_f32()).collect();
-        let b: Vec<f32> = inputs.b.iter().map(|&v| v.to_f32()).collect();
+    fn cpu(shape: MatmulShape, [a, b]: &[Vec<bf16>; 2]) -> CpuOutput {
+        let [a, b] = [a, b].map(|m| m.iter().map(|&v| v.to_f32()).collect::<Vec<f32>>());
         CpuOutput::F32(cpu_gemm(&a, &b, shape))
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: MatmulShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        buffers.expect_lens(backend, MATRICES, shape.checked_lens()?)?;
-        let problem = Self::problem(shape)?;
-        let Problem { m, n, k } = problem;
-        let TwoInputs {
-            first: a,
-            second: b,
-            output: c,
-        } = buffers;
-        // SAFETY: A, B and C hold m×k, k×n and m×n elements, C is a buffer
-        // of its own, every index fits in u32 and k and n are multiples of
-        // 8 (checked above).
-        Ok(unsafe { backend.launch(kernel, &problem, (&*a, &*b, c, m, n, k)) }?)
+    /// A, B and C hold m×k, k×n and m×n elements, C is a buffer of its
+    /// own, every index fits in u32 and k and n are multiples of 8.
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let buffers = on.buffers;
+        let (a, b, c) = (&buffers.first, &buffers.second, &mut buffers.output);
+        (a, b, c, on.problem.m, on.problem.n, on.problem.k)
     }
 
     fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
@@ -201,7 +175,7 @@ impl Family for MatmulBf16 {
             supports: |_| true,
             run: |tools: &Tools<'_>, shape, buffers| {
                 let blas = tools.blas.ok_or(crate::Error::NoCublas)?;
-                buffers.expect_lens(tools.gpu, MATRICES, shape.checked_lens()?)?;
+                buffers.expect(tools.gpu, &MatmulBf16::layout(shape)?)?;
                 let TwoInputs {
                     first: a,
                     second: b,

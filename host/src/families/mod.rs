@@ -17,6 +17,7 @@ pub mod matmul_bf16;
 pub mod prelude;
 pub mod readonly;
 pub mod registers;
+mod shape;
 pub mod tensor;
 pub mod texture;
 pub mod transpose;

@@ -12,9 +12,11 @@ pub use rayon::prelude::*;
 pub use serde::{Deserialize, Serialize};
 
 pub use crate::error::{Error, Result};
+pub(crate) use crate::families::shape::shape;
 pub use crate::family::{
-    Bound, Buffers, CpuOutput, Family, InputOutput, Kernels, NAMES, Op, Shape, SizeSyntax,
-    TwoInputs, Work, dims, expect_len, indexable, nonzero, option, value,
+    Arrays, Bound, Buffers, CpuOutput, Family, Host, InputOutput, Kernels, Launch, NAMES, Op,
+    Shape, SizeSyntax, TwoInputs, Work, at_most, dims, expect_len, indexable, nonzero, option,
+    square_or_whole, value,
 };
 pub use crate::reference::{Expected, gamma};
 pub use crate::verify::uniform_floats;

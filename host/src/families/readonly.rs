@@ -5,12 +5,13 @@ use kernels::readonly::{Args, BLOCK, KERNELS, MAX_RADIUS, Problem};
 
 use crate::families::prelude::*;
 
-/// n elements, each the sum of the 2·radius + 1 around it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ReadOnlyShape {
-    pub n: usize,
-    pub radius: u32,
+shape! {
+    /// n elements, each the sum of the 2·radius + 1 around it.
+    pub struct ReadOnlyShape {
+        pub n: usize,
+        pub radius: u32,
+    }
+    shown "{n} r={radius}", side n
 }
 
 impl ReadOnlyShape {
@@ -35,18 +36,6 @@ impl ReadOnlyShape {
 /// The input's indices of element i's window, clipped to 0..n.
 fn window(i: u64, n: u64, radius: u64) -> std::ops::Range<u64> {
     i.saturating_sub(radius)..(i + radius).min(n - 1) + 1
-}
-
-impl fmt::Display for ReadOnlyShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} r={}", self.n, self.radius)
-    }
-}
-
-impl Shape for ReadOnlyShape {
-    fn side(&self) -> f64 {
-        self.n as f64
-    }
 }
 
 pub struct ReadOnly;
@@ -83,28 +72,15 @@ impl Family for ReadOnly {
     /// and both halos within `u32`, the shared kernel's tile indices.
     fn problem(shape: ReadOnlyShape) -> Result<Problem> {
         let n = nonzero("n (elements)", shape.n)?;
-        if shape.radius > MAX_RADIUS {
-            return Err(Error::TooLarge {
-                what: "the stencil's radius",
-                size: u128::from(shape.radius),
-                limit: u64::from(MAX_RADIUS),
-            });
-        }
-        let limit = u32::MAX - BLOCK - 2 * MAX_RADIUS;
-        if n > limit {
-            return Err(Error::TooLarge {
-                what: "n (elements)",
-                size: shape.n as u128,
-                limit: u64::from(limit),
-            });
-        }
+        at_most("the stencil's radius", shape.radius, MAX_RADIUS)?;
+        at_most("n (elements)", n, u32::MAX - BLOCK - 2 * MAX_RADIUS)?;
         Ok(Problem { n })
     }
 
     /// A window wider than the input, one element, a block and one more,
     /// halos reaching into the neighbouring blocks, the largest radius.
     fn test_shapes() -> Vec<ReadOnlyShape> {
-        [
+        let shapes = [
             (1, 0),
             (1, 3),
             (5, 8),
@@ -112,10 +88,10 @@ impl Family for ReadOnly {
             (257, 32),
             (1000, 5),
             (3001, 17),
-        ]
-        .into_iter()
-        .map(|(n, radius)| ReadOnlyShape { n, radius })
-        .collect()
+        ];
+        shapes
+            .map(|(n, radius)| ReadOnlyShape { n, radius })
+            .to_vec()
     }
 
     /// An addition per element of every window; the fewest bytes are the
@@ -130,6 +106,7 @@ impl Family for ReadOnly {
     }
 
     type Inputs = Vec<f32>;
+    type Layout = Arrays<2>;
     type Buffers<B: Backend> = InputOutput<B>;
 
     fn inputs(shape: ReadOnlyShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
@@ -137,12 +114,8 @@ impl Family for ReadOnly {
         Ok(uniform_floats(shape.n, rng))
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: ReadOnlyShape,
-        input: &Vec<f32>,
-    ) -> Result<Self::Buffers<B>> {
-        InputOutput::upload(backend, NAMES, input, shape.n)
+    fn layout(shape: ReadOnlyShape) -> Result<Arrays<2>> {
+        Ok(Arrays::new(NAMES, [shape.n; 2]))
     }
 
     /// Tolerance: a sum of 2r + 1 terms in order, within γ(2r + 1)·Σ|x|.
@@ -166,20 +139,12 @@ impl Family for ReadOnly {
         })
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: ReadOnlyShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        let problem = Self::problem(shape)?;
-        buffers.expect_lens(backend, NAMES, [shape.n; 2])?;
-        let InputOutput { input, output } = buffers;
-        let args = (&*input, output, problem.n, shape.radius);
-        // SAFETY: the input and the output hold n elements each, the output
-        // a buffer of its own that nothing else writes; the radius is at
-        // most MAX_RADIUS and n leaves room for a block and both halos.
-        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
+    /// The input and the output hold n elements each, the output a buffer
+    /// of its own that nothing else writes; the radius is at most
+    /// MAX_RADIUS and n leaves room for a block and both halos.
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let InputOutput { input, output } = on.buffers;
+        (&*input, output, on.problem.n, on.shape.radius)
     }
 }
 

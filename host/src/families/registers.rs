@@ -5,13 +5,14 @@ use kernels::registers::{Args, KERNELS, LENGTH, Problem};
 
 use crate::families::prelude::*;
 
-/// n threads, each with an array of [`LENGTH`] elements, rotated by
-/// `rotation`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RegistersShape {
-    pub n: usize,
-    pub rotation: u32,
+shape! {
+    /// n threads, each with an array of [`LENGTH`] elements, rotated by
+    /// `rotation`.
+    pub struct RegistersShape {
+        pub n: usize,
+        pub rotation: u32,
+    }
+    shown "{n} × {LENGTH} rotated {rotation}", side n, short "{n}"
 }
 
 impl RegistersShape {
@@ -24,22 +25,6 @@ impl RegistersShape {
     /// Bytes one launch reads from global memory.
     pub fn bytes_read(self) -> f64 {
         4.0 * f64::from(LENGTH) * self.n as f64
-    }
-}
-
-impl fmt::Display for RegistersShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} × {} rotated {}", self.n, LENGTH, self.rotation)
-    }
-}
-
-impl Shape for RegistersShape {
-    fn side(&self) -> f64 {
-        self.n as f64
-    }
-
-    fn short(&self) -> String {
-        self.n.to_string()
     }
 }
 
@@ -105,17 +90,17 @@ impl Family for Registers {
 
     /// No rotation, one past the array, and blocks left part-full.
     fn test_shapes() -> Vec<RegistersShape> {
-        [
+        let shapes = [
             (1, 0),
             (31, 1),
             (257, 5),
             (300, 63),
             (1000, 64),
             (513, 1_000_003),
-        ]
-        .into_iter()
-        .map(|(n, rotation)| RegistersShape { n, rotation })
-        .collect()
+        ];
+        shapes
+            .map(|(n, rotation)| RegistersShape { n, rotation })
+            .to_vec()
     }
 
     /// Per element of an array: an addition into the sum, then an
@@ -130,18 +115,15 @@ impl Family for Registers {
     }
 
     type Inputs = Vec<f32>;
+    type Layout = Arrays<2>;
     type Buffers<B: Backend> = InputOutput<B>;
 
     fn inputs(shape: RegistersShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Ok(uniform_floats(shape.checked_len()?, rng))
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: RegistersShape,
-        arrays: &Vec<f32>,
-    ) -> Result<Self::Buffers<B>> {
-        InputOutput::upload(backend, NAMES, arrays, shape.n)
+    fn layout(shape: RegistersShape) -> Result<Arrays<2>> {
+        Ok(Arrays::new(NAMES, [shape.checked_len()?, shape.n]))
     }
 
     fn reference(shape: RegistersShape, arrays: &Vec<f32>) -> Expected {
@@ -151,24 +133,13 @@ impl Family for Registers {
     const CPU: &'static str = "the same sums in f64, every core";
 
     fn cpu(shape: RegistersShape, arrays: &Vec<f32>) -> CpuOutput {
-        CpuOutput::par_f32(shape.n, |i| result(shape, arrays, i).0 as f32)
+        CpuOutput::sums(shape.n, |i| result(shape, arrays, i))
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: RegistersShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        let problem = Self::problem(shape)?;
-        buffers.expect_lens(backend, NAMES, [shape.checked_len()?, shape.n])?;
-        let InputOutput {
-            input: arrays,
-            output: results,
-        } = buffers;
-        let args = (&*arrays, results, problem.n, shape.rotation);
-        // SAFETY: the arrays hold LENGTH·n elements, within u32, and the
-        // results n, a buffer of their own.
-        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
+    /// The arrays hold LENGTH·n elements, within u32, and the results n, a
+    /// buffer of their own.
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let InputOutput { input, output } = on.buffers;
+        (&*input, output, on.problem.n, on.shape.rotation)
     }
 }

@@ -23,6 +23,29 @@ pub struct MappedInput<B: Backend> {
 
 impl<B: Backend> Buffers<B> for MappedInput<B> {
     type Output = f32;
+    type Inputs = Vec<f32>;
+    /// The problem: the matrix's sides, which make the tensor map.
+    type Layout = Problem;
+
+    fn upload(backend: &B, input: &Vec<f32>, problem: &Problem) -> Result<Self> {
+        let source = backend.upload("input matrix", input)?;
+        Ok(MappedInput {
+            map: backend.tensor_map(source, tensor_map(problem))?,
+            output: backend.alloc(OUTPUT, len(problem))?,
+        })
+    }
+
+    fn expect(&self, backend: &B, problem: &Problem) -> Result<()> {
+        let mapped = self.map.shape();
+        if mapped != tensor_map(problem) {
+            return Err(Error::ShapeMismatch {
+                what: "the input's tensor map",
+                expected: len(problem),
+                actual: mapped.width as usize * mapped.height as usize,
+            });
+        }
+        expect_len(OUTPUT, len(problem), backend.len(&self.output))
+    }
 
     fn output(&mut self) -> &mut Buffer<B, f32> {
         &mut self.output
@@ -31,6 +54,11 @@ impl<B: Backend> Buffers<B> for MappedInput<B> {
 
 /// The output's name in errors.
 const OUTPUT: &str = "transposed matrix";
+
+/// The element count of the input, and of the output.
+fn len(problem: &Problem) -> usize {
+    problem.rows as usize * problem.cols as usize
+}
 
 /// The element count of a shape's input, once the transpose takes it and
 /// its rows are whole 16-byte chunks.
@@ -115,6 +143,7 @@ impl Family for Tensor {
     }
 
     type Inputs = Vec<f32>;
+    type Layout = Problem;
     type Buffers<B: Backend> = MappedInput<B>;
 
     fn inputs(shape: TensorShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
@@ -122,17 +151,8 @@ impl Family for Tensor {
         Transpose::inputs(shape, rng)
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: TensorShape,
-        input: &Vec<f32>,
-    ) -> Result<Self::Buffers<B>> {
-        let len = checked_len(shape)?;
-        let source = backend.upload("input matrix", input)?;
-        Ok(MappedInput {
-            map: backend.tensor_map(source, tensor_map(&Self::problem(shape)?))?,
-            output: backend.alloc(OUTPUT, len)?,
-        })
+    fn layout(shape: TensorShape) -> Result<Problem> {
+        Self::problem(shape)
     }
 
     /// Exact, as the transpose's.
@@ -146,31 +166,13 @@ impl Family for Tensor {
         Transpose::cpu(shape, input)
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: TensorShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        let problem = Self::problem(shape)?;
-        let len = checked_len(shape)?;
-        let mapped = buffers.map.shape();
-        if mapped != tensor_map(&problem) {
-            return Err(Error::ShapeMismatch {
-                what: "the input's tensor map",
-                expected: len,
-                actual: mapped.width as usize * mapped.height as usize,
-            });
-        }
-        expect_len(OUTPUT, len, backend.len(&buffers.output))?;
-        let Problem { rows, cols } = problem;
-        let MappedInput { map, output } = buffers;
-        // SAFETY: the map is the kernels' over the input, which it owns
-        // and which holds rows×cols elements, as the output does in a
-        // buffer of its own; cols is a multiple of 4 and every index fits
-        // in u32 (checked above).
-        let args = (map.source(), &*map, output, rows, cols);
-        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
+    /// The map is the kernels' over the input, which it owns and which
+    /// holds rows×cols elements, as the output does in a buffer of its own;
+    /// cols is a multiple of 4 and every index fits in u32.
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let Problem { rows, cols } = *on.problem;
+        let MappedInput { map, output } = on.buffers;
+        (map.source(), &*map, output, rows, cols)
     }
 
     /// The device copy of the same bytes, as for the transpose.

@@ -100,6 +100,24 @@ pub struct TextureBuffers<B: Backend> {
 
 impl<B: Backend> Buffers<B> for TextureBuffers<B> {
     type Output = f32;
+    type Inputs = Vec<f32>;
+    /// The shape itself: the picture's sides and the texture's modes.
+    type Layout = TextureShape;
+
+    fn upload(backend: &B, input: &Vec<f32>, shape: &TextureShape) -> Result<Self> {
+        let buffer = backend.upload("picture", input)?;
+        let sampling = shape.modes.sampling();
+        Ok(TextureBuffers {
+            texture: backend.texture(&buffer, shape.width, shape.height, sampling)?,
+            input: buffer,
+            output: backend.alloc("output", shape.pixels())?,
+        })
+    }
+
+    fn expect(&self, backend: &B, shape: &TextureShape) -> Result<()> {
+        expect_len("picture", shape.pixels(), backend.len(&self.input))?;
+        expect_len("output", shape.pixels(), backend.len(&self.output))
+    }
 
     fn output(&mut self) -> &mut Buffer<B, f32> {
         &mut self.output
@@ -128,31 +146,35 @@ impl Family for TextureFamily {
     type Shape = TextureShape;
 
     fn options(_: bool) -> Vec<Arg> {
+        let angle = "Degrees the texture lesson's kernels turn the picture by";
+        let modes =
+            "The texture's addressing and filter modes (rotate_global reads border-linear only)";
         vec![
-            Arg::new("angle")
-                .long("angle")
-                .help("Degrees the texture lesson's kernels turn the picture by")
-                .value_name("DEGREES")
-                .value_parser(value_parser!(u32).range(0..360))
-                .default_value("30"),
-            Arg::new("texture-modes")
-                .long("texture-modes")
-                .help("The texture's addressing and filter modes (rotate_global reads border-linear only)")
-                .value_name("MODES")
-                .value_parser(value_parser!(Modes))
-                .default_value("border-linear"),
+            option(
+                "angle",
+                "DEGREES",
+                value_parser!(u32).range(0..360),
+                "30",
+                angle,
+            ),
+            option(
+                "texture-modes",
+                "MODES",
+                value_parser!(Modes),
+                "border-linear",
+                modes,
+            ),
         ]
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> TextureShape {
         let [width, height] = dims(sizes);
+        let (degrees, modes) = (value(options, "angle"), value(options, "texture-modes"));
         TextureShape {
             width,
             height,
-            degrees: *options.get_one("angle").expect("the option has a default"),
-            modes: *options
-                .get_one("texture-modes")
-                .expect("the option has a default"),
+            degrees,
+            modes,
         }
     }
 
@@ -161,15 +183,8 @@ impl Family for TextureFamily {
         let width = nonzero("width", shape.width)?;
         let height = nonzero("height", shape.height)?;
         let (max_width, max_height) = gpu_host::backend::TEXTURE_LIMIT;
-        for (what, size, limit) in [("width", width, max_width), ("height", height, max_height)] {
-            if size as usize > limit {
-                return Err(Error::TooLarge {
-                    what,
-                    size: u128::from(size),
-                    limit: limit as u64,
-                });
-            }
-        }
+        at_most("width", width, max_width as u64)?;
+        at_most("height", height, max_height as u64)?;
         indexable("the picture", &[width, height])?;
         Ok(Problem { width, height })
     }
@@ -223,6 +238,7 @@ impl Family for TextureFamily {
     }
 
     type Inputs = Vec<f32>;
+    type Layout = TextureShape;
     type Buffers<B: Backend> = TextureBuffers<B>;
 
     fn inputs(shape: TextureShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
@@ -230,18 +246,8 @@ impl Family for TextureFamily {
         Ok(uniform_floats(shape.pixels(), rng))
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: TextureShape,
-        input: &Vec<f32>,
-    ) -> Result<Self::Buffers<B>> {
-        let buffer = backend.upload("picture", input)?;
-        let sampling = shape.modes.sampling();
-        Ok(TextureBuffers {
-            texture: backend.texture(&buffer, shape.width, shape.height, sampling)?,
-            input: buffer,
-            output: backend.alloc("output", shape.pixels())?,
-        })
+    fn layout(shape: TextureShape) -> Result<TextureShape> {
+        Ok(shape)
     }
 
     /// Each pixel's point sampled by the model of the texture unit
@@ -273,34 +279,15 @@ impl Family for TextureFamily {
         CpuOutput::F32(values.into_iter().map(|value| value as f32).collect())
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: TextureShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        Self::made_for(kernel, shape)?;
-        let problem = Self::problem(shape)?;
-        expect_len("picture", shape.pixels(), backend.len(&buffers.input))?;
-        expect_len("output", shape.pixels(), backend.len(&buffers.output))?;
-        let (cos, sin) = shape.rotation();
-        let TextureBuffers {
-            input,
-            texture,
-            output,
-        } = buffers;
-        let args = (
-            &*input,
-            &*texture,
-            output,
-            problem.width,
-            problem.height,
-            cos,
-            sin,
-        );
-        // SAFETY: the picture and the output hold width × height pixels
-        // each, within u32, the output a buffer of its own; the texture
-        // was made from the picture and lives as long as the buffers.
-        Ok(unsafe { backend.launch(kernel, &problem, args) }?)
+    /// The picture and the output hold width × height pixels each, within
+    /// u32, the output a buffer of its own; the texture was made from the
+    /// picture and lives as long as the buffers; the kernel is made for
+    /// the modes.
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let (cos, sin) = on.shape.rotation();
+        let (width, height) = (on.problem.width, on.problem.height);
+        let buffers = on.buffers;
+        let (picture, texture, output) = (&buffers.input, &buffers.texture, &mut buffers.output);
+        (picture, texture, output, width, height, cos, sin)
     }
 }

@@ -34,13 +34,11 @@ impl TransposeShape {
         // not a multiple of the tile: the grid's rows must fit in u32 too.
         // (Its columns are held far lower by the grid's limit along y.)
         let tiled = u128::from(rows.div_ceil(TILE)) * u128::from(TILE);
-        if tiled > u128::from(u32::MAX) {
-            return Err(Error::TooLarge {
-                what: "rows (of the input), rounded up to whole 32-row tiles",
-                size: tiled,
-                limit: u32::MAX.into(),
-            });
-        }
+        at_most(
+            "rows (of the input), rounded up to whole 32-row tiles",
+            tiled,
+            u32::MAX,
+        )?;
         Ok(len)
     }
 }
@@ -57,11 +55,7 @@ impl Shape for TransposeShape {
     }
 
     fn short(&self) -> String {
-        if self.rows == self.cols {
-            self.rows.to_string()
-        } else {
-            self.to_string()
-        }
+        square_or_whole(&[self.rows, self.cols], self)
     }
 }
 
@@ -159,18 +153,15 @@ impl Family for Transpose {
 
     /// The input matrix, row-major.
     type Inputs = Vec<f32>;
+    type Layout = Arrays<2>;
     type Buffers<B: Backend> = InputOutput<B>;
 
     fn inputs(shape: TransposeShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Ok(uniform_floats(shape.checked_len()?, rng))
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: TransposeShape,
-        input: &Vec<f32>,
-    ) -> Result<Self::Buffers<B>> {
-        InputOutput::upload(backend, MATRICES, input, shape.checked_len()?)
+    fn layout(shape: TransposeShape) -> Result<Arrays<2>> {
+        Ok(Arrays::new(MATRICES, [shape.checked_len()?; 2]))
     }
 
     /// Exact: the values are moved, never rounded, so every tolerance is 0.
@@ -207,19 +198,11 @@ impl Family for Transpose {
         CpuOutput::F32(output)
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: TransposeShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        buffers.expect_lens(backend, MATRICES, [shape.checked_len()?; 2])?;
-        let problem = Self::problem(shape)?;
-        let Problem { rows, cols } = problem;
-        let InputOutput { input, output } = buffers;
-        // SAFETY: both matrices hold rows×cols elements, in buffers of
-        // their own, and every index fits in u32 (checked above).
-        Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, rows, cols)) }?)
+    /// Both matrices hold rows×cols elements, in buffers of their own, and
+    /// every index fits in u32.
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let InputOutput { input, output } = on.buffers;
+        (&*input, output, on.problem.rows, on.problem.cols)
     }
 
     /// The device copy: the same bytes, each read once and written once,

@@ -8,27 +8,12 @@ use rand::distr::Uniform;
 use crate::families::prelude::*;
 use crate::verify::random_vec;
 
-/// Bytes copied.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WidthShape {
-    pub bytes: usize,
-}
-
-impl fmt::Display for WidthShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} bytes", self.bytes)
+shape! {
+    /// Bytes copied.
+    pub struct WidthShape {
+        pub bytes: usize,
     }
-}
-
-impl Shape for WidthShape {
-    fn side(&self) -> f64 {
-        self.bytes as f64
-    }
-
-    fn short(&self) -> String {
-        self.bytes.to_string()
-    }
+    shown "{bytes} bytes", side bytes, short "{bytes}"
 }
 
 pub struct Width;
@@ -65,10 +50,8 @@ impl Family for Width {
 
     /// Fewer bytes than any width, and every remainder of 16.
     fn test_shapes() -> Vec<WidthShape> {
-        [1, 3, 15, 16, 17, 100, 1000, 4096, 4099, 65_551]
-            .into_iter()
-            .map(|bytes| WidthShape { bytes })
-            .collect()
+        let sizes = [1, 3, 15, 16, 17, 100, 1000, 4096, 4099, 65_551];
+        sizes.map(|bytes| WidthShape { bytes }).to_vec()
     }
 
     fn work(shape: WidthShape) -> Work {
@@ -81,6 +64,7 @@ impl Family for Width {
     }
 
     type Inputs = Vec<u8>;
+    type Layout = Arrays<2>;
     type Buffers<B: Backend> = InputOutput<B, u8>;
 
     /// Bytes other than the poison, 255, so that a byte the copy missed
@@ -91,12 +75,8 @@ impl Family for Width {
         Ok(random_vec(shape.bytes, samples, rng.random()))
     }
 
-    fn upload<B: Backend>(
-        backend: &B,
-        shape: WidthShape,
-        input: &Vec<u8>,
-    ) -> Result<Self::Buffers<B>> {
-        InputOutput::upload(backend, NAMES, input, shape.bytes)
+    fn layout(shape: WidthShape) -> Result<Arrays<2>> {
+        Ok(Arrays::new(NAMES, [shape.bytes; 2]))
     }
 
     fn reference(_: WidthShape, input: &Vec<u8>) -> Expected {
@@ -109,18 +89,10 @@ impl Family for Width {
         CpuOutput::U8(input.clone())
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: WidthShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        let problem = Self::problem(shape)?;
-        buffers.expect_lens(backend, NAMES, [shape.bytes; 2])?;
-        let InputOutput { input, output } = buffers;
-        // SAFETY: both buffers hold the bytes, the output its own, each
-        // starting where the backend allocated it (256-byte aligned on the
-        // GPU).
-        Ok(unsafe { backend.launch(kernel, &problem, (&*input, output, problem.bytes)) }?)
+    /// Both buffers hold the bytes, the output its own, each starting
+    /// where the backend allocated it (256-byte aligned on the GPU).
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
+        let InputOutput { input, output } = on.buffers;
+        (&*input, output, on.problem.bytes)
     }
 }

@@ -1,21 +1,58 @@
 //! The buffer sets the families share: what a kernel reads and the one
-//! output it writes whole, uploaded, checked against a shape and named in
-//! errors. A family whose buffers are particular (gemv's A in two layouts,
-//! the texture, the tensor map, the L2's persisting window) declares its
-//! own and implements [`Buffers`] for it.
+//! output it writes whole, uploaded as a shape lays them out, checked
+//! against it before a launch, and named in errors. A family whose
+//! buffers are particular (gemv's A in two layouts, the texture, the
+//! tensor map, the L2's persisting window, the histogram's start counts)
+//! declares its own and implements [`Buffers`] for them.
 
 use gpu_host::backend::{Backend, Buffer, Value};
 
 use crate::error::{Error, Result};
 
-/// A family's buffers on a backend, and the output in them that every
-/// kernel of the family writes whole: what a check poisons before the
-/// kernel runs and compares with the reference after.
-pub trait Buffers<B: Backend> {
+/// A family's buffers on a backend: how its inputs are uploaded as a
+/// shape lays them out, how a launch checks them against it, and the
+/// output in them that every kernel of the family writes whole, which a
+/// check poisons before the kernel runs and compares with the reference
+/// after.
+pub trait Buffers<B: Backend>: Sized {
     /// The output's element.
     type Output: Value + Into<f64> + Sync;
+    /// What they are uploaded from: the family's inputs on the host.
+    type Inputs;
+    /// What a shape says of them: for most, each one's name in errors and
+    /// length ([`Arrays`]).
+    type Layout;
+
+    /// The inputs uploaded, and the output allocated, poisoned.
+    fn upload(backend: &B, inputs: &Self::Inputs, layout: &Self::Layout) -> Result<Self>;
+
+    /// Rejects buffers that are not as `layout` says: a launch trusts them
+    /// to be.
+    fn expect(&self, backend: &B, layout: &Self::Layout) -> Result<()>;
 
     fn output(&mut self) -> &mut Buffer<B, Self::Output>;
+}
+
+/// The layout of plain arrays, the inputs first and the output last: what
+/// each is called in errors, and how many elements it holds.
+#[derive(Clone, Copy, Debug)]
+pub struct Arrays<const N: usize> {
+    pub names: [&'static str; N],
+    pub lens: [usize; N],
+}
+
+impl<const N: usize> Arrays<N> {
+    /// Arrays called `names` in errors, of `lens` elements.
+    pub fn new(names: [&'static str; N], lens: [usize; N]) -> Self {
+        Self { names, lens }
+    }
+
+    /// Rejects the first array whose length, of `actual`, is not the
+    /// layout's.
+    pub fn expect(&self, actual: [usize; N]) -> Result<()> {
+        let mut arrays = self.names.into_iter().zip(self.lens).zip(actual);
+        arrays.try_for_each(|((what, expected), actual)| expect_len(what, expected, actual))
+    }
 }
 
 /// What [`InputOutput`]'s buffers are called in errors, unless a family
@@ -23,43 +60,29 @@ pub trait Buffers<B: Backend> {
 pub const NAMES: [&str; 2] = ["input", "output"];
 
 /// The buffers of a kernel that reads one array and writes another: most
-/// lesson families', and the transpose's, of one element type; the
-/// histogram's bytes and counts.
+/// lesson families', and the transpose's and the blur's, of one element
+/// type; the distributed lesson's words.
 pub struct InputOutput<B: Backend, T: Value = f32, U: Value = T> {
     pub input: Buffer<B, T>,
     pub output: Buffer<B, U>,
 }
 
-impl<B: Backend, T: Value, U: Value> InputOutput<B, T, U> {
-    /// `input` uploaded, and an output of `output_len` poisoned elements;
-    /// `names` (input, output) name them in errors.
-    pub fn upload(
-        backend: &B,
-        names: [&'static str; 2],
-        input: &[T],
-        output_len: usize,
-    ) -> Result<Self> {
+impl<B: Backend, T: Value, U: Value + Into<f64> + Sync> Buffers<B> for InputOutput<B, T, U> {
+    type Output = U;
+    type Inputs = Vec<T>;
+    type Layout = Arrays<2>;
+
+    fn upload(backend: &B, input: &Vec<T>, layout: &Arrays<2>) -> Result<Self> {
+        let [input_name, output_name] = layout.names;
         Ok(Self {
-            input: backend.upload(names[0], input)?,
-            output: backend.alloc(names[1], output_len)?,
+            input: backend.upload(input_name, input)?,
+            output: backend.alloc(output_name, layout.lens[1])?,
         })
     }
 
-    /// Rejects buffers whose lengths are not `lens` (input, output), the
-    /// shape's, named `names`.
-    pub fn expect_lens(
-        &self,
-        backend: &B,
-        names: [&'static str; 2],
-        lens: [usize; 2],
-    ) -> Result<()> {
-        let actual = [backend.len(&self.input), backend.len(&self.output)];
-        expect_lens(names, lens, actual)
+    fn expect(&self, backend: &B, layout: &Arrays<2>) -> Result<()> {
+        layout.expect([backend.len(&self.input), backend.len(&self.output)])
     }
-}
-
-impl<B: Backend, T: Value, U: Value + Into<f64> + Sync> Buffers<B> for InputOutput<B, T, U> {
-    type Output = U;
 
     fn output(&mut self) -> &mut Buffer<B, U> {
         &mut self.output
@@ -75,56 +98,32 @@ pub struct TwoInputs<B: Backend, T: Value = f32> {
     pub output: Buffer<B, f32>,
 }
 
-impl<B: Backend, T: Value> TwoInputs<B, T> {
-    /// Both inputs uploaded, and an output of `output_len` poisoned
-    /// elements; `names` (first, second, output) name them in errors.
-    pub fn upload(
-        backend: &B,
-        names: [&'static str; 3],
-        [first, second]: [&[T]; 2],
-        output_len: usize,
-    ) -> Result<Self> {
+impl<B: Backend, T: Value> Buffers<B> for TwoInputs<B, T> {
+    type Output = f32;
+    type Inputs = [Vec<T>; 2];
+    type Layout = Arrays<3>;
+
+    fn upload(backend: &B, [first, second]: &[Vec<T>; 2], layout: &Arrays<3>) -> Result<Self> {
+        let [first_name, second_name, output_name] = layout.names;
         Ok(Self {
-            first: backend.upload(names[0], first)?,
-            second: backend.upload(names[1], second)?,
-            output: backend.alloc(names[2], output_len)?,
+            first: backend.upload(first_name, first)?,
+            second: backend.upload(second_name, second)?,
+            output: backend.alloc(output_name, layout.lens[2])?,
         })
     }
 
-    /// Rejects buffers whose lengths are not `lens` (first, second,
-    /// output), the shape's, named `names`.
-    pub fn expect_lens(
-        &self,
-        backend: &B,
-        names: [&'static str; 3],
-        lens: [usize; 3],
-    ) -> Result<()> {
+    fn expect(&self, backend: &B, layout: &Arrays<3>) -> Result<()> {
         let actual = [
             backend.len(&self.first),
             backend.len(&self.second),
             backend.len(&self.output),
         ];
-        expect_lens(names, lens, actual)
+        layout.expect(actual)
     }
-}
-
-impl<B: Backend, T: Value> Buffers<B> for TwoInputs<B, T> {
-    type Output = f32;
 
     fn output(&mut self) -> &mut Buffer<B, f32> {
         &mut self.output
     }
-}
-
-/// Rejects the first buffer of `names` whose length, of `actual`, is not
-/// the shape's, of `lens`.
-fn expect_lens<const N: usize>(
-    names: [&'static str; N],
-    lens: [usize; N],
-    actual: [usize; N],
-) -> Result<()> {
-    let mut buffers = names.into_iter().zip(lens).zip(actual);
-    buffers.try_for_each(|((what, expected), actual)| expect_len(what, expected, actual))
 }
 
 /// Rejects a buffer whose length is not what the shape says.

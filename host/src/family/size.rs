@@ -19,17 +19,20 @@ pub fn nonzero(what: &'static str, size: usize) -> Result<u32> {
     })
 }
 
+/// Rejects a size beyond `limit`.
+pub fn at_most(what: &'static str, size: impl Into<u128>, limit: impl Into<u64>) -> Result<()> {
+    let (size, limit) = (size.into(), limit.into());
+    if size > u128::from(limit) {
+        return Err(Error::TooLarge { what, size, limit });
+    }
+    Ok(())
+}
+
 /// Rejects an array whose element indices would not fit the kernels' `u32`
 /// index arithmetic.
 pub fn indexable(what: &'static str, dimensions: &[u32]) -> Result<usize> {
     let size = dimensions.iter().map(|&d| u128::from(d)).product::<u128>();
-    if size > u128::from(u32::MAX) {
-        return Err(Error::TooLarge {
-            what,
-            size,
-            limit: u32::MAX.into(),
-        });
-    }
+    at_most(what, size, u32::MAX)?;
     Ok(size as usize)
 }
 

@@ -69,24 +69,23 @@ impl Family for Blur {
         } else {
             ("3", "3")
         };
-        vec![
-            Arg::new("channels")
-                .long("channels")
-                .help("Blur channels: 1 for grayscale, 3 for RGB; comma-separated for several")
-                .value_parser(value_parser!(usize))
-                .value_delimiter(',')
-                .default_value(channels),
-            Arg::new("radius")
-                .long("radius")
-                .help(
-                    "Blur radius: the window is (2r+1)×(2r+1); comma-separated for several \
-                     (a bench plots its throughput against size at the first radius and \
-                     channel count, and its time against every radius at its largest size)",
-                )
-                .value_parser(value_parser!(u32))
-                .value_delimiter(',')
-                .default_value(radii),
+        let channels_help =
+            "Blur channels: 1 for grayscale, 3 for RGB; comma-separated for several";
+        let radius_help = "Blur radius: the window is (2r+1)×(2r+1); comma-separated for several \
+                           (a bench plots its throughput against size at the first radius and \
+                           channel count, and its time against every radius at its largest size)";
+        [
+            option(
+                "channels",
+                "channels",
+                value_parser!(usize),
+                channels,
+                channels_help,
+            ),
+            option("radius", "radius", value_parser!(u32), radii, radius_help),
         ]
+        .map(|arg| arg.value_delimiter(','))
+        .to_vec()
     }
 
     fn shape(sizes: &[usize], options: &ArgMatches) -> BlurShape {
@@ -190,6 +189,7 @@ impl Family for Blur {
 
     /// The image's samples.
     type Inputs = Vec<u8>;
+    type Layout = Arrays<2>;
     type Buffers<B: Backend> = InputOutput<B, u8>;
 
     /// Samples from 0..=254, so that the poison 255 can never be a correct
@@ -208,8 +208,8 @@ impl Family for Blur {
         Ok(random_vec(len, samples, rng.random()))
     }
 
-    fn upload<B: Backend>(backend: &B, _: BlurShape, input: &Vec<u8>) -> Result<Self::Buffers<B>> {
-        InputOutput::upload(backend, IMAGES, input, input.len())
+    fn layout(shape: BlurShape) -> Result<Arrays<2>> {
+        Ok(Arrays::new(IMAGES, [shape.checked_len()?; 2]))
     }
 
     fn reference(shape: BlurShape, input: &Vec<u8>) -> Expected {
@@ -229,30 +229,18 @@ impl Family for Blur {
         CpuOutput::U8(cpu_baseline::blur(shape, input))
     }
 
-    fn launch<B: Backend>(
-        backend: &B,
-        kernel: &Kernel<Args, Problem>,
-        shape: BlurShape,
-        buffers: &mut Self::Buffers<B>,
-    ) -> Result<()> {
-        check_channels(kernel, shape)?;
-        check_radius(kernel, shape)?;
-        buffers.expect_lens(backend, IMAGES, [shape.checked_len()?; 2])?;
-        let problem = Self::problem(shape)?;
+    /// Both images hold width×height×channels samples, in buffers of their
+    /// own; every index fits in u32 and the radius is within the kernel's
+    /// limit (`made_for`).
+    fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
         let Problem {
             width,
             height,
             channels,
             radius,
-        } = problem;
-        let InputOutput { input, output } = buffers;
-        // SAFETY: both images hold width×height×channels samples, in
-        // buffers of their own; every index fits in u32 and the radius is
-        // within the kernel's limit (checked above).
-        unsafe {
-            let args = (&*input, output, width, height, channels, radius);
-            Ok(backend.launch(kernel, &problem, args)?)
-        }
+        } = *on.problem;
+        let InputOutput { input, output } = on.buffers;
+        (&*input, output, width, height, channels, radius)
     }
 
     fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
