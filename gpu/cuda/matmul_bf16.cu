@@ -95,20 +95,30 @@ struct MmaLayout {
     }
 };
 
-// Calls copy(row, col, from, inside) for each 16-byte chunk of the
-// ROWS×COLS slice from (row0, col0) of a height×width matrix that this
-// thread copies, the block's threads taking consecutive chunks.
+// Calls copy(is_b, row, col, from, inside) for each 16-byte chunk of a
+// ROWS×COLS slice from (first_row, first_col) of a height×width matrix
+// that this thread copies, the block's threads taking consecutive chunks.
 template <unsigned ROWS, unsigned COLS, typename Copy>
-__device__ __forceinline__ void mma_each_chunk(unsigned height, unsigned width, unsigned row0,
-                                               unsigned col0, Copy copy) {
+__device__ __forceinline__ void mma_each_operand_chunk(bool is_b, unsigned height,
+                                                       unsigned width, unsigned first_row,
+                                                       unsigned first_col, Copy& copy) {
     constexpr unsigned CHUNKS = COLS / 8;
 #pragma unroll
     for (unsigned step = 0; step < ROWS * CHUNKS / MMA_THREADS; ++step) {
         unsigned chunk = step * MMA_THREADS + threadIdx.x;
         unsigned row = chunk / CHUNKS, col = chunk % CHUNKS * 8;
-        unsigned r = row0 + row, j = col0 + col;
-        copy(row, col, r * width + j, r < height && j < width);
+        unsigned r = first_row + row, j = first_col + col;
+        copy(is_b, row, col, r * width + j, r < height && j < width);
     }
+}
+
+// The same for the slice from k0 of A (ROWS×SLICE) and of B (SLICE×COLS)
+// (gpu/src/matmul_bf16/staged.rs).
+template <unsigned ROWS, unsigned COLS, unsigned SLICE, typename Copy>
+__device__ __forceinline__ void mma_each_chunk(unsigned m, unsigned n, unsigned k, unsigned row0,
+                                               unsigned col0, unsigned k0, Copy copy) {
+    mma_each_operand_chunk<ROWS, SLICE>(false, m, k, row0, k0, copy);
+    mma_each_operand_chunk<SLICE, COLS>(true, k, n, k0, col0, copy);
 }
 
 // ldmatrix .x4, transposed if TRANS, from the 16 bytes at address.
@@ -216,17 +226,14 @@ __device__ __forceinline__ void mma_staged(const mma_bf16* __restrict__ a,
     unsigned row0 = blockIdx.y * MMA_BLOCK_ROWS, col0 = blockIdx.x * COLS;
     float sums[M_TILES][N_TILES][4] = {};
     for (unsigned k0 = 0; k0 < k; k0 += MMA_SLICE) {
-        mma_each_chunk<MMA_BLOCK_ROWS, MMA_SLICE>(
-            m, k, row0, k0, [&](unsigned row, unsigned col, unsigned from, bool inside) {
-                uint4 line = inside ? __ldg(reinterpret_cast<const uint4*>(a + from))
+        mma_each_chunk<MMA_BLOCK_ROWS, COLS, MMA_SLICE>(
+            m, n, k, row0, col0, k0,
+            [&](bool is_b, unsigned row, unsigned col, unsigned from, bool inside) {
+                const mma_bf16* matrix = is_b ? b : a;
+                uint4 line = inside ? __ldg(reinterpret_cast<const uint4*>(matrix + from))
                                     : make_uint4(0, 0, 0, 0);
-                *reinterpret_cast<uint4*>(mma_tile + L::a(row, col)) = line;
-            });
-        mma_each_chunk<MMA_SLICE, COLS>(
-            k, n, k0, col0, [&](unsigned row, unsigned col, unsigned from, bool inside) {
-                uint4 line = inside ? __ldg(reinterpret_cast<const uint4*>(b + from))
-                                    : make_uint4(0, 0, 0, 0);
-                *reinterpret_cast<uint4*>(mma_tile + L::b(row, col)) = line;
+                *reinterpret_cast<uint4*>(mma_tile + (is_b ? L::b(row, col) : L::a(row, col))) =
+                    line;
             });
         __syncthreads();
         mma_multiply_slice<COLS, MMA_SLICE, M_TILES, N_TILES, L>(mma_tile, sums);
@@ -281,14 +288,12 @@ __device__ __forceinline__ void mma_pipelined_body(const mma_bf16* __restrict__ 
     auto start_slice = [&](unsigned slice) {
         if (slice < slices) {
             mma_bf16* stage = mma_stages + slice % STAGES * L::STAGE_ELEMENTS;
-            unsigned k0 = slice * SLICE;
-            mma_each_chunk<MMA_BLOCK_ROWS, SLICE>(
-                m, k, row0, k0, [&](unsigned row, unsigned col, unsigned from, bool inside) {
-                    mma_copy_async(stage + L::a(row, col), a + (inside ? from : 0), inside);
-                });
-            mma_each_chunk<SLICE, COLS>(
-                k, n, k0, col0, [&](unsigned row, unsigned col, unsigned from, bool inside) {
-                    mma_copy_async(stage + L::b(row, col), b + (inside ? from : 0), inside);
+            mma_each_chunk<MMA_BLOCK_ROWS, COLS, SLICE>(
+                m, n, k, row0, col0, slice * SLICE,
+                [&](bool is_b, unsigned row, unsigned col, unsigned from, bool inside) {
+                    const mma_bf16* matrix = is_b ? b : a;
+                    mma_copy_async(stage + (is_b ? L::b(row, col) : L::a(row, col)),
+                                   matrix + (inside ? from : 0), inside);
                 });
         }
         asm volatile("cp.async.commit_group;");

@@ -234,6 +234,17 @@ pub struct Baseline<F: Family> {
 }
 
 impl<F: Family> Baseline<F> {
+    /// cuBLAS's `name`, doing the family's arithmetic at every shape.
+    pub fn cublas(name: &'static str, run: RunBaseline<F>) -> Self {
+        Self {
+            name,
+            needs: Some(Library::Cublas),
+            arithmetic: true,
+            supports: |_| true,
+            run,
+        }
+    }
+
     /// The [`DEVICE_COPY`] of the bytes `run` copies: every kernel's
     /// baseline in a family that moves bytes and computes next to nothing.
     pub fn device_copy(run: RunBaseline<F>) -> Self {

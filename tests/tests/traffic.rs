@@ -19,6 +19,7 @@ use locality::families::histogram::{Bytes, Histogram, HistogramShape};
 use locality::families::intensity::{Intensity, IntensityShape};
 use locality::families::l2::{L2, L2Shape};
 use locality::families::matmul::{Matmul, MatmulShape};
+use locality::families::matmul_bf16::MatmulBf16;
 use locality::families::readonly::{ReadOnly, ReadOnlyShape};
 use locality::families::registers::{Registers, RegistersShape};
 use locality::families::tensor::Tensor;
@@ -228,6 +229,9 @@ const TEXTURE_SHAPE: TextureShape = TextureShape {
 fn documented_counts(name: &str) -> [u64; 7] {
     let traffic = match name {
         _ if name.starts_with("matmul") => traffic::<Matmul>(name, MatmulShape::new(64, 64, 64)),
+        _ if name.starts_with("mma") => {
+            traffic::<MatmulBf16>(name, MatmulShape::new(256, 256, 256))
+        }
         _ if name.ends_with("f32") => traffic::<Gemv<f32>>(name, GemvShape::new(256, 64)),
         _ if name.ends_with("f64") => traffic::<Gemv<f64>>(name, GemvShape::new(256, 64)),
         _ if name.starts_with("blur") => traffic::<Blur>(name, BlurShape::new(64, 64, 1, 3)),

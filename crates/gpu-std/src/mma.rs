@@ -57,24 +57,24 @@ mod sealed {
     impl Sealed for super::f16 {}
 }
 
-impl Half for bf16 {
-    fn to_bits(self) -> u16 {
-        bf16::to_bits(self)
-    }
-    fn from_bits(bits: u16) -> Self {
-        bf16::from_bits(bits)
-    }
-    const BF16: bool = true;
+/// `Half` for each type, by `half`'s own bit conversions.
+macro_rules! halves {
+    ($($type:ident, $bf16:literal;)*) => {$(
+        impl Half for $type {
+            fn to_bits(self) -> u16 {
+                $type::to_bits(self)
+            }
+            fn from_bits(bits: u16) -> Self {
+                $type::from_bits(bits)
+            }
+            const BF16: bool = $bf16;
+        }
+    )*};
 }
 
-impl Half for f16 {
-    fn to_bits(self) -> u16 {
-        f16::to_bits(self)
-    }
-    fn from_bits(bits: u16) -> Self {
-        f16::from_bits(bits)
-    }
-    const BF16: bool = false;
+halves! {
+    bf16, true;
+    f16, false;
 }
 
 /// Two 16-bit elements in one 32-bit register, the first in the low half:

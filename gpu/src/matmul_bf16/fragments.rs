@@ -4,7 +4,7 @@ use gpu_std::global::{Global, GlobalMut, row_major};
 use gpu_std::mma::{Accumulator, FragmentA, FragmentB, Pair, mma_sync};
 use gpu_std::{bf16, thread::*};
 
-use super::{MMA_COLS, MMA_K, MMA_ROWS};
+use super::geometry::{MMA_COLS, MMA_K, MMA_ROWS};
 
 /// Each warp of a 2×2 block multiplies its 16×8 tile of C along the whole
 /// of k, a lane loading exactly the elements the fragment layouts give it

@@ -1,56 +1,18 @@
-//! A block's tile of C, the slices of A and B that feed it, and where each
-//! of their elements lies in shared memory: the one thing the three staged
-//! rungs do differently.
+//! Where each element of the slices of A and B lies in shared memory: the
+//! one thing the three staged rungs do differently.
 //!
 //! A's slice is `rows`×`slice` (64-byte rows at a slice of 32); B's is
 //! `slice`×`cols`, kept as panels of 64 columns side by side, so that its
 //! rows are 128 bytes, the line a 128-byte swizzle (and a TMA box) works
 //! in. B's slice follows A's, and each stage of a pipeline the one before.
 
+use super::geometry::Tile;
+
 /// Columns of one of B's panels: 128 bytes of bf16.
 const PANEL: u32 = 64;
 
 /// Padding of [`Layout::Padded`]: 16 bytes a row.
 const PAD: u32 = 8;
-
-/// A block's tile of C and its warps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Tile {
-    /// Rows and columns of C a block computes.
-    pub rows: u32,
-    pub cols: u32,
-    /// Elements of k a slice of A and B holds.
-    pub slice: u32,
-    /// Warps down and across the tile, each a `rows / warps_down` ×
-    /// `cols / warps_across` warp tile.
-    pub warps_down: u32,
-    pub warps_across: u32,
-    /// Slices in shared memory at once: one, or a pipeline's stages.
-    pub stages: u32,
-}
-
-impl Tile {
-    pub const fn threads(self) -> u32 {
-        32 * self.warps_down * self.warps_across
-    }
-
-    pub const fn warp_rows(self) -> u32 {
-        self.rows / self.warps_down
-    }
-
-    pub const fn warp_cols(self) -> u32 {
-        self.cols / self.warps_across
-    }
-
-    /// `mma` tiles of 16 rows and of 8 columns in a warp tile.
-    pub const fn m_tiles(self) -> usize {
-        (self.warp_rows() / 16) as usize
-    }
-
-    pub const fn n_tiles(self) -> usize {
-        (self.warp_cols() / 8) as usize
-    }
-}
 
 /// Where the elements of a slice lie.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -17,15 +17,15 @@
 use gpu_std::global::{Global, GlobalMut};
 use gpu_std::{Launch, bf16};
 
-use crate::matmul::{BAND_ROWS, TileOrder, tile_position};
-
 mod fragments;
+mod geometry;
 mod layout;
 mod pipelined;
 mod staged;
 mod warp_tile;
 use fragments::from_global;
-pub use layout::{Layout, Tile};
+pub use geometry::{CHUNK, MMA_COLS, MMA_K, MMA_ROWS, Tile};
+pub use layout::Layout;
 use pipelined::pipelined;
 use staged::staged;
 
@@ -39,15 +39,6 @@ pub struct Problem {
 
 /// The parameters every kernel takes: A, B, C, m, n, k.
 pub type Args = (Global<bf16>, Global<bf16>, GlobalMut<f32>, u32, u32, u32);
-
-/// Elements of a row of A or B copied at once: 16 bytes.
-pub const CHUNK: u32 = 8;
-
-/// The warp tile of [`mma_global`]: one `mma.sync` of 16 rows by 8 columns.
-pub const MMA_ROWS: u32 = 16;
-pub const MMA_COLS: u32 = 8;
-/// The k of one `mma.sync`.
-pub const MMA_K: u32 = 16;
 
 /// Warps of [`mma_global`]'s block, 2×2.
 const GLOBAL_WARPS: u32 = 4;
@@ -100,15 +91,6 @@ const fn block_tiles(tile: Tile, layout: Layout, problem: &Problem) -> Launch {
         shared_bytes: layout.shared_bytes(tile),
         cluster: (1, 1, 1),
     }
-}
-
-/// The first row and column of this block's `tile` of C, the blocks
-/// taking the tiles in bands of [`BAND_ROWS`] rows, as the FP32
-/// `matmul_rasterised` does.
-#[inline(always)]
-fn tile_in_bands(tile: Tile) -> (u32, u32) {
-    let (row, col) = tile_position(TileOrder::Bands { rows: BAND_ROWS });
-    (row * tile.rows, col * tile.cols)
 }
 
 kernels! {
@@ -221,7 +203,7 @@ kernels! {
     /// registers, and while the warps multiply one slice of 64 the next
     /// three land, so that the tensor cores wait on neither; each warp's 64×64
     /// tile does twice the `mma` per `ldmatrix` of B; the blocks take the
-    /// tiles in bands of [`BAND_ROWS`], so that those running at once read
+    /// tiles in bands of [`BAND_ROWS`](crate::matmul::BAND_ROWS), so that those running at once read
     /// fewer distinct rows of A and columns of B.
     ///
     /// Compute-to-global-memory-access ratio: 85 FLOP/B (each element of

@@ -7,9 +7,10 @@ use gpu_std::pipeline::{commit, memcpy_async_line, wait_prior};
 use gpu_std::shared::SharedArray;
 use gpu_std::{bf16, thread::*};
 
-use super::staged::each_chunk;
+use super::geometry::{Tile, tile_in_bands};
+use super::layout::Layout;
+use super::staged::{Operand, each_chunk};
 use super::warp_tile::{Sums, multiply_slice, store};
-use super::{Layout, Tile, tile_in_bands};
 
 /// Starts copying slice `slice` of A and B into its stage, `slices` in
 /// all, and closes the group; past the last slice, an empty group, so
@@ -33,23 +34,18 @@ unsafe fn start_slice(
     if slice < slices {
         // SAFETY: inside the stages the launch gives.
         let stage = unsafe { shared.after(slice % tile.stages * LAYOUT.stage_elements(tile)) };
-        let (k0, threads) = (slice * tile.slice, tile.threads());
         each_chunk(
-            (m, k),
-            (row0, k0),
-            (tile.rows, tile.slice, threads),
-            |row, col, from| {
+            tile,
+            (m, n, k),
+            (row0, col0),
+            slice * tile.slice,
+            |operand, row, col, from| {
+                let (at, matrix) = match operand {
+                    Operand::A => (LAYOUT.a(tile, row, col), a),
+                    Operand::B => (LAYOUT.b(tile, row, col), b),
+                };
                 // SAFETY: a whole chunk, inside the matrix or zero-filled.
-                unsafe { memcpy_async_line(stage, LAYOUT.a(tile, row, col), a, from) };
-            },
-        );
-        each_chunk(
-            (k, n),
-            (k0, col0),
-            (tile.slice, tile.cols, threads),
-            |row, col, from| {
-                // SAFETY: as for A.
-                unsafe { memcpy_async_line(stage, LAYOUT.b(tile, row, col), b, from) };
+                unsafe { memcpy_async_line(stage, at, matrix, from) };
             },
         );
     }

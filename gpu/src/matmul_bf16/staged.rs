@@ -6,31 +6,47 @@ use gpu_std::global::{Global, GlobalMut, Line, row_major};
 use gpu_std::shared::SharedArray;
 use gpu_std::{bf16, thread::*};
 
+use super::geometry::{CHUNK, Tile};
+use super::layout::Layout;
 use super::warp_tile::{Sums, multiply_slice, store};
-use super::{CHUNK, Layout, Tile};
 
-/// Calls `copy(row, col, from)` for each 16-byte chunk of the
-/// `rows`×`cols` slice from (`row0`, `col0`) of a `height`×`width` matrix
-/// that this thread copies, the block's threads taking consecutive
-/// chunks: `from` is the chunk's first element in the matrix, `None` past
-/// its edges (a chunk is wholly inside or outside, `width` a multiple of
-/// [`CHUNK`]). `rows × cols / CHUNK` is a multiple of `threads`.
+/// One of the two matrices a slice is copied from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Operand {
+    A,
+    B,
+}
+
+/// Calls `copy(operand, row, col, from)` for each 16-byte chunk of the
+/// slice from `k0` of A and of B that this thread copies, the block's
+/// threads taking consecutive chunks: (`row`, `col`) in the operand's
+/// slice, `from` the chunk's first element in its matrix, `None` past its
+/// edges (a chunk is wholly inside or outside, its rows being multiples of
+/// [`CHUNK`] long). A slice's chunks are a multiple of the block's
+/// threads.
 #[inline(always)]
 pub fn each_chunk(
-    (height, width): (u32, u32),
+    tile: Tile,
+    (m, n, k): (u32, u32, u32),
     (row0, col0): (u32, u32),
-    (rows, cols, threads): (u32, u32, u32),
-    mut copy: impl FnMut(u32, u32, Option<usize>),
+    k0: u32,
+    mut copy: impl FnMut(Operand, u32, u32, Option<usize>),
 ) {
-    let chunks = cols / CHUNK;
-    for step in 0..rows * chunks / threads {
-        let chunk = step * threads + thread_idx_x();
-        let (row, col) = (chunk / chunks, chunk % chunks * CHUNK);
-        let (r, j) = (row0 + row, col0 + col);
-        // SAFETY: (r, j) is inside the matrix, whose indices fit in u32.
-        let from = (r < height && j < width).then(|| unsafe { row_major(r, j, width) });
-        copy(row, col, from);
-    }
+    // A closure called twice, not a loop over an array of the two: the
+    // array's by-value iterator would live in local memory.
+    let mut each = |operand, (height, width): (u32, u32), (first_row, first_col), (rows, cols)| {
+        let chunks = cols / CHUNK;
+        for step in 0..rows * chunks / tile.threads() {
+            let chunk = step * tile.threads() + thread_idx_x();
+            let (row, col) = (chunk / chunks, chunk % chunks * CHUNK);
+            let (r, j) = (first_row + row, first_col + col);
+            // SAFETY: (r, j) is inside the matrix, whose indices fit in u32.
+            let from = (r < height && j < width).then(|| unsafe { row_major(r, j, width) });
+            copy(operand, row, col, from);
+        }
+    };
+    each(Operand::A, (m, k), (row0, k0), (tile.rows, tile.slice));
+    each(Operand::B, (k, n), (k0, col0), (tile.slice, tile.cols));
 }
 
 /// The block's tile of C, k a slice at a time: the block stages A's and
@@ -59,23 +75,18 @@ pub unsafe fn staged<const M: usize, const N: usize>(
         from.map_or([0; 4], |element| unsafe { bytes.read_line(2 * element) })
     };
     for k0 in (0..k).step_by(tile.slice as usize) {
-        let threads = tile.threads();
         each_chunk(
-            (m, k),
-            (row0, k0),
-            (tile.rows, tile.slice, threads),
-            |row, col, from| {
+            tile,
+            (m, n, k),
+            (row0, col0),
+            k0,
+            |operand, row, col, from| {
+                let (at, bytes) = match operand {
+                    Operand::A => (layout.a(tile, row, col), a_bytes),
+                    Operand::B => (layout.b(tile, row, col), b_bytes),
+                };
                 // SAFETY: the layout keeps chunks whole inside the allocation.
-                unsafe { shared.write_line(layout.a(tile, row, col), line(a_bytes, from)) };
-            },
-        );
-        each_chunk(
-            (k, n),
-            (k0, col0),
-            (tile.slice, tile.cols, threads),
-            |row, col, from| {
-                // SAFETY: as for A.
-                unsafe { shared.write_line(layout.b(tile, row, col), line(b_bytes, from)) };
+                unsafe { shared.write_line(at, line(bytes, from)) };
             },
         );
         sync_threads();

@@ -8,7 +8,8 @@ use gpu_std::mma::{Accumulator, FragmentA, FragmentB, ldmatrix, mma_sync};
 use gpu_std::shared::SharedArray;
 use gpu_std::{bf16, thread::*};
 
-use super::{Layout, MMA_K, Tile};
+use super::geometry::{MMA_K, Tile};
+use super::layout::Layout;
 
 /// A warp's sums: `M` `mma` tiles down, `N` across.
 pub type Sums<const M: usize, const N: usize> = [[Accumulator; N]; M];

@@ -141,7 +141,7 @@ impl Family for Constant {
     /// checked.
     fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
         let buffers = on.buffers;
-        let (x, coefficients, y) = (&buffers.first, &buffers.second, &mut buffers.output);
+        let (x, coefficients, y) = buffers.parts();
         (x, coefficients, y, on.problem.n, on.shape.spread)
     }
 }

@@ -8,7 +8,7 @@ use kernels::gemv::{Args, KERNELS_F32, KERNELS_F64, Problem};
 
 use crate::blas::Layout;
 use crate::families::prelude::*;
-use crate::family::{Baseline, Library, Tools};
+use crate::family::{Baseline, Tools};
 use crate::reference::{self, Float};
 
 /// The scalars of the default run and the bench: both non-zero, so y is
@@ -368,12 +368,9 @@ where
     /// cuBLAS in each layout that a kernel reads.
     fn baselines(kernels: &[&Kernel<Args<T>, Problem>]) -> Vec<Baseline<Self>> {
         let blas_in = |layout| -> Baseline<Self> {
-            Baseline {
-                name: T::BASELINES[layout as usize],
-                needs: Some(Library::Cublas),
-                arithmetic: true,
-                supports: |_| true,
-                run: match layout {
+            Baseline::cublas(
+                T::BASELINES[layout as usize],
+                match layout {
                     Layout::RowMajor => {
                         |tools, shape, buffers| blas_gemv(tools, Layout::RowMajor, shape, buffers)
                     }
@@ -381,7 +378,7 @@ where
                         |tools, shape, buffers| blas_gemv(tools, Layout::ColMajor, shape, buffers)
                     }
                 },
-            }
+            )
         };
         [Layout::RowMajor, Layout::ColMajor]
             .into_iter()

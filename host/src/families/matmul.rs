@@ -4,7 +4,7 @@
 use kernels::matmul::{Args, KERNELS, Problem};
 
 use crate::families::prelude::*;
-use crate::family::{Baseline, Library, Tools};
+use crate::family::Baseline;
 use crate::reference;
 
 /// A is m×k, B is k×n, C is m×n.
@@ -156,29 +156,18 @@ impl Family for Matmul {
     /// A, B and C hold m×k, k×n and m×n elements, C is a buffer of its
     /// own, and every index fits in u32.
     fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
-        let buffers = on.buffers;
-        let (a, b, c) = (&buffers.first, &buffers.second, &mut buffers.output);
+        let (a, b, c) = on.buffers.parts();
         (a, b, c, on.problem.m, on.problem.n, on.problem.k)
     }
 
     fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
-        vec![Baseline {
-            name: SGEMM,
-            needs: Some(Library::Cublas),
-            arithmetic: true,
-            supports: |_| true,
-            run: |tools: &Tools<'_>, shape, buffers| {
-                let blas = tools.blas.ok_or(crate::Error::NoCublas)?;
-                buffers.expect(tools.gpu, &Matmul::layout(shape)?)?;
-                let TwoInputs {
-                    first: a,
-                    second: b,
-                    output: c,
-                } = buffers;
-                // SAFETY: the buffers hold exactly A, B and C (checked).
-                unsafe { blas.sgemm([shape.m, shape.n, shape.k], a, b, c) }
-            },
-        }]
+        vec![Baseline::<Self>::cublas(SGEMM, |tools, shape, buffers| {
+            let blas = tools.blas.ok_or(crate::Error::NoCublas)?;
+            buffers.expect(tools.gpu, &Matmul::layout(shape)?)?;
+            let (a, b, c) = buffers.parts();
+            // SAFETY: the buffers hold exactly A, B and C (checked).
+            unsafe { blas.sgemm([shape.m, shape.n, shape.k], a, b, c) }
+        })]
     }
 
     fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {

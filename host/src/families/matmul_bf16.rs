@@ -5,9 +5,9 @@
 use gpu_std::bf16;
 use kernels::matmul_bf16::{Args, CHUNK, KERNELS, Problem};
 
-use crate::families::matmul::{MatmulShape, cpu_gemm};
+use crate::families::matmul::{Matmul, MatmulShape, cpu_gemm};
 use crate::families::prelude::*;
-use crate::family::{Baseline, Library, Tools};
+use crate::family::Baseline;
 
 /// The matrices' names in errors.
 const MATRICES: [&str; 3] = ["A", "B", "C"];
@@ -37,13 +37,11 @@ impl Family for MatmulBf16 {
 
     const NAME: &'static str = "matmul_bf16";
     const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "MxNxK",
-        names: &["m", "n", "k"],
         help: "Tensor-core matmul size M×N×K (A is M×K, B is K×N), or one number for a cube; \
                N and K multiples of 8",
-        on_gpu: &[4096],
         emulated: &[136, 72, 40],
         sweep: "1024,2048,4096,8192",
+        ..Matmul::SIZE
     };
     const BOUND: Bound = Bound::Tensor;
     const SQUARE_AXIS: &'static str = "n (A, B and C are n×n)";
@@ -51,9 +49,8 @@ impl Family for MatmulBf16 {
 
     type Shape = MatmulShape;
 
-    fn shape(sizes: &[usize], _: &ArgMatches) -> MatmulShape {
-        let [m, n, k] = dims(sizes);
-        MatmulShape { m, n, k }
+    fn shape(sizes: &[usize], options: &ArgMatches) -> MatmulShape {
+        Matmul::shape(sizes, options)
     }
 
     fn problem(shape: MatmulShape) -> Result<Problem> {
@@ -162,29 +159,21 @@ impl Family for MatmulBf16 {
     /// A, B and C hold m×k, k×n and m×n elements, C is a buffer of its
     /// own, every index fits in u32 and k and n are multiples of 8.
     fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
-        let buffers = on.buffers;
-        let (a, b, c) = (&buffers.first, &buffers.second, &mut buffers.output);
+        let (a, b, c) = on.buffers.parts();
         (a, b, c, on.problem.m, on.problem.n, on.problem.k)
     }
 
     fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
-        vec![Baseline {
-            name: GEMM_BF16,
-            needs: Some(Library::Cublas),
-            arithmetic: true,
-            supports: |_| true,
-            run: |tools: &Tools<'_>, shape, buffers| {
+        vec![Baseline::<Self>::cublas(
+            GEMM_BF16,
+            |tools, shape, buffers| {
                 let blas = tools.blas.ok_or(crate::Error::NoCublas)?;
                 buffers.expect(tools.gpu, &MatmulBf16::layout(shape)?)?;
-                let TwoInputs {
-                    first: a,
-                    second: b,
-                    output: c,
-                } = buffers;
+                let (a, b, c) = buffers.parts();
                 // SAFETY: the buffers hold exactly A, B and C (checked).
                 unsafe { blas.gemm_bf16([shape.m, shape.n, shape.k], a, b, c) }
             },
-        }]
+        )]
     }
 
     fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {

@@ -98,6 +98,13 @@ pub struct TwoInputs<B: Backend, T: Value = f32> {
     pub output: Buffer<B, f32>,
 }
 
+impl<B: Backend, T: Value> TwoInputs<B, T> {
+    /// The two inputs, and the output to write.
+    pub fn parts(&mut self) -> (&Buffer<B, T>, &Buffer<B, T>, &mut Buffer<B, f32>) {
+        (&self.first, &self.second, &mut self.output)
+    }
+}
+
 impl<B: Backend, T: Value> Buffers<B> for TwoInputs<B, T> {
     type Output = f32;
     type Inputs = [Vec<T>; 2];

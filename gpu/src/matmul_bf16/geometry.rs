@@ -1,0 +1,62 @@
+//! The shapes the tensor-core matmuls are built of: an `mma`'s tile, a
+//! copy's chunk, a block's tile of C and its warps, and the order in which
+//! blocks take the tiles.
+
+use crate::matmul::{BAND_ROWS, TileOrder, tile_position};
+
+/// Elements of a row of A or B copied at once: 16 bytes.
+pub const CHUNK: u32 = 8;
+
+/// The warp tile of [`mma_global`](super::mma_global): one `mma.sync` of 16 rows by 8 columns.
+pub const MMA_ROWS: u32 = 16;
+pub const MMA_COLS: u32 = 8;
+/// The k of one `mma.sync`.
+pub const MMA_K: u32 = 16;
+
+/// A block's tile of C and its warps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tile {
+    /// Rows and columns of C a block computes.
+    pub rows: u32,
+    pub cols: u32,
+    /// Elements of k a slice of A and B holds.
+    pub slice: u32,
+    /// Warps down and across the tile, each a `rows / warps_down` ×
+    /// `cols / warps_across` warp tile.
+    pub warps_down: u32,
+    pub warps_across: u32,
+    /// Slices in shared memory at once: one, or a pipeline's stages.
+    pub stages: u32,
+}
+
+impl Tile {
+    pub const fn threads(self) -> u32 {
+        32 * self.warps_down * self.warps_across
+    }
+
+    pub const fn warp_rows(self) -> u32 {
+        self.rows / self.warps_down
+    }
+
+    pub const fn warp_cols(self) -> u32 {
+        self.cols / self.warps_across
+    }
+
+    /// `mma` tiles of 16 rows and of 8 columns in a warp tile.
+    pub const fn m_tiles(self) -> usize {
+        (self.warp_rows() / 16) as usize
+    }
+
+    pub const fn n_tiles(self) -> usize {
+        (self.warp_cols() / 8) as usize
+    }
+}
+
+/// The first row and column of this block's `tile` of C, the blocks
+/// taking the tiles in bands of [`BAND_ROWS`] rows, as the FP32
+/// `matmul_rasterised` does.
+#[inline(always)]
+pub fn tile_in_bands(tile: Tile) -> (u32, u32) {
+    let (row, col) = tile_position(TileOrder::Bands { rows: BAND_ROWS });
+    (row * tile.rows, col * tile.cols)
+}
