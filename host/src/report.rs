@@ -3,7 +3,7 @@
 use gpu_host::Gpu;
 use std::fmt::Write;
 
-use crate::bench::roofline::Roof;
+use crate::bench::ceilings::Peaks;
 use crate::error::Result;
 use crate::families::KernelInfo;
 use crate::suite::{Copies, Row};
@@ -49,7 +49,7 @@ pub fn kernels(kernels: &[KernelInfo], gpu: Option<&Gpu>) -> Result<String> {
 /// (on a GPU), which is fastest, its share of `peak` where the GPU's is
 /// known, and its speed against its CUDA C++ twin; then the lessons'
 /// kernels in one line.
-pub fn summary(rows: &[Row], timed: bool, peak: Option<Roof>) -> String {
+pub fn summary(rows: &[Row], timed: bool, peak: Option<Peaks>) -> String {
     let mut header = vec!["family", "size", "correct"];
     if timed {
         header.extend(["fastest kernel", "median ms"]);
@@ -79,9 +79,10 @@ pub fn summary(rows: &[Row], timed: bool, peak: Option<Roof>) -> String {
                 let (work, ms) = (fastest.work, fastest.median_ms);
                 cells.extend([fastest.kernel.to_string(), format!("{ms:.3}")]);
                 if let Some(peak) = peak {
+                    let roof = peak.roof_for(fastest.bound);
                     cells.push(format!(
                         "{:.1}%",
-                        100.0 * peak.fraction(work.ops, work.bytes, ms)
+                        100.0 * roof.fraction(work.ops, work.bytes, ms)
                     ));
                 }
                 cells.push(match &fastest.twin {

@@ -13,7 +13,7 @@ use rand::rngs::SmallRng;
 use crate::case::{Case, CpuRun};
 use crate::error::{Error, Result};
 use crate::families::{self, Visitor};
-use crate::family::{Family, Op, Sizes, Target, Work};
+use crate::family::{Bound, Family, Op, Sizes, Target, Work};
 use crate::interrupt;
 use crate::verify::Comparison;
 
@@ -191,6 +191,8 @@ pub struct Row {
     pub family: &'static str,
     /// Whether the family is a ladder that `bench` times, not a lesson's.
     pub benched: bool,
+    /// The ceiling the family approaches, and so the peak it is held to.
+    pub bound: Bound,
     /// Which problem of the run it was: the kernels that ran on the same
     /// inputs share it.
     pub problem: usize,
@@ -407,6 +409,7 @@ impl<B: Backend, P: FnMut(Step<'_>)> Visitor for Suite<'_, B, P> {
                 self.rows.push(Row {
                     family: F::LABEL,
                     benched: F::BENCHED,
+                    bound: F::BOUND,
                     problem: self.problems,
                     kernel: kernel.name,
                     size: shape.to_string(),

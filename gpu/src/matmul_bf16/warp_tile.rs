@@ -30,6 +30,7 @@ pub fn warp_origin(tile: Tile) -> (u32, u32) {
 /// # Safety
 /// As [`multiply_slice`].
 #[inline(always)]
+#[allow(clippy::needless_range_loop)]
 unsafe fn fragments<const M: usize, const N: usize>(
     tile: Tile,
     layout: Layout,

@@ -7,7 +7,7 @@ use cudarc::driver::sys::CUdevice_attribute as Attribute;
 use rand::Rng;
 use rand::distr::Uniform;
 
-use super::json::{Ceilings, Device};
+use super::json::{Bound, Ceilings, Device};
 use super::roofline::{Roof, per_second_g};
 use gpu_host::Gpu;
 use gpu_host::backend::Backend;
@@ -73,12 +73,26 @@ impl Hardware {
         Some(f64::from(sms) * f64::from(lanes) * 2.0 * f64::from(clock) * 1e3 / 1e9)
     }
 
+    /// Peak dense bf16 throughput of the tensor cores with f32
+    /// accumulation, in GFLOP/s: their FLOP per SM clock at the SM clock.
+    /// (NVIDIA's data sheet quotes an H100 SXM's at 1.83 GHz, 989.4
+    /// TFLOP/s; the driver reports a 1.98 GHz boost clock.)
+    pub fn peak_tensor_gflops(&self) -> Option<f64> {
+        let flops = tensor_flops_per_sm_clock(self.compute_capability?)?;
+        let (sms, clock) = (self.multiprocessors?, self.sm_clock_khz?);
+        Some(f64::from(sms) * f64::from(flops) * f64::from(clock) * 1e3 / 1e9)
+    }
+
     /// The roofline of the theoretical peaks, where the bandwidth is known:
     /// the yardstick of a run that measures no ceiling.
-    pub fn peak(&self) -> Option<Roof> {
-        Some(Roof {
+    pub fn peak(&self) -> Option<Peaks> {
+        let fp32 = Roof {
             compute_gops: self.peak_fp32_gflops().unwrap_or(f64::INFINITY),
             bandwidth_gbytes: self.peak_bandwidth_gbytes()?,
+        };
+        Some(Peaks {
+            fp32,
+            tensor: self.peak_tensor_gflops(),
         })
     }
 
@@ -104,6 +118,39 @@ fn fp32_lanes_per_sm((major, minor): (u32, u32)) -> Option<u32> {
         // 11.x is Blackwell too (Thor, renumbered from 10.1 in CUDA 13).
         (8, 6..=9) | (9, 0) | (10..=12, _) => Some(128),
         _ => None,
+    }
+}
+
+/// Dense bf16 FLOP a tensor-core SM does each clock with f32 accumulation,
+/// on the data-center GPUs whose figures NVIDIA publishes.
+fn tensor_flops_per_sm_clock((major, minor): (u32, u32)) -> Option<u32> {
+    match (major, minor) {
+        (8, 0) => Some(2048),
+        (9, 0) => Some(4096),
+        _ => None,
+    }
+}
+
+/// The theoretical peaks a run without measured ceilings is held to: the
+/// FP32 roof, and the tensor cores' compute peak where it is known.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Peaks {
+    pub fp32: Roof,
+    pub tensor: Option<f64>,
+}
+
+impl Peaks {
+    /// The roof of a family bound as `bound`: the tensor-core families'
+    /// compute peak is the tensor cores' (none where unknown, so that no
+    /// FP32 peak stands in for it).
+    pub fn roof_for(&self, bound: Bound) -> Roof {
+        match bound {
+            Bound::Tensor => Roof {
+                compute_gops: self.tensor.unwrap_or(f64::INFINITY),
+                ..self.fp32
+            },
+            Bound::Compute | Bound::Memory => self.fp32,
+        }
     }
 }
 
@@ -206,6 +253,12 @@ mod tests {
         // 3.35 TB/s and 67 TFLOP/s FP32 on the data sheet.
         assert_relative_eq!(H100.peak_bandwidth_gbytes().unwrap(), 3352.32);
         assert_relative_eq!(H100.peak_fp32_gflops().unwrap(), 66_908.16);
+        // 4096 FLOP a clock an SM: the data sheet's 989.4 TFLOP/s at 1.83
+        // GHz, here at the driver's 1.98.
+        assert_relative_eq!(H100.peak_tensor_gflops().unwrap(), 1_070_530.56);
+        let peaks = H100.peak().unwrap();
+        assert_eq!(peaks.roof_for(Bound::Tensor).compute_gops, 1_070_530.56);
+        assert_eq!(peaks.roof_for(Bound::Compute).compute_gops, 66_908.16);
     }
 
     #[test]
@@ -217,6 +270,8 @@ mod tests {
         };
         assert_eq!(unknown.peak_bandwidth_gbytes(), None);
         assert_eq!(unknown.peak_fp32_gflops(), None);
+        assert_eq!(unknown.peak_tensor_gflops(), None);
+        assert_eq!(tensor_flops_per_sm_clock((8, 9)), None);
         assert_eq!(fp32_lanes_per_sm((8, 0)), Some(64));
         assert_eq!(fp32_lanes_per_sm((8, 9)), Some(128));
         assert_eq!(fp32_lanes_per_sm((12, 0)), Some(128));

@@ -11,8 +11,7 @@ use gpu_host::emulator::Emulator;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::{SeedableRng, rngs::SmallRng};
 
-use crate::bench::ceilings::Hardware;
-use crate::bench::roofline::Roof;
+use crate::bench::ceilings::{Hardware, Peaks};
 use crate::console::{self, say};
 use crate::error::{Error, Result};
 use crate::family::Target;
@@ -68,7 +67,7 @@ pub(super) struct Screen {
     /// Whether the times mean something: on a GPU, not on the emulator.
     timed: bool,
     /// The GPU's theoretical limits, the summary's yardstick, where known.
-    peak: Option<Roof>,
+    peak: Option<Peaks>,
 }
 
 impl Screen {
@@ -213,10 +212,14 @@ pub(super) fn verify<B: Backend>(
     if let (false, Some(peak)) = (screen.verbose, screen.peak) {
         say!(
             "of the peak: the fastest kernel's time against the shortest the GPU's theoretical \
-             limits allow ({:.2} TB/s, {:.1} TFLOP/s FP32), which nothing reaches; bench measures \
-             the practical ones.",
-            peak.bandwidth_gbytes / 1e3,
-            peak.compute_gops / 1e3
+             limits allow ({:.2} TB/s, {:.1} TFLOP/s FP32{}), which nothing reaches; bench \
+             measures the practical ones.",
+            peak.fp32.bandwidth_gbytes / 1e3,
+            peak.fp32.compute_gops / 1e3,
+            peak.tensor.map_or(String::new(), |tensor| format!(
+                ", {:.1} TFLOP/s bf16 on the tensor cores",
+                tensor / 1e3
+            )),
         )?;
     }
     if !screen.timed && !screen.verbose {

@@ -17,7 +17,7 @@ pub const GEMM_BF16: &str = "cublas_gemm_bf16";
 /// Rejects a k or n whose rows of bf16 would not start on 16-byte
 /// boundaries, which the staged kernels copy them in.
 fn whole_chunks(what: &'static str, size: usize) -> Result<()> {
-    if size % CHUNK as usize != 0 {
+    if !size.is_multiple_of(CHUNK as usize) {
         return Err(Error::NotMultiple {
             what,
             size,

@@ -98,9 +98,12 @@ pub struct TwoInputs<B: Backend, T: Value = f32> {
     pub output: Buffer<B, f32>,
 }
 
+/// [`TwoInputs`]'s buffers, the output writable.
+pub type Parts<'a, B, T> = (&'a Buffer<B, T>, &'a Buffer<B, T>, &'a mut Buffer<B, f32>);
+
 impl<B: Backend, T: Value> TwoInputs<B, T> {
     /// The two inputs, and the output to write.
-    pub fn parts(&mut self) -> (&Buffer<B, T>, &Buffer<B, T>, &mut Buffer<B, f32>) {
+    pub fn parts(&mut self) -> Parts<'_, B, T> {
         (&self.first, &self.second, &mut self.output)
     }
 }
