@@ -355,12 +355,13 @@ fn below_sm90<T>(_operands: &T) {
     unsafe { core::arch::nvptx::trap() }
 }
 
-/// Below compute capability 8.0 there is no `mma.sync` of 16-bit inputs
-/// with 16 k and no `ldmatrix` worth using: a kernel using them traps, and
-/// the host launches such kernels only on a GPU that has them.
+/// Below compute capability 8.0 there is no `mma.sync` of bf16 or of 16
+/// k (Turing's tensor cores take f16 eight k at a time): a kernel using
+/// the runtime's `mma` traps, and the host launches such kernels only on
+/// a GPU that has them.
 #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
 #[inline(always)]
-fn below_sm80<T>(_operands: &T) {
+fn below_sm80() {
     // SAFETY: trapping ends the kernel, with an error the host reports.
     unsafe { core::arch::nvptx::trap() }
 }

@@ -191,7 +191,8 @@ pub fn mma_sync<T: Half>(a: FragmentA<T>, b: FragmentB<T>, c: Accumulator) -> Ac
     }
     #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
     {
-        super::below_sm80(&(a0, a1, a2, a3, b0, b1));
+        let _ = (a0, a1, a2, a3, b0, b1);
+        super::below_sm80();
         c
     }
     #[cfg(not(target_arch = "nvptx64"))]
@@ -278,7 +279,8 @@ pub unsafe fn ldmatrix<T: Half, const N: usize>(
     }
     #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
     {
-        super::below_sm80(&(tile.shared_address(row), trans));
+        let _ = (tile, row, trans);
+        super::below_sm80();
         [Pair::from_bits(0); N]
     }
     #[cfg(not(target_arch = "nvptx64"))]

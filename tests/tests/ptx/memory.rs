@@ -64,9 +64,10 @@ fn kernels_with_shared_memory_stage_through_it_between_barriers() {
             "{kernel} never writes shared memory"
         );
         // A cluster's kernels read the shared memory another block staged
-        // through the address `mapa` maps, between cluster barriers.
+        // through the address `mapa` maps, between cluster barriers; the
+        // tensor-core kernels read theirs into fragments with `ldmatrix`.
         assert!(
-            body.contains("ld.shared") || body.contains("mapa.u64"),
+            body.contains("ld.shared") || body.contains("mapa.u64") || body.contains("ldmatrix"),
             "{kernel} never reads shared memory"
         );
         assert!(
