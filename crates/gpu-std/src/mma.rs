@@ -20,7 +20,7 @@
 //! r: g+8      c.2    c.3
 //! ```
 //!
-//! Each `a.i` and `b.i` is a [`Pair`]: two 16-bit elements along k in one
+//! Each `a.i` and `b.i` is a [`Pair`](crate::mma::Pair): two 16-bit elements along k in one
 //! 32-bit register, the lower k in the low half. `ldmatrix` loads A's
 //! fragment from a row-major tile, and B's from a row-major tile
 //! transposed on the way (`.trans`), without any lane computing where
