@@ -274,11 +274,10 @@ __device__ __forceinline__ void mma_copy_async(mma_bf16* to, const mma_bf16* fro
 // The last rung (gpu/src/matmul_bf16/pipelined.rs): a 128×256 tile,
 // STAGES slices of SLICE in flight by cp.async, tiles taken in bands of
 // BAND_ROWS rows.
-template <unsigned SLICE, unsigned STAGES>
-__device__ __forceinline__ void mma_pipelined_body(const mma_bf16* __restrict__ a,
-                                                   const mma_bf16* __restrict__ b,
-                                                   float* __restrict__ c, unsigned m, unsigned n,
-                                                   unsigned k) {
+extern "C" __global__ void __launch_bounds__(MMA_THREADS, 1)
+    mma_pipelined(const mma_bf16* __restrict__ a, const mma_bf16* __restrict__ b,
+                  float* __restrict__ c, unsigned m, unsigned n, unsigned k) {
+    constexpr unsigned SLICE = MMA_PIPELINED_SLICE, STAGES = MMA_STAGES;
     extern __shared__ __align__(1024) mma_bf16 mma_stages[];
     constexpr unsigned COLS = 256, M_TILES = 4, N_TILES = 8;
     using L = MmaLayout<COLS, SLICE, 0, true>;
@@ -309,10 +308,4 @@ __device__ __forceinline__ void mma_pipelined_body(const mma_bf16* __restrict__ 
             mma_stages + slice % STAGES * L::STAGE_ELEMENTS, sums);
     }
     mma_store<COLS>(sums, c, row0, col0, m, n);
-}
-
-extern "C" __global__ void __launch_bounds__(MMA_THREADS, 1)
-    mma_pipelined(const mma_bf16* __restrict__ a, const mma_bf16* __restrict__ b,
-                  float* __restrict__ c, unsigned m, unsigned n, unsigned k) {
-    mma_pipelined_body<MMA_PIPELINED_SLICE, MMA_STAGES>(a, b, c, m, n, k);
 }
