@@ -97,16 +97,17 @@ struct MmaLayout {
 
 // Calls copy(is_b, row, col, from, inside) for each 16-byte chunk of a
 // ROWS×COLS slice from (first_row, first_col) of a height×width matrix
-// that this thread copies, the block's threads taking consecutive chunks.
+// that this thread copies, the block's threads taking consecutive chunks
+// (a step's chunks whole rows).
 template <unsigned ROWS, unsigned COLS, typename Copy>
 __device__ __forceinline__ void mma_each_operand_chunk(bool is_b, unsigned height,
                                                        unsigned width, unsigned first_row,
                                                        unsigned first_col, Copy& copy) {
-    constexpr unsigned CHUNKS = COLS / 8;
+    constexpr unsigned CHUNKS = COLS / 8, ROWS_PER_STEP = MMA_THREADS / CHUNKS;
+    unsigned first = threadIdx.x / CHUNKS, col = threadIdx.x % CHUNKS * 8;
 #pragma unroll
-    for (unsigned step = 0; step < ROWS * CHUNKS / MMA_THREADS; ++step) {
-        unsigned chunk = step * MMA_THREADS + threadIdx.x;
-        unsigned row = chunk / CHUNKS, col = chunk % CHUNKS * 8;
+    for (unsigned step = 0; step < ROWS / ROWS_PER_STEP; ++step) {
+        unsigned row = first + step * ROWS_PER_STEP;
         unsigned r = first_row + row, j = first_col + col;
         copy(is_b, row, col, r * width + j, r < height && j < width);
     }
@@ -273,7 +274,9 @@ __device__ __forceinline__ void mma_copy_async(mma_bf16* to, const mma_bf16* fro
 
 // The last rung (gpu/src/matmul_bf16/pipelined.rs): a 128×256 tile,
 // STAGES slices of SLICE in flight by cp.async, tiles taken in bands of
-// BAND_ROWS rows.
+// BAND_ROWS rows; at a slice's last step the block meets at the barrier,
+// starts the copy into the stage it leaves and loads the next slice's
+// first fragments before this step's mma.
 extern "C" __global__ void __launch_bounds__(MMA_THREADS, 1)
     mma_pipelined(const mma_bf16* __restrict__ a, const mma_bf16* __restrict__ b,
                   float* __restrict__ c, unsigned m, unsigned n, unsigned k) {
@@ -300,12 +303,39 @@ extern "C" __global__ void __launch_bounds__(MMA_THREADS, 1)
     float sums[M_TILES][N_TILES][4] = {};
 #pragma unroll
     for (unsigned slice = 0; slice < STAGES - 1; ++slice) start_slice(slice);
+    asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2));
+    __syncthreads();
+    start_slice(STAGES - 1);
+    // The fragments of step s in buffer s % 2; a slice's steps are even,
+    // so that every slice starts in buffer 0.
+    constexpr unsigned STEPS = SLICE / 16;
+    static_assert(STEPS % 2 == 0, "a slice's first step in buffer 0");
+    unsigned fa[2][M_TILES][4], fb[2][N_TILES][2];
+    mma_fragments<COLS, M_TILES, N_TILES, L>(mma_stages, 0, fa[0], fb[0]);
     for (unsigned slice = 0; slice < slices; ++slice) {
-        asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2));
-        __syncthreads();
-        start_slice(slice + STAGES - 1);
-        mma_multiply_slice<COLS, SLICE, M_TILES, N_TILES, L>(
-            mma_stages + slice % STAGES * L::STAGE_ELEMENTS, sums);
+        const mma_bf16* stage = mma_stages + slice % STAGES * L::STAGE_ELEMENTS;
+#pragma unroll
+        for (unsigned step = 0; step < STEPS; ++step) {
+            if (step + 1 < STEPS) {
+                mma_fragments<COLS, M_TILES, N_TILES, L>(stage, (step + 1) * 16, fa[(step + 1) % 2],
+                                                         fb[(step + 1) % 2]);
+            } else {
+                asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2));
+                __syncthreads();
+                start_slice(slice + STAGES);
+                if (slice + 1 < slices) {
+                    mma_fragments<COLS, M_TILES, N_TILES, L>(
+                        mma_stages + (slice + 1) % STAGES * L::STAGE_ELEMENTS, 0, fa[0], fb[0]);
+                }
+            }
+#pragma unroll
+            for (unsigned t = 0; t < M_TILES; ++t) {
+#pragma unroll
+                for (unsigned u = 0; u < N_TILES; ++u) {
+                    mma_m16n8k16(sums[t][u], fa[step % 2][t], fb[step % 2][u]);
+                }
+            }
+        }
     }
     mma_store<COLS>(sums, c, row0, col0, m, n);
 }

@@ -50,6 +50,17 @@ impl Tile {
     pub const fn n_tiles(self) -> usize {
         (self.warp_cols() / 8) as usize
     }
+
+    /// Whether a copy step of the block's threads covers whole rows of
+    /// A's slice and of B's, and the slices a whole number of steps, as
+    /// [`each_chunk`](super::staged::each_chunk) requires.
+    pub const fn copies_whole_rows(self) -> bool {
+        let (a_chunks, b_chunks) = (self.slice / CHUNK, self.cols / CHUNK);
+        self.threads().is_multiple_of(a_chunks)
+            && self.threads().is_multiple_of(b_chunks)
+            && self.rows.is_multiple_of(self.threads() / a_chunks)
+            && self.slice.is_multiple_of(self.threads() / b_chunks)
+    }
 }
 
 /// The first row and column of this block's `tile` of C, the blocks

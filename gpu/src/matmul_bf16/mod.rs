@@ -57,15 +57,19 @@ pub const STAGED: Tile = Tile {
 /// [`mma_pipelined`]'s tile: 128×256 of C, slices of 64 of k (half the
 /// barriers a k of the staged rungs'), 8 warps as 2×4, each a 64×64 warp
 /// tile (twice the `mma` per `ldmatrix` of B), four slices in flight: 192
-/// KiB of shared memory. Measured on the H100 at 4096³ and 8192³: slices
-/// of 32 reach 0.46× cuBLAS, of 64 with three stages 0.54×, with four
-/// 0.55–0.56×.
+/// KiB of shared memory, one block an SM. Measured on the H100 at 4096³
+/// against this one: a 128×128 tile of four such warps, two blocks an
+/// SM, 0.99× its speed at best (slices of 32, four stages); 256×128,
+/// three stages or slices of 32, 0.81–0.87×; each slice's copies spread
+/// over its steps, 0.92×.
 pub const PIPELINED: Tile = Tile {
     cols: 256,
     slice: 64,
     stages: 4,
     ..STAGED
 };
+
+const _: () = assert!(STAGED.copies_whole_rows() && PIPELINED.copies_whole_rows());
 
 /// [`mma_global`]'s grid: a 32×16 tile of C a block.
 const fn warp_tiles(problem: &Problem) -> Launch {
@@ -201,23 +205,24 @@ kernels! {
     ///
     /// [`pipelined`] with [`PIPELINED`]: the copies no longer pass through
     /// registers, and while the warps multiply one slice of 64 the next
-    /// three land, so that the tensor cores wait on neither; each warp's 64×64
-    /// tile does twice the `mma` per `ldmatrix` of B; the blocks take the
-    /// tiles in bands of [`BAND_ROWS`](crate::matmul::BAND_ROWS), so that those running at once read
-    /// fewer distinct rows of A and columns of B.
+    /// three land, so that the tensor cores wait on neither; each warp's
+    /// 64×64 tile does twice the `mma` per `ldmatrix` of B, and loads each
+    /// step's fragments, the next slice's first ones included, while the
+    /// step before multiplies; the blocks take the tiles in bands of
+    /// [`BAND_ROWS`](crate::matmul::BAND_ROWS), so that those running at
+    /// once read fewer distinct rows of A and columns of B.
     ///
     /// Compute-to-global-memory-access ratio: 85 FLOP/B (each element of
     /// a 128×256 tile's slices feeds 256 or 128 multiply-adds). Bound by
-    /// issue: `ldmatrix`, address arithmetic and the `mma` share the
-    /// warps' instruction slots.
+    /// the tensor cores' `mma.sync` issue: two warps a scheduler, with
+    /// the barrier a slice, the prologue and the store of C a tile
+    /// between their `mma`s; `mma.sync` alone, without memory, measures
+    /// about 0.8× cuBLAS on the H100 (`wgmma` is the rest).
     ///
     /// Launch bounds: 256 threads, one block an SM: the 128 f32
-    /// accumulators of a 64×64 warp tile and the fragments need up to 255
-    /// registers.
+    /// accumulators of a 64×64 warp tile and two steps' fragments need
+    /// all 255 registers.
     ///
-    /// # Safety
-    /// As [`mma_global`], with [`block_tiles`]`(PIPELINED,
-    /// Layout::Swizzled)`'s grid and shared memory.
     #[launch(|problem| block_tiles(PIPELINED, Layout::Swizzled, problem))]
     #[launch_bounds(PIPELINED.threads(), 1)]
     #[compute_capability(8, 0)]

@@ -7,10 +7,13 @@ use gpu_std::pipeline::{commit, memcpy_async_line, wait_prior};
 use gpu_std::shared::SharedArray;
 use gpu_std::{bf16, thread::*};
 
-use super::geometry::{Tile, tile_in_bands};
+use super::geometry::{MMA_K, Tile, tile_in_bands};
 use super::layout::Layout;
 use super::staged::{Operand, each_chunk};
-use super::warp_tile::{Sums, multiply_slice, store};
+use super::warp_tile::{Sums, fragments, multiply, store};
+
+/// The layout a pipeline's stages use: the swizzle that keeps `ldmatrix` conflict-free without padding.
+const LAYOUT: Layout = Layout::Swizzled;
 
 /// Starts copying slice `slice` of A and B into its stage, `slices` in
 /// all, and closes the group; past the last slice, an empty group, so
@@ -30,7 +33,6 @@ unsafe fn start_slice(
     slice: u32,
     slices: u32,
 ) {
-    const LAYOUT: Layout = Layout::Swizzled;
     if slice < slices {
         // SAFETY: inside the stages the launch gives.
         let stage = unsafe { shared.after(slice % tile.stages * LAYOUT.stage_elements(tile)) };
@@ -53,13 +55,17 @@ unsafe fn start_slice(
 }
 
 /// The block's tile of C with `tile.stages` slices in flight: while the
-/// warps multiply one stage, the copies of the next `stages − 1` land.
+/// warps multiply one stage, the copies of the others land.
 ///
-/// Each iteration waits for its slice's group (all but the newest
-/// `stages − 2` of this thread's groups), meets the block at a barrier
-/// (every thread's copies landed, every warp done with the stage the
-/// next copy overwrites), starts the copy `stages − 1` slices ahead, and
-/// multiplies.
+/// The warps load each step's fragments while the `mma`s of the step
+/// before run, across slices too: at a slice's last step, with its
+/// fragments already in registers, each thread waits for the next
+/// slice's group (all but the newest `stages − 2` of its groups), meets
+/// the block at a barrier (every copy of the next slice landed, every
+/// warp done reading the stage it leaves), starts the copy into that
+/// stage, and loads the next slice's first fragments before multiplying
+/// the last ones of this slice; so no `mma` waits on an `ldmatrix`, and
+/// the barrier's wait is the only pause a slice.
 ///
 /// # Safety
 /// As [`super::mma_global`], with [`super::block_tiles`]'s launch for
@@ -74,31 +80,40 @@ pub unsafe fn pipelined<const M: usize, const N: usize, const WAIT: u32>(
     let shared = unsafe { SharedArray::<bf16>::launch_sized() };
     let (row0, col0) = tile_in_bands(tile);
     let slices = k.div_ceil(tile.slice);
+    // SAFETY (both closures): by this function's contract.
+    let start = |slice| unsafe {
+        start_slice(tile, shared, (a, b), (m, n, k), (row0, col0), slice, slices)
+    };
+    let stage =
+        |slice: u32| unsafe { shared.after(slice % tile.stages * LAYOUT.stage_elements(tile)) };
     let mut sums: Sums<M, N> = [[gpu_std::mma::Accumulator::ZERO; N]; M];
     for slice in 0..tile.stages - 1 {
-        // SAFETY: by this function's contract.
-        unsafe { start_slice(tile, shared, (a, b), (m, n, k), (row0, col0), slice, slices) };
+        start(slice);
     }
+    wait_prior::<WAIT>();
+    sync_threads();
+    // Every stage but the first slice's is free until then.
+    start(tile.stages - 1);
+    let steps = tile.slice / MMA_K;
+    // SAFETY (every `fragments`): the slice landed and a barrier made it
+    // visible.
+    let mut current = unsafe { fragments::<M, N>(tile, LAYOUT, stage(0), 0) };
     for slice in 0..slices {
+        for step in 0..steps - 1 {
+            let next = unsafe { fragments::<M, N>(tile, LAYOUT, stage(slice), (step + 1) * MMA_K) };
+            multiply(&current, &mut sums);
+            current = next;
+        }
         wait_prior::<WAIT>();
         sync_threads();
-        // SAFETY: the stage it overwrites was multiplied before the barrier.
-        unsafe {
-            start_slice(
-                tile,
-                shared,
-                (a, b),
-                (m, n, k),
-                (row0, col0),
-                slice + tile.stages - 1,
-                slices,
-            );
-        }
-        // SAFETY: the stage's slice landed and the barrier made it visible.
-        unsafe {
-            let stage = shared.after(slice % tile.stages * Layout::Swizzled.stage_elements(tile));
-            multiply_slice(tile, Layout::Swizzled, stage, &mut sums);
-        }
+        start(slice + tile.stages);
+        let next = if slice + 1 < slices {
+            unsafe { fragments::<M, N>(tile, LAYOUT, stage(slice + 1), 0) }
+        } else {
+            current
+        };
+        multiply(&current, &mut sums);
+        current = next;
     }
     // SAFETY: each lane stores its own elements.
     unsafe { store(tile, &sums, c, (row0, col0), (m, n)) };

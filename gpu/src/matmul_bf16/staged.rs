@@ -22,8 +22,13 @@ pub enum Operand {
 /// threads taking consecutive chunks: (`row`, `col`) in the operand's
 /// slice, `from` the chunk's first element in its matrix, `None` past its
 /// edges (a chunk is wholly inside or outside, its rows being multiples of
-/// [`CHUNK`] long). A slice's chunks are a multiple of the block's
-/// threads.
+/// [`CHUNK`] long).
+///
+/// A step of the block's threads covers whole rows
+/// ([`Tile::copies_whole_rows`]), so that each thread keeps its column and
+/// moves down a fixed number of rows a step: one address increment a step,
+/// where a row and column worked out for each chunk cost the pipelined
+/// kernel a register a chunk, more than it has.
 #[inline(always)]
 pub fn each_chunk(
     tile: Tile,
@@ -36,9 +41,10 @@ pub fn each_chunk(
     // array's by-value iterator would live in local memory.
     let mut each = |operand, (height, width): (u32, u32), (first_row, first_col), (rows, cols)| {
         let chunks = cols / CHUNK;
-        for step in 0..rows * chunks / tile.threads() {
-            let chunk = step * tile.threads() + thread_idx_x();
-            let (row, col) = (chunk / chunks, chunk % chunks * CHUNK);
+        let rows_per_step = tile.threads() / chunks;
+        let (first, col) = (thread_idx_x() / chunks, thread_idx_x() % chunks * CHUNK);
+        for step in 0..rows / rows_per_step {
+            let row = first + step * rows_per_step;
             let (r, j) = (first_row + row, first_col + col);
             // SAFETY: (r, j) is inside the matrix, whose indices fit in u32.
             let from = (r < height && j < width).then(|| unsafe { row_major(r, j, width) });

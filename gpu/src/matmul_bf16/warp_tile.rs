@@ -31,12 +31,12 @@ pub fn warp_origin(tile: Tile) -> (u32, u32) {
 /// As [`multiply_slice`].
 #[inline(always)]
 #[allow(clippy::needless_range_loop)]
-unsafe fn fragments<const M: usize, const N: usize>(
+pub unsafe fn fragments<const M: usize, const N: usize>(
     tile: Tile,
     layout: Layout,
     stage: SharedArray<bf16>,
     i: u32,
-) -> ([FragmentA<bf16>; M], [FragmentB<bf16>; N]) {
+) -> Fragments<M, N> {
     let lane = thread_idx_x() % 32;
     let (warp_row, warp_col) = warp_origin(tile);
     let mut a = [FragmentA::ZERO; M];
@@ -72,7 +72,6 @@ unsafe fn fragments<const M: usize, const N: usize>(
 /// The slice was staged with `layout` and made visible to the block
 /// (a barrier after the copies landed); every lane of the warp calls it.
 #[inline(always)]
-#[allow(clippy::needless_range_loop)]
 pub unsafe fn multiply_slice<const M: usize, const N: usize>(
     tile: Tile,
     layout: Layout,
@@ -89,13 +88,23 @@ pub unsafe fn multiply_slice<const M: usize, const N: usize>(
         } else {
             current
         };
-        let (a, b) = current;
-        for t in 0..M {
-            for u in 0..N {
-                sums[t][u] = mma_sync(a[t], b[u], sums[t][u]);
-            }
-        }
+        multiply(&current, sums);
         current = next;
+    }
+}
+
+/// A warp's fragments of A and B for 16 of k.
+pub type Fragments<const M: usize, const N: usize> = ([FragmentA<bf16>; M], [FragmentB<bf16>; N]);
+
+/// Adds one step's products to the warp's `sums`: an `mma` for each 16×8
+/// tile, consecutive ones sharing A's fragment.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+pub fn multiply<const M: usize, const N: usize>((a, b): &Fragments<M, N>, sums: &mut Sums<M, N>) {
+    for t in 0..M {
+        for u in 0..N {
+            sums[t][u] = mma_sync(a[t], b[u], sums[t][u]);
+        }
     }
 }
 
