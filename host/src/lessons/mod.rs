@@ -17,6 +17,7 @@ mod lab;
 mod on_chip;
 mod persistence;
 mod read_only;
+mod ridge;
 mod texture;
 
 use std::io::Write;
@@ -262,6 +263,21 @@ pub const LESSONS: &[Lesson] = &[
         y_axis: "GFLOP/s",
         counted: None,
         run: arithmetic::intensity,
+    },
+    Lesson {
+        name: "tensor-ridge",
+        title: "The tensor cores' ridge point: the reuse that frees the FP32 cores from memory \
+                leaves them waiting on it",
+        claim: "The tensor cores do about fifteen times the FP32 cores' arithmetic on the same \
+                bytes (990 against 67 dense TFLOP/s on an H100), so their ridge point is about \
+                fifteen times higher: a matmul with enough reuse to be compute-bound on the \
+                FP32 cores is still memory-bound on the tensor cores.",
+        x_axis: "arithmetic intensity (FLOP per byte a 4096×4096×k matmul must move, k from 16 \
+                 to 4096)",
+        log_x: Some(true),
+        y_axis: "GFLOP/s",
+        counted: None,
+        run: ridge::tensor_ridge,
     },
 ];
 

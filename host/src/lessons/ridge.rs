@@ -1,0 +1,163 @@
+//! The lesson of the tensor cores' ridge point: one matmul, k swept, on
+//! the FP32 cores and on the tensor cores, each family's best kernel.
+
+use gpu_host::Backend;
+use gpu_std::Kernel;
+
+use crate::error::Result;
+use crate::families::matmul::{Matmul, MatmulShape};
+use crate::families::matmul_bf16::MatmulBf16;
+use crate::family::Family;
+
+use super::lab::{Lab, Outcome, Point, Verdict, outcome};
+
+/// C's side: 4096×4096, 64 MiB of f32, more than an H100's L2.
+const SIDE: usize = 4096;
+
+/// k from 16 to 4096, doubling. At a small k, writing C is most of the
+/// bytes and each byte feeds a few FLOP; each doubling doubles the
+/// arithmetic for much less than twice the bytes.
+const DEPTHS: [usize; 9] = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
+
+/// How much longer than at the smallest k a kernel may take while its
+/// arithmetic still hides under its memory traffic: past it, the FLOP cost
+/// half as much time as the bytes, and the kernel is past its ridge point.
+const FREE: f64 = 1.5;
+
+/// How many times larger a k the tensor cores must reach before their
+/// arithmetic shows in the time, against the FP32 cores, for the claim to
+/// hold: two doublings of the sweep, well short of the fifteenfold their
+/// peaks differ by.
+const LATER: usize = 4;
+
+/// Each family's last kernel, the best of its ladder, at every k.
+pub(super) fn tensor_ridge(lab: &mut Lab<'_>) -> Result<Outcome> {
+    let fp32 = Matmul::KERNELS
+        .last()
+        .expect("the matmul family has kernels");
+    let tensor = MatmulBf16::KERNELS
+        .last()
+        .expect("the tensor-core family has kernels");
+    let names = format!("{}, {}", fp32.name, tensor.name);
+    if lab.gpu.capability() < Some(tensor.capability) {
+        return Ok(Outcome::skipped(
+            &names,
+            "this GPU has no mma.sync tensor cores (compute capability 8.0 or newer has)",
+        ));
+    }
+    let mut fp32_points = Vec::new();
+    let mut tensor_points = Vec::new();
+    for k in DEPTHS {
+        fp32_points.push(sweep::<Matmul>(lab, fp32, k)?);
+    }
+    for k in DEPTHS {
+        tensor_points.push(sweep::<MatmulBf16>(lab, tensor, k)?);
+    }
+    let judged = judge(&fp32_points, &tensor_points);
+    Ok(outcome(
+        &names,
+        [fp32_points, tensor_points].concat(),
+        judged,
+    ))
+}
+
+/// `kernel` at 4096×4096×`k`: its FLOP per byte the matmul must move, and
+/// its GFLOP/s.
+fn sweep<F: Family<Shape = MatmulShape>>(
+    lab: &mut Lab<'_>,
+    kernel: &Kernel<F::Args, F::Problem>,
+    k: usize,
+) -> Result<Point> {
+    let shape = MatmulShape {
+        m: SIDE,
+        n: SIDE,
+        k,
+    };
+    let work = F::work(shape);
+    lab.point::<F>(kernel, shape, work.ops / work.bytes, |ms| {
+        work.ops / ms / 1e6
+    })
+}
+
+/// The index in [`DEPTHS`] of the first point whose time is more than
+/// [`FREE`] times the first point's: where the sweep passes its ridge
+/// point; `None` if it never does.
+fn ridge(points: &[Point]) -> Option<usize> {
+    points
+        .iter()
+        .position(|point| point.ms > FREE * points[0].ms)
+}
+
+/// Where each kind of arithmetic starts to cost time, and whether the
+/// tensor cores start [`LATER`] times further up k than the FP32 cores.
+/// Both sweeps are over [`DEPTHS`].
+fn judge(fp32: &[Point], tensor: &[Point]) -> (String, Verdict) {
+    let best = |points: &[Point]| points.iter().map(|point| point.y).fold(0.0, f64::max);
+    let crossing = |points: &[Point]| match ridge(points) {
+        Some(at) => format!("from k = {} ({:.0} FLOP/B)", DEPTHS[at], points[at].x),
+        None => "at no k swept".to_string(),
+    };
+    let finding = format!(
+        "the arithmetic hides under the bytes (the time within {FREE}× that at k = {}) up to a \
+         ridge, past which the time grows with k: on the FP32 cores {}, on the tensor cores {}. \
+         Best rates: {:.0} and {:.0} GFLOP/s.",
+        DEPTHS[0],
+        crossing(fp32),
+        crossing(tensor),
+        best(fp32),
+        best(tensor),
+    );
+    let shown = match (ridge(fp32), ridge(tensor)) {
+        (Some(f), Some(t)) => DEPTHS[t] >= LATER * DEPTHS[f],
+        (Some(_), None) => true,
+        (None, _) => false,
+    };
+    (finding, Verdict::confirmed_if(shown, Verdict::NotShown))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sweep over [`DEPTHS`] whose times are `ms`.
+    fn sweep(ms: [f64; 9]) -> Vec<Point> {
+        DEPTHS
+            .iter()
+            .zip(ms)
+            .map(|(&k, ms)| Point::new(k as f64 / 2.0, ms, k as f64 / ms, true))
+            .collect()
+    }
+
+    /// FP32 times that pass 1.5× the first at k = 128.
+    const FP32: [f64; 9] = [0.12, 0.13, 0.15, 0.2, 0.3, 0.48, 0.87, 1.6, 3.1];
+
+    #[test]
+    fn a_tensor_ridge_two_doublings_up_confirms_the_claim() {
+        // 1.5× the first at k = 512.
+        let tensor = sweep([0.04, 0.04, 0.04, 0.045, 0.053, 0.07, 0.1, 0.17, 0.31]);
+        let (finding, verdict) = judge(&sweep(FP32), &tensor);
+        assert_eq!(verdict, Verdict::Confirmed, "{finding}");
+        assert!(
+            finding.contains("on the FP32 cores from k = 128 (64 FLOP/B), on the tensor cores from k = 512 (256 FLOP/B)"),
+            "{finding}"
+        );
+    }
+
+    #[test]
+    fn a_tensor_ridge_one_doubling_up_does_not() {
+        let tensor = sweep([0.04, 0.04, 0.045, 0.05, 0.07, 0.09, 0.1, 0.17, 0.31]);
+        assert_eq!(judge(&sweep(FP32), &tensor).1, Verdict::NotShown);
+    }
+
+    #[test]
+    fn tensor_cores_that_never_pass_their_ridge_confirm_it_and_fp32_cores_that_never_do_not() {
+        let flat = sweep([0.04; 9]);
+        let (finding, verdict) = judge(&sweep(FP32), &flat);
+        assert_eq!(verdict, Verdict::Confirmed);
+        assert!(
+            finding.contains("on the tensor cores at no k swept"),
+            "{finding}"
+        );
+        assert_eq!(judge(&flat, &flat).1, Verdict::NotShown);
+    }
+}
