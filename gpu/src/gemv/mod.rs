@@ -62,6 +62,8 @@ macro_rules! gemv_entry_points {
                 /// The instance, in the precision its name ends with, of the
                 /// generic kernel named in its body.
                 ///
+                /// Launch bounds: as for that kernel.
+                ///
                 /// # Safety
                 /// As for that kernel.
                 #[launch($launch::<$t>)]

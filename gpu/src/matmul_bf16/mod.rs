@@ -216,13 +216,16 @@ kernels! {
     /// a 128×256 tile's slices feeds 256 or 128 multiply-adds). Bound by
     /// the tensor cores' `mma.sync` issue: two warps a scheduler, with
     /// the barrier a slice, the prologue and the store of C a tile
-    /// between their `mma`s; `mma.sync` alone, without memory, measures
-    /// about 0.8× cuBLAS on the H100 (`wgmma` is the rest).
+    /// between their `mma`s; and `mma.sync` itself, which on Hopper feeds
+    /// the tensor cores more slowly than cuBLAS's `wgmma` does.
     ///
     /// Launch bounds: 256 threads, one block an SM: the 128 f32
     /// accumulators of a 64×64 warp tile and two steps' fragments need
     /// all 255 registers.
     ///
+    /// # Safety
+    /// As [`mma_global`], with [`block_tiles`]`(PIPELINED,
+    /// Layout::Swizzled)`'s grid and shared memory.
     #[launch(|problem| block_tiles(PIPELINED, Layout::Swizzled, problem))]
     #[launch_bounds(PIPELINED.threads(), 1)]
     #[compute_capability(8, 0)]
