@@ -53,7 +53,7 @@ impl Tile {
 
     /// Whether a copy step of the block's threads covers whole rows of
     /// A's slice and of B's, and the slices a whole number of steps, as
-    /// [`each_chunk`](super::staged::each_chunk) requires.
+    /// the staged copies (`each_chunk`) require.
     pub const fn copies_whole_rows(self) -> bool {
         let (a_chunks, b_chunks) = (self.slice / CHUNK, self.cols / CHUNK);
         self.threads().is_multiple_of(a_chunks)
