@@ -38,9 +38,15 @@ impl MmaInput {
     }
 }
 
-/// Half `half` (0 low, 1 high) of a register.
+/// Half `half` (0 low, 1 high) of a register. A match, not a shift by
+/// `16·half`: a shift by 32 wraps to 0 in release code, where a wrong half
+/// index would then pass unseen.
 fn half_of(register: u32, half: usize) -> u16 {
-    (register >> (16 * half)) as u16
+    match half {
+        0 => register as u16,
+        1 => (register >> 16) as u16,
+        _ => unreachable!("a register has two halves, not {}", half + 1),
+    }
 }
 
 /// `mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}.{bf16,f16}.f32`: lane
