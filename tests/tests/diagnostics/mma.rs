@@ -103,6 +103,34 @@ fn an_ldmatrix_row_past_the_tile_is_reported() {
     );
 }
 
+/// `ldmatrix.x1` reads the rows that lanes 0–7 name and no other: the
+/// addresses of lanes 8–31, here far past the tile, are never used, as on
+/// the GPU, and each lane gets its two elements of the one matrix.
+#[test]
+fn an_ldmatrix_x1_reads_only_the_rows_of_the_first_eight_lanes() {
+    let got = std::sync::Mutex::new(vec![0u32; 32]);
+    let body = || {
+        let t = thread_idx_x();
+        // SAFETY: the launch gives the 8×8 tile; the emulator checks the rest.
+        unsafe {
+            let tile = SharedArray::<bf16>::launch_sized();
+            for e in 0..2 {
+                tile.write(2 * t + e, bf16::from_f32((2 * t + e) as f32));
+            }
+            sync_threads();
+            let row = if t < 8 { 8 * t } else { 1 << 20 };
+            let [pair] = ldmatrix::<_, 1>(tile, row, false);
+            got.lock().unwrap()[t as usize] = pair.to_bits();
+        }
+    };
+    gpu_emulator::run("ldmatrix_x1", &one_block(32, 2 * 64), &body).unwrap();
+    for (lane, &bits) in got.into_inner().unwrap().iter().enumerate() {
+        let first = (lane / 4 * 8 + 2 * (lane % 4)) as f32;
+        let pair = [first, first + 1.0].map(|v| u32::from(bf16::from_f32(v).to_bits()));
+        assert_eq!(bits, pair[0] | pair[1] << 16, "lane {lane}");
+    }
+}
+
 #[test]
 fn an_ldmatrix_row_off_its_16_byte_boundary_is_reported() {
     let c = std::sync::Mutex::new(vec![0.0; 16 * 8]);
@@ -148,4 +176,20 @@ fn an_mma_that_a_lane_skips_is_reported() {
             LaneProblem::Returned
         )
     );
+}
+
+/// A report names each shape of `ldmatrix` as the PTX writes it.
+#[test]
+fn each_ldmatrix_shape_has_its_own_name_in_reports() {
+    let names = [
+        (1, false, "ldmatrix_x1"),
+        (2, false, "ldmatrix_x2"),
+        (4, false, "ldmatrix_x4"),
+        (1, true, "ldmatrix_x1_trans"),
+        (2, true, "ldmatrix_x2_trans"),
+        (4, true, "ldmatrix_x4_trans"),
+    ];
+    for (matrices, trans, name) in names {
+        assert_eq!(WarpOp::LdMatrix { matrices, trans }.name(), name);
+    }
 }
