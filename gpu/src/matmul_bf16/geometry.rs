@@ -71,3 +71,33 @@ pub fn tile_in_bands(tile: Tile) -> (u32, u32) {
     let (row, col) = tile_position(TileOrder::Bands { rows: BAND_ROWS });
     (row * tile.rows, col * tile.cols)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tile of `rows`×`cols`, slices of `slice`, one warp.
+    const fn tile(rows: u32, cols: u32, slice: u32, warps_down: u32) -> Tile {
+        Tile {
+            rows,
+            cols,
+            slice,
+            warps_down,
+            warps_across: 1,
+            stages: 1,
+        }
+    }
+
+    #[test]
+    fn a_tile_copies_whole_rows_only_where_each_of_its_steps_does() {
+        assert!(tile(128, 128, 32, 8).copies_whole_rows());
+        // 256 threads over A's rows of 3 chunks.
+        assert!(!tile(128, 128, 24, 8).copies_whole_rows());
+        // 32 threads over B's rows of 7 chunks, all else whole.
+        assert!(!tile(32, 56, 8, 1).copies_whole_rows());
+        // 96 rows of A, 64 a step.
+        assert!(!tile(96, 128, 32, 8).copies_whole_rows());
+        // Slices of 16 rows of B, 32 a step.
+        assert!(!tile(128, 64, 16, 8).copies_whole_rows());
+    }
+}
