@@ -28,7 +28,7 @@ mod buffers;
 mod size;
 
 pub use buffers::{Arrays, Buffers, InputOutput, NAMES, TwoInputs, expect_len};
-pub use size::{at_most, dims, indexable, nonzero, option, value};
+pub use size::{at_most, dims, indexable, multiple_of, nonzero, option, power_of_two, value};
 
 /// A size as the user gives it and the report shows it.
 pub trait Shape:
@@ -49,6 +49,15 @@ pub trait Shape:
     fn parameter(&self) -> Option<Parameter> {
         None
     }
+
+    /// Options of the shape's own beyond its dimensions (the blur's
+    /// radius, say), with the bench's defaults where `sweep`.
+    fn options(sweep: bool) -> Vec<Arg>;
+
+    /// Every shape of `dims` (as many as the family's `SIZE.names`) the
+    /// options ask for: one, unless an option takes a list (the blur's
+    /// radii, say).
+    fn parse(dims: &[usize], options: &ArgMatches) -> Vec<Self>;
 }
 
 /// The short form of a square or cube of `sides`: the side, where all are
@@ -174,11 +183,14 @@ impl CpuOutput {
         Self::F32((0..len).into_par_iter().map(element).collect())
     }
 
-    /// The sum `sum(i)` makes in f64 (beside what bounds its error, which
-    /// the reference takes) for each i of `0..len`, rounded to f32, on
-    /// every core: the CPU baseline of a family whose reference sums in f64.
-    pub fn sums(len: usize, sum: impl Fn(usize) -> (f64, f64) + Send + Sync) -> Self {
-        Self::par_f32(len, |i| sum(i).0 as f32)
+    /// The sum in f64 of the terms `terms(i)` for each i of `0..len`,
+    /// rounded to f32, on every core: the CPU baseline of a family whose
+    /// reference sums in f64.
+    pub fn sums<I: IntoIterator<Item = f64>>(
+        len: usize,
+        terms: impl Fn(usize) -> I + Send + Sync,
+    ) -> Self {
+        Self::par_f32(len, |i| terms(i).into_iter().sum::<f64>() as f32)
     }
 
     /// Every element against the reference.
@@ -265,13 +277,17 @@ impl<F: Family> Baseline<F> {
 
 /// A baseline's run: one launch on a set of the family's buffers.
 pub type RunBaseline<F> =
-    fn(&Tools<'_>, <F as Family>::Shape, &mut <F as Family>::Buffers<Gpu>) -> Result<()>;
+    fn(&Tools<'_>, <F as Declaration>::Shape, &mut <F as Declaration>::Buffers<Gpu>) -> Result<()>;
 
 /// The kernels of one family, as the `kernels` crate declares them.
-pub type Kernels<F> = [Kernel<<F as Family>::Args, <F as Family>::Problem>];
+pub type Kernels<F> = [Kernel<<F as Declaration>::Args, <F as Declaration>::Problem>];
 
-/// A kernel family, as the host drives it.
-pub trait Family: Sized + 'static {
+/// What a kernel family is: its kernels, its names and sizes, and the
+/// types of its shapes, inputs and buffers. [`family!`] declares it in a
+/// few lines; [`Family`] says what the family does with them.
+///
+/// [`family!`]: crate::families::declare::family
+pub trait Declaration: Sized + 'static {
     /// The family's name: what `--kernel NAME` selects all of, the size
     /// options `--NAME` and `--NAME-sizes`, and its group in the report.
     /// Families that differ in element type only share it.
@@ -303,23 +319,12 @@ pub trait Family: Sized + 'static {
     /// The inputs and outputs on a backend.
     type Buffers<B: Backend>: Buffers<B, Inputs = Self::Inputs, Layout = Self::Layout>;
 
-    /// Options of the family's own beyond its size (the blur's radius,
-    /// say), with the bench's defaults where `sweep`.
-    fn options(sweep: bool) -> Vec<Arg> {
-        let _ = sweep;
-        Vec::new()
-    }
+    /// What a user would run on this machine's CPU instead, by name.
+    const CPU: &'static str;
+}
 
-    /// The shape of `dims` (as many as `SIZE.names`) and the options: the
-    /// first of [`Family::shapes`].
-    fn shape(dims: &[usize], options: &ArgMatches) -> Self::Shape;
-
-    /// Every shape of `dims` the options ask for, where an option takes a
-    /// list (the blur's radii, say).
-    fn shapes(dims: &[usize], options: &ArgMatches) -> Vec<Self::Shape> {
-        vec![Self::shape(dims, options)]
-    }
-
+/// A kernel family, as the host drives it.
+pub trait Family: Declaration {
     /// The problem the kernels get, once the shape is valid: no dimension
     /// zero, every index within the kernels' 32-bit arithmetic.
     fn problem(shape: Self::Shape) -> Result<Self::Problem>;
@@ -437,9 +442,6 @@ pub trait Family: Sized + 'static {
         ))
     }
 
-    /// What a user would run on this machine's CPU instead, by name.
-    const CPU: &'static str;
-
     /// The CPU baseline's output for `inputs`, on every core.
     fn cpu(shape: Self::Shape, inputs: &Self::Inputs) -> CpuOutput;
 
@@ -466,7 +468,7 @@ pub struct Launch<'a, F: Family, B: Backend> {
 }
 
 /// The kernels' arguments on the host, as [`Family::args`] makes them.
-pub type Host<'a, F, B> = <<F as Family>::Args as Params>::Host<'a, <B as Backend>::Memory>;
+pub type Host<'a, F, B> = <<F as Declaration>::Args as Params>::Host<'a, <B as Backend>::Memory>;
 
 /// Where a run is going to happen, which picks the default sizes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -518,7 +520,7 @@ impl Sizes {
 
     /// Family `F`'s shapes of `dims`, with the options given.
     pub fn shapes_of<F: Family>(&self, dims: &[usize]) -> Vec<F::Shape> {
-        F::shapes(dims, &self.options)
+        F::Shape::parse(dims, &self.options)
     }
 
     /// The dimensions of each size family `F` runs at.
@@ -535,6 +537,6 @@ impl Sizes {
 
     /// Family `F`'s shape of `dims`, with the options given.
     pub fn shape<F: Family>(&self, dims: &[usize]) -> F::Shape {
-        F::shape(dims, &self.options)
+        F::Shape::parse(dims, &self.options)[0]
     }
 }

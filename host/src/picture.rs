@@ -29,7 +29,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::console::{self, say};
 use crate::error::{Error, Result};
 use crate::families::blur::{Blur, BlurShape};
-use crate::family::{Family, Target};
+use crate::family::{Declaration, Family, Target};
 use crate::output::{self, Pending};
 use crate::suite::{WorkLimit, available_host_memory, check_host_memory, host_bytes};
 
@@ -70,7 +70,7 @@ pub fn kernels() -> Vec<&'static str> {
 /// made for `shape`, the fastest (the README's blur tables).
 pub fn fastest_kernel(
     shape: BlurShape,
-) -> &'static Kernel<<Blur as Family>::Args, <Blur as Family>::Problem> {
+) -> &'static Kernel<<Blur as Declaration>::Args, <Blur as Declaration>::Problem> {
     let ladder = Blur::KERNELS.iter().rev();
     let mut made_for = ladder.filter(|kernel| Blur::made_for(kernel, shape).is_ok());
     made_for.next().unwrap_or(&Blur::KERNELS[0])
@@ -267,7 +267,7 @@ fn losses(written: &DynamicImage, read_back: &DynamicImage, lossless: bool) -> V
 fn blur_on<B: Backend>(
     backend: &B,
     target: Target,
-    kernel: &Kernel<<Blur as Family>::Args, <Blur as Family>::Problem>,
+    kernel: &Kernel<<Blur as Declaration>::Args, <Blur as Declaration>::Problem>,
     shape: BlurShape,
     samples: &Vec<u8>,
 ) -> Result<Vec<u8>> {

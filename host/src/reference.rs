@@ -60,18 +60,21 @@ impl Expected {
         Self { values, tolerance }
     }
 
-    /// Sums a kernel adds in f32, `terms` roundings deep: element i's sum
-    /// and the sum of its terms' magnitudes, `sum(i)`, each within
-    /// γ(terms)·Σ|x|.
-    pub fn f32_sums(
+    /// Sums a kernel adds in f32, `roundings` deep: element i the sum in
+    /// f64 of the terms `terms(i)`, within γ(roundings)·Σ|x|.
+    pub fn f32_sums<I: IntoIterator<Item = f64>>(
         len: usize,
-        terms: usize,
-        sum: impl Fn(usize) -> (f64, f64) + Send + Sync,
+        roundings: usize,
+        terms: impl Fn(usize) -> I + Send + Sync,
     ) -> Self {
-        let gamma = gamma(terms, f64::from(f32::EPSILON) / 2.0);
+        let gamma = gamma(roundings, f64::from(f32::EPSILON) / 2.0);
         Self::par_from_fn(len, |i| {
-            let (sum, magnitude) = sum(i);
-            (sum, gamma * magnitude)
+            let sums = terms(i)
+                .into_iter()
+                .fold((0.0, 0.0), |(sum, magnitude), x| {
+                    (sum + x, magnitude + x.abs())
+                });
+            (sums.0, gamma * sums.1)
         })
     }
 }
@@ -82,17 +85,25 @@ pub fn gamma(n: usize, unit_roundoff: f64) -> f64 {
     nu / (1.0 - nu)
 }
 
-/// C = A·B in f64, A m×k and B k×n, row-major. The products of f32 values are exact in f64, and the
-/// f64 sums are 2²⁹ times more precise than the f32 kernels under test.
+/// C = A·B in f64, A m×k and B k×n, row-major, their elements f32 or
+/// narrower. The products of such values are exact in f64, and the f64
+/// sums are 2²⁹ times more precise than the f32 accumulators under test.
 ///
-/// Tolerance: γₖ₊₁ (f32) · ‖row of A‖₂ · ‖column of B‖₂, which bounds
-/// γₖ₊₁·Σ|aᵢₗbₗⱼ| by Cauchy–Schwarz at a fraction of its cost.
-pub fn matmul(a: &[f32], b: &[f32], [m, n, k]: [usize; 3]) -> Expected {
+/// Tolerance: `roundings` · ‖row of A‖₂ · ‖column of B‖₂, which bounds
+/// `roundings`·Σ|aᵢₗbₗⱼ| by Cauchy–Schwarz at a fraction of its cost;
+/// `roundings` is the accumulators' error factor, γₖ₊₁ (f32) for k
+/// additions in IEEE arithmetic.
+pub fn matmul<T: Copy + Into<f64> + Sync>(
+    a: &[T],
+    b: &[T],
+    [m, n, k]: [usize; 3],
+    roundings: f64,
+) -> Expected {
     let b: Vec<f64> = b.par_iter().map(|&v| v.into()).collect();
     let mut values = vec![0.0f64; m * n];
     values.par_chunks_mut(n).enumerate().for_each(|(i, c_row)| {
         for (l, &a_il) in a[i * k..(i + 1) * k].iter().enumerate() {
-            let a_il = f64::from(a_il);
+            let a_il: f64 = a_il.into();
             for (c, &b_lj) in c_row.iter_mut().zip(&b[l * n..(l + 1) * n]) {
                 *c += a_il * b_lj;
             }
@@ -106,10 +117,9 @@ pub fn matmul(a: &[f32], b: &[f32], [m, n, k]: [usize; 3]) -> Expected {
         .into_par_iter()
         .map(|j| norm((0..k).map(|l| b[l * n + j])))
         .collect();
-    let gamma = gamma(k + 1, f32::EPSILON as f64 / 2.0);
     let tolerance = (0..m * n)
         .into_par_iter()
-        .map(|index| gamma * row_norms[index / n] * column_norms[index % n])
+        .map(|index| roundings * row_norms[index / n] * column_norms[index % n])
         .collect();
     Expected { values, tolerance }
 }
@@ -232,16 +242,15 @@ mod tests {
     fn matmul_of_a_2x3_and_a_3x2_matrix() {
         let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
         let b = [7.0, 8.0, 9.0, 10.0, 11.0, 12.0];
-        let expected = matmul(&a, &b, [2, 2, 3]);
+        let expected = matmul(&a, &b, [2, 2, 3], 0.0);
         assert_eq!(expected.values, [58.0, 64.0, 139.0, 154.0]);
     }
 
     #[test]
-    fn matmul_tolerance_is_gamma_times_the_norms() {
-        let expected = matmul(&[3.0, 4.0], &[0.0, 1.0, 0.0, 0.0], [1, 2, 2]);
+    fn matmul_tolerance_is_the_roundings_times_the_norms() {
+        let expected = matmul(&[3.0f32, 4.0], &[0.0, 1.0, 0.0, 0.0], [1, 2, 2], 0.25);
         assert_eq!(expected.values, [0.0, 3.0]);
-        let gamma = gamma(3, f32::EPSILON as f64 / 2.0);
-        assert_eq!(expected.tolerance, [0.0, 5.0 * gamma]);
+        assert_eq!(expected.tolerance, [0.0, 1.25]);
     }
 
     #[test]

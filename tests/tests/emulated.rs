@@ -24,7 +24,7 @@ use locality::families::tensor::Tensor;
 use locality::families::texture::{Modes, TextureFamily, TextureShape};
 use locality::families::transpose::{Transpose, TransposeShape};
 use locality::families::width::{Width, WidthShape};
-use locality::family::Family;
+use locality::family::{Declaration, Family};
 use locality_tests::{check_every_family, check_family, check_kernel, proptest_config, seed};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;

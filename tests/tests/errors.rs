@@ -15,7 +15,7 @@ use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::families::tensor::Tensor;
 use locality::families::transpose::TransposeShape;
-use locality::family::{Family, Target};
+use locality::family::{Declaration, Family, Target};
 use locality::suite::WorkLimit;
 use locality::{Backend, Emulator, Error};
 use locality_tests::kernel;

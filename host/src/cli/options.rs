@@ -237,7 +237,7 @@ fn kernel_names() -> clap::builder::PossibleValuesParser {
 #[cfg(test)]
 mod tests {
     use crate::families::{self, Visitor};
-    use crate::family::Family;
+    use crate::family::{Family, Shape};
 
     /// Every family brings its own options, all in one command line: two
     /// of one name would read each other's values.
@@ -246,7 +246,7 @@ mod tests {
         struct Names(Vec<String>);
         impl Visitor for Names {
             fn visit<F: Family>(&mut self) -> crate::Result<()> {
-                let options = F::options(false).into_iter();
+                let options = F::Shape::options(false).into_iter();
                 self.0
                     .extend(options.map(|option| option.get_id().to_string()));
                 Ok(())

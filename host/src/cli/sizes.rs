@@ -8,7 +8,7 @@ use clap::{Arg, ArgMatches, Args, Command as ClapCommand, FromArgMatches};
 
 use crate::error::Result;
 use crate::families::{self, Visitor};
-use crate::family::{Family, Sizes, Target};
+use crate::family::{Family, Shape, Sizes, Target};
 
 /// Each family's size option and its own options, made from the family
 /// list: `--NAME SIZE` for a run, `--NAME-sizes SIZES` (a sweep) for the
@@ -125,7 +125,7 @@ impl<const SWEEP: bool> Args for FamilySizes<SWEEP> {
                     ))
                 };
                 self.args.push(size);
-                for option in F::options(self.sweep) {
+                for option in F::Shape::options(self.sweep) {
                     if !known(&self.args, option.get_id().as_str()) {
                         self.args.push(option);
                     }

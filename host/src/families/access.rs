@@ -10,10 +10,12 @@ shape! {
     /// n elements copied from input[offset + i·stride].
     pub struct AccessShape {
         pub n: usize,
+        #[option("stride", "STRIDE", "1", "The access lessons' copy reads every STRIDE-th element")]
         pub stride: usize,
+        #[option("offset", "OFFSET", "0", "The access lessons' copy reads from element OFFSET on")]
         pub offset: usize,
     }
-    shown "{n} s={stride} o={offset}", side n
+    shown("{n} s={stride} o={offset}"), side(n)
 }
 
 impl AccessShape {
@@ -31,40 +33,15 @@ impl AccessShape {
     }
 }
 
-pub struct Access;
+family! {
+    pub struct Access("access", Memory, "n (elements copied)") {
+        size: SizeSyntax::n("Elements the access lessons' copy writes", &[1 << 24], &[3001], "1048576,16777216"),
+        shape: AccessShape, inputs: Vec<f32>, layout: Arrays<2>, buffers: InputOutput<B>,
+        cpu: "the same gather, every core",
+    }
+}
 
 impl Family for Access {
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
-    const NAME: &'static str = "access";
-    const SIZE: SizeSyntax = SizeSyntax::n(
-        "Elements the access lessons' copy writes",
-        &[1 << 24],
-        &[3001],
-        "1048576,16777216",
-    );
-    const BOUND: Bound = Bound::Memory;
-    const SQUARE_AXIS: &'static str = "n (elements copied)";
-
-    type Shape = AccessShape;
-
-    fn options(_: bool) -> Vec<Arg> {
-        let stride = "The access lessons' copy reads every STRIDE-th element";
-        let offset = "The access lessons' copy reads from element OFFSET on";
-        vec![
-            option("stride", "STRIDE", value_parser!(usize), "1", stride),
-            option("offset", "OFFSET", value_parser!(usize), "0", offset),
-        ]
-    }
-
-    fn shape(sizes: &[usize], options: &ArgMatches) -> AccessShape {
-        let [n] = dims(sizes);
-        let (stride, offset) = (value(options, "stride"), value(options, "offset"));
-        AccessShape { n, stride, offset }
-    }
-
     fn problem(shape: AccessShape) -> Result<Problem> {
         shape.checked_lens()?;
         Ok(Problem { n: shape.n as u32 })
@@ -85,9 +62,8 @@ impl Family for Access {
             (300, 33, 31),
             (129, 0, 11),
         ]
-        .into_iter()
-        .map(|(n, stride, offset)| AccessShape { n, stride, offset })
-        .collect()
+        .map(AccessShape::from)
+        .to_vec()
     }
 
     /// No arithmetic; the bytes used are n read and n written.
@@ -102,10 +78,6 @@ impl Family for Access {
         let input = (shape.n.saturating_sub(1) as f64) * shape.stride as f64 + shape.offset as f64;
         8.0 * input + 20.0 * shape.n as f64
     }
-
-    type Inputs = Vec<f32>;
-    type Layout = Arrays<2>;
-    type Buffers<B: Backend> = InputOutput<B>;
 
     fn inputs(shape: AccessShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         let [input, _] = shape.checked_lens()?;
@@ -123,8 +95,6 @@ impl Family for Access {
             .collect();
         Expected::exact(values)
     }
-
-    const CPU: &'static str = "the same gather, every core";
 
     fn cpu(shape: AccessShape, input: &Vec<f32>) -> CpuOutput {
         CpuOutput::par_f32(shape.n, |i| input[shape.offset + i * shape.stride])

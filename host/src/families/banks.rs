@@ -9,12 +9,14 @@ shape! {
     /// `blocks` blocks whose warps read the tile at `stride`, `rounds` words
     /// a thread.
     pub struct BanksShape {
-        pub stride: u32,
         pub blocks: usize,
         pub rounds: usize,
+        #[option("bank-stride", "WORDS", "1",
+            "The stride, in 4-byte words, of the bank-conflict lesson's reads")]
+        pub stride: u32,
     }
-    shown "stride {stride} × {blocks} blocks × {rounds} reads", side stride,
-    short "stride {stride}"
+    shown("stride {stride} × {blocks} blocks × {rounds} reads"), side(stride),
+    short(format!("stride {stride}"))
 }
 
 impl BanksShape {
@@ -46,52 +48,26 @@ impl BanksShape {
 /// The buffers' names in errors: the input tile and a sum a thread.
 const NAMES: [&str; 2] = ["tile", "sums"];
 
-/// The sum, in f64, of what thread `thread` reads, and of the magnitudes.
-fn thread_sum(shape: BanksShape, tile: &[f32], thread: usize) -> (f64, f64) {
+/// What thread `thread` reads, in f64: the terms of its sum.
+fn reads(shape: BanksShape, tile: &[f32], thread: usize) -> impl Iterator<Item = f64> {
     let first = (thread as u32 % 32).wrapping_mul(shape.stride);
-    (0..shape.rounds as u32).fold((0.0, 0.0), |(sum, magnitude), round| {
-        let value = f64::from(tile[(first.wrapping_add(round) & (TILE - 1)) as usize]);
-        (sum + value, magnitude + value.abs())
-    })
+    (0..shape.rounds as u32)
+        .map(move |round| f64::from(tile[(first.wrapping_add(round) & (TILE - 1)) as usize]))
 }
 
-pub struct Banks;
+family! {
+    pub struct Banks("banks", Memory, "stride (words)") {
+        size: SizeSyntax {
+            value_name: "BLOCKSxREADS", names: &["blocks", "reads per thread"],
+            help: "The bank-conflict lesson's blocks and shared-memory reads per thread",
+            on_gpu: &[1056, 4096], emulated: &[3, 70], sweep: "1056x4096",
+        },
+        shape: BanksShape, inputs: Vec<f32>, layout: Arrays<2>, buffers: InputOutput<B>,
+        cpu: "the same sums in f64, every core",
+    }
+}
 
 impl Family for Banks {
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
-    const NAME: &'static str = "banks";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "BLOCKSxREADS",
-        names: &["blocks", "reads per thread"],
-        help: "The bank-conflict lesson's blocks and shared-memory reads per thread",
-        on_gpu: &[1056, 4096],
-        emulated: &[3, 70],
-        sweep: "1056x4096",
-    };
-    const BOUND: Bound = Bound::Memory;
-    const SQUARE_AXIS: &'static str = "stride (words)";
-
-    type Shape = BanksShape;
-
-    fn options(_: bool) -> Vec<Arg> {
-        let help = "The stride, in 4-byte words, of the bank-conflict lesson's reads";
-        let parser = value_parser!(u32);
-        vec![option("bank-stride", "WORDS", parser, "1", help)]
-    }
-
-    fn shape(sizes: &[usize], options: &ArgMatches) -> BanksShape {
-        let [blocks, rounds] = dims(sizes);
-        let stride = value(options, "bank-stride");
-        BanksShape {
-            stride,
-            blocks,
-            rounds,
-        }
-    }
-
     fn problem(shape: BanksShape) -> Result<Problem> {
         let (blocks, _) = shape.arguments()?;
         Ok(Problem { blocks })
@@ -99,21 +75,16 @@ impl Family for Banks {
 
     /// Strides without conflicts, with each degree, and past the tile.
     fn test_shapes() -> Vec<BanksShape> {
-        let shape = |(stride, blocks, rounds)| BanksShape {
-            stride,
-            blocks,
-            rounds,
-        };
         [
             (1, 1, 1),
-            (2, 2, 33),
-            (3, 1, 100),
-            (8, 3, 17),
-            (32, 2, 40),
-            (33, 1, 9),
-            (1000, 2, 64),
+            (2, 33, 2),
+            (1, 100, 3),
+            (3, 17, 8),
+            (2, 40, 32),
+            (1, 9, 33),
+            (2, 64, 1000),
         ]
-        .map(shape)
+        .map(BanksShape::from)
         .to_vec()
     }
 
@@ -130,10 +101,6 @@ impl Family for Banks {
         8.0 * f64::from(TILE) + 20.0 * shape.threads() as f64
     }
 
-    type Inputs = Vec<f32>;
-    type Layout = Arrays<2>;
-    type Buffers<B: Backend> = InputOutput<B>;
-
     fn inputs(shape: BanksShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         shape.arguments()?;
         Ok(uniform_floats(TILE as usize, rng))
@@ -146,14 +113,12 @@ impl Family for Banks {
     /// Tolerance: a running sum of `rounds` terms, within γ(rounds)·Σ|x|.
     fn reference(shape: BanksShape, tile: &Vec<f32>) -> Expected {
         Expected::f32_sums(shape.threads(), shape.rounds, |thread| {
-            thread_sum(shape, tile, thread)
+            reads(shape, tile, thread)
         })
     }
 
-    const CPU: &'static str = "the same sums in f64, every core";
-
     fn cpu(shape: BanksShape, tile: &Vec<f32>) -> CpuOutput {
-        CpuOutput::sums(shape.threads(), |thread| thread_sum(shape, tile, thread))
+        CpuOutput::sums(shape.threads(), |thread| reads(shape, tile, thread))
     }
 
     /// The tile holds TILE elements, the sums one per thread, a buffer of

@@ -11,7 +11,7 @@ shape! {
     pub struct BulkShape {
         pub n: usize,
     }
-    shown "{n}", side n
+    shown("{n}"), side(n)
 }
 
 /// Each tile of `input` reversed, the last one as long as it is.
@@ -22,30 +22,15 @@ pub fn reversed_tiles(input: &[f32]) -> Vec<f32> {
         .collect()
 }
 
-pub struct Bulk;
+family! {
+    pub struct Bulk("bulk", Memory, "n (elements)") {
+        size: SizeSyntax::n("Elements the bulk-copy lesson's kernels stage, a tile of 4096 a block", &[1 << 26], &[10_001], "67108864"),
+        shape: BulkShape, inputs: Vec<f32>, layout: Arrays<2>, buffers: InputOutput<B>,
+        cpu: "the same reversal, one core",
+    }
+}
 
 impl Family for Bulk {
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
-    const NAME: &'static str = "bulk";
-    const SIZE: SizeSyntax = SizeSyntax::n(
-        "Elements the bulk-copy lesson's kernels stage, a tile of 4096 a block",
-        &[1 << 26],
-        &[10_001],
-        "67108864",
-    );
-    const BOUND: Bound = Bound::Memory;
-    const SQUARE_AXIS: &'static str = "n (elements)";
-
-    type Shape = BulkShape;
-
-    fn shape(sizes: &[usize], _: &ArgMatches) -> BulkShape {
-        let [n] = dims(sizes);
-        BulkShape { n }
-    }
-
     fn problem(shape: BulkShape) -> Result<Problem> {
         let n = nonzero("n (elements)", shape.n)?;
         Ok(Problem { n })
@@ -71,10 +56,6 @@ impl Family for Bulk {
         28.0 * shape.n as f64
     }
 
-    type Inputs = Vec<f32>;
-    type Layout = Arrays<2>;
-    type Buffers<B: Backend> = InputOutput<B>;
-
     fn inputs(shape: BulkShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Self::problem(shape)?;
         Ok(uniform_floats(shape.n, rng))
@@ -89,8 +70,6 @@ impl Family for Bulk {
         let values = reversed_tiles(input).into_iter().map(f64::from).collect();
         Expected::exact(values)
     }
-
-    const CPU: &'static str = "the same reversal, one core";
 
     fn cpu(_: BulkShape, input: &Vec<f32>) -> CpuOutput {
         CpuOutput::F32(reversed_tiles(input))

@@ -10,22 +10,28 @@ shape! {
     /// n elements; a warp's lanes read coefficients `spread` apart.
     pub struct ConstantShape {
         pub n: usize,
+        #[option("spread", "ELEMENTS", "0",
+            "How far apart a warp's lanes read the constant-memory lesson's coefficients: \
+             0 for one for the whole warp")]
         pub spread: u32,
     }
-    shown "{n} spread {spread}", side n
+    shown("{n} spread {spread}"), side(n)
 }
 
 /// The buffers' names in errors.
 const NAMES: [&str; 3] = ["x", "coefficients", "y"];
 
-/// Element i's result in f64, and the sum of its terms' magnitudes.
-fn result(shape: ConstantShape, [x, coefficients]: &[Vec<f32>; 2], i: usize) -> (f64, f64) {
+/// The terms of element i's sum, in f64.
+fn terms(
+    shape: ConstantShape,
+    [x, coefficients]: &[Vec<f32>; 2],
+    i: usize,
+) -> impl Iterator<Item = f64> {
     let lane = i as u32 % 32;
     let x = f64::from(x[i]);
-    (0..COEFFICIENTS).fold((0.0, 0.0), |(sum, magnitude), k| {
+    (0..COEFFICIENTS).map(move |k| {
         let index = k.wrapping_add(shape.spread.wrapping_mul(lane)) & (COEFFICIENTS - 1);
-        let term = f64::from(coefficients[index as usize]) * x;
-        (sum + term, magnitude + term.abs())
+        f64::from(coefficients[index as usize]) * x
     })
 }
 
@@ -37,37 +43,15 @@ fn coefficients() -> Vec<f32> {
         .collect()
 }
 
-pub struct Constant;
+family! {
+    pub struct Constant("constant", Compute, "n (elements)") {
+        size: SizeSyntax::n("Elements of the constant-memory lesson's kernels", &[1 << 22], &[700], "4194304"),
+        shape: ConstantShape, inputs: [Vec<f32>; 2], layout: Arrays<3>, buffers: TwoInputs<B>,
+        cpu: "the same sums in f64, every core",
+    }
+}
 
 impl Family for Constant {
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
-    const NAME: &'static str = "constant";
-    const SIZE: SizeSyntax = SizeSyntax::n(
-        "Elements of the constant-memory lesson's kernels",
-        &[1 << 22],
-        &[700],
-        "4194304",
-    );
-    const BOUND: Bound = Bound::Compute;
-    const SQUARE_AXIS: &'static str = "n (elements)";
-
-    type Shape = ConstantShape;
-
-    fn options(_: bool) -> Vec<Arg> {
-        let help = "How far apart a warp's lanes read the constant-memory lesson's coefficients: \
-                    0 for one for the whole warp";
-        vec![option("spread", "ELEMENTS", value_parser!(u32), "0", help)]
-    }
-
-    fn shape(sizes: &[usize], options: &ArgMatches) -> ConstantShape {
-        let [n] = dims(sizes);
-        let spread = value(options, "spread");
-        ConstantShape { n, spread }
-    }
-
     fn problem(shape: ConstantShape) -> Result<Problem> {
         Ok(Problem {
             n: nonzero("n (elements)", shape.n)?,
@@ -76,9 +60,7 @@ impl Family for Constant {
 
     fn test_shapes() -> Vec<ConstantShape> {
         let shapes = [(1, 0), (1, 1), (255, 0), (257, 1), (1000, 3), (700, 256)];
-        shapes
-            .map(|(n, spread)| ConstantShape { n, spread })
-            .to_vec()
+        shapes.map(ConstantShape::from).to_vec()
     }
 
     /// A multiply and an add per coefficient and element; the bytes are
@@ -92,11 +74,6 @@ impl Family for Constant {
     fn host_bytes(shape: ConstantShape) -> f64 {
         28.0 * shape.n as f64
     }
-
-    /// x and the coefficients.
-    type Inputs = [Vec<f32>; 2];
-    type Layout = Arrays<3>;
-    type Buffers<B: Backend> = TwoInputs<B>;
 
     /// Random elements; the coefficients are the same for every case, all
     /// different, since the constant array is one per loaded module: cases
@@ -114,14 +91,12 @@ impl Family for Constant {
     /// Tolerance: a running sum of 256 products, γ(257)·Σ|cₖx|.
     fn reference(shape: ConstantShape, inputs: &[Vec<f32>; 2]) -> Expected {
         Expected::f32_sums(shape.n, COEFFICIENTS as usize + 1, |i| {
-            result(shape, inputs, i)
+            terms(shape, inputs, i)
         })
     }
 
-    const CPU: &'static str = "the same sums in f64, every core";
-
     fn cpu(shape: ConstantShape, inputs: &[Vec<f32>; 2]) -> CpuOutput {
-        CpuOutput::sums(shape.n, |i| result(shape, inputs, i))
+        CpuOutput::sums(shape.n, |i| terms(shape, inputs, i))
     }
 
     /// Fills the constant array, on the backend that is about to run the

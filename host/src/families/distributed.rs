@@ -17,7 +17,7 @@ shape! {
         pub cluster: usize,
         pub rounds: usize,
     }
-    shown "{blocks}×{cluster}×{rounds}", side blocks
+    shown("{blocks}×{cluster}×{rounds}"), side(blocks)
 }
 
 impl DistributedShape {
@@ -81,37 +81,20 @@ fn prefix_sums(tile: &[u32], start: u32) -> Vec<u32> {
     sums
 }
 
-pub struct Distributed;
+family! {
+    pub struct Distributed("distributed", Memory, "blocks") {
+        size: SizeSyntax {
+            value_name: "BLOCKSxCLUSTERxROUNDS", names: &["blocks", "cluster", "rounds"],
+            help: "Blocks, blocks a cluster and passes over each block's tile of 4096 words for the \
+                   distributed-shared-memory lesson's kernels",
+            on_gpu: &[1056, 8, 64], emulated: &[6, 3, 1], sweep: "1056x8x64",
+        },
+        shape: DistributedShape, inputs: Vec<u32>, layout: Arrays<2>, buffers: InputOutput<B, u32>,
+        cpu: "the same sums, one core",
+    }
+}
 
 impl Family for Distributed {
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
-    const NAME: &'static str = "distributed";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "BLOCKSxCLUSTERxROUNDS",
-        names: &["blocks", "cluster", "rounds"],
-        help: "Blocks, blocks a cluster and passes over each block's tile of 4096 words for the \
-               distributed-shared-memory lesson's kernels",
-        on_gpu: &[1056, 8, 64],
-        emulated: &[6, 3, 1],
-        sweep: "1056x8x64",
-    };
-    const BOUND: Bound = Bound::Memory;
-    const SQUARE_AXIS: &'static str = "blocks";
-
-    type Shape = DistributedShape;
-
-    fn shape(sizes: &[usize], _: &ArgMatches) -> DistributedShape {
-        let [blocks, cluster, rounds] = dims(sizes);
-        DistributedShape {
-            blocks,
-            cluster,
-            rounds,
-        }
-    }
-
     fn problem(shape: DistributedShape) -> Result<Problem> {
         let blocks = nonzero("blocks", shape.blocks)?;
         nonzero("rounds", shape.rounds)?;
@@ -144,12 +127,7 @@ impl Family for Distributed {
             (8, 2, 3),
             (4, 2, 19),
         ];
-        let shape = |(blocks, cluster, rounds)| DistributedShape {
-            blocks,
-            cluster,
-            rounds,
-        };
-        shapes.map(shape).to_vec()
+        shapes.map(DistributedShape::from).to_vec()
     }
 
     /// One addition a word read; the fewest bytes are the input read once
@@ -166,10 +144,6 @@ impl Family for Distributed {
     fn host_bytes(shape: DistributedShape) -> f64 {
         8.0 * shape.input_len() as f64 + 28.0 * shape.output_len() as f64
     }
-
-    type Inputs = Vec<u32>;
-    type Layout = Arrays<2>;
-    type Buffers<B: Backend> = InputOutput<B, u32>;
 
     /// Each tile's word `i` holds the chase's next index, `next_index(i)`,
     /// in its low 12 bits, and random bits above.
@@ -189,8 +163,6 @@ impl Family for Distributed {
         let values: Vec<f64> = sums(shape, input).into_iter().map(f64::from).collect();
         Expected::exact(values)
     }
-
-    const CPU: &'static str = "the same sums, one core";
 
     fn cpu(shape: DistributedShape, input: &Vec<u32>) -> CpuOutput {
         CpuOutput::U32(sums(shape, input))

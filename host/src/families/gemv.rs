@@ -71,6 +71,14 @@ impl Shape for GemvShape {
     fn short(&self) -> String {
         square_or_whole(&[self.m, self.n], self)
     }
+
+    fn options(_: bool) -> Vec<Arg> {
+        Vec::new()
+    }
+    fn parse(sizes: &[usize], _: &ArgMatches) -> Vec<GemvShape> {
+        let [m, n] = dims(sizes);
+        vec![GemvShape::new(m, n)]
+    }
 }
 
 /// The element types the gemv kernels are built for.
@@ -182,7 +190,7 @@ impl<B: Backend, T: Element> Buffers<B> for GemvBuffers<B, T> {
 
 pub struct Gemv<T>(std::marker::PhantomData<T>);
 
-impl<T: Element> Family for Gemv<T>
+impl<T: Element> Declaration for Gemv<T>
 where
     CudaBlas: BlasGemv<T>,
 {
@@ -206,11 +214,17 @@ where
 
     type Shape = GemvShape;
 
-    fn shape(sizes: &[usize], _: &ArgMatches) -> GemvShape {
-        let [m, n] = dims(sizes);
-        GemvShape::new(m, n)
-    }
+    type Inputs = Inputs<T>;
+    type Layout = GemvShape;
+    type Buffers<B: Backend> = GemvBuffers<B, T>;
 
+    const CPU: &'static str = "gemm (crate) on blocks of rows, every core";
+}
+
+impl<T: Element> Family for Gemv<T>
+where
+    CudaBlas: BlasGemv<T>,
+{
     fn problem(shape: GemvShape) -> Result<Problem> {
         shape.checked_lens()?;
         Ok(Problem {
@@ -261,10 +275,6 @@ where
         2.0 * element * (m * n + n + m) + 16.0 * m + element * m
     }
 
-    type Inputs = Inputs<T>;
-    type Layout = GemvShape;
-    type Buffers<B: Backend> = GemvBuffers<B, T>;
-
     fn inputs(shape: GemvShape, rng: &mut SmallRng) -> Result<Inputs<T>> {
         let [a_len, x_len, y_len] = shape.checked_lens()?;
         Ok(Inputs {
@@ -283,8 +293,6 @@ where
         let Inputs { a, x, y } = inputs;
         reference::gemv(alpha, a, x, beta, y, [shape.m, shape.n])
     }
-
-    const CPU: &'static str = "gemm (crate) on blocks of rows, every core";
 
     /// The crate's gemv on blocks of rows, one block per task: the crate
     /// runs a single column on one thread, and gemv wants every core's

@@ -58,6 +58,22 @@ impl Shape for HistogramShape {
     fn short(&self) -> String {
         format!("{} MiB {}", self.bytes >> 20, self.from)
     }
+
+    fn options(_: bool) -> Vec<Arg> {
+        let help = "Where the histogram lesson's bytes come from; each one given is a shape";
+        let parser = value_parser!(Bytes);
+        vec![
+            option("histogram-bytes", "FROM", parser, "uniform,photo,one", help)
+                .value_delimiter(','),
+        ]
+    }
+    fn parse(sizes: &[usize], options: &ArgMatches) -> Vec<HistogramShape> {
+        let [bytes] = dims(sizes);
+        let from = options.get_many::<Bytes>("histogram-bytes");
+        from.expect("the option has a default")
+            .map(|&from| HistogramShape { bytes, from })
+            .collect()
+    }
 }
 
 /// The bytes, and the counts the bins start at.
@@ -128,46 +144,15 @@ fn counts(inputs: &Inputs) -> Vec<u32> {
         .collect()
 }
 
-pub struct Histogram;
+family! {
+    pub struct Histogram("histogram", Memory, "bytes") {
+        size: SizeSyntax::n("The histogram lesson's bytes, counted into 256 bins", &[1 << 28], &[20_000], "268435456"),
+        shape: HistogramShape, inputs: Inputs, layout: Arrays<2>, buffers: BytesAndBins<B>,
+        cpu: "a histogram of each MiB, summed, every core",
+    }
+}
 
 impl Family for Histogram {
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
-    const NAME: &'static str = "histogram";
-    const SIZE: SizeSyntax = SizeSyntax::n(
-        "The histogram lesson's bytes, counted into 256 bins",
-        &[1 << 28],
-        &[20_000],
-        "268435456",
-    );
-    const BOUND: Bound = Bound::Memory;
-    const SQUARE_AXIS: &'static str = "bytes";
-
-    type Shape = HistogramShape;
-
-    fn options(_: bool) -> Vec<Arg> {
-        let help = "Where the histogram lesson's bytes come from; each one given is a shape";
-        let parser = value_parser!(Bytes);
-        vec![
-            option("histogram-bytes", "FROM", parser, "uniform,photo,one", help)
-                .value_delimiter(','),
-        ]
-    }
-
-    fn shape(sizes: &[usize], options: &ArgMatches) -> HistogramShape {
-        Self::shapes(sizes, options)[0]
-    }
-
-    fn shapes(sizes: &[usize], options: &ArgMatches) -> Vec<HistogramShape> {
-        let [bytes] = dims(sizes);
-        let from = options.get_many::<Bytes>("histogram-bytes");
-        from.expect("the option has a default")
-            .map(|&from| HistogramShape { bytes, from })
-            .collect()
-    }
-
     fn problem(shape: HistogramShape) -> Result<Problem> {
         Ok(Problem {
             bytes: nonzero("the bytes", shape.bytes)?,
@@ -191,10 +176,6 @@ impl Family for Histogram {
     fn host_bytes(shape: HistogramShape) -> f64 {
         shape.bytes as f64
     }
-
-    type Inputs = Inputs;
-    type Layout = Arrays<2>;
-    type Buffers<B: Backend> = BytesAndBins<B>;
 
     fn inputs(shape: HistogramShape, rng: &mut SmallRng) -> Result<Inputs> {
         Self::problem(shape)?;
@@ -235,8 +216,6 @@ impl Family for Histogram {
     fn reference(_: HistogramShape, inputs: &Inputs) -> Expected {
         Expected::exact(counts(inputs).into_iter().map(f64::from).collect())
     }
-
-    const CPU: &'static str = "a histogram of each MiB, summed, every core";
 
     fn cpu(_: HistogramShape, inputs: &Inputs) -> CpuOutput {
         CpuOutput::U32(counts(inputs))

@@ -16,9 +16,10 @@ shape! {
     /// n elements, `fmas` FMAs on each.
     pub struct IntensityShape {
         pub n: usize,
+        #[option("fmas", "FMAS", "64", "FMAs per element of the arithmetic-intensity lesson's kernel")]
         pub fmas: u32,
     }
-    shown "{n} × {fmas} FMA", side n
+    shown("{n} × {fmas} FMA"), side(n)
 }
 
 impl IntensityShape {
@@ -33,36 +34,15 @@ fn chain(x: f32, fmas: u32) -> f32 {
     (0..fmas).fold(x, |x, _| x.mul_add(MULTIPLIER, ADDEND))
 }
 
-pub struct Intensity;
+family! {
+    pub struct Intensity("intensity", Compute, "n (elements)") {
+        size: SizeSyntax::n("Elements of the arithmetic-intensity lesson's kernel", &[1 << 24], &[3001], "16777216"),
+        shape: IntensityShape, inputs: Vec<f32>, layout: Arrays<2>, buffers: InputOutput<B>,
+        cpu: "the same FMAs, every core",
+    }
+}
 
 impl Family for Intensity {
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
-    const NAME: &'static str = "intensity";
-    const SIZE: SizeSyntax = SizeSyntax::n(
-        "Elements of the arithmetic-intensity lesson's kernel",
-        &[1 << 24],
-        &[3001],
-        "16777216",
-    );
-    const BOUND: Bound = Bound::Compute;
-    const SQUARE_AXIS: &'static str = "n (elements)";
-
-    type Shape = IntensityShape;
-
-    fn options(_: bool) -> Vec<Arg> {
-        let help = "FMAs per element of the arithmetic-intensity lesson's kernel";
-        vec![option("fmas", "FMAS", value_parser!(u32), "64", help)]
-    }
-
-    fn shape(sizes: &[usize], options: &ArgMatches) -> IntensityShape {
-        let [n] = dims(sizes);
-        let fmas = value(options, "fmas");
-        IntensityShape { n, fmas }
-    }
-
     /// n + 3 must fit in `u32`: the last thread's first element is
     /// rounded down to a vector.
     fn problem(shape: IntensityShape) -> Result<Problem> {
@@ -83,7 +63,7 @@ impl Family for Intensity {
             (1000, 13),
             (3001, 100),
         ];
-        shapes.map(|(n, fmas)| IntensityShape { n, fmas }).to_vec()
+        shapes.map(IntensityShape::from).to_vec()
     }
 
     fn work(shape: IntensityShape) -> Work {
@@ -95,10 +75,6 @@ impl Family for Intensity {
     fn host_bytes(shape: IntensityShape) -> f64 {
         28.0 * shape.n as f64
     }
-
-    type Inputs = Vec<f32>;
-    type Layout = Arrays<2>;
-    type Buffers<B: Backend> = InputOutput<B>;
 
     fn inputs(shape: IntensityShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Self::problem(shape)?;
@@ -117,8 +93,6 @@ impl Family for Intensity {
                 .collect(),
         )
     }
-
-    const CPU: &'static str = "the same FMAs, every core";
 
     fn cpu(shape: IntensityShape, input: &Vec<f32>) -> CpuOutput {
         CpuOutput::F32(input.par_iter().map(|&x| chain(x, shape.fmas)).collect())

@@ -47,6 +47,23 @@ impl Shape for L2Shape {
     fn side(&self) -> f64 {
         self.n as f64
     }
+
+    fn options(_: bool) -> Vec<Arg> {
+        let help = "KiB of the L2 the L2 lessons' kernels keep for their reused set through a \
+                    persisting access-policy window (0: no window)";
+        vec![option(
+            "persisting-kib",
+            "KIB",
+            value_parser!(u32),
+            "0",
+            help,
+        )]
+    }
+    fn parse(sizes: &[usize], options: &ArgMatches) -> Vec<L2Shape> {
+        let [n, m] = dims(sizes);
+        let carve_out = value::<u32>(options, "persisting-kib") as usize * 1024;
+        vec![L2Shape { n, m, carve_out }]
+    }
 }
 
 /// The stream, the reused set and the output, with the window that keeps
@@ -91,45 +108,19 @@ impl<B: Backend> Buffers<B> for StreamAndSet<B> {
     }
 }
 
-pub struct L2;
+family! {
+    pub struct L2("l2", Memory, "n (elements of the stream)") {
+        size: SizeSyntax {
+            value_name: "NxM", names: &["n", "m"],
+            help: "Elements of the L2 lessons' stream and of their reused set",
+            on_gpu: &[1 << 27, 1 << 22], emulated: &[3001, 97], sweep: "134217728x4194304",
+        },
+        shape: L2Shape, inputs: (Vec<f32>, Vec<f32>), layout: L2Shape, buffers: StreamAndSet<B>,
+        cpu: "the same sums in f32, every core",
+    }
+}
 
 impl Family for L2 {
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
-    const NAME: &'static str = "l2";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "NxM",
-        names: &["n", "m"],
-        help: "Elements of the L2 lessons' stream and of their reused set",
-        on_gpu: &[1 << 27, 1 << 22],
-        emulated: &[3001, 97],
-        sweep: "134217728x4194304",
-    };
-    const BOUND: Bound = Bound::Memory;
-    const SQUARE_AXIS: &'static str = "n (elements of the stream)";
-
-    type Shape = L2Shape;
-
-    fn options(_: bool) -> Vec<Arg> {
-        let help = "KiB of the L2 the L2 lessons' kernels keep for their reused set through a \
-                    persisting access-policy window (0: no window)";
-        vec![option(
-            "persisting-kib",
-            "KIB",
-            value_parser!(u32),
-            "0",
-            help,
-        )]
-    }
-
-    fn shape(sizes: &[usize], options: &ArgMatches) -> L2Shape {
-        let [n, m] = dims(sizes);
-        let carve_out = value::<u32>(options, "persisting-kib") as usize * 1024;
-        L2Shape { n, m, carve_out }
-    }
-
     /// n and m within `u32`, the kernels' indices; the carve-out is the
     /// backend's to check, which knows its L2.
     fn problem(shape: L2Shape) -> Result<Problem> {
@@ -164,10 +155,6 @@ impl Family for L2 {
         36.0 * shape.n as f64 + 8.0 * shape.m as f64
     }
 
-    type Inputs = (Vec<f32>, Vec<f32>);
-    type Layout = L2Shape;
-    type Buffers<B: Backend> = StreamAndSet<B>;
-
     fn inputs(shape: L2Shape, rng: &mut SmallRng) -> Result<(Vec<f32>, Vec<f32>)> {
         Self::problem(shape)?;
         Ok((uniform_floats(shape.n, rng), uniform_floats(shape.m, rng)))
@@ -190,8 +177,6 @@ impl Family for L2 {
             .unzip();
         Expected { values, tolerance }
     }
-
-    const CPU: &'static str = "the same sums in f32, every core";
 
     fn cpu(shape: L2Shape, (stream, reused): &(Vec<f32>, Vec<f32>)) -> CpuOutput {
         CpuOutput::F32(

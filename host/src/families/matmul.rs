@@ -7,13 +7,15 @@ use crate::families::prelude::*;
 use crate::family::Baseline;
 use crate::reference;
 
-/// A is m×k, B is k×n, C is m×n.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MatmulShape {
-    pub m: usize,
-    pub n: usize,
-    pub k: usize,
+shape! {
+    /// A is m×k, B is k×n, C is m×n.
+    pub struct MatmulShape {
+        pub m: usize,
+        pub n: usize,
+        pub k: usize,
+    }
+    shown("{m}×{n}×{k}"), side((m as f64 * n as f64 * k as f64).cbrt()),
+    short(square_or_whole(&[m, n, k], &MatmulShape { m, n, k }))
 }
 
 impl MatmulShape {
@@ -35,54 +37,25 @@ impl MatmulShape {
     }
 }
 
-impl fmt::Display for MatmulShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}×{}×{}", self.m, self.n, self.k)
-    }
-}
-
-impl Shape for MatmulShape {
-    fn side(&self) -> f64 {
-        (self.m as f64 * self.n as f64 * self.k as f64).cbrt()
-    }
-
-    fn short(&self) -> String {
-        square_or_whole(&[self.m, self.n, self.k], self)
-    }
-}
-
 /// The matrices' names in errors.
 const MATRICES: [&str; 3] = ["A", "B", "C"];
 
 pub const SGEMM: &str = "cublas_sgemm";
 
-pub struct Matmul;
+family! {
+    pub struct Matmul("matmul", Compute, "n (A, B and C are n×n)") {
+        size: SizeSyntax {
+            value_name: "MxNxK", names: &["m", "n", "k"],
+            help: "Matmul size M×N×K (A is M×K, B is K×N), or one number for a cube",
+            on_gpu: &[4096], emulated: &[100, 75, 50],
+            sweep: "512,1024,1000x3000x2000,2048,4095,4096,8192x8192x2048,8192",
+        },
+        shape: MatmulShape, inputs: [Vec<f32>; 2], layout: Arrays<3>, buffers: TwoInputs<B>,
+        cpu: "gemm (crate), every core", benched: true,
+    }
+}
 
 impl Family for Matmul {
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
-    const NAME: &'static str = "matmul";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "MxNxK",
-        names: &["m", "n", "k"],
-        help: "Matmul size M×N×K (A is M×K, B is K×N), or one number for a cube",
-        on_gpu: &[4096],
-        emulated: &[100, 75, 50],
-        sweep: "512,1024,1000x3000x2000,2048,4095,4096,8192x8192x2048,8192",
-    };
-    const BOUND: Bound = Bound::Compute;
-    const SQUARE_AXIS: &'static str = "n (A, B and C are n×n)";
-    const BENCHED: bool = true;
-
-    type Shape = MatmulShape;
-
-    fn shape(sizes: &[usize], _: &ArgMatches) -> MatmulShape {
-        let [m, n, k] = dims(sizes);
-        MatmulShape { m, n, k }
-    }
-
     fn problem(shape: MatmulShape) -> Result<Problem> {
         shape.checked_lens()?;
         let [m, n, k] = [shape.m, shape.n, shape.k].map(|d| d as u32);
@@ -105,7 +78,7 @@ impl Family for Matmul {
             (250, 70, 300),
             (509, 521, 523),
         ]
-        .map(|(m, n, k)| MatmulShape { m, n, k })
+        .map(MatmulShape::from)
         .to_vec()
     }
 
@@ -129,11 +102,6 @@ impl Family for Matmul {
         4.0 * (m * k + k * n) + 8.0 * k * n + 16.0 * m * n + 4.0 * (m * k + k * n + m * n)
     }
 
-    /// A and B.
-    type Inputs = [Vec<f32>; 2];
-    type Layout = Arrays<3>;
-    type Buffers<B: Backend> = TwoInputs<B>;
-
     fn inputs(shape: MatmulShape, rng: &mut SmallRng) -> Result<[Vec<f32>; 2]> {
         let [a_len, b_len, _] = shape.checked_lens()?;
         Ok([uniform_floats(a_len, rng), uniform_floats(b_len, rng)])
@@ -143,11 +111,11 @@ impl Family for Matmul {
         Ok(Arrays::new(MATRICES, shape.checked_lens()?))
     }
 
+    /// Tolerance: f32 sums k + 1 roundings deep, γ(k + 1)·‖aᵢ‖·‖bⱼ‖.
     fn reference(shape: MatmulShape, [a, b]: &[Vec<f32>; 2]) -> Expected {
-        reference::matmul(a, b, [shape.m, shape.n, shape.k])
+        let roundings = gamma(shape.k + 1, f64::from(f32::EPSILON) / 2.0);
+        reference::matmul(a, b, [shape.m, shape.n, shape.k], roundings)
     }
-
-    const CPU: &'static str = "gemm (crate), every core";
 
     fn cpu(shape: MatmulShape, [a, b]: &[Vec<f32>; 2]) -> CpuOutput {
         CpuOutput::F32(cpu_gemm(a, b, shape))

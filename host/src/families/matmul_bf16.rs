@@ -8,55 +8,35 @@ use kernels::matmul_bf16::{Args, CHUNK, KERNELS, Problem};
 use crate::families::matmul::{Matmul, MatmulShape, cpu_gemm};
 use crate::families::prelude::*;
 use crate::family::Baseline;
+use crate::reference;
 
 /// The matrices' names in errors.
 const MATRICES: [&str; 3] = ["A", "B", "C"];
 
 pub const GEMM_BF16: &str = "cublas_gemm_bf16";
 
-/// Rejects a k or n whose rows of bf16 would not start on 16-byte
-/// boundaries, which the staged kernels copy them in.
-fn whole_chunks(what: &'static str, size: usize) -> Result<()> {
-    if !size.is_multiple_of(CHUNK as usize) {
-        return Err(Error::NotMultiple {
-            what,
-            size,
-            of: CHUNK as usize,
-            why: ": rows of bf16 are copied 16 bytes at a time",
-        });
+/// Why n and k are multiples of 8: the staged kernels copy rows 16 bytes
+/// at a time.
+const WHOLE_CHUNKS: &str = ": rows of bf16 are copied 16 bytes at a time";
+
+family! {
+    pub struct MatmulBf16("matmul_bf16", Tensor, "n (A, B and C are n×n)") {
+        size: SizeSyntax {
+            help: "Tensor-core matmul size M×N×K (A is M×K, B is K×N), or one number for a cube; \
+                   N and K multiples of 8",
+            emulated: &[136, 72, 40], sweep: "1024,2048,4096,8192", ..Matmul::SIZE
+        },
+        shape: MatmulShape, inputs: [Vec<bf16>; 2], layout: Arrays<3>, buffers: TwoInputs<B, bf16>,
+        cpu: "gemm (crate) on the bf16 values in f32, every core", benched: true,
     }
-    Ok(())
 }
 
-pub struct MatmulBf16;
-
 impl Family for MatmulBf16 {
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
-    const NAME: &'static str = "matmul_bf16";
-    const SIZE: SizeSyntax = SizeSyntax {
-        help: "Tensor-core matmul size M×N×K (A is M×K, B is K×N), or one number for a cube; \
-               N and K multiples of 8",
-        emulated: &[136, 72, 40],
-        sweep: "1024,2048,4096,8192",
-        ..Matmul::SIZE
-    };
-    const BOUND: Bound = Bound::Tensor;
-    const SQUARE_AXIS: &'static str = "n (A, B and C are n×n)";
-    const BENCHED: bool = true;
-
-    type Shape = MatmulShape;
-
-    fn shape(sizes: &[usize], options: &ArgMatches) -> MatmulShape {
-        Matmul::shape(sizes, options)
-    }
-
     fn problem(shape: MatmulShape) -> Result<Problem> {
         shape.checked_lens()?;
-        whole_chunks("n (columns of B and C)", shape.n)?;
-        whole_chunks("k (columns of A, rows of B)", shape.k)?;
+        let chunk = CHUNK as usize;
+        multiple_of("n (columns of B and C)", shape.n, chunk, WHOLE_CHUNKS)?;
+        multiple_of("k (columns of A, rows of B)", shape.k, chunk, WHOLE_CHUNKS)?;
         let [m, n, k] = [shape.m, shape.n, shape.k].map(|d| d as u32);
         Ok(Problem { m, n, k })
     }
@@ -74,7 +54,7 @@ impl Family for MatmulBf16 {
             (129, 136, 40),
             (200, 264, 72),
         ]
-        .map(|(m, n, k)| MatmulShape { m, n, k })
+        .map(MatmulShape::from)
         .to_vec()
     }
 
@@ -100,11 +80,6 @@ impl Family for MatmulBf16 {
         6.0 * (m * k + k * n) + 20.0 * m * n
     }
 
-    /// A and B.
-    type Inputs = [Vec<bf16>; 2];
-    type Layout = Arrays<3>;
-    type Buffers<B: Backend> = TwoInputs<B, bf16>;
-
     /// Uniform in [−1, 1), rounded to bf16: the reference multiplies the
     /// very values the kernels do.
     fn inputs(shape: MatmulShape, rng: &mut SmallRng) -> Result<[Vec<bf16>; 2]> {
@@ -120,36 +95,12 @@ impl Family for MatmulBf16 {
         Ok(Arrays::new(MATRICES, shape.checked_lens()?))
     }
 
-    /// Each product of two bf16 values is exact in f64, and so is their
-    /// sum here (k ≤ 2³²: far below f64's 53 bits for 16-bit products).
     /// The tensor cores add in f32, k + 1 roundings deep, and may
-    /// truncate where IEEE rounds: tolerance 2·γ(k + 1)·Σ|aᵢₗbₗⱼ|.
+    /// truncate where IEEE rounds: tolerance 2·γ(k + 1)·‖aᵢ‖·‖bⱼ‖.
     fn reference(shape: MatmulShape, [a, b]: &[Vec<bf16>; 2]) -> Expected {
-        let MatmulShape { m, n, k } = shape;
-        let b: Vec<f64> = b.par_iter().map(|&v| v.into()).collect();
-        let gamma = 2.0 * gamma(k + 1, f64::from(f32::EPSILON) / 2.0);
-        let rows: Vec<(Vec<f64>, Vec<f64>)> = a
-            .par_chunks(k)
-            .map(|a_row| {
-                let (mut sums, mut magnitudes) = (vec![0.0; n], vec![0.0; n]);
-                for (l, &a_il) in a_row.iter().enumerate() {
-                    let a_il = f64::from(a_il);
-                    for (j, &b_lj) in b[l * n..(l + 1) * n].iter().enumerate() {
-                        sums[j] += a_il * b_lj;
-                        magnitudes[j] += (a_il * b_lj).abs();
-                    }
-                }
-                (sums, magnitudes.into_iter().map(|x| gamma * x).collect())
-            })
-            .collect();
-        let (values, tolerance) = rows.into_iter().take(m).unzip::<_, _, Vec<_>, Vec<_>>();
-        Expected {
-            values: values.concat(),
-            tolerance: tolerance.concat(),
-        }
+        let roundings = 2.0 * gamma(shape.k + 1, f64::from(f32::EPSILON) / 2.0);
+        reference::matmul(a, b, [shape.m, shape.n, shape.k], roundings)
     }
-
-    const CPU: &'static str = "gemm (crate) on the bf16 values in f32, every core";
 
     fn cpu(shape: MatmulShape, [a, b]: &[Vec<bf16>; 2]) -> CpuOutput {
         let [a, b] = [a, b].map(|m| m.iter().map(|&v| v.to_f32()).collect::<Vec<f32>>());

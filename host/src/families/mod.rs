@@ -7,6 +7,7 @@ pub mod blur;
 pub mod bulk;
 pub mod caches;
 pub mod constant;
+pub(crate) mod declare;
 pub mod distributed;
 pub mod gemv;
 pub mod histogram;

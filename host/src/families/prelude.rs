@@ -12,11 +12,12 @@ pub use rayon::prelude::*;
 pub use serde::{Deserialize, Serialize};
 
 pub use crate::error::{Error, Result};
+pub(crate) use crate::families::declare::family;
 pub(crate) use crate::families::shape::shape;
 pub use crate::family::{
-    Arrays, Bound, Buffers, CpuOutput, Family, Host, InputOutput, Kernels, Launch, NAMES, Op,
-    Shape, SizeSyntax, TwoInputs, Work, at_most, dims, expect_len, indexable, nonzero, option,
-    square_or_whole, value,
+    Arrays, Bound, Buffers, CpuOutput, Declaration, Family, Host, InputOutput, Kernels, Launch,
+    NAMES, Op, Shape, SizeSyntax, TwoInputs, Work, at_most, dims, expect_len, indexable,
+    multiple_of, nonzero, option, power_of_two, square_or_whole, value,
 };
 pub use crate::reference::{Expected, gamma};
 pub use crate::verify::uniform_floats;

@@ -9,9 +9,11 @@ shape! {
     /// n elements, each the sum of the 2·radius + 1 around it.
     pub struct ReadOnlyShape {
         pub n: usize,
+        #[option("stencil-radius", "R", "8",
+            "Neighbours on each side that the read-only cache lesson's stencil sums")]
         pub radius: u32,
     }
-    shown "{n} r={radius}", side n
+    shown("{n} r={radius}"), side(n)
 }
 
 impl ReadOnlyShape {
@@ -38,36 +40,15 @@ fn window(i: u64, n: u64, radius: u64) -> std::ops::Range<u64> {
     i.saturating_sub(radius)..(i + radius).min(n - 1) + 1
 }
 
-pub struct ReadOnly;
+family! {
+    pub struct ReadOnly("readonly", Memory, "n (elements)") {
+        size: SizeSyntax::n("Elements of the read-only cache lesson's stencil", &[1 << 25], &[3001], "33554432"),
+        shape: ReadOnlyShape, inputs: Vec<f32>, layout: Arrays<2>, buffers: InputOutput<B>,
+        cpu: "the same sums in f32, every core",
+    }
+}
 
 impl Family for ReadOnly {
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
-    const NAME: &'static str = "readonly";
-    const SIZE: SizeSyntax = SizeSyntax::n(
-        "Elements of the read-only cache lesson's stencil",
-        &[1 << 25],
-        &[3001],
-        "33554432",
-    );
-    const BOUND: Bound = Bound::Memory;
-    const SQUARE_AXIS: &'static str = "n (elements)";
-
-    type Shape = ReadOnlyShape;
-
-    fn options(_: bool) -> Vec<Arg> {
-        let help = "Neighbours on each side that the read-only cache lesson's stencil sums";
-        vec![option("stencil-radius", "R", value_parser!(u32), "8", help)]
-    }
-
-    fn shape(sizes: &[usize], options: &ArgMatches) -> ReadOnlyShape {
-        let [n] = dims(sizes);
-        let radius = value(options, "stencil-radius");
-        ReadOnlyShape { n, radius }
-    }
-
     /// The radius at most [`MAX_RADIUS`], the tile's halo; n plus a block
     /// and both halos within `u32`, the shared kernel's tile indices.
     fn problem(shape: ReadOnlyShape) -> Result<Problem> {
@@ -89,9 +70,7 @@ impl Family for ReadOnly {
             (1000, 5),
             (3001, 17),
         ];
-        shapes
-            .map(|(n, radius)| ReadOnlyShape { n, radius })
-            .to_vec()
+        shapes.map(ReadOnlyShape::from).to_vec()
     }
 
     /// An addition per element of every window; the fewest bytes are the
@@ -105,10 +84,6 @@ impl Family for ReadOnly {
         28.0 * shape.n as f64
     }
 
-    type Inputs = Vec<f32>;
-    type Layout = Arrays<2>;
-    type Buffers<B: Backend> = InputOutput<B>;
-
     fn inputs(shape: ReadOnlyShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Self::problem(shape)?;
         Ok(uniform_floats(shape.n, rng))
@@ -121,15 +96,10 @@ impl Family for ReadOnly {
     /// Tolerance: a sum of 2r + 1 terms in order, within γ(2r + 1)·Σ|x|.
     fn reference(shape: ReadOnlyShape, input: &Vec<f32>) -> Expected {
         Expected::f32_sums(shape.n, 2 * shape.radius as usize + 1, |i| {
-            let terms = window(i as u64, shape.n as u64, u64::from(shape.radius))
-                .map(|j| f64::from(input[j as usize]));
-            terms.fold((0.0, 0.0), |(sum, magnitude), x: f64| {
-                (sum + x, magnitude + x.abs())
-            })
+            window(i as u64, shape.n as u64, u64::from(shape.radius))
+                .map(|j| f64::from(input[j as usize]))
         })
     }
-
-    const CPU: &'static str = "the same sums in f32, every core";
 
     fn cpu(shape: ReadOnlyShape, input: &Vec<f32>) -> CpuOutput {
         CpuOutput::par_f32(shape.n, |i| {

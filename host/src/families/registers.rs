@@ -10,9 +10,10 @@ shape! {
     /// `rotation`.
     pub struct RegistersShape {
         pub n: usize,
+        #[option("rotation", "ELEMENTS", "5", "How far the register lesson's kernels rotate each array")]
         pub rotation: u32,
     }
-    shown "{n} × {LENGTH} rotated {rotation}", side n, short "{n}"
+    shown("{n} × {LENGTH} rotated {rotation}"), side(n), short(n.to_string())
 }
 
 impl RegistersShape {
@@ -31,8 +32,6 @@ impl RegistersShape {
 /// The buffers' names in errors: every thread's array, and a result a
 /// thread.
 const NAMES: [&str; 2] = ["arrays", "results"];
-
-pub struct Registers;
 
 /// Thread i's result, in f64, and its tolerance: Σₖ a[k]·(w + s), w the
 /// rotated weight of k and s the array's sum.
@@ -54,35 +53,15 @@ fn result(shape: RegistersShape, arrays: &[f32], i: usize) -> (f64, f64) {
     (value, tolerance)
 }
 
+family! {
+    pub struct Registers("registers", Memory, "n (threads)") {
+        size: SizeSyntax::n("Threads of the register lesson's kernels, each with an array of 64 floats", &[1 << 21], &[300], "2097152"),
+        shape: RegistersShape, inputs: Vec<f32>, layout: Arrays<2>, buffers: InputOutput<B>,
+        cpu: "the same sums in f64, every core",
+    }
+}
+
 impl Family for Registers {
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
-    const NAME: &'static str = "registers";
-    const SIZE: SizeSyntax = SizeSyntax::n(
-        "Threads of the register lesson's kernels, each with an array of 64 floats",
-        &[1 << 21],
-        &[300],
-        "2097152",
-    );
-    const BOUND: Bound = Bound::Memory;
-    const SQUARE_AXIS: &'static str = "n (threads)";
-
-    type Shape = RegistersShape;
-
-    fn options(_: bool) -> Vec<Arg> {
-        let help = "How far the register lesson's kernels rotate each array";
-        let parser = value_parser!(u32);
-        vec![option("rotation", "ELEMENTS", parser, "5", help)]
-    }
-
-    fn shape(sizes: &[usize], options: &ArgMatches) -> RegistersShape {
-        let [n] = dims(sizes);
-        let rotation = value(options, "rotation");
-        RegistersShape { n, rotation }
-    }
-
     fn problem(shape: RegistersShape) -> Result<Problem> {
         shape.checked_len()?;
         Ok(Problem { n: shape.n as u32 })
@@ -98,9 +77,7 @@ impl Family for Registers {
             (1000, 64),
             (513, 1_000_003),
         ];
-        shapes
-            .map(|(n, rotation)| RegistersShape { n, rotation })
-            .to_vec()
+        shapes.map(RegistersShape::from).to_vec()
     }
 
     /// Per element of an array: an addition into the sum, then an
@@ -114,10 +91,6 @@ impl Family for Registers {
         8.0 * f64::from(LENGTH) * shape.n as f64 + 20.0 * shape.n as f64
     }
 
-    type Inputs = Vec<f32>;
-    type Layout = Arrays<2>;
-    type Buffers<B: Backend> = InputOutput<B>;
-
     fn inputs(shape: RegistersShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Ok(uniform_floats(shape.checked_len()?, rng))
     }
@@ -130,10 +103,8 @@ impl Family for Registers {
         Expected::par_from_fn(shape.n, |i| result(shape, arrays, i))
     }
 
-    const CPU: &'static str = "the same sums in f64, every core";
-
     fn cpu(shape: RegistersShape, arrays: &Vec<f32>) -> CpuOutput {
-        CpuOutput::sums(shape.n, |i| result(shape, arrays, i))
+        CpuOutput::par_f32(shape.n, |i| result(shape, arrays, i).0 as f32)
     }
 
     /// The arrays hold LENGTH·n elements, within u32, and the results n, a

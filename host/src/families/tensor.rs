@@ -64,43 +64,25 @@ fn len(problem: &Problem) -> usize {
 /// its rows are whole 16-byte chunks.
 fn checked_len(shape: TensorShape) -> Result<usize> {
     let len = shape.checked_len()?;
-    if !shape.cols.is_multiple_of(4) {
-        return Err(Error::NotMultiple {
-            what: "cols (columns of the input)",
-            size: shape.cols,
-            of: 4,
-            why: ": a tensor map's rows are whole 16-byte chunks",
-        });
-    }
+    let why = ": a tensor map's rows are whole 16-byte chunks";
+    multiple_of("cols (columns of the input)", shape.cols, 4, why)?;
     Ok(len)
 }
 
-pub struct Tensor;
+family! {
+    pub struct Tensor("tensor", Memory, Transpose::SQUARE_AXIS) {
+        size: SizeSyntax {
+            value_name: "ROWSxCOLS", names: &["rows", "cols"],
+            help: "Transpose input ROWS×COLS staged by tensor copies (COLS a multiple of 4), or one \
+                   number for a square",
+            on_gpu: &[8192], emulated: &[100, 76], sweep: "1024,2048,4096,8192,16384",
+        },
+        shape: TensorShape, inputs: Vec<f32>, layout: Problem, buffers: MappedInput<B>,
+        cpu: Transpose::CPU,
+    }
+}
 
 impl Family for Tensor {
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
-    const NAME: &'static str = "tensor";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "ROWSxCOLS",
-        names: &["rows", "cols"],
-        help: "Transpose input ROWS×COLS staged by tensor copies (COLS a multiple of 4), or one \
-               number for a square",
-        on_gpu: &[8192],
-        emulated: &[100, 76],
-        sweep: "1024,2048,4096,8192,16384",
-    };
-    const BOUND: Bound = Bound::Memory;
-    const SQUARE_AXIS: &'static str = Transpose::SQUARE_AXIS;
-
-    type Shape = TensorShape;
-
-    fn shape(sizes: &[usize], options: &ArgMatches) -> TensorShape {
-        Transpose::shape(sizes, options)
-    }
-
     fn problem(shape: TensorShape) -> Result<Problem> {
         checked_len(shape)?;
         let kernels::transpose::Shape { rows, cols } = Transpose::problem(shape)?;
@@ -126,7 +108,7 @@ impl Family for Tensor {
             (4097, 36),
             (33, 4100),
         ]
-        .map(|(rows, cols)| TensorShape { rows, cols })
+        .map(TensorShape::from)
         .to_vec()
     }
 
@@ -142,10 +124,6 @@ impl Family for Tensor {
         Transpose::host_bytes(shape)
     }
 
-    type Inputs = Vec<f32>;
-    type Layout = Problem;
-    type Buffers<B: Backend> = MappedInput<B>;
-
     fn inputs(shape: TensorShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         checked_len(shape)?;
         Transpose::inputs(shape, rng)
@@ -159,8 +137,6 @@ impl Family for Tensor {
     fn reference(shape: TensorShape, input: &Vec<f32>) -> Expected {
         Transpose::reference(shape, input)
     }
-
-    const CPU: &'static str = Transpose::CPU;
 
     fn cpu(shape: TensorShape, input: &Vec<f32>) -> CpuOutput {
         Transpose::cpu(shape, input)

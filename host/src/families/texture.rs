@@ -51,15 +51,20 @@ impl fmt::Display for Modes {
     }
 }
 
-/// A width × height picture turned by `degrees` about its centre, read
-/// with `modes`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TextureShape {
-    pub width: usize,
-    pub height: usize,
-    pub degrees: u32,
-    pub modes: Modes,
+shape! {
+    /// A width × height picture turned by `degrees` about its centre, read
+    /// with `modes`.
+    pub struct TextureShape {
+        pub width: usize,
+        pub height: usize,
+        #[option("angle", "DEGREES", "30", "Degrees the texture lesson's kernels turn the picture by",
+            value_parser!(u32).range(0..360))]
+        pub degrees: u32,
+        #[option("texture-modes", "MODES", "border-linear",
+            "The texture's addressing and filter modes (rotate_global reads border-linear only)")]
+        pub modes: Modes,
+    }
+    shown("{width}x{height} {degrees}° {modes}"), side((width as f64 * height as f64).sqrt())
 }
 
 impl TextureShape {
@@ -72,22 +77,6 @@ impl TextureShape {
     /// Pixels of the picture, and of the output.
     fn pixels(self) -> usize {
         self.width * self.height
-    }
-}
-
-impl fmt::Display for TextureShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}x{} {}° {}",
-            self.width, self.height, self.degrees, self.modes
-        )
-    }
-}
-
-impl Shape for TextureShape {
-    fn side(&self) -> f64 {
-        (self.pixels() as f64).sqrt()
     }
 }
 
@@ -124,60 +113,19 @@ impl<B: Backend> Buffers<B> for TextureBuffers<B> {
     }
 }
 
-pub struct TextureFamily;
+family! {
+    pub struct TextureFamily("texture", Memory, "n (the picture is n×n)") {
+        size: SizeSyntax {
+            value_name: "WxH", names: &["width", "height"],
+            help: "Pixels of the texture lesson's picture, which its kernels rotate",
+            on_gpu: &[8192, 8192], emulated: &[97, 61], sweep: "8192",
+        },
+        shape: TextureShape, inputs: Vec<f32>, layout: TextureShape, buffers: TextureBuffers<B>,
+        cpu: "the texture unit's model, every core",
+    }
+}
 
 impl Family for TextureFamily {
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
-    const NAME: &'static str = "texture";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "WxH",
-        names: &["width", "height"],
-        help: "Pixels of the texture lesson's picture, which its kernels rotate",
-        on_gpu: &[8192, 8192],
-        emulated: &[97, 61],
-        sweep: "8192",
-    };
-    const BOUND: Bound = Bound::Memory;
-    const SQUARE_AXIS: &'static str = "n (the picture is n×n)";
-
-    type Shape = TextureShape;
-
-    fn options(_: bool) -> Vec<Arg> {
-        let angle = "Degrees the texture lesson's kernels turn the picture by";
-        let modes =
-            "The texture's addressing and filter modes (rotate_global reads border-linear only)";
-        vec![
-            option(
-                "angle",
-                "DEGREES",
-                value_parser!(u32).range(0..360),
-                "30",
-                angle,
-            ),
-            option(
-                "texture-modes",
-                "MODES",
-                value_parser!(Modes),
-                "border-linear",
-                modes,
-            ),
-        ]
-    }
-
-    fn shape(sizes: &[usize], options: &ArgMatches) -> TextureShape {
-        let [width, height] = dims(sizes);
-        let (degrees, modes) = (value(options, "angle"), value(options, "texture-modes"));
-        TextureShape {
-            width,
-            height,
-            degrees,
-            modes,
-        }
-    }
-
     /// Each side within a texture's limits, the pixels within `u32`.
     fn problem(shape: TextureShape) -> Result<Problem> {
         let width = nonzero("width", shape.width)?;
@@ -237,10 +185,6 @@ impl Family for TextureFamily {
         40.0 * shape.pixels() as f64
     }
 
-    type Inputs = Vec<f32>;
-    type Layout = TextureShape;
-    type Buffers<B: Backend> = TextureBuffers<B>;
-
     fn inputs(shape: TextureShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Self::problem(shape)?;
         Ok(uniform_floats(shape.pixels(), rng))
@@ -271,8 +215,6 @@ impl Family for TextureFamily {
             (read.value, FILTER_ROUNDING * read.magnitude)
         })
     }
-
-    const CPU: &'static str = "the texture unit's model, every core";
 
     fn cpu(shape: TextureShape, input: &Vec<f32>) -> CpuOutput {
         let values = Self::reference(shape, input).values;

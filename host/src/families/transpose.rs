@@ -9,13 +9,15 @@ use crate::families::prelude::*;
 use crate::family::{Baseline, DEVICE_COPY};
 use crate::reference;
 
-/// A row-major `rows` × `cols` input, transposed into a `cols` × `rows`
-/// output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TransposeShape {
-    pub rows: usize,
-    pub cols: usize,
+shape! {
+    /// A row-major `rows` × `cols` input, transposed into a `cols` × `rows`
+    /// output.
+    pub struct TransposeShape {
+        pub rows: usize,
+        pub cols: usize,
+    }
+    shown("{rows}×{cols}"), side((rows as f64 * cols as f64).sqrt()),
+    short(square_or_whole(&[rows, cols], &TransposeShape { rows, cols }))
 }
 
 impl TransposeShape {
@@ -43,22 +45,6 @@ impl TransposeShape {
     }
 }
 
-impl fmt::Display for TransposeShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}×{}", self.rows, self.cols)
-    }
-}
-
-impl Shape for TransposeShape {
-    fn side(&self) -> f64 {
-        (self.rows as f64 * self.cols as f64).sqrt()
-    }
-
-    fn short(&self) -> String {
-        square_or_whole(&[self.rows, self.cols], self)
-    }
-}
-
 /// The input and its transpose, each `rows` × `cols` elements.
 /// Input columns, so output rows, that one task of the CPU baseline
 /// transposes: each input row gives it one 128-byte line, and its 32 output
@@ -69,36 +55,23 @@ const CPU_BLOCK: usize = 32;
 /// The matrices' names in errors.
 const MATRICES: [&str; 2] = ["input matrix", "transposed matrix"];
 
-pub struct Transpose;
+family! {
+    pub struct Transpose("transpose", Memory, "n (the matrix is n×n)") {
+        size: SizeSyntax {
+            value_name: "ROWSxCOLS", names: &["rows", "cols"],
+            help: "Transpose input ROWS×COLS (the output is COLS×ROWS), or one number for a square",
+            // 256 MiB each way: five times the L2 of an H100, so that the
+            // kernels are timed against memory, not the cache.
+            on_gpu: &[8192], emulated: &[100, 75],
+            // From 4 MiB, which an L2 holds, to 1 GiB a matrix.
+            sweep: "1024,2048,4096,8192,16384",
+        },
+        shape: TransposeShape, inputs: Vec<f32>, layout: Arrays<2>, buffers: InputOutput<B>,
+        cpu: "blocked transpose, every core (rayon)", benched: true,
+    }
+}
 
 impl Family for Transpose {
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
-    const NAME: &'static str = "transpose";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "ROWSxCOLS",
-        names: &["rows", "cols"],
-        help: "Transpose input ROWS×COLS (the output is COLS×ROWS), or one number for a square",
-        // 256 MiB each way: five times the L2 of an H100, so that the
-        // kernels are timed against memory, not the cache.
-        on_gpu: &[8192],
-        emulated: &[100, 75],
-        // From 4 MiB, which an L2 holds, to 1 GiB a matrix.
-        sweep: "1024,2048,4096,8192,16384",
-    };
-    const BOUND: Bound = Bound::Memory;
-    const SQUARE_AXIS: &'static str = "n (the matrix is n×n)";
-    const BENCHED: bool = true;
-
-    type Shape = TransposeShape;
-
-    fn shape(sizes: &[usize], _: &ArgMatches) -> TransposeShape {
-        let [rows, cols] = dims(sizes);
-        TransposeShape { rows, cols }
-    }
-
     fn problem(shape: TransposeShape) -> Result<Problem> {
         shape.checked_len()?;
         Ok(Problem {
@@ -127,7 +100,7 @@ impl Family for Transpose {
             (4097, 33),
             (33, 4097),
         ]
-        .map(|(rows, cols)| TransposeShape { rows, cols })
+        .map(TransposeShape::from)
         .to_vec()
     }
 
@@ -151,11 +124,6 @@ impl Family for Transpose {
         36.0 * shape.rows as f64 * shape.cols as f64
     }
 
-    /// The input matrix, row-major.
-    type Inputs = Vec<f32>;
-    type Layout = Arrays<2>;
-    type Buffers<B: Backend> = InputOutput<B>;
-
     fn inputs(shape: TransposeShape, rng: &mut SmallRng) -> Result<Vec<f32>> {
         Ok(uniform_floats(shape.checked_len()?, rng))
     }
@@ -175,8 +143,6 @@ impl Family for Transpose {
             .collect();
         Expected::exact(values)
     }
-
-    const CPU: &'static str = "blocked transpose, every core (rayon)";
 
     /// Written for speed where the reference is written for clarity: each
     /// task takes `CPU_BLOCK` input columns, reading a line of each input

@@ -13,35 +13,22 @@ shape! {
     pub struct WidthShape {
         pub bytes: usize,
     }
-    shown "{bytes} bytes", side bytes, short "{bytes}"
+    shown("{bytes} bytes"), side(bytes), short(bytes.to_string())
 }
 
-pub struct Width;
+family! {
+    pub struct Width("width", Memory, "bytes copied") {
+        size: SizeSyntax {
+            value_name: "BYTES", names: &["bytes"],
+            help: "Bytes the access-width lesson's copies move", on_gpu: &[1 << 26],
+            emulated: &[3001], sweep: "67108864",
+        },
+        shape: WidthShape, inputs: Vec<u8>, layout: Arrays<2>, buffers: InputOutput<B, u8>,
+        cpu: "a copy of the bytes",
+    }
+}
 
 impl Family for Width {
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
-    const NAME: &'static str = "width";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "BYTES",
-        names: &["bytes"],
-        help: "Bytes the access-width lesson's copies move",
-        on_gpu: &[1 << 26],
-        emulated: &[3001],
-        sweep: "67108864",
-    };
-    const BOUND: Bound = Bound::Memory;
-    const SQUARE_AXIS: &'static str = "bytes copied";
-
-    type Shape = WidthShape;
-
-    fn shape(sizes: &[usize], _: &ArgMatches) -> WidthShape {
-        let [bytes] = dims(sizes);
-        WidthShape { bytes }
-    }
-
     fn problem(shape: WidthShape) -> Result<Problem> {
         Ok(Problem {
             bytes: nonzero("bytes copied", shape.bytes)?,
@@ -63,10 +50,6 @@ impl Family for Width {
         20.0 * shape.bytes as f64
     }
 
-    type Inputs = Vec<u8>;
-    type Layout = Arrays<2>;
-    type Buffers<B: Backend> = InputOutput<B, u8>;
-
     /// Bytes other than the poison, 255, so that a byte the copy missed
     /// shows.
     fn inputs(shape: WidthShape, rng: &mut SmallRng) -> Result<Vec<u8>> {
@@ -82,8 +65,6 @@ impl Family for Width {
     fn reference(_: WidthShape, input: &Vec<u8>) -> Expected {
         Expected::exact(input.par_iter().map(|&byte| f64::from(byte)).collect())
     }
-
-    const CPU: &'static str = "a copy of the bytes";
 
     fn cpu(_: WidthShape, input: &Vec<u8>) -> CpuOutput {
         CpuOutput::U8(input.clone())

@@ -28,6 +28,29 @@ pub fn at_most(what: &'static str, size: impl Into<u128>, limit: impl Into<u64>)
     Ok(())
 }
 
+/// Rejects what [`nonzero`] rejects, and a size that is not a power of two
+/// of at least `least`.
+pub fn power_of_two(what: &'static str, size: usize, least: usize) -> Result<u32> {
+    let checked = nonzero(what, size)?;
+    if !size.is_power_of_two() || size < least {
+        return Err(Error::NotPowerOfTwo { what, size, least });
+    }
+    Ok(checked)
+}
+
+/// Rejects a size that is not a multiple of `of`, saying `why` it must be.
+pub fn multiple_of(what: &'static str, size: usize, of: usize, why: &'static str) -> Result<()> {
+    if !size.is_multiple_of(of) {
+        return Err(Error::NotMultiple {
+            what,
+            size,
+            of,
+            why,
+        });
+    }
+    Ok(())
+}
+
 /// Rejects an array whose element indices would not fit the kernels' `u32`
 /// index arithmetic.
 pub fn indexable(what: &'static str, dimensions: &[u32]) -> Result<usize> {

@@ -3,7 +3,7 @@
 use crate::error::Result;
 use crate::families::access::{Access, AccessShape};
 use crate::families::width::{Width, WidthShape};
-use crate::family::Family;
+use crate::family::Declaration;
 
 use super::lab::{
     COUNTED_ELEMENTS, Lab, Outcome, Point, Verdict, copy_rate, fetched_per_used, kernel_traffic,

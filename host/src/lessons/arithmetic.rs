@@ -2,7 +2,7 @@
 
 use crate::error::Result;
 use crate::families::intensity::{Intensity, IntensityShape};
-use crate::family::Family;
+use crate::family::{Declaration, Family};
 
 use super::lab::{Lab, Outcome, Point, Verdict, outcome};
 

@@ -8,7 +8,7 @@ use kernels::distributed::{BLOCK, TILE};
 
 use crate::error::Result;
 use crate::families::distributed::{Distributed, DistributedShape};
-use crate::family::Family;
+use crate::family::Declaration;
 
 use super::lab::{Lab, Outcome, Point, Verdict, outcome};
 

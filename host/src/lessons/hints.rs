@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::families::l2::L2;
-use crate::family::Family;
+use crate::family::Declaration;
 
 use super::l2::{MARGIN, sizes_where, speedups, sweep};
 use super::lab::{Lab, Outcome, Verdict, outcome};

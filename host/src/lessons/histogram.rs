@@ -5,7 +5,7 @@
 
 use crate::error::Result;
 use crate::families::histogram::{Bytes, Histogram, HistogramShape};
-use crate::family::{Family, Shape};
+use crate::family::{Declaration, Shape};
 
 use super::lab::{Lab, Outcome, Point, Verdict, kernel_traffic, outcome, with_speedups};
 

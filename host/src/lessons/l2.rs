@@ -6,7 +6,7 @@ use gpu_std::Kernel;
 
 use crate::error::Result;
 use crate::families::l2::{L2, L2Shape};
-use crate::family::Family;
+use crate::family::Declaration;
 
 use super::lab::{Lab, Point, with_speedups};
 
@@ -21,7 +21,7 @@ pub(super) const MARGIN: f64 = 1.1;
 /// `carve_out` bytes (0: no window), the points on the line `series`.
 pub(super) fn sweep(
     lab: &mut Lab<'_>,
-    kernel: &Kernel<<L2 as Family>::Args, <L2 as Family>::Problem>,
+    kernel: &Kernel<<L2 as Declaration>::Args, <L2 as Declaration>::Problem>,
     carve_out: usize,
     series: String,
 ) -> Result<Vec<Point>> {

@@ -10,7 +10,7 @@ use crate::families::banks::{Banks, BanksShape};
 use crate::families::caches::{Caches, CachesShape};
 use crate::families::constant::{Constant, ConstantShape};
 use crate::families::registers::{Registers, RegistersShape};
-use crate::family::Family;
+use crate::family::{Declaration, Family};
 
 use super::lab::{Lab, Outcome, Point, Verdict, kernel_traffic, mean_y, outcome, traffic};
 

@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::families::readonly::{ReadOnly, ReadOnlyShape};
-use crate::family::Family;
+use crate::family::Declaration;
 
 use super::lab::{Lab, Outcome, Verdict, outcome};
 

@@ -7,7 +7,7 @@ use gpu_std::Kernel;
 use crate::error::Result;
 use crate::families::matmul::{Matmul, MatmulShape};
 use crate::families::matmul_bf16::MatmulBf16;
-use crate::family::Family;
+use crate::family::{Declaration, Family};
 
 use super::lab::{Lab, Outcome, Point, Verdict, outcome};
 

@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::families::texture::{Modes, TextureFamily, TextureShape};
-use crate::family::Family;
+use crate::family::Declaration;
 
 use super::lab::{Lab, Outcome, Point, Verdict, outcome, with_speedups};
 

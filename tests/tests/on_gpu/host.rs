@@ -9,7 +9,7 @@ use locality::case::Case;
 use locality::cli::{Cli, Verdict};
 use locality::families::bulk::{Bulk, BulkShape};
 use locality::families::matmul::{Matmul, MatmulShape};
-use locality::family::{Family, TwoInputs};
+use locality::family::{Declaration, Family, TwoInputs};
 
 use locality::{Backend, Error};
 use locality_tests::{kernel, quiet_seed};

@@ -6,7 +6,7 @@ use libtest_mimic::{Failed, Trial};
 use locality::Gpu;
 use locality::families::blur::{Blur, BlurShape, max_radius};
 use locality::families::{self, Visitor};
-use locality::family::Family;
+use locality::family::{Declaration, Family};
 use locality_tests::{check_kernel, quiet_seed};
 
 use crate::devices::{failed, gpu, gpu_sm75, twin};

@@ -39,78 +39,19 @@ pub const NPP_BOX_FILTER: &str = "npp_box_filter";
 /// its fraction of the roofline is its share of the copy bandwidth.
 pub const ADDS_PER_SAMPLE: f64 = 4.0;
 
-pub struct Blur;
+family! {
+    pub struct Blur("blur", Memory, "n (the image is n×n pixels)") {
+        size: SizeSyntax {
+            value_name: "WxH", names: &["width", "height"],
+            help: "Blur image WIDTH×HEIGHT, or one number for a square", on_gpu: &[8192],
+            emulated: &[100, 75], sweep: "1024,2048,4096,8192",
+        },
+        shape: BlurShape, inputs: Vec<u8>, layout: Arrays<2>, buffers: InputOutput<B, u8>,
+        cpu: "separable running sums, every core (rayon)", benched: true,
+    }
+}
 
 impl Family for Blur {
-    type Args = Args;
-    type Problem = Problem;
-    const KERNELS: &'static Kernels<Self> = KERNELS;
-
-    const NAME: &'static str = "blur";
-    const SIZE: SizeSyntax = SizeSyntax {
-        value_name: "WxH",
-        names: &["width", "height"],
-        help: "Blur image WIDTH×HEIGHT, or one number for a square",
-        on_gpu: &[8192],
-        emulated: &[100, 75],
-        sweep: "1024,2048,4096,8192",
-    };
-    const BOUND: Bound = Bound::Memory;
-    const SQUARE_AXIS: &'static str = "n (the image is n×n pixels)";
-    const BENCHED: bool = true;
-
-    type Shape = BlurShape;
-
-    /// Lists, so that one run or bench covers several; the bench's defaults
-    /// sweep the radius at 1 and 3 channels.
-    fn options(sweep: bool) -> Vec<Arg> {
-        let (channels, radii) = if sweep {
-            ("3,1", "3,1,8,32")
-        } else {
-            ("3", "3")
-        };
-        let channels_help =
-            "Blur channels: 1 for grayscale, 3 for RGB; comma-separated for several";
-        let radius_help = "Blur radius: the window is (2r+1)×(2r+1); comma-separated for several \
-                           (a bench plots its throughput against size at the first radius and \
-                           channel count, and its time against every radius at its largest size)";
-        [
-            option(
-                "channels",
-                "channels",
-                value_parser!(usize),
-                channels,
-                channels_help,
-            ),
-            option("radius", "radius", value_parser!(u32), radii, radius_help),
-        ]
-        .map(|arg| arg.value_delimiter(','))
-        .to_vec()
-    }
-
-    fn shape(sizes: &[usize], options: &ArgMatches) -> BlurShape {
-        Self::shapes(sizes, options)[0]
-    }
-
-    /// Every channel count at every radius, channels outermost.
-    fn shapes(sizes: &[usize], options: &ArgMatches) -> Vec<BlurShape> {
-        let [width, height] = dims(sizes);
-        let radii: Vec<u32> = options
-            .get_many("radius")
-            .expect("the option has a default")
-            .copied()
-            .collect();
-        options
-            .get_many::<usize>("channels")
-            .expect("the option has a default")
-            .flat_map(|&channels| {
-                radii
-                    .iter()
-                    .map(move |&radius| BlurShape::new(width, height, channels, radius))
-            })
-            .collect()
-    }
-
     fn problem(shape: BlurShape) -> Result<Problem> {
         shape.checked_len()?;
         Ok(Problem {
@@ -187,11 +128,6 @@ impl Family for Blur {
         20.0 * (shape.width * shape.height * shape.channels) as f64
     }
 
-    /// The image's samples.
-    type Inputs = Vec<u8>;
-    type Layout = Arrays<2>;
-    type Buffers<B: Backend> = InputOutput<B, u8>;
-
     /// Samples from 0..=254, so that the poison 255 can never be a correct
     /// output.
     fn inputs(shape: BlurShape, rng: &mut SmallRng) -> Result<Vec<u8>> {
@@ -220,8 +156,6 @@ impl Family for Blur {
             .collect();
         Expected::exact(values)
     }
-
-    const CPU: &'static str = "separable running sums, every core (rayon)";
 
     /// No crate does a clipped box blur, so the baseline is ours
     /// (`cpu_baseline`).

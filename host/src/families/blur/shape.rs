@@ -3,10 +3,11 @@
 
 use std::fmt;
 
+use clap::{Arg, ArgMatches, value_parser};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::family::{Parameter, Shape, indexable, nonzero};
+use crate::family::{Parameter, Shape, dims, indexable, nonzero, option};
 
 /// An image of `width × height` pixels of `channels` samples each, blurred
 /// over a (2·radius+1)² window.
@@ -71,5 +72,50 @@ impl Shape for BlurShape {
             value: f64::from(self.radius),
             series: format!("{} channel{plural}", self.channels),
         })
+    }
+
+    /// Lists, so that one run or bench covers several; the bench's defaults
+    /// sweep the radius at 1 and 3 channels.
+    fn options(sweep: bool) -> Vec<Arg> {
+        let (channels, radii) = if sweep {
+            ("3,1", "3,1,8,32")
+        } else {
+            ("3", "3")
+        };
+        let channels_help =
+            "Blur channels: 1 for grayscale, 3 for RGB; comma-separated for several";
+        let radius_help = "Blur radius: the window is (2r+1)×(2r+1); comma-separated for several \
+                           (a bench plots its throughput against size at the first radius and \
+                           channel count, and its time against every radius at its largest size)";
+        [
+            option(
+                "channels",
+                "channels",
+                value_parser!(usize),
+                channels,
+                channels_help,
+            ),
+            option("radius", "radius", value_parser!(u32), radii, radius_help),
+        ]
+        .map(|arg| arg.value_delimiter(','))
+        .to_vec()
+    }
+    /// Every channel count at every radius, channels outermost.
+    fn parse(sizes: &[usize], options: &ArgMatches) -> Vec<BlurShape> {
+        let [width, height] = dims(sizes);
+        let radii: Vec<u32> = options
+            .get_many("radius")
+            .expect("the option has a default")
+            .copied()
+            .collect();
+        options
+            .get_many::<usize>("channels")
+            .expect("the option has a default")
+            .flat_map(|&channels| {
+                radii
+                    .iter()
+                    .map(move |&radius| BlurShape::new(width, height, channels, radius))
+            })
+            .collect()
     }
 }
