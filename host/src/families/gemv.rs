@@ -227,10 +227,8 @@ where
 {
     fn problem(shape: GemvShape) -> Result<Problem> {
         shape.checked_lens()?;
-        Ok(Problem {
-            m: shape.m as u32,
-            n: shape.n as u32,
-        })
+        let [m, n] = [shape.m, shape.n].map(|d| d as u32);
+        Ok(Problem { m, n })
     }
 
     /// Every shape with β = 0 (y must not be read: it is poisoned) and

@@ -74,10 +74,8 @@ family! {
 impl Family for Transpose {
     fn problem(shape: TransposeShape) -> Result<Problem> {
         shape.checked_len()?;
-        Ok(Problem {
-            rows: shape.rows as u32,
-            cols: shape.cols as u32,
-        })
+        let [rows, cols] = [shape.rows, shape.cols].map(|d| d as u32);
+        Ok(Problem { rows, cols })
     }
 
     /// A single element, single rows and columns, sides either side of the
