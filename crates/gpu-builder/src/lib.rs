@@ -13,9 +13,10 @@
 //!
 //! writes `NAME.ptx` (for `sm_75`, which loads on every GPU from Turing
 //! on), `NAME_sm80.ptx` (for `sm_80` and newer, where `gpu-std`'s
-//! asynchronous copies are `cp.async`) and `NAME_sm90.ptx` (for `sm_90`
-//! and newer, with `gpu-std`'s bulk copies and transaction barriers) into
-//! `OUT_DIR`, `NAME` the kernel
+//! asynchronous copies are `cp.async`), `NAME_sm90.ptx` (for `sm_90`
+//! and newer, with `gpu-std`'s bulk copies and transaction barriers) and
+//! `NAME_sm90a.ptx` (for `sm_90a`, Hopper alone, with its `wgmma` and
+//! `setmaxnreg`) into `OUT_DIR`, `NAME` the kernel
 //! crate's, for `include_str!(concat!(env!("OUT_DIR"), "/NAME.ptx"))`.
 //! Each kernel's `#[launch_bounds]` becomes its entry's `.maxntid` and
 //! `.minnctapersm`. The kernel crate and every path dependency it has on
@@ -40,12 +41,15 @@ use std::process::Command;
 /// and replaces with plain loads and stores below; and the first with bulk
 /// copies and transaction barriers, whose instructions need PTX ISA 8.0,
 /// and the tensor-map fence, 8.3 (LLVM's default for sm_90 is 7.8; a
-/// driver of CUDA 12.3 or newer compiles 8.3). The host loads the newest
-/// one the GPU can run; the driver compiles it for the GPU.
-const TARGETS: [(&str, &str, &str); 3] = [
+/// driver of CUDA 12.3 or newer compiles 8.3); and Hopper's arch-specific
+/// build, the only one with `wgmma` and `setmaxnreg`, whose PTX loads on
+/// compute capability 9.0 and no other. The host loads the newest one the
+/// GPU can run; the driver compiles it for the GPU.
+const TARGETS: [(&str, &str, &str); 4] = [
     ("sm_75", "", ""),
     ("sm_80", "_sm80", ""),
     ("sm_90", "_sm90", "+ptx83"),
+    ("sm_90a", "_sm90a", "+ptx83"),
 ];
 
 /// LLVM unrolls a loop of a constant trip count completely only while the

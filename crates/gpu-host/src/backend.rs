@@ -340,7 +340,9 @@ tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
 tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 
 /// Whether `backend` runs `kernel`: [`Error::NeedsCapability`] where the
-/// kernel needs a newer compute capability than its code is for.
+/// kernel needs a newer compute capability than its code is for, and
+/// [`Error::NeedsArchSpecific`] where it needs the arch-specific build of
+/// its capability and the code is another.
 pub fn runs<B: Backend + ?Sized, A, P>(backend: &B, kernel: &Kernel<A, P>) -> Result<()> {
     match backend.capability() {
         Some(has) if has < kernel.capability => Err(Error::NeedsCapability {
@@ -348,6 +350,15 @@ pub fn runs<B: Backend + ?Sized, A, P>(backend: &B, kernel: &Kernel<A, P>) -> Re
             needs: kernel.capability,
             has,
         }),
+        Some(has)
+            if kernel.arch_specific && (has != kernel.capability || !backend.arch_specific()) =>
+        {
+            Err(Error::NeedsArchSpecific {
+                kernel: kernel.name,
+                needs: kernel.capability,
+                has,
+            })
+        }
         _ => Ok(()),
     }
 }
@@ -439,6 +450,14 @@ pub trait Backend {
     /// that needs a newer one is not launched ([`runs`]). `None` for a
     /// backend that runs every kernel, as the emulator does.
     fn capability(&self) -> Option<(u32, u32)>;
+
+    /// Whether the code this backend runs is the arch-specific build for
+    /// its capability (`sm_90a`), the only one that holds a kernel declared
+    /// `arch_specific` ([`runs`]). The emulator's [`Backend::capability`]
+    /// is `None`, which runs every kernel.
+    fn arch_specific(&self) -> bool {
+        false
+    }
 
     /// Sets the constant array `name` (`constant_array!`) of the kernels
     /// this backend launches, as `cudaMemcpyToSymbol` does: `values` of

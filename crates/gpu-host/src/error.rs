@@ -139,6 +139,22 @@ pub enum Error {
         /// The compute capability the backend's code is for.
         has: (u32, u32),
     },
+    /// A kernel that needs the arch-specific build of one compute
+    /// capability (`sm_90a`), which runs on GPUs of that capability only,
+    /// where the code at hand is another build.
+    #[error(
+        "{kernel} needs the arch-specific build sm_{}{}a, which runs on compute capability \
+         {}.{} only; this GPU runs the build for {}.{}, which lacks its instructions",
+        needs.0, needs.1, needs.0, needs.1, has.0, has.1
+    )]
+    NeedsArchSpecific {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The compute capability whose arch-specific build holds it.
+        needs: (u32, u32),
+        /// The compute capability the backend's code is for.
+        has: (u32, u32),
+    },
     /// A launch contract asked for more shared memory than a block can have.
     #[error("{kernel} would need {bytes} bytes of shared memory per block, more than {limit}")]
     SharedTooLarge {

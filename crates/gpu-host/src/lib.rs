@@ -82,6 +82,7 @@ macro_rules! include_ptx {
             sm75: include_str!(concat!(env!("OUT_DIR"), "/", $name, ".ptx")),
             sm80: include_str!(concat!(env!("OUT_DIR"), "/", $name, "_sm80.ptx")),
             sm90: include_str!(concat!(env!("OUT_DIR"), "/", $name, "_sm90.ptx")),
+            sm90a: include_str!(concat!(env!("OUT_DIR"), "/", $name, "_sm90a.ptx")),
         }
     };
 }

@@ -19,7 +19,10 @@ use crate::{Launch, LaunchBounds};
 /// purpose), its launch bounds (`#[launch_bounds(max_threads,
 /// min_blocks)]` or `#[launch_bounds(max_threads)]`, see [`LaunchBounds`](crate::LaunchBounds)),
 /// the oldest compute capability it runs on (`#[compute_capability(9, 0)]`
-/// for a kernel that uses what only Hopper and newer have; 7.5 unsaid)
+/// for a kernel that uses what only Hopper and newer have; 7.5 unsaid;
+/// `#[compute_capability(9, 0, arch_specific)]` for one that uses what only
+/// the arch-specific build for exactly that capability, `sm_90a`, holds:
+/// `wgmma` and `setmaxnreg`)
 /// and the host build of its body. Nothing about a kernel is written twice.
 ///
 /// A kernel generic over constants, `pub unsafe fn name<const C: usize,
@@ -44,7 +47,7 @@ macro_rules! kernels {
             $(#[doc = $doc:literal])*
             #[launch($launch:expr $(, $local:ident)?)]
             #[launch_bounds($($bounds:expr),+)]
-            $(#[compute_capability($major:literal, $minor:literal)])?
+            $(#[compute_capability($major:literal, $minor:literal $(, $specific:ident)?)])?
             $(#[instances($($by:ident),+ in $(($($value:literal),+))+)])?
             pub unsafe fn $name:ident $(<$(const $constant:ident: $constant_ty:ty),+>)?
                 ($($arg:ident: $ty:ty),* $(,)?) $body:block
@@ -69,6 +72,7 @@ macro_rules! kernels {
                 bounds: $crate::launch_bounds!($($bounds),+),
                 local_memory: $crate::local_memory!($($local)?),
                 capability: $crate::compute_capability!($($major, $minor)?),
+                arch_specific: $crate::arch_specific!($($($specific)?)?),
                 instances: $crate::instances!($name $($($by),+ in $(($($value),+))+)?),
                 // SAFETY: the caller of `run` takes on the kernel's contract.
                 run: |($($arg,)*)| unsafe { $name($($arg),*) },
@@ -230,6 +234,19 @@ macro_rules! compute_capability {
     };
 }
 
+/// Whether a kernel's declaration says `#[compute_capability(major, minor,
+/// arch_specific)]`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! arch_specific {
+    () => {
+        false
+    };
+    (arch_specific) => {
+        true
+    };
+}
+
 /// Whether a kernel's declaration says `#[launch(contract, local_memory)]`:
 /// it puts data in local memory on purpose, as its lesson.
 #[doc(hidden)]
@@ -270,6 +287,10 @@ pub struct Kernel<Args, Problem> {
     /// and minor: the PTX builds for older GPUs hold it as a trap, and the
     /// host launches it on none of them.
     pub capability: (u32, u32),
+    /// Whether it needs the arch-specific build for exactly its
+    /// capability (`sm_90a`, whose `wgmma` and `setmaxnreg` no other build
+    /// holds), which runs on GPUs of that capability only.
+    pub arch_specific: bool,
     /// For a kernel generic over constants, the instances it is compiled
     /// for, each its own entry point; `None` for one entry point, `name`.
     pub instances: Option<Instances>,

@@ -70,6 +70,8 @@ pub struct KernelInfo {
     /// Whether it uses local memory on purpose, as its lesson.
     pub local_memory: bool,
     pub bounds: LaunchBounds,
+    /// Whether it runs from Hopper's arch-specific build only.
+    pub arch_specific: bool,
     pub instances: Option<Instances>,
 }
 
@@ -87,6 +89,7 @@ impl KernelInfo {
             benched: F::BENCHED,
             local_memory: kernel.local_memory,
             bounds: kernel.bounds,
+            arch_specific: kernel.arch_specific,
             instances: kernel.instances,
         }
     }

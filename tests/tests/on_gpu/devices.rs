@@ -16,6 +16,15 @@ pub fn gpu() -> Result<&'static Gpu, Failed> {
         .map_err(|e| e.clone().into())
 }
 
+/// The GPU with the kernels' portable Hopper build, sm_90, as a GPU newer
+/// than 9.0 loads it.
+pub fn gpu_sm90() -> Result<&'static Gpu, Failed> {
+    static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
+    GPU.get_or_init(|| Gpu::with_ptx(0, locality::gpu::PTX.sm90).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| e.clone().into())
+}
+
 /// The GPU with the kernels built for sm_75, as a Turing GPU loads them.
 pub fn gpu_sm75() -> Result<&'static Gpu, Failed> {
     static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();

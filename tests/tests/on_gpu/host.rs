@@ -2,7 +2,8 @@
 //! the command line's list and checks.
 
 use clap::Parser;
-use gpu_host::Error as HostError;
+use gpu_host::{Error as HostError, runs};
+use gpu_std::Kernel;
 use libtest_mimic::{Failed, Trial};
 use locality::Gpu;
 use locality::case::Case;
@@ -15,7 +16,7 @@ use locality::{Backend, Error};
 use locality_tests::{kernel, quiet_seed};
 use rand::{SeedableRng, rngs::SmallRng};
 
-use crate::devices::{failed, gpu, gpu_sm75, run_ending};
+use crate::devices::{failed, gpu, gpu_sm75, gpu_sm90, run_ending};
 
 /// Errors that need real device buffers.
 pub fn error_trials() -> Vec<Trial> {
@@ -125,6 +126,31 @@ pub fn error_trials() -> Vec<Trial> {
                         other.map(|comparison| comparison.passed())
                     )
                     .into()),
+                }
+            },
+        ),
+        Trial::test(
+            "a kernel that needs Hopper's arch-specific build runs from it alone, on 9.0 alone",
+            || {
+                let kernel = Kernel {
+                    arch_specific: true,
+                    ..Bulk::KERNELS[2]
+                };
+                let default = gpu()?;
+                let on_9_0 = default.ptx() == locality::gpu::PTX.sm90a;
+                match (on_9_0, runs(default, &kernel)) {
+                    (true, Ok(())) | (false, Err(HostError::NeedsArchSpecific { .. })) => {}
+                    (_, other) => {
+                        return Err(format!("the default build (9.0: {on_9_0}): {other:?}").into());
+                    }
+                }
+                match runs(gpu_sm90()?, &kernel) {
+                    Err(HostError::NeedsArchSpecific {
+                        kernel: "reverse_bulk",
+                        needs: (9, 0),
+                        has: (9, 0),
+                    }) => Ok(()),
+                    other => Err(format!("expected NeedsArchSpecific, got {other:?}").into()),
                 }
             },
         ),

@@ -1,4 +1,4 @@
-//! The three PTX builds, the body of an entry point in any, and every
+//! The four PTX builds, the body of an entry point in any, and every
 //! entry point the families define, which every other module reads.
 
 use locality::families;
@@ -13,10 +13,17 @@ pub const PTX_SM80: &str = BUILDS.sm80;
 /// The build for Hopper on.
 pub const PTX_SM90: &str = BUILDS.sm90;
 
+/// Hopper's arch-specific build, which runs on 9.0 only.
+pub const PTX_SM90A: &str = BUILDS.sm90a;
+
 /// The oldest build a kernel that needs compute capability `capability`
-/// runs from.
-pub fn oldest_build_for((major, minor): (u32, u32)) -> &'static str {
-    BUILDS.for_capability((major as i32, minor as i32))
+/// (the arch-specific build of it, where `arch_specific`) runs from.
+pub fn oldest_build_for((major, minor): (u32, u32), arch_specific: bool) -> &'static str {
+    match (major, minor) {
+        _ if arch_specific => PTX_SM90A,
+        (9, 0) => PTX_SM90,
+        _ => BUILDS.for_capability((major as i32, minor as i32)),
+    }
 }
 
 /// The body of one entry point in the sm_75 PTX: from its `.entry` line to

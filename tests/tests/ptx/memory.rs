@@ -32,7 +32,7 @@ fn kernels_and_shared_memory() -> Vec<(&'static str, &'static str, bool)> {
                         .any(|array| body(entry).contains(&format!(", {array};")));
                     let shared = (kernel.launch)(&problem).shared_bytes > 0 || declared;
                     self.0
-                        .push((entry, oldest_build_for(kernel.capability), shared));
+                        .push((entry, oldest_build_for(kernel.capability, kernel.arch_specific), shared));
                 }
             }
             Ok(())

@@ -1,11 +1,11 @@
 //! What each build targets and leaves out: sm_75 for every GPU from Turing
 //! on, sm_80 with asynchronous copies from Ampere on, sm_90 with bulk
-//! copies from Hopper on, no overflow checks, and no call to a function it
-//! does not define.
+//! copies from Hopper on, sm_90a for Hopper alone, no overflow checks, and
+//! no call to a function it does not define.
 
 use locality::gpu::PTX as BUILDS;
 
-use crate::builds::{PTX, PTX_SM80, PTX_SM90, body_in};
+use crate::builds::{PTX, PTX_SM80, PTX_SM90, PTX_SM90A, body_in, every_entry_point};
 
 #[test]
 fn targets_compute_capability_7_5() {
@@ -62,6 +62,26 @@ fn gpus_from_compute_capability_8_0_get_the_ptx_with_asynchronous_copies() {
     assert!(!body_in(PTX_SM80, "matmul_warptiled").contains("cp.async"));
 }
 
+/// A 9.0 GPU runs Hopper's arch-specific build, which every newer GPU
+/// lacks; each kernel that does not need its instructions is the same
+/// code as in the portable sm_90 build, so that what the H100 runs is what
+/// a newer GPU runs.
+#[test]
+fn a_compute_capability_9_0_gpu_gets_the_arch_specific_ptx() {
+    assert!(PTX_SM90A.contains("\n.version 8.3\n.target sm_90a\n"));
+    assert_eq!(BUILDS.for_capability((9, 0)), PTX_SM90A);
+    let arch_specific: Vec<&str> = locality::families::kernels()
+        .iter()
+        .filter(|kernel| kernel.arch_specific)
+        .flat_map(|kernel| kernel.entries())
+        .collect();
+    for entry in every_entry_point() {
+        if !arch_specific.contains(&entry) {
+            assert_eq!(body_in(PTX_SM90A, entry), body_in(PTX_SM90, entry), "{entry}");
+        }
+    }
+}
+
 /// The bulk copies and transaction barriers are in the sm_90 build only,
 /// which needs PTX ISA 8.3 (the tensor-map fence; the bulk copies 8.0);
 /// the older builds hold the kernel as a trap,
@@ -69,7 +89,7 @@ fn gpus_from_compute_capability_8_0_get_the_ptx_with_asynchronous_copies() {
 #[test]
 fn gpus_from_compute_capability_9_0_get_the_ptx_with_bulk_copies() {
     assert!(PTX_SM90.contains("\n.version 8.3\n.target sm_90\n"));
-    for capability in [(9, 0), (10, 0), (12, 0)] {
+    for capability in [(10, 0), (12, 0)] {
         assert_eq!(BUILDS.for_capability(capability), PTX_SM90);
     }
     let bulk = body_in(PTX_SM90, "reverse_bulk");

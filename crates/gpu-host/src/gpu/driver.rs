@@ -113,8 +113,11 @@ pub(super) fn compile_twins(
     if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
         return Err("NVRTC not found: libnvrtc could not be loaded".to_string());
     }
+    // Arch-specific from Hopper on, as the Rust kernels' build is there:
+    // `wgmma` and `setmaxnreg` exist only in `compute_90a`.
+    let specific = if major >= 9 { "a" } else { "" };
     let options = CompileOptions {
-        options: vec![format!("--gpu-architecture=compute_{major}{minor}")],
+        options: vec![format!("--gpu-architecture=compute_{major}{minor}{specific}")],
         name: Some("twins.cu".to_string()),
         ..CompileOptions::default()
     };

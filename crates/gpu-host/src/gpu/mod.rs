@@ -27,7 +27,7 @@ use crate::l2::{PersistingL2, PersistingWindow, WindowHolder};
 use crate::timing::{self, Runs};
 use driver::{Functions, compile_twins, compute_capability, load_module, open};
 pub use driver::{Resources, availability};
-pub use ptx::{Ptx, entry_points, target, with_register_cap};
+pub use ptx::{Ptx, arch_specific, entry_points, target, with_register_cap};
 pub use texture::DeviceTexture;
 
 /// Which implementation of the kernels a [`Gpu`] launches.
@@ -52,6 +52,8 @@ pub struct Gpu {
     name: String,
     /// The compute capability the PTX is for, and the GPU's.
     build: (u32, u32),
+    /// Whether the PTX is the arch-specific build for `build`.
+    build_arch_specific: bool,
     device: (u32, u32),
     /// Who holds the stream's persisting window.
     persisting: Arc<WindowHolder>,
@@ -79,6 +81,7 @@ impl Gpu {
             compute_capability(&context).during("reading the compute capability")?;
         let device = (major as u32, minor as u32);
         let build = target(ptx).ok_or(Error::NotPtx)?;
+        let build_arch_specific = arch_specific(ptx);
         let stream = context.default_stream();
         let kernels = load_module(&context, NvrtcPtx::from_src(ptx), entry_points(ptx))?;
         let name = context.name().during("reading the GPU's name")?;
@@ -91,6 +94,7 @@ impl Gpu {
             language: Language::Rust,
             name,
             build,
+            build_arch_specific,
             device,
             persisting: Arc::default(),
         })
@@ -370,6 +374,15 @@ impl Backend for Gpu {
             Language::Rust => self.build,
             Language::CudaCpp => self.device,
         })
+    }
+
+    /// The PTX build's, for the Rust kernels; for the twins, whether NVRTC
+    /// compiles for the GPU's arch-specific target (from 9.0 on).
+    fn arch_specific(&self) -> bool {
+        match self.language {
+            Language::Rust => self.build_arch_specific,
+            Language::CudaCpp => self.device.0 >= 9,
+        }
     }
 
     fn set_constant<T: Value>(&self, name: &'static str, values: &[T]) -> Result<()> {

@@ -4,8 +4,10 @@
 /// A kernel crate's PTX, as `gpu-builder` compiles it: one build for every
 /// GPU from Turing (compute capability 7.5) on, one for Ampere (8.0) on,
 /// where `gpu-std`'s asynchronous copies are `cp.async` instead of a load
-/// and a store, and one for Hopper (9.0) on, which has bulk copies.
-/// [`include_ptx!`](crate::include_ptx) embeds all three.
+/// and a store, one for Hopper (9.0) on, which has bulk copies, and
+/// Hopper's arch-specific one (`sm_90a`), which alone has `wgmma` and
+/// `setmaxnreg` and runs on 9.0 only. [`include_ptx!`](crate::include_ptx)
+/// embeds all four.
 #[derive(Clone, Copy, Debug)]
 pub struct Ptx {
     /// The build for `sm_75`.
@@ -14,6 +16,8 @@ pub struct Ptx {
     pub sm80: &'static str,
     /// The build for `sm_90`.
     pub sm90: &'static str,
+    /// The build for `sm_90a`.
+    pub sm90a: &'static str,
 }
 
 impl Ptx {
@@ -21,6 +25,7 @@ impl Ptx {
     /// newest it can run.
     pub fn for_capability(&self, (major, minor): (i32, i32)) -> &'static str {
         match (major, minor) {
+            (9, 0) => self.sm90a,
             (9.., _) => self.sm90,
             (8, _) => self.sm80,
             _ => self.sm75,
@@ -29,8 +34,8 @@ impl Ptx {
 }
 
 /// The compute capability a PTX build is for, from its `.target sm_XY`
-/// line: what a GPU must have to run what it holds; `None` for text
-/// without one.
+/// line (`sm_XYa` for an arch-specific build, [`arch_specific`]): what a
+/// GPU must have to run what it holds; `None` for text without one.
 pub fn target(ptx: &str) -> Option<(u32, u32)> {
     let line = ptx
         .lines()
@@ -38,6 +43,18 @@ pub fn target(ptx: &str) -> Option<(u32, u32)> {
     let digits: String = line.chars().take_while(char::is_ascii_digit).collect();
     let number: u32 = digits.parse().ok()?;
     Some((number / 10, number % 10))
+}
+
+/// Whether a PTX build is arch-specific, its `.target` `sm_XYa`: it runs
+/// on GPUs of exactly that compute capability, with the instructions only
+/// they have (`wgmma`, `setmaxnreg` on 9.0).
+pub fn arch_specific(ptx: &str) -> bool {
+    ptx.lines()
+        .find_map(|line| line.strip_prefix(".target sm_"))
+        .is_some_and(|line| {
+            let version = line.split([',', ' ']).next().unwrap_or_default();
+            version.ends_with('a')
+        })
 }
 
 /// Every entry point `ptx` defines, in the order it defines them.
