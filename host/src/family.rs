@@ -283,10 +283,9 @@ pub type RunBaseline<F> =
 pub type Kernels<F> = [Kernel<<F as Declaration>::Args, <F as Declaration>::Problem>];
 
 /// What a kernel family is: its kernels, its names and sizes, and the
-/// types of its shapes, inputs and buffers. [`family!`] declares it in a
-/// few lines; [`Family`] says what the family does with them.
-///
-/// [`family!`]: crate::families::declare::family
+/// types of its shapes, inputs and buffers. A family's file declares it in
+/// a few lines with the `family!` macro (`host/src/families/declare.rs`);
+/// [`Family`] says what the family does with them.
 pub trait Declaration: Sized + 'static {
     /// The family's name: what `--kernel NAME` selects all of, the size
     /// options `--NAME` and `--NAME-sizes`, and its group in the report.
