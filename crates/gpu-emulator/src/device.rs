@@ -11,6 +11,7 @@ pub use super::matrix::{Fragment, MmaInput, Registers};
 use super::texture::{self, Missing};
 use super::traffic::Space;
 pub use super::warp::{Reduction, ShuffleKind, WarpOp};
+use super::wgmma::{self, Descriptor, Major};
 use super::{
     CONSTANTS, Copy as PendingCopy, Current, Dim3, Fault, SharedMemory, Wait, WarpCall, running,
     stop, with_current,
@@ -97,6 +98,75 @@ fn meet(op: WarpOp, mask: u32, bits: u64, registers: Registers, site: &'static L
     };
     // SAFETY: the yielder belongs to the coroutine that is running this code.
     unsafe { (*yielder).suspend(Wait::Warp(call)) };
+}
+
+/// This thread's part of `wgmma.mma_async.sync.aligned.m64nNk16.f32` with
+/// 16-bit `input`s, N = 4·`accumulators.len()`, started at `site`: A (64×16,
+/// K-major) and B (16×N, N-major where `b_transposed`) read from shared
+/// memory through the descriptors `a` and `b`, D = A·B + D accumulated
+/// into `accumulators` (see `wgmma`). Its warp's 32 lanes issue it
+/// together. Returns each shared element it read, with its bits, for
+/// [`wgmma_retire`] to check at the wait.
+pub fn wgmma(
+    input: MmaInput,
+    (a, b): (u64, u64),
+    b_transposed: bool,
+    accumulators: &mut [f32],
+    site: &'static Location<'static>,
+) -> Vec<(u32, u16)> {
+    warp_call(WarpOp::Wgmma, u32::MAX, 0, site);
+    let thread = with_current(|current| current.linear % 128);
+    let base = shared_base();
+    let mut read = Vec::new();
+    let mut element = |address: u32| {
+        let pointer = base.wrapping_add(address as usize);
+        shared_access(pointer, 2, AccessKind::Read, site);
+        // SAFETY: inside the block's shared memory, checked just now; the
+        // host's memory is unaligned for it.
+        let bits = unsafe { pointer.cast::<u16>().read_unaligned() };
+        read.push((address, bits));
+        bits
+    };
+    let b_major = if b_transposed { Major::Mn } else { Major::K };
+    let descriptors = (Descriptor::decode(a), Descriptor::decode(b));
+    wgmma::accumulate(
+        input,
+        descriptors,
+        b_major,
+        thread,
+        accumulators,
+        &mut element,
+    );
+    read
+}
+
+/// The wait at `waited` that retires a `wgmma` started at `started`:
+/// every shared element it `read` must hold the bits it read, or another
+/// write landed while the tensor cores could still be reading it.
+pub fn wgmma_retire(
+    read: &[(u32, u16)],
+    started: &'static Location<'static>,
+    waited: &'static Location<'static>,
+) {
+    let base = shared_base();
+    for &(offset, bits) in read {
+        // SAFETY: read inside the block's shared memory when the wgmma
+        // started; the memory lives as long as the block.
+        let now = unsafe {
+            base.wrapping_add(offset as usize)
+                .cast::<u16>()
+                .read_unaligned()
+        };
+        if now != bits {
+            let thread = thread_idx();
+            stop(Fault::WgmmaOperandOverwritten {
+                thread,
+                offset,
+                started,
+                waited,
+            });
+        }
+    }
 }
 
 /// Makes the running thread wait at the cluster-wide barrier called at

@@ -87,6 +87,7 @@ mod shadow;
 pub mod texture;
 pub mod traffic;
 mod warp;
+mod wgmma;
 
 pub use matrix::MmaInput;
 use traffic::{Record, Space, Traffic};

@@ -30,7 +30,7 @@ pub enum MmaInput {
 
 impl MmaInput {
     /// The value of the 16-bit element `bits`, exactly.
-    fn value(self, bits: u16) -> f64 {
+    pub(crate) fn value(self, bits: u16) -> f64 {
         match self {
             Self::Bf16 => f64::from(bf16::from_bits(bits)),
             Self::F16 => f64::from(f16::from_bits(bits)),

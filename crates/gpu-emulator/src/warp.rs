@@ -79,6 +79,9 @@ pub enum WarpOp {
         /// Each lane gets a column's elements instead of a row's.
         trans: bool,
     },
+    /// `wgmma.mma_async`, whose lanes must issue it together: nothing
+    /// passes between them (each thread's part comes from shared memory).
+    Wgmma,
 }
 
 /// Which lane a shuffle reads.
@@ -115,6 +118,7 @@ impl WarpOp {
             Self::Reduce(Reduction::Xor) => "reduce_xor_sync",
             Self::ActiveMask => "activemask",
             Self::Mma(_) => "mma_sync",
+            Self::Wgmma => "wgmma_mma_async",
             Self::LdMatrix { matrices, trans } => match (matrices, trans) {
                 (1, false) => "ldmatrix_x1",
                 (2, false) => "ldmatrix_x2",
@@ -284,6 +288,7 @@ pub(crate) fn exchange(
                 .expect("the caller is among the lanes")
                 .into(),
             WarpOp::ActiveMask => lanes.into(),
+            WarpOp::Wgmma => 0,
             WarpOp::Mma(input) => {
                 let registers = |lane| warp.call(lane).expect("checked").registers;
                 threads[index]

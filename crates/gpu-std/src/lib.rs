@@ -324,6 +324,11 @@ pub mod atomic;
 /// `ldmatrix`. Compute capability 8.0.
 pub mod mma;
 
+/// The tensor cores, a warpgroup at a time: `wgmma.mma_async` reading A
+/// and B from shared memory through matrix descriptors. Compute
+/// capability 9.0, its arch-specific build (`sm_90a`).
+pub mod wgmma;
+
 /// Warp-level operations: the 32 lanes of a warp exchanging registers
 /// directly, without going through memory (shuffles), voting, matching
 /// and reducing their values, and synchronising among themselves.
@@ -351,6 +356,16 @@ pub use scalar::{Scalar, bf16, f16};
 #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
 #[inline(always)]
 fn below_sm90<T>(_operands: &T) {
+    // SAFETY: trapping ends the kernel, with an error the host reports.
+    unsafe { core::arch::nvptx::trap() }
+}
+
+/// Outside the arch-specific build for compute capability 9.0 there is no
+/// `wgmma`: a kernel using it traps, and the host launches such kernels
+/// only from that build.
+#[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90a")))]
+#[inline(always)]
+fn below_sm90a() {
     // SAFETY: trapping ends the kernel, with an error the host reports.
     unsafe { core::arch::nvptx::trap() }
 }

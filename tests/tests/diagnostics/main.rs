@@ -31,3 +31,4 @@ mod tensor;
 mod texture;
 mod timers;
 mod typed_shared;
+mod wgmma;

@@ -452,6 +452,21 @@ pub enum Fault {
         problem: LaneProblem,
     },
 
+    /// A thread wrote a shared element that a `wgmma.mma_async` it or its
+    /// warpgroup started reads, before the `wgmma.wait_group` that retires
+    /// it: the tensor cores read the operand asynchronously, so the
+    /// product may hold either value.
+    WgmmaOperandOverwritten {
+        /// The thread whose `wgmma` read the element.
+        thread: Dim3,
+        /// The element's byte in the block's shared memory.
+        offset: u32,
+        /// Where the `wgmma` was started.
+        started: &'static Location<'static>,
+        /// Where it was waited for.
+        waited: &'static Location<'static>,
+    },
+
     // Panics.
     /// The kernel panicked (an overflow, a division by zero, ...).
     Panic {

@@ -384,6 +384,19 @@ impl fmt::Display for Fault {
             ),
 
             // Warp collectives.
+            Self::WgmmaOperandOverwritten {
+                thread: t,
+                offset,
+                started,
+                waited,
+            } => write!(
+                f,
+                "{} started a wgmma at {started} that reads shared byte {offset}, which was \
+                 overwritten before the wait at {waited}: the tensor cores read it while the \
+                 wgmma is in flight, so wait for it (wgmma_wait_group) before the stage is \
+                 written again",
+                thread(*t)
+            ),
             Self::BadWarpCall {
                 thread: t,
                 call,

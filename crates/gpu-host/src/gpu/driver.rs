@@ -117,7 +117,9 @@ pub(super) fn compile_twins(
     // `wgmma` and `setmaxnreg` exist only in `compute_90a`.
     let specific = if major >= 9 { "a" } else { "" };
     let options = CompileOptions {
-        options: vec![format!("--gpu-architecture=compute_{major}{minor}{specific}")],
+        options: vec![format!(
+            "--gpu-architecture=compute_{major}{minor}{specific}"
+        )],
         name: Some("twins.cu".to_string()),
         ..CompileOptions::default()
     };

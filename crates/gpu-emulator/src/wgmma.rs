@@ -1,0 +1,275 @@
+//! Hopper's warpgroup matrix multiply, `wgmma.mma_async`, computed from
+//! shared memory through its matrix descriptors, as the PTX ISA lays the
+//! operands out ("Matrix Descriptor Format" and the canonical layouts of
+//! "Shared Memory Matrix Layout"): a descriptor with a wrong offset or
+//! swizzle reads other elements here, as it does on the GPU.
+//!
+//! An operand of `m64nNk16` is 64 (A) or N (B) rows of 16 elements along
+//! k, in 16-byte chunks of eight 16-bit elements. Along the chunk runs k
+//! (the operand is "K-major", the default) or the row index (M- or
+//! N-major, the instruction's transpose flag). Chunks stack in 8×8-element
+//! core matrices; the descriptor says how far apart they are: the leading
+//! byte offset (LBO) and the stride byte offset (SBO). A swizzled layout
+//! spreads the eight rows of a core matrix over 32, 64 or 128 bytes, and
+//! XORs bits 4 and up of each address with the row bits above them
+//! (CUTLASS's `Swizzle<B, 4, 3>`), so that eight rows read together fall
+//! in different banks.
+
+use super::matrix::MmaInput;
+
+/// How the rows of a descriptor's operand are swizzled: the descriptor's
+/// bits 62–63.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Swizzle {
+    /// Core matrices of eight contiguous 16-byte rows.
+    None,
+    /// Rows 32 bytes apart, one address bit XORed.
+    B32,
+    /// Rows 64 bytes apart, two bits XORed.
+    B64,
+    /// Rows 128 bytes apart, three bits XORed.
+    B128,
+}
+
+impl Swizzle {
+    /// The mode the descriptor's two bits name.
+    fn of_bits(bits: u64) -> Self {
+        match bits & 3 {
+            0 => Self::None,
+            1 => Self::B128,
+            2 => Self::B64,
+            _ => Self::B32,
+        }
+    }
+
+    /// 16-byte chunks per swizzled row, and address bits XORed: 1 and 0
+    /// unswizzled.
+    fn chunks_and_bits(self) -> (u32, u32) {
+        match self {
+            Self::None => (1, 0),
+            Self::B32 => (2, 1),
+            Self::B64 => (4, 2),
+            Self::B128 => (8, 3),
+        }
+    }
+}
+
+/// Which index runs along an operand's 16-byte chunks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Major {
+    /// k: the operand's rows are its M (A) or N (B) indices.
+    K,
+    /// M or N: the operand's rows are its k indices (transposed).
+    Mn,
+}
+
+/// A shared-memory matrix descriptor, decoded: byte addresses in the
+/// block's shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Descriptor {
+    /// Bits 0–13, the address of the operand's first chunk, over 16.
+    pub start: u32,
+    /// Bits 16–29, the leading byte offset, over 16.
+    pub leading: u32,
+    /// Bits 32–45, the stride byte offset, over 16.
+    pub stride: u32,
+    /// Bits 62–63.
+    pub swizzle: Swizzle,
+}
+
+impl Descriptor {
+    /// The descriptor of `bits`.
+    pub fn decode(bits: u64) -> Self {
+        let field = |shift: u32| ((bits >> shift) & 0x3fff) as u32 * 16;
+        Self {
+            start: field(0),
+            leading: field(16),
+            stride: field(32),
+            swizzle: Swizzle::of_bits(bits >> 62),
+        }
+    }
+
+    /// The shared-memory byte address of element (`row`, `k`) of a
+    /// 16-bit operand laid out `major`, `row` its M or N index and `k`
+    /// in 0..16.
+    pub fn address(self, major: Major, row: u32, k: u32) -> u32 {
+        let (width, bits) = self.swizzle.chunks_and_bits();
+        let swizzled = self.swizzle != Swizzle::None;
+        let unswizzled = match major {
+            Major::K => {
+                let (chunk, element) = (k / 8, k % 8);
+                let next_chunk = if swizzled { 16 } else { self.leading };
+                (row % 8) * 16 * width + (row / 8) * self.stride + chunk * next_chunk + 2 * element
+            }
+            Major::Mn => {
+                let (chunk, element) = (row / 8, row % 8);
+                let (across, down) = if swizzled {
+                    (
+                        (chunk % width) * 16 + (chunk / width) * self.leading,
+                        self.stride,
+                    )
+                } else {
+                    (chunk * self.stride, self.leading)
+                };
+                across + (k % 8) * 16 * width + (k / 8) * down + 2 * element
+            }
+        };
+        let address = self.start + unswizzled;
+        address ^ ((address >> 3) & (((1 << bits) - 1) << 4))
+    }
+}
+
+/// Thread `thread` of the warpgroup (0..128)'s accumulators of
+/// `wgmma.mma_async.m64nNk16.f32`, N = 4·`accumulators.len()`: D = A·B + D
+/// with A (64×16) read at `a` laid out K-major and B (16×N) at `b` laid out
+/// `b_major`; `element(address)` is the 16-bit element at a shared address.
+///
+/// The warpgroup's warp w holds D's rows 16w to 16w + 15; in it, as in
+/// `mma.m16n8k16`, lane l holds, for each 8 columns i, the elements
+/// (r, 8i + 2q) and (r, 8i + 2q + 1) of rows r = 16w + l/4 and r + 8, q
+/// being l % 4: `accumulators[4i..4i + 4]` in that order. Each element's
+/// sum is exact in f64 and rounded once to f32.
+pub(crate) fn accumulate(
+    input: MmaInput,
+    (a, b): (Descriptor, Descriptor),
+    b_major: Major,
+    thread: u32,
+    accumulators: &mut [f32],
+    element: &mut impl FnMut(u32) -> u16,
+) {
+    let (warp, lane) = (thread / 32, thread % 32);
+    let (group, quad) = (lane / 4, lane % 4);
+    let rows = [16 * warp + group, 16 * warp + group + 8];
+    let mut read = |descriptor: Descriptor, major, row| -> [f64; 16] {
+        std::array::from_fn(|k| input.value(element(descriptor.address(major, row, k as u32))))
+    };
+    let a_rows = rows.map(|row| read(a, Major::K, row));
+    let columns = accumulators.len() as u32 / 2;
+    let b_columns: Vec<[f64; 16]> = (0..columns)
+        .map(|index| read(b, b_major, 8 * (index / 2) + 2 * quad + index % 2))
+        .collect();
+    for (index, value) in accumulators.iter_mut().enumerate() {
+        let (row, column) = (
+            &a_rows[index / 2 % 2],
+            &b_columns[index / 4 * 2 + index % 2],
+        );
+        let sum = (0..16).fold(f64::from(*value), |sum, k| sum + row[k] * column[k]);
+        *value = sum as f32;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn descriptor(start: u32, leading: u32, stride: u32, swizzle: u64) -> u64 {
+        u64::from(start >> 4)
+            | u64::from(leading >> 4) << 16
+            | u64::from(stride >> 4) << 32
+            | swizzle << 62
+    }
+
+    #[test]
+    fn a_descriptor_decodes_to_its_byte_offsets_and_mode() {
+        let decoded = Descriptor::decode(descriptor(1024, 128, 256, 1));
+        assert_eq!(
+            decoded,
+            Descriptor {
+                start: 1024,
+                leading: 128,
+                stride: 256,
+                swizzle: Swizzle::B128
+            }
+        );
+        assert_eq!(Descriptor::decode(2 << 62).swizzle, Swizzle::B64);
+        assert_eq!(Descriptor::decode(3 << 62).swizzle, Swizzle::B32);
+    }
+
+    /// K-major, unswizzled: core matrices of eight 16-byte rows, the next
+    /// chunk along k LBO bytes on, the next eight rows SBO bytes on.
+    #[test]
+    fn unswizzled_k_major_core_matrices_are_lbo_and_sbo_apart() {
+        let d = Descriptor::decode(descriptor(0, 128, 256, 0));
+        assert_eq!(d.address(Major::K, 0, 0), 0);
+        assert_eq!(d.address(Major::K, 0, 7), 14);
+        assert_eq!(d.address(Major::K, 1, 0), 16);
+        assert_eq!(d.address(Major::K, 0, 8), 128);
+        assert_eq!(d.address(Major::K, 8, 0), 256);
+        assert_eq!(d.address(Major::K, 9, 9), 256 + 16 + 128 + 2);
+    }
+
+    /// K-major, 128-byte swizzle: a row of 128 bytes, its 16-byte chunks
+    /// XORed with the row's index among eight.
+    #[test]
+    fn a_128_byte_swizzle_xors_each_rows_chunks_with_its_row() {
+        let d = Descriptor::decode(descriptor(2048, 16, 1024, 1));
+        assert_eq!(d.address(Major::K, 0, 0), 2048);
+        assert_eq!(d.address(Major::K, 0, 8), 2048 + 16);
+        assert_eq!(d.address(Major::K, 1, 0), 2048 + 128 + 16);
+        assert_eq!(d.address(Major::K, 3, 8), 2048 + 3 * 128 + (1 ^ 3) * 16);
+        assert_eq!(d.address(Major::K, 8, 0), 2048 + 1024);
+        // A start 32 bytes into the row (the next 16 k) is swizzled too.
+        let next = Descriptor::decode(descriptor(2048 + 32, 16, 1024, 1));
+        assert_eq!(next.address(Major::K, 5, 0), 2048 + 5 * 128 + (2 ^ 5) * 16);
+    }
+
+    /// N-major, 128-byte swizzle: eight chunks of eight columns along a
+    /// 128-byte row, one row per k, the next 64 columns LBO bytes on.
+    #[test]
+    fn an_mn_major_operand_runs_its_rows_along_the_chunks() {
+        let d = Descriptor::decode(descriptor(0, 8192, 1024, 1));
+        assert_eq!(d.address(Major::Mn, 0, 0), 0);
+        assert_eq!(d.address(Major::Mn, 7, 0), 14);
+        assert_eq!(d.address(Major::Mn, 8, 0), 16);
+        assert_eq!(d.address(Major::Mn, 0, 1), 128 + 16);
+        assert_eq!(d.address(Major::Mn, 64, 0), 8192);
+        assert_eq!(d.address(Major::Mn, 0, 8), 1024);
+        let plain = Descriptor::decode(descriptor(0, 128, 256, 0));
+        assert_eq!(plain.address(Major::Mn, 8, 0), 256);
+        assert_eq!(plain.address(Major::Mn, 0, 1), 16);
+        assert_eq!(plain.address(Major::Mn, 0, 8), 128);
+    }
+
+    /// Thread 37 (warp 1, lane 5) holds rows 17 and 25, columns 2 and 3,
+    /// then 10 and 11.
+    #[test]
+    fn each_thread_accumulates_its_own_rows_and_columns() {
+        // A[r][k] = r at (r, k) K-major unswizzled; B[k][n] = n, N-major.
+        let a = Descriptor::decode(descriptor(0, 1024, 128, 0));
+        let b = Descriptor::decode(descriptor(4096, 128, 256, 0));
+        let mut memory = vec![0u16; 8192];
+        let one = |value: u32| half::bf16::from_f32(value as f32).to_bits();
+        for r in 0..64 {
+            for k in 0..16 {
+                memory[a.address(Major::K, r, k) as usize / 2] = one(r % 32);
+            }
+        }
+        for n in 0..16 {
+            for k in 0..16 {
+                memory[b.address(Major::Mn, n, k) as usize / 2] = one(n);
+            }
+        }
+        let mut accumulators = [1.0f32; 8];
+        let mut element = |address: u32| memory[address as usize / 2];
+        accumulate(
+            MmaInput::Bf16,
+            (a, b),
+            Major::Mn,
+            37,
+            &mut accumulators,
+            &mut element,
+        );
+        let expected = [
+            (17, 2),
+            (17, 3),
+            (25, 2),
+            (25, 3),
+            (17, 10),
+            (17, 11),
+            (25, 10),
+            (25, 11),
+        ]
+        .map(|(r, n)| 1.0 + 16.0 * (r % 32) as f32 * n as f32);
+        assert_eq!(accumulators, expected);
+    }
+}
