@@ -339,3 +339,95 @@ extern "C" __global__ void __launch_bounds__(MMA_THREADS, 1)
     }
     mma_store<COLS>(sums, c, row0, col0, m, n);
 }
+
+// The first Hopper rung (gpu/src/matmul_bf16/warpgroup.rs): the staged
+// swizzled slices of 64, multiplied by two warpgroups' wgmma, which read
+// A (K-major) and B (N-major, its panels LBO bytes apart) through matrix
+// descriptors with the 128-byte swizzle; wgmma and its fences are inline
+// PTX for sm_90a, as CUTLASS's arch layer writes them.
+__device__ __forceinline__ unsigned long long mma_descriptor(const mma_bf16* first,
+                                                             unsigned leading, unsigned stride) {
+    unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(first));
+    return (unsigned long long)((address >> 4) & 0x3fff) |
+           (unsigned long long)((leading >> 4) & 0x3fff) << 16 |
+           (unsigned long long)((stride >> 4) & 0x3fff) << 32 | 1ull << 62;
+}
+
+// D = A·B + D for a 64×128×16 step, B transposed (N-major).
+__device__ __forceinline__ void mma_wgmma_m64n128k16(float (&d)[64], unsigned long long a,
+                                                     unsigned long long b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
+          "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]),
+          "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),
+          "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
+          "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),
+          "+f"(d[62]), "+f"(d[63])
+        : "l"(a), "l"(b), "r"(1));
+#else
+    __trap();
+#endif
+}
+
+extern "C" __global__ void __launch_bounds__(MMA_THREADS)
+    mma_warpgroups(const mma_bf16* __restrict__ a, const mma_bf16* __restrict__ b,
+                   float* __restrict__ c, unsigned m, unsigned n, unsigned k) {
+    constexpr unsigned SLICE = 64, COLS = 128;
+    using L = MmaLayout<COLS, SLICE, 0, true>;
+    extern __shared__ __align__(1024) mma_bf16 mma_warpgroup_tile[];
+    unsigned row0 = blockIdx.y * MMA_BLOCK_ROWS, col0 = blockIdx.x * COLS;
+    unsigned group = threadIdx.x / 128;
+    float d[64] = {};
+    for (unsigned k0 = 0; k0 < k; k0 += SLICE) {
+        mma_each_chunk<MMA_BLOCK_ROWS, COLS, SLICE>(
+            m, n, k, row0, col0, k0,
+            [&](bool is_b, unsigned row, unsigned col, unsigned from, bool inside) {
+                const mma_bf16* matrix = is_b ? b : a;
+                uint4 line = inside ? __ldg(reinterpret_cast<const uint4*>(matrix + from))
+                                    : make_uint4(0, 0, 0, 0);
+                *reinterpret_cast<uint4*>(mma_warpgroup_tile + (is_b ? L::b(row, col) : L::a(row, col))) =
+                    line;
+            });
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+        __syncthreads();
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#endif
+#pragma unroll
+        for (unsigned step = 0; step < SLICE / 16; ++step) {
+            unsigned long long da = mma_descriptor(mma_warpgroup_tile + group * 64 * SLICE + 16 * step, 16, 1024);
+            unsigned long long db =
+                mma_descriptor(mma_warpgroup_tile + L::A_ELEMENTS + 16 * 64 * step, 2 * SLICE * 64, 1024);
+            mma_wgmma_m64n128k16(d, da, db);
+        }
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+        asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;" ::
+                         : "memory");
+#endif
+        __syncthreads();
+    }
+    unsigned warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
+    unsigned row = row0 + 64 * group + 16 * warp + lane / 4, col = col0 + 2 * (lane % 4);
+#pragma unroll
+    for (unsigned i = 0; i < 16; ++i) {
+#pragma unroll
+        for (unsigned half = 0; half < 2; ++half) {
+            unsigned r = row + 8 * half, j = col + 8 * i;
+            if (r < m && j < n) {
+                *reinterpret_cast<float2*>(c + r * n + j) =
+                    make_float2(d[4 * i + 2 * half], d[4 * i + 2 * half + 1]);
+            }
+        }
+    }
+}

@@ -23,11 +23,14 @@ mod layout;
 mod pipelined;
 mod staged;
 mod warp_tile;
+mod warpgroup;
 use fragments::from_global;
 pub use geometry::{CHUNK, MMA_COLS, MMA_K, MMA_ROWS, Tile};
 pub use layout::Layout;
 use pipelined::pipelined;
 use staged::staged;
+pub use warpgroup::WARPGROUPS;
+use warpgroup::warpgroups;
 
 /// What the kernels' launch contract is a function of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -232,5 +235,33 @@ kernels! {
     pub unsafe fn mma_pipelined(a: Global<bf16>, b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         // SAFETY: forwarded contract.
         unsafe { pipelined::<{ PIPELINED.m_tiles() }, { PIPELINED.n_tiles() }, { PIPELINED.stages - 2 }>(PIPELINED, (a, b, c), (m, n, k)) }
+    }
+
+    /// Hopper's `wgmma`: two warpgroups multiply each staged slice straight from shared memory.
+    ///
+    /// [`warpgroups`]: the block's threads stage a 128×128 tile's slices of
+    /// 64 as [`mma_swizzled`] does, but in the layout a 128-byte-swizzled
+    /// tensor map writes, and each warpgroup (four warps) multiplies its
+    /// 64 rows with four `wgmma.mma_async` of 64×128×16, which read A and
+    /// B through matrix descriptors: no `ldmatrix`, no fragments of A or
+    /// B in registers, and 8192 multiply-adds a warp an instruction,
+    /// twice `mma.sync`'s. Only the arch-specific build for 9.0 has it.
+    ///
+    /// Compute-to-global-memory-access ratio: 64 FLOP/B, as
+    /// [`mma_ldmatrix`]. Bound by the copies into shared memory, which
+    /// nothing overlaps with the tensor cores, and the barriers a slice.
+    ///
+    /// Launch bounds: 256 threads (two warpgroups), no fewest blocks: 64
+    /// f32 accumulators a thread.
+    ///
+    /// # Safety
+    /// As [`mma_global`], with [`block_tiles`]`(WARPGROUPS,
+    /// Layout::Swizzled)`'s grid and shared memory.
+    #[launch(|problem| block_tiles(WARPGROUPS, Layout::Swizzled, problem))]
+    #[launch_bounds(WARPGROUPS.threads())]
+    #[compute_capability(9, 0, arch_specific)]
+    pub unsafe fn mma_warpgroups(a: Global<bf16>, b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
+        // SAFETY: forwarded contract.
+        unsafe { warpgroups((a, b, c), (m, n, k)) }
     }
 }

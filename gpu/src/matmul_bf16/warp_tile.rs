@@ -112,7 +112,7 @@ pub fn multiply<const M: usize, const N: usize>((a, b): &Fragments<M, N>, sums: 
 /// (`st.global.v2.f32`): a lane's sums come in such pairs.
 #[derive(Clone, Copy)]
 #[repr(C, align(8))]
-struct TwoSums([f32; 2]);
+pub(super) struct TwoSums(pub(super) [f32; 2]);
 
 /// Stores the warp's `sums` into C, whose block tile starts at (`row0`,
 /// `col0`), two neighbouring elements a store, those past m or n left out.

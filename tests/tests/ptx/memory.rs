@@ -6,7 +6,7 @@
 use locality::families::{self, Visitor};
 use locality::family::Family;
 
-use crate::builds::{PTX, PTX_SM80, PTX_SM90, body, body_in, oldest_build_for};
+use crate::builds::{PTX, PTX_SM80, PTX_SM90, PTX_SM90A, body, body_in, oldest_build_for};
 
 /// The statically sized shared arrays the PTX declares (`shared_array!`).
 fn static_shared_arrays() -> Vec<&'static str> {
@@ -31,8 +31,11 @@ fn kernels_and_shared_memory() -> Vec<(&'static str, &'static str, bool)> {
                         .iter()
                         .any(|array| body(entry).contains(&format!(", {array};")));
                     let shared = (kernel.launch)(&problem).shared_bytes > 0 || declared;
-                    self.0
-                        .push((entry, oldest_build_for(kernel.capability, kernel.arch_specific), shared));
+                    self.0.push((
+                        entry,
+                        oldest_build_for(kernel.capability, kernel.arch_specific),
+                        shared,
+                    ));
                 }
             }
             Ok(())
@@ -65,9 +68,12 @@ fn kernels_with_shared_memory_stage_through_it_between_barriers() {
         );
         // A cluster's kernels read the shared memory another block staged
         // through the address `mapa` maps, between cluster barriers; the
-        // tensor-core kernels read theirs into fragments with `ldmatrix`.
+        // tensor-core kernels read theirs into fragments with `ldmatrix`,
+        // or multiply it where it is with `wgmma`.
         assert!(
-            body.contains("ld.shared") || body.contains("mapa.u64") || body.contains("ldmatrix"),
+            ["ld.shared", "mapa.u64", "ldmatrix", "wgmma.mma_async"]
+                .iter()
+                .any(|read| body.contains(read)),
             "{kernel} never reads shared memory"
         );
         assert!(
@@ -116,7 +122,13 @@ fn only_the_local_memory_lesson_uses_local_memory() {
     impl Visitor for Check {
         fn visit<F: Family>(&mut self) -> locality::Result<()> {
             for kernel in F::KERNELS {
-                for (ptx, entry) in [PTX, PTX_SM80, PTX_SM90]
+                // An arch-specific kernel is a trap in the other builds.
+                let builds = if kernel.arch_specific {
+                    vec![PTX_SM90A]
+                } else {
+                    vec![PTX, PTX_SM80, PTX_SM90]
+                };
+                for (ptx, entry) in builds
                     .into_iter()
                     .flat_map(|ptx| kernel.entries().into_iter().map(move |entry| (ptx, entry)))
                 {

@@ -77,9 +77,30 @@ fn a_compute_capability_9_0_gpu_gets_the_arch_specific_ptx() {
         .collect();
     for entry in every_entry_point() {
         if !arch_specific.contains(&entry) {
-            assert_eq!(body_in(PTX_SM90A, entry), body_in(PTX_SM90, entry), "{entry}");
+            let [a, portable] =
+                [PTX_SM90A, PTX_SM90].map(|ptx| numbered_apart(body_in(ptx, entry)));
+            assert_eq!(a, portable, "{entry}");
         }
     }
+}
+
+/// `body` without the numbers of its labels, local frame and call
+/// sequences (`$L__BB12_3`, `__local_depot12`, `callseq 12`), which count
+/// what comes before it in its module: the builds differ in the
+/// arch-specific kernels.
+fn numbered_apart(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(at) = ["$L__BB", "__local_depot", "callseq "]
+        .iter()
+        .filter_map(|name| rest.find(name).map(|at| at + name.len()))
+        .min()
+    {
+        out.push_str(&rest[..at]);
+        rest = rest[at..].trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The bulk copies and transaction barriers are in the sm_90 build only,

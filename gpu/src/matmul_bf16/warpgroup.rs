@@ -1,0 +1,135 @@
+//! The first Hopper rung: each slice of A and B staged by the block's
+//! threads in the swizzled layout of `mma_swizzled`, which with slices of
+//! 64 is the one a 128-byte-swizzled tensor map writes (rows of 128 bytes,
+//! B in panels of 64 columns), and multiplied by two warpgroups' `wgmma`,
+//! which read it from shared memory themselves: no `ldmatrix`, no
+//! fragments in registers.
+
+use gpu_std::bulk::fence_proxy_async_shared_cta;
+use gpu_std::global::{Global, GlobalMut, Line, row_major};
+use gpu_std::shared::SharedArray;
+use gpu_std::wgmma::{Accumulators, MatrixDescriptor, Swizzle};
+use gpu_std::{bf16, thread::*};
+
+use super::geometry::Tile;
+use super::layout::Layout;
+use super::staged::{Operand, each_chunk};
+use super::warp_tile::TwoSums;
+
+/// The block's tile: 128×128 of C, slices of 64 of k (128-byte rows of
+/// A), two warpgroups of 64 rows each.
+pub const WARPGROUPS: Tile = Tile {
+    rows: 128,
+    cols: 128,
+    slice: 64,
+    warps_down: 2,
+    warps_across: 4,
+    stages: 1,
+};
+
+const _: () = assert!(WARPGROUPS.copies_whole_rows());
+
+/// Elements of one slice of A, and of one 64-column panel of B's.
+const A_ELEMENTS: u32 = WARPGROUPS.rows * WARPGROUPS.slice;
+const PANEL_ELEMENTS: u32 = WARPGROUPS.slice * 64;
+
+/// The block's tile of C, k a slice at a time: the threads copy a slice
+/// into shared memory, fence it for the async proxy and pass a barrier;
+/// each warpgroup multiplies its 64 rows by the slice's B in four
+/// `wgmma`s of 16 k, waits for them, and the block passes a barrier
+/// before the next slice overwrites this one.
+///
+/// # Safety
+/// As [`super::mma_global`], with [`super::block_tiles`]`(WARPGROUPS,
+/// Layout::Swizzled)`'s grid and shared memory.
+#[inline(always)]
+pub unsafe fn warpgroups(
+    (a, b, c): (Global<bf16>, Global<bf16>, GlobalMut<f32>),
+    (m, n, k): (u32, u32, u32),
+) {
+    let tile = WARPGROUPS;
+    // SAFETY: inside a kernel; the launch gives the slices.
+    let shared = unsafe { SharedArray::<bf16>::launch_sized() };
+    let (row0, col0) = (block_idx_y() * tile.rows, block_idx_x() * tile.cols);
+    let group = thread_idx_x() / 128;
+    // SAFETY: the matrices start on 256-byte boundaries.
+    let (a_bytes, b_bytes) = unsafe { (a.cast::<u8>(), b.cast::<u8>()) };
+    let line = |bytes: Global<u8>, from: Option<usize>| -> Line {
+        // SAFETY: a chunk inside its matrix, 16-byte aligned as the rows
+        // are multiples of 8 elements.
+        from.map_or([0; 4], |element| unsafe { bytes.read_line(2 * element) })
+    };
+    // Step `step`'s 16 k: the warpgroup's 64 rows of A, 32 bytes along
+    // their 128-byte rows; 16 rows of B, its panels 8 KiB apart; eight
+    // rows 1 KiB apart in both.
+    let descriptors = |step: u32| {
+        let a_first = group * 64 * tile.slice + 16 * step;
+        let a = MatrixDescriptor::new(shared, a_first, Swizzle::B128, 16, 1024);
+        let b_first = A_ELEMENTS + 16 * 64 * step;
+        let b = MatrixDescriptor::new(shared, b_first, Swizzle::B128, 2 * PANEL_ELEMENTS, 1024);
+        (a, b)
+    };
+    let mut sums = Accumulators::<64>::ZERO;
+    for k0 in (0..k).step_by(tile.slice as usize) {
+        each_chunk(
+            tile,
+            (m, n, k),
+            (row0, col0),
+            k0,
+            |operand, row, col, from| {
+                let (at, bytes) = match operand {
+                    Operand::A => (Layout::Swizzled.a(tile, row, col), a_bytes),
+                    Operand::B => (Layout::Swizzled.b(tile, row, col), b_bytes),
+                };
+                // SAFETY: the layout keeps chunks whole inside the allocation.
+                unsafe { shared.write_line(at, line(bytes, from)) };
+            },
+        );
+        fence_proxy_async_shared_cta();
+        sync_threads();
+        let (first_a, first_b) = descriptors(0);
+        // SAFETY: the slice is staged, fenced and visible to the whole
+        // warpgroup, which issues each wgmma together; nothing writes it
+        // before the wait.
+        let mut flight = unsafe { sums.mma_async::<bf16>(first_a, first_b, true) };
+        for step in 1..tile.slice / 16 {
+            let (a, b) = descriptors(step);
+            // SAFETY: as above.
+            flight = unsafe { flight.mma_async::<bf16>(a, b, true) };
+        }
+        sums = flight.wait();
+        sync_threads();
+    }
+    // SAFETY: each thread stores its own elements, inside C.
+    unsafe { store(&sums, c, (row0 + 64 * group, col0), (m, n)) };
+}
+
+/// Stores a warpgroup's 64×128 tile of C from (`row0`, `col0`): each
+/// thread's pairs of columns, as the `wgmma` module lays them out.
+///
+/// # Safety
+/// `c` is m×n, n even; no other thread writes these elements.
+#[inline(always)]
+unsafe fn store(
+    sums: &Accumulators<64>,
+    c: GlobalMut<f32>,
+    (row0, col0): (u32, u32),
+    (m, n): (u32, u32),
+) {
+    let (warp, lane) = (thread_idx_x() % 128 / 32, thread_idx_x() % 32);
+    let (row, col) = (row0 + 16 * warp + lane / 4, col0 + 2 * (lane % 4));
+    // SAFETY: C starts on a 256-byte boundary and n is even, so every
+    // pair of columns 2q and 2q + 1 is one aligned element of the view.
+    let pairs = unsafe { c.cast::<TwoSums>() };
+    for i in 0..16 {
+        for half in 0..2 {
+            let (r, j) = (row + 8 * half, col + 8 * i);
+            if r < m && j < n {
+                let first = 4 * i as usize + 2 * half as usize;
+                let pair = TwoSums([sums.0[first], sums.0[first + 1]]);
+                // SAFETY: inside C; each pair is one thread's.
+                unsafe { pairs.write(row_major(r, j, n) / 2, pair) };
+            }
+        }
+    }
+}
