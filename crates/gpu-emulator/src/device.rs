@@ -120,7 +120,13 @@ pub fn wgmma(
     let mut read = Vec::new();
     let mut element = |address: u32| {
         let pointer = base.wrapping_add(address as usize);
-        shared_access(pointer, 2, AccessKind::Read, site);
+        // Checked as any shared read, but not counted as one: the tensor
+        // cores read through the async proxy, not the load/store unit
+        // whose wavefronts the traffic report counts.
+        on_shared(pointer, |current, memory, offset| {
+            let (me, block) = (current.linear, current.launch.block);
+            memory.access(me, block, offset, 2, AccessKind::Read)
+        });
         // SAFETY: inside the block's shared memory, checked just now; the
         // host's memory is unaligned for it.
         let bits = unsafe { pointer.cast::<u16>().read_unaligned() };
