@@ -122,6 +122,24 @@ __device__ __forceinline__ void mma_each_chunk(unsigned m, unsigned n, unsigned 
     mma_each_operand_chunk<SLICE, COLS>(true, k, n, k0, col0, copy);
 }
 
+// Copies the slice from k0 of A and of B into stage, laid out by L, 16
+// bytes loaded and stored a chunk, zeros past the matrices' edges
+// (gpu/src/matmul_bf16/staged.rs).
+template <unsigned COLS, unsigned SLICE, typename L>
+__device__ __forceinline__ void mma_stage_slice(mma_bf16* stage, const mma_bf16* __restrict__ a,
+                                                const mma_bf16* __restrict__ b, unsigned m,
+                                                unsigned n, unsigned k, unsigned row0,
+                                                unsigned col0, unsigned k0) {
+    mma_each_chunk<MMA_BLOCK_ROWS, COLS, SLICE>(
+        m, n, k, row0, col0, k0,
+        [&](bool is_b, unsigned row, unsigned col, unsigned from, bool inside) {
+            const mma_bf16* matrix = is_b ? b : a;
+            uint4 line = inside ? __ldg(reinterpret_cast<const uint4*>(matrix + from))
+                                : make_uint4(0, 0, 0, 0);
+            *reinterpret_cast<uint4*>(stage + (is_b ? L::b(row, col) : L::a(row, col))) = line;
+        });
+}
+
 // ldmatrix .x4, transposed if TRANS, from the 16 bytes at address.
 template <bool TRANS>
 __device__ __forceinline__ void mma_load_matrices(unsigned (&r)[4], const mma_bf16* address) {
@@ -227,15 +245,7 @@ __device__ __forceinline__ void mma_staged(const mma_bf16* __restrict__ a,
     unsigned row0 = blockIdx.y * MMA_BLOCK_ROWS, col0 = blockIdx.x * COLS;
     float sums[M_TILES][N_TILES][4] = {};
     for (unsigned k0 = 0; k0 < k; k0 += MMA_SLICE) {
-        mma_each_chunk<MMA_BLOCK_ROWS, COLS, MMA_SLICE>(
-            m, n, k, row0, col0, k0,
-            [&](bool is_b, unsigned row, unsigned col, unsigned from, bool inside) {
-                const mma_bf16* matrix = is_b ? b : a;
-                uint4 line = inside ? __ldg(reinterpret_cast<const uint4*>(matrix + from))
-                                    : make_uint4(0, 0, 0, 0);
-                *reinterpret_cast<uint4*>(mma_tile + (is_b ? L::b(row, col) : L::a(row, col))) =
-                    line;
-            });
+        mma_stage_slice<COLS, MMA_SLICE, L>(mma_tile, a, b, m, n, k, row0, col0, k0);
         __syncthreads();
         mma_multiply_slice<COLS, MMA_SLICE, M_TILES, N_TILES, L>(mma_tile, sums);
         __syncthreads();
@@ -388,15 +398,7 @@ extern "C" __global__ void __launch_bounds__(MMA_THREADS)
     unsigned group = threadIdx.x / 128;
     float d[64] = {};
     for (unsigned k0 = 0; k0 < k; k0 += SLICE) {
-        mma_each_chunk<MMA_BLOCK_ROWS, COLS, SLICE>(
-            m, n, k, row0, col0, k0,
-            [&](bool is_b, unsigned row, unsigned col, unsigned from, bool inside) {
-                const mma_bf16* matrix = is_b ? b : a;
-                uint4 line = inside ? __ldg(reinterpret_cast<const uint4*>(matrix + from))
-                                    : make_uint4(0, 0, 0, 0);
-                *reinterpret_cast<uint4*>(mma_warpgroup_tile + (is_b ? L::b(row, col) : L::a(row, col))) =
-                    line;
-            });
+        mma_stage_slice<COLS, SLICE, L>(mma_warpgroup_tile, a, b, m, n, k, row0, col0, k0);
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 #endif
