@@ -230,46 +230,61 @@ mod tests {
         assert_eq!(plain.address(Major::Mn, 0, 8), 128);
     }
 
-    /// Thread 37 (warp 1, lane 5) holds rows 17 and 25, columns 2 and 3,
-    /// then 10 and 11.
+    /// Every thread's accumulators, placed where the module says each
+    /// thread holds them, make the whole 64×16 product A·B + 1: A K-major
+    /// and B N-major, unswizzled, small integers exact in bf16; each
+    /// thread reads only the elements of its rows and columns.
     #[test]
-    fn each_thread_accumulates_its_own_rows_and_columns() {
-        // A[r][k] = r at (r, k) K-major unswizzled; B[k][n] = n, N-major.
+    fn the_warpgroups_accumulators_make_the_whole_product() {
         let a = Descriptor::decode(descriptor(0, 1024, 128, 0));
         let b = Descriptor::decode(descriptor(4096, 128, 256, 0));
+        let a_value = |r: u32, k: u32| (r * 3 + k) % 7;
+        let b_value = |k: u32, n: u32| (k * 5 + n) % 9;
         let mut memory = vec![0u16; 8192];
-        let one = |value: u32| half::bf16::from_f32(value as f32).to_bits();
+        let bits = |value: u32| half::bf16::from_f32(value as f32 - 4.0).to_bits();
+        for k in 0..16 {
+            for r in 0..64 {
+                memory[a.address(Major::K, r, k) as usize / 2] = bits(a_value(r, k));
+            }
+            for n in 0..16 {
+                memory[b.address(Major::Mn, n, k) as usize / 2] = bits(b_value(k, n));
+            }
+        }
+        let mut d = vec![f32::NAN; 64 * 16];
+        for thread in 0..128 {
+            let mut accumulators = [1.0f32; 8];
+            let mut reads = 0;
+            let mut element = |address: u32| {
+                reads += 1;
+                memory[address as usize / 2]
+            };
+            let descriptors = (a, b);
+            accumulate(
+                MmaInput::Bf16,
+                descriptors,
+                Major::Mn,
+                thread,
+                &mut accumulators,
+                &mut element,
+            );
+            // Its two rows of A and four columns of B, 16 elements each,
+            // and nothing else: each is a checked shared read.
+            assert_eq!(reads, 16 * (2 + 4), "thread {thread}");
+            let (warp, lane) = (thread / 32, thread % 32);
+            for (index, value) in accumulators.into_iter().enumerate() {
+                let index = index as u32;
+                let row = 16 * warp + lane / 4 + 8 * (index / 2 % 2);
+                let column = 8 * (index / 4) + 2 * (lane % 4) + index % 2;
+                d[(16 * row + column) as usize] = value;
+            }
+        }
         for r in 0..64 {
-            for k in 0..16 {
-                memory[a.address(Major::K, r, k) as usize / 2] = one(r % 32);
+            for n in 0..16 {
+                let product: f32 = (0..16)
+                    .map(|k| (a_value(r, k) as f32 - 4.0) * (b_value(k, n) as f32 - 4.0))
+                    .sum();
+                assert_eq!(d[(16 * r + n) as usize], 1.0 + product, "D({r}, {n})");
             }
         }
-        for n in 0..16 {
-            for k in 0..16 {
-                memory[b.address(Major::Mn, n, k) as usize / 2] = one(n);
-            }
-        }
-        let mut accumulators = [1.0f32; 8];
-        let mut element = |address: u32| memory[address as usize / 2];
-        accumulate(
-            MmaInput::Bf16,
-            (a, b),
-            Major::Mn,
-            37,
-            &mut accumulators,
-            &mut element,
-        );
-        let expected = [
-            (17, 2),
-            (17, 3),
-            (25, 2),
-            (25, 3),
-            (17, 10),
-            (17, 11),
-            (25, 10),
-            (25, 11),
-        ]
-        .map(|(r, n)| 1.0 + 16.0 * (r % 32) as f32 * n as f32);
-        assert_eq!(accumulators, expected);
     }
 }
