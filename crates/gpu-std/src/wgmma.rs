@@ -10,19 +10,22 @@
 //! module is declared `#[compute_capability(9, 0, arch_specific)]`.
 //!
 //! An operand is 16 elements deep along k, in 16-byte chunks of eight
-//! elements; its [`MatrixDescriptor`] says where the chunks are (the
-//! layouts are drawn in the emulator's `wgmma` module). The accumulators
-//! of warp w of the warpgroup are D's rows 16w to 16w + 15, and lane l of
-//! it holds, for each 8 columns i, the elements (r, 8i + 2q) and
-//! (r, 8i + 2q + 1) of rows r = 16w + l/4 and r + 8, q = l % 4:
-//! [`Accumulators`]`.0[4i..4i + 4]` in that order.
+//! elements; its [`MatrixDescriptor`](crate::wgmma::MatrixDescriptor)
+//! says where the chunks are (the layouts are drawn in the emulator's
+//! `wgmma` module). The accumulators of warp w of the warpgroup are D's
+//! rows 16w to 16w + 15, and lane l of it holds, for each 8 columns i, the
+//! elements (r, 8i + 2q) and (r, 8i + 2q + 1) of rows r = 16w + l/4 and
+//! r + 8, q = l % 4, in that order:
+//! [`Accumulators`](crate::wgmma::Accumulators)`.0[4i..4i + 4]`.
 //!
 //! The types keep the accumulators out of reach while a `wgmma` may still
-//! write them: [`Accumulators::mma_async`] gives an [`InFlight`], whose
-//! values only [`InFlight::wait`] gives back. The emulator computes each
-//! `wgmma` from shared memory when it starts, checks that its warp issues
-//! it whole, and reports a shared element it read that is overwritten
-//! before the wait.
+//! write them:
+//! [`Accumulators::mma_async`](crate::wgmma::Accumulators::mma_async)
+//! gives an [`InFlight`](crate::wgmma::InFlight), whose values only
+//! [`InFlight::wait`](crate::wgmma::InFlight::wait) gives back. The
+//! emulator computes each `wgmma` from shared memory when it starts,
+//! checks that its warp issues it whole, and reports a shared element it
+//! read that is overwritten before the wait.
 
 #[cfg(not(target_arch = "nvptx64"))]
 use gpu_emulator::device as emulator;
