@@ -101,7 +101,7 @@ fn meet(op: WarpOp, mask: u32, bits: u64, registers: Registers, site: &'static L
 }
 
 /// This thread's part of `wgmma.mma_async.sync.aligned.m64nNk16.f32` with
-/// 16-bit `input`s, N = 4·`accumulators.len()`, started at `site`: A (64×16,
+/// 16-bit `input`s, N = 2·`accumulators.len()`, started at `site`: A (64×16,
 /// K-major) and B (16×N, N-major where `b_transposed`) read from shared
 /// memory through the descriptors `a` and `b`, D = A·B + D accumulated
 /// into `accumulators` (see `wgmma`). Its warp's 32 lanes issue it

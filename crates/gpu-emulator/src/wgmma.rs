@@ -120,7 +120,7 @@ impl Descriptor {
 }
 
 /// Thread `thread` of the warpgroup (0..128)'s accumulators of
-/// `wgmma.mma_async.m64nNk16.f32`, N = 4·`accumulators.len()`: D = A·B + D
+/// `wgmma.mma_async.m64nNk16.f32`, N = 2·`accumulators.len()`: D = A·B + D
 /// with A (64×16) read at `a` laid out K-major and B (16×N) at `b` laid out
 /// `b_major`; `element(address)` is the 16-bit element at a shared address.
 ///

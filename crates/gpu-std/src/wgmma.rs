@@ -121,29 +121,19 @@ impl<const F: usize> Accumulators<F> {
         b: MatrixDescriptor,
         b_transposed: bool,
     ) -> InFlight<F> {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            // SAFETY: orders the accumulators' last writes by other
-            // instructions before the wgmma reads them.
-            #[cfg(target_feature = "sm_90a")]
-            unsafe {
-                core::arch::asm!("wgmma.fence.sync.aligned;", options(nostack))
-            };
-            let started = InFlight {
-                accumulators: self.0,
-            };
-            // SAFETY: by this function's contract.
-            unsafe { started.mma_async::<T>(a, b, b_transposed) }
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        {
-            let started = InFlight {
-                accumulators: self.0,
-                reads: Vec::new(),
-            };
-            // SAFETY: by this function's contract.
-            unsafe { started.mma_async::<T>(a, b, b_transposed) }
-        }
+        // SAFETY: orders the accumulators' last writes by other
+        // instructions before the wgmma reads them.
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90a"))]
+        unsafe {
+            core::arch::asm!("wgmma.fence.sync.aligned;", options(nostack))
+        };
+        let started = InFlight {
+            accumulators: self.0,
+            #[cfg(not(target_arch = "nvptx64"))]
+            reads: Vec::new(),
+        };
+        // SAFETY: by this function's contract.
+        unsafe { started.mma_async::<T>(a, b, b_transposed) }
     }
 }
 
@@ -182,22 +172,24 @@ impl<const F: usize> InFlight<F> {
         {
             let d = &mut self.accumulators;
             let (a, b) = (a.to_bits(), b.to_bits());
+            // The accumulators' operands {0} to {F - 1}, listed from their
+            // indices, then the descriptors and the scale of D by name.
             macro_rules! wgmma {
-                ($n:literal, $registers:literal, $a:literal, $b:literal, $one:literal;
-                 $($i:literal)+) => {{
+                ($n:literal; $first:literal $($i:literal)*) => {{
                     macro_rules! issue {
                         ($type:literal, $trans:literal) => {
                             // SAFETY: by this function's contract.
                             unsafe {
                                 core::arch::asm!(
                                     concat!(
-                                        "{{ .reg .pred p; setp.ne.b32 p, {", $one, "}, 0; ",
+                                        "{{ .reg .pred p; setp.ne.b32 p, {one}, 0; ",
                                         "wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.",
-                                        $type, ".", $type, " {{", $registers, "}}, {", $a,
-                                        "}, {", $b, "}, p, 1, 1, 0, ", $trans, "; }}"
+                                        $type, ".", $type, " {{{", stringify!($first), "}",
+                                        $(", {", stringify!($i), "}",)*
+                                        "}}, {a}, {b}, p, 1, 1, 0, ", $trans, "; }}"
                                     ),
-                                    $(inout(reg32) d[$i],)+
-                                    in(reg64) a, in(reg64) b, in(reg32) 1u32,
+                                    inout(reg32) d[$first], $(inout(reg32) d[$i],)*
+                                    a = in(reg64) a, b = in(reg64) b, one = in(reg32) 1u32,
                                     options(nostack),
                                 )
                             }
@@ -213,13 +205,13 @@ impl<const F: usize> InFlight<F> {
             }
             match F {
                 32 => {
-                    wgmma!(64, "{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}", 32, 33, 34; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31)
+                    wgmma!(64; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31)
                 }
                 64 => {
-                    wgmma!(128, "{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}, {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47}, {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63}", 64, 65, 66; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63)
+                    wgmma!(128; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63)
                 }
                 128 => {
-                    wgmma!(256, "{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}, {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47}, {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63}, {64}, {65}, {66}, {67}, {68}, {69}, {70}, {71}, {72}, {73}, {74}, {75}, {76}, {77}, {78}, {79}, {80}, {81}, {82}, {83}, {84}, {85}, {86}, {87}, {88}, {89}, {90}, {91}, {92}, {93}, {94}, {95}, {96}, {97}, {98}, {99}, {100}, {101}, {102}, {103}, {104}, {105}, {106}, {107}, {108}, {109}, {110}, {111}, {112}, {113}, {114}, {115}, {116}, {117}, {118}, {119}, {120}, {121}, {122}, {123}, {124}, {125}, {126}, {127}", 128, 129, 130; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127)
+                    wgmma!(256; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127)
                 }
                 _ => unreachable!(),
             }
