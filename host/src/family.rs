@@ -51,8 +51,12 @@ pub trait Shape:
     }
 
     /// Options of the shape's own beyond its dimensions (the blur's
-    /// radius, say), with the bench's defaults where `sweep`.
-    fn options(sweep: bool) -> Vec<Arg>;
+    /// radius, say), with the bench's defaults where `sweep`: none, unless
+    /// the shape has some.
+    fn options(sweep: bool) -> Vec<Arg> {
+        let _ = sweep;
+        Vec::new()
+    }
 
     /// Every shape of `dims` (as many as the family's `SIZE.names`) the
     /// options ask for: one, unless an option takes a list (the blur's

@@ -72,9 +72,6 @@ impl Shape for GemvShape {
         square_or_whole(&[self.m, self.n], self)
     }
 
-    fn options(_: bool) -> Vec<Arg> {
-        Vec::new()
-    }
     fn parse(sizes: &[usize], _: &ArgMatches) -> Vec<GemvShape> {
         let [m, n] = dims(sizes);
         vec![GemvShape::new(m, n)]

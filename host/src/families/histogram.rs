@@ -67,6 +67,7 @@ impl Shape for HistogramShape {
                 .value_delimiter(','),
         ]
     }
+
     fn parse(sizes: &[usize], options: &ArgMatches) -> Vec<HistogramShape> {
         let [bytes] = dims(sizes);
         let from = options.get_many::<Bytes>("histogram-bytes");

@@ -59,6 +59,7 @@ impl Shape for L2Shape {
             help,
         )]
     }
+
     fn parse(sizes: &[usize], options: &ArgMatches) -> Vec<L2Shape> {
         let [n, m] = dims(sizes);
         let carve_out = value::<u32>(options, "persisting-kib") as usize * 1024;
