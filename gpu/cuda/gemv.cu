@@ -9,30 +9,31 @@ __device__ void update(T* y, int row, T alpha, T dot, T beta) {
     y[row] = beta == T(0) ? alpha * dot : alpha * dot + beta * y[row];
 }
 
-template <typename T>
-__device__ void gemv_row_major(T alpha, const T* __restrict__ a, const T* __restrict__ x,
-                               T beta, T* __restrict__ y, int m, int n) {
+// Thread `row` computes y[row] from the n elements of A that index(row, j)
+// picks: the two seeds differ only in A's storage order.
+template <typename T, typename Index>
+__device__ void one_thread_per_row(T alpha, const T* __restrict__ a, const T* __restrict__ x,
+                                   T beta, T* __restrict__ y, int m, int n, Index index) {
     int row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row < m) {
         T dot = 0;
         for (int j = 0; j < n; ++j) {
-            dot += a[row * n + j] * x[j];
+            dot += a[index(row, j)] * x[j];
         }
         update(y, row, alpha, dot, beta);
     }
 }
 
 template <typename T>
+__device__ void gemv_row_major(T alpha, const T* __restrict__ a, const T* __restrict__ x,
+                               T beta, T* __restrict__ y, int m, int n) {
+    one_thread_per_row(alpha, a, x, beta, y, m, n, [=](int row, int j) { return row * n + j; });
+}
+
+template <typename T>
 __device__ void gemv_col_major(T alpha, const T* __restrict__ a, const T* __restrict__ x,
                                T beta, T* __restrict__ y, int m, int n) {
-    int row = blockIdx.x * blockDim.x + threadIdx.x;
-    if (row < m) {
-        T dot = 0;
-        for (int j = 0; j < n; ++j) {
-            dot += a[j * m + row] * x[j];
-        }
-        update(y, row, alpha, dot, beta);
-    }
+    one_thread_per_row(alpha, a, x, beta, y, m, n, [=](int row, int j) { return j * m + row; });
 }
 
 // Blocks of exactly 128 threads, 128 elements of T of launch-sized shared memory.
@@ -86,29 +87,31 @@ __device__ T butterfly_sum(T value, int lowest) {
     return value;
 }
 
-// 16 bytes of T: what one read-only vector load (__ldg) moves.
+// The CUDA vector type of 16 bytes of T.
 template <typename T>
-struct Vector;
+struct Vector16;
 template <>
-struct Vector<float> {
-    static constexpr int len = 4;
-    float v[4];
-    __device__ static Vector load(const float* p) {
-        float4 q = __ldg(reinterpret_cast<const float4*>(p));
-        return {{q.x, q.y, q.z, q.w}};
-    }
+struct Vector16<float> {
+    using type = float4;
 };
 template <>
-struct Vector<double> {
-    static constexpr int len = 2;
-    double v[2];
-    __device__ static Vector load(const double* p) {
-        double2 q = __ldg(reinterpret_cast<const double2*>(p));
-        return {{q.x, q.y}};
+struct Vector16<double> {
+    using type = double2;
+};
+
+// 16 bytes of T: what one read-only vector load (__ldg) moves.
+template <typename T>
+struct Vector {
+    static constexpr int len = 16 / sizeof(T);
+    T v[len];
+    __device__ static Vector load(const T* p) {
+        auto q = __ldg(reinterpret_cast<const typename Vector16<T>::type*>(p));
+        Vector values;
+        memcpy(values.v, &q, sizeof(q));
+        return values;
     }
 };
 
-// Elements p[0..count) one load each, zeros for the rest of a vector.
 template <typename T>
 __device__ Vector<T> read_each(const T* p, int count) {
     Vector<T> values;

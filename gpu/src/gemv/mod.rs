@@ -24,6 +24,7 @@ mod warp_rows;
 pub use geometry::*;
 use gpu_std::FULL_SM_THREADS;
 use gpu_std::global::{Global, GlobalMut};
+use parts::Gemv;
 use seeds::{gemv_col_major, gemv_col_major_shared_x, gemv_row_major};
 use split_columns::{gemv_col_major_split, gemv_col_major_vector};
 use warp_rows::{gemv_row_major_vector, gemv_row_major_warp};
@@ -70,7 +71,7 @@ macro_rules! gemv_entry_points {
                 #[launch_bounds($($bounds),+)]
                 pub unsafe fn $name(alpha: $t, a: Global<$t>, x: Global<$t>, beta: $t, y: GlobalMut<$t>, m: u32, n: u32) {
                     // SAFETY: forwarded contract.
-                    unsafe { $generic(alpha, a, x, beta, y, m, n) }
+                    unsafe { $generic(Gemv { alpha, a, x, beta, y, m, n }) }
                 }
             )*
         }

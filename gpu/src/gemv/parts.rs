@@ -1,23 +1,40 @@
-//! What more than one gemv kernel is built from: y's update, a warp's
+//! What more than one gemv kernel is built from: the call's parameters
+//! and y's update, a warp's
 //! butterfly sum, and the elements a vector load cannot read, one by one.
 
 use gpu_std::Real;
 use gpu_std::global::{Global, GlobalMut};
 use gpu_std::warp::{self, ALL_LANES, shfl_xor_sync};
 
-/// y[row] = α·dot + β·y[row], without reading y[row] when β = 0.
-///
-/// # Safety
-/// `row` is inside y.
-#[inline(always)]
-pub(super) unsafe fn update<T: Real>(y: GlobalMut<T>, row: u32, alpha: T, dot: T, beta: T) {
-    let row = row as usize;
-    // SAFETY: by this function's contract.
-    unsafe {
-        if beta == T::ZERO {
-            y.write(row, alpha * dot);
-        } else {
-            y.write(row, alpha.mul_add(dot, beta * y.read(row)));
+/// One gemv call, y = αAx + βy with A m×n: the parameters every kernel
+/// of the family takes, in one value its generic body receives.
+#[derive(Clone, Copy)]
+pub(super) struct Gemv<T> {
+    pub alpha: T,
+    pub a: Global<T>,
+    pub x: Global<T>,
+    pub beta: T,
+    pub y: GlobalMut<T>,
+    pub m: u32,
+    pub n: u32,
+}
+
+impl<T: Real> Gemv<T> {
+    /// y[row] = α·dot + β·y[row], without reading y[row] when β = 0.
+    ///
+    /// # Safety
+    /// `row` is inside y.
+    #[inline(always)]
+    pub(super) unsafe fn update(self, row: u32, dot: T) {
+        let Self { alpha, beta, y, .. } = self;
+        let row = row as usize;
+        // SAFETY: by this function's contract.
+        unsafe {
+            if beta == T::ZERO {
+                y.write(row, alpha * dot);
+            } else {
+                y.write(row, alpha.mul_add(dot, beta * y.read(row)));
+            }
         }
     }
 }

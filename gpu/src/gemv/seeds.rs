@@ -3,23 +3,31 @@
 //! 32 neighbours; and column-major A with x staged in shared memory.
 
 use super::geometry::BLOCK;
-use super::parts::update;
-use gpu_std::global::{Global, GlobalMut, row_major};
+use super::parts::Gemv;
+use gpu_std::global::row_major;
 use gpu_std::{Real, shared::SharedArray, thread::*};
 
-/// The dot product of x with the n elements of A that `index` picks.
+/// Thread `row` of the grid computes y[row] from the n elements of A
+/// that `index(row, j)` picks: the whole of the two seeds that differ only
+/// in A's storage order.
 ///
 /// # Safety
-/// `x` has n elements and `index(j)` lies inside A for every j < n.
+/// The grid covers m rows and `index(row, j)` lies inside A for every
+/// row < m and j < n.
 #[inline(always)]
-unsafe fn dot<T: Real>(a: Global<T>, x: Global<T>, n: u32, index: impl Fn(u32) -> usize) -> T {
-    let mut dot = T::ZERO;
-    for j in 0..n {
-        // SAFETY: by this function's contract.
-        let (a_value, x_value) = unsafe { (a.read(index(j)), x.read(j as usize)) };
-        dot = a_value.mul_add(x_value, dot);
+unsafe fn one_thread_per_row<T: Real>(gemv: Gemv<T>, index: impl Fn(u32, u32) -> usize) {
+    let Gemv { a, x, m, n, .. } = gemv;
+    let row = block_idx_x() * block_dim_x() + thread_idx_x();
+    if row < m {
+        let mut dot = T::ZERO;
+        for j in 0..n {
+            // SAFETY: by this function's contract.
+            let (a_value, x_value) = unsafe { (a.read(index(row, j)), x.read(j as usize)) };
+            dot = a_value.mul_add(x_value, dot);
+        }
+        // SAFETY: row < m.
+        unsafe { gemv.update(row, dot) };
     }
-    dot
 }
 
 /// One thread per row, A row-major: thread `row` reads A[row][0..n].
@@ -41,24 +49,9 @@ unsafe fn dot<T: Real>(a: Global<T>, x: Global<T>, n: u32, index: impl Fn(u32) -
 /// `a` is m×n row-major, `x` has n and `y` m elements, `y` overlapping
 /// neither; `m * n` fits in `u32`; blocks are 1-D and the grid covers m rows.
 #[inline(always)]
-pub(super) unsafe fn gemv_row_major<T: Real>(
-    alpha: T,
-    a: Global<T>,
-    x: Global<T>,
-    beta: T,
-    y: GlobalMut<T>,
-    m: u32,
-    n: u32,
-) {
-    let row = block_idx_x() * block_dim_x() + thread_idx_x();
-    if row < m {
-        // SAFETY: row < m, so row·n + j lies inside A for every j < n, and
-        // row inside y.
-        unsafe {
-            let dot = dot(a, x, n, |j| row_major(row, j, n));
-            update(y, row, alpha, dot, beta);
-        }
-    }
+pub(super) unsafe fn gemv_row_major<T: Real>(gemv: Gemv<T>) {
+    // SAFETY: row·n + j lies inside m×n A for row < m and j < n.
+    unsafe { one_thread_per_row(gemv, |row, j| row_major(row, j, gemv.n)) }
 }
 
 /// One thread per row, A column-major: thread `row` reads A[0..n][row]
@@ -78,24 +71,9 @@ pub(super) unsafe fn gemv_row_major<T: Real>(
 /// # Safety
 /// As for `gemv_row_major`, with `a` column-major.
 #[inline(always)]
-pub(super) unsafe fn gemv_col_major<T: Real>(
-    alpha: T,
-    a: Global<T>,
-    x: Global<T>,
-    beta: T,
-    y: GlobalMut<T>,
-    m: u32,
-    n: u32,
-) {
-    let row = block_idx_x() * block_dim_x() + thread_idx_x();
-    if row < m {
-        // SAFETY: row < m, so j·m + row lies inside A for every j < n, and
-        // row inside y.
-        unsafe {
-            let dot = dot(a, x, n, |j| row_major(j, row, m));
-            update(y, row, alpha, dot, beta);
-        }
-    }
+pub(super) unsafe fn gemv_col_major<T: Real>(gemv: Gemv<T>) {
+    // SAFETY: j·m + row lies inside n×m storage for row < m and j < n.
+    unsafe { one_thread_per_row(gemv, |row, j| row_major(j, row, gemv.m)) }
 }
 
 /// `gemv_col_major` with x staged through shared memory: the block slides
@@ -118,15 +96,8 @@ pub(super) unsafe fn gemv_col_major<T: Real>(
 /// As for `gemv_col_major`, with blocks of exactly [`BLOCK`] threads and
 /// [`SHARED_X_ELEMENTS`](super::SHARED_X_ELEMENTS) elements of launch-sized shared memory.
 #[inline(always)]
-pub(super) unsafe fn gemv_col_major_shared_x<T: Real>(
-    alpha: T,
-    a: Global<T>,
-    x: Global<T>,
-    beta: T,
-    y: GlobalMut<T>,
-    m: u32,
-    n: u32,
-) {
+pub(super) unsafe fn gemv_col_major_shared_x<T: Real>(gemv: Gemv<T>) {
+    let Gemv { a, x, m, n, .. } = gemv;
     let tid = thread_idx_x();
     let row = block_idx_x() * BLOCK + tid;
     // SAFETY: the launch provides SHARED_X_ELEMENTS elements of T.
@@ -171,6 +142,6 @@ pub(super) unsafe fn gemv_col_major_shared_x<T: Real>(
     }
     if row < m {
         // SAFETY: row < m.
-        unsafe { update(y, row, alpha, dot, beta) };
+        unsafe { gemv.update(row, dot) };
     }
 }

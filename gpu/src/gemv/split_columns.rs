@@ -3,8 +3,8 @@
 //! a time, the warps' partial sums meeting in shared memory.
 
 use super::geometry::{LINE_LANES, SPLIT_WARPS, vector_rows};
-use super::parts::{butterfly_sum, read_each, update};
-use gpu_std::global::{Global, GlobalMut, row_major};
+use super::parts::{Gemv, butterfly_sum, read_each};
+use gpu_std::global::row_major;
 use gpu_std::{Real, shared::SharedArray, thread::*, warp};
 
 /// Adds the [`SPLIT_WARPS`] partial sums of each of `rows` rows that the
@@ -14,20 +14,16 @@ use gpu_std::{Real, shared::SharedArray, thread::*, warp};
 /// Every thread of the block calls it; `partials` holds SPLIT_WARPS × rows
 /// elements, each written by this block; y has m elements.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)] // y's update and where the partials are
 unsafe fn sum_partials<T: Real>(
+    gemv: Gemv<T>,
     partials: SharedArray<T>,
     rows: u32,
     first_row: u32,
-    y: GlobalMut<T>,
-    m: u32,
-    alpha: T,
-    beta: T,
 ) {
     sync_threads();
     let tid = thread_idx_x();
     let row = first_row + tid;
-    if tid < rows && row < m {
+    if tid < rows && row < gemv.m {
         let mut dot = T::ZERO;
         for warp in 0..SPLIT_WARPS {
             // SAFETY: warp × rows + tid < SPLIT_WARPS × rows, written
@@ -35,7 +31,7 @@ unsafe fn sum_partials<T: Real>(
             dot = dot + unsafe { partials.read(warp * rows + tid) };
         }
         // SAFETY: row < m.
-        unsafe { update(y, row, alpha, dot, beta) };
+        unsafe { gemv.update(row, dot) };
     }
 }
 
@@ -59,15 +55,8 @@ unsafe fn sum_partials<T: Real>(
 /// As for `gemv_col_major`, with blocks of exactly [`SPLIT_BLOCK`](super::SPLIT_BLOCK)
 /// threads and [`split_launch`](super::geometry::split_launch)'s shared memory.
 #[inline(always)]
-pub(super) unsafe fn gemv_col_major_split<T: Real>(
-    alpha: T,
-    a: Global<T>,
-    x: Global<T>,
-    beta: T,
-    y: GlobalMut<T>,
-    m: u32,
-    n: u32,
-) {
+pub(super) unsafe fn gemv_col_major_split<T: Real>(gemv: Gemv<T>) {
+    let Gemv { a, x, m, n, .. } = gemv;
     let (lane, warp) = (thread_idx_x() % warp::SIZE, thread_idx_x() / warp::SIZE);
     let first_row = block_idx_x() * warp::SIZE;
     let row = first_row + lane;
@@ -84,7 +73,7 @@ pub(super) unsafe fn gemv_col_major_split<T: Real>(
     unsafe {
         let partials = SharedArray::<T>::launch_sized();
         partials.write(warp * warp::SIZE + lane, partial);
-        sum_partials(partials, warp::SIZE, first_row, y, m, alpha, beta);
+        sum_partials(gemv, partials, warp::SIZE, first_row);
     }
 }
 
@@ -109,15 +98,8 @@ pub(super) unsafe fn gemv_col_major_split<T: Real>(
 /// As for `gemv_col_major_split`, with [`vector_split_launch`](super::geometry::vector_split_launch)'s shared
 /// memory; `a` starts 16-byte aligned.
 #[inline(always)]
-pub(super) unsafe fn gemv_col_major_vector<T: Real>(
-    alpha: T,
-    a: Global<T>,
-    x: Global<T>,
-    beta: T,
-    y: GlobalMut<T>,
-    m: u32,
-    n: u32,
-) {
+pub(super) unsafe fn gemv_col_major_vector<T: Real>(gemv: Gemv<T>) {
+    let Gemv { a, x, m, n, .. } = gemv;
     let (lane, warp) = (thread_idx_x() % warp::SIZE, thread_idx_x() / warp::SIZE);
     let width = T::VECTOR_LEN;
     let rows = vector_rows::<T>();
@@ -158,6 +140,6 @@ pub(super) unsafe fn gemv_col_major_vector<T: Real>(
                 partials.write(warp * rows + lane * width + k, sums.as_ref()[k as usize]);
             }
         }
-        sum_partials(partials, rows, first_row, y, m, alpha, beta);
+        sum_partials(gemv, partials, rows, first_row);
     }
 }

@@ -3,9 +3,17 @@
 //! one 16-byte vector at a time.
 
 use super::geometry::WARP_ROWS_PER_BLOCK;
-use super::parts::{butterfly_sum, read_each, update};
-use gpu_std::global::{Global, GlobalMut, row_major};
+use super::parts::{Gemv, butterfly_sum, read_each};
+use gpu_std::global::row_major;
 use gpu_std::{Real, thread::*, warp};
+
+/// This thread's lane, and the row its warp owns: [`WARP_ROWS_PER_BLOCK`]
+/// rows a block.
+#[inline(always)]
+fn lane_and_row() -> (u32, u32) {
+    let (lane, warp) = (thread_idx_x() % warp::SIZE, thread_idx_x() / warp::SIZE);
+    (lane, block_idx_x() * WARP_ROWS_PER_BLOCK + warp)
+}
 
 /// A warp per row, A row-major: lane `l` of row `row`'s warp reads
 /// A[row][l], A[row][l + 32], …, so each load of the warp is 32 neighbours
@@ -25,17 +33,9 @@ use gpu_std::{Real, thread::*, warp};
 /// # Safety
 /// As for `gemv_row_major`, with blocks of exactly [`BLOCK`](super::BLOCK) threads.
 #[inline(always)]
-pub(super) unsafe fn gemv_row_major_warp<T: Real>(
-    alpha: T,
-    a: Global<T>,
-    x: Global<T>,
-    beta: T,
-    y: GlobalMut<T>,
-    m: u32,
-    n: u32,
-) {
-    let (lane, row) = (thread_idx_x() % warp::SIZE, thread_idx_x() / warp::SIZE);
-    let row = block_idx_x() * WARP_ROWS_PER_BLOCK + row;
+pub(super) unsafe fn gemv_row_major_warp<T: Real>(gemv: Gemv<T>) {
+    let Gemv { a, x, m, n, .. } = gemv;
+    let (lane, row) = lane_and_row();
     // The same for the whole warp: the shuffles below have every lane.
     if row < m {
         let mut partial = T::ZERO;
@@ -47,7 +47,7 @@ pub(super) unsafe fn gemv_row_major_warp<T: Real>(
         let dot = butterfly_sum(partial, 1);
         if lane == 0 {
             // SAFETY: row < m.
-            unsafe { update(y, row, alpha, dot, beta) };
+            unsafe { gemv.update(row, dot) };
         }
     }
 }
@@ -71,17 +71,9 @@ pub(super) unsafe fn gemv_row_major_warp<T: Real>(
 /// # Safety
 /// As for `gemv_row_major_warp`; `a` and `x` start 16-byte aligned.
 #[inline(always)]
-pub(super) unsafe fn gemv_row_major_vector<T: Real>(
-    alpha: T,
-    a: Global<T>,
-    x: Global<T>,
-    beta: T,
-    y: GlobalMut<T>,
-    m: u32,
-    n: u32,
-) {
-    let (lane, row) = (thread_idx_x() % warp::SIZE, thread_idx_x() / warp::SIZE);
-    let row = block_idx_x() * WARP_ROWS_PER_BLOCK + row;
+pub(super) unsafe fn gemv_row_major_vector<T: Real>(gemv: Gemv<T>) {
+    let Gemv { a, x, m, n, .. } = gemv;
+    let (lane, row) = lane_and_row();
     if row < m {
         // SAFETY: row < m: the row's first element, inside A.
         let start = unsafe { row_major(row, 0, n) };
@@ -122,7 +114,7 @@ pub(super) unsafe fn gemv_row_major_vector<T: Real>(
         let dot = butterfly_sum(partial, 1);
         if lane == 0 {
             // SAFETY: row < m.
-            unsafe { update(y, row, alpha, dot, beta) };
+            unsafe { gemv.update(row, dot) };
         }
     }
 }
