@@ -97,15 +97,20 @@ __device__ __forceinline__ void write_result(unsigned* __restrict__ output, unsi
     output[blockIdx.x * DSMEM_BLOCK + threadIdx.x] = value;
 }
 
-extern "C" __global__ void __launch_bounds__(DSMEM_BLOCK, FULL_SM_THREADS / DSMEM_BLOCK)
-sum_own(const unsigned* __restrict__ input, unsigned* __restrict__ output, unsigned rounds) {
+// Every kernel of the lesson: blocks of DSMEM_BLOCK, each thread summing or
+// chasing `rounds` passes over a tile and writing one word.
+#define DSMEM_KERNEL(name)                                                       \
+    extern "C" __global__ void __launch_bounds__(DSMEM_BLOCK,                    \
+                                                 FULL_SM_THREADS / DSMEM_BLOCK)  \
+    name(const unsigned* __restrict__ input, unsigned* __restrict__ output, unsigned rounds)
+
+DSMEM_KERNEL(sum_own) {
     stage(input, blockIdx.x);
     __syncthreads();
     write_result(output, sum<false>(dsmem_tile, rounds));
 }
 
-extern "C" __global__ void __launch_bounds__(DSMEM_BLOCK, FULL_SM_THREADS / DSMEM_BLOCK)
-sum_neighbour(const unsigned* __restrict__ input, unsigned* __restrict__ output, unsigned rounds) {
+DSMEM_KERNEL(sum_neighbour) {
     stage(input, block_before());
     cluster_sync();
     unsigned total = sum<false>(neighbours_tile(), rounds);
@@ -113,21 +118,17 @@ sum_neighbour(const unsigned* __restrict__ input, unsigned* __restrict__ output,
     write_result(output, total);
 }
 
-extern "C" __global__ void __launch_bounds__(DSMEM_BLOCK, FULL_SM_THREADS / DSMEM_BLOCK)
-sum_l2(const unsigned* __restrict__ input, unsigned* __restrict__ output, unsigned rounds) {
+DSMEM_KERNEL(sum_l2) {
     write_result(output, sum<true>(input + blockIdx.x * DSMEM_TILE, rounds));
 }
 
-extern "C" __global__ void __launch_bounds__(DSMEM_BLOCK, FULL_SM_THREADS / DSMEM_BLOCK)
-chase_own(const unsigned* __restrict__ input, unsigned* __restrict__ output, unsigned rounds) {
+DSMEM_KERNEL(chase_own) {
     stage(input, blockIdx.x);
     __syncthreads();
     write_result(output, chase<false>(dsmem_tile, rounds));
 }
 
-extern "C" __global__ void __launch_bounds__(DSMEM_BLOCK, FULL_SM_THREADS / DSMEM_BLOCK)
-chase_neighbour(const unsigned* __restrict__ input, unsigned* __restrict__ output,
-                unsigned rounds) {
+DSMEM_KERNEL(chase_neighbour) {
     stage(input, block_before());
     cluster_sync();
     unsigned end = chase<false>(neighbours_tile(), rounds);
@@ -135,7 +136,6 @@ chase_neighbour(const unsigned* __restrict__ input, unsigned* __restrict__ outpu
     write_result(output, end);
 }
 
-extern "C" __global__ void __launch_bounds__(DSMEM_BLOCK, FULL_SM_THREADS / DSMEM_BLOCK)
-chase_l2(const unsigned* __restrict__ input, unsigned* __restrict__ output, unsigned rounds) {
+DSMEM_KERNEL(chase_l2) {
     write_result(output, chase<true>(input + blockIdx.x * DSMEM_TILE, rounds));
 }

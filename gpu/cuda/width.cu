@@ -33,44 +33,18 @@ __device__ void copy_as(const unsigned char* __restrict__ input,
     }
 }
 
-extern "C" __global__ void __launch_bounds__(WIDTH_BLOCK, FULL_SM_THREADS / WIDTH_BLOCK)
-copy_bytes_1(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
-             unsigned bytes) {
-    copy_as<unsigned char>(input, output, bytes);
-}
+// Each kernel copies as one type T.
+#define COPY_AS(name, T)                                                                      \
+    extern "C" __global__ void __launch_bounds__(WIDTH_BLOCK, FULL_SM_THREADS / WIDTH_BLOCK)  \
+    name(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,         \
+         unsigned bytes) {                                                                     \
+        copy_as<T>(input, output, bytes);                                                      \
+    }
 
-extern "C" __global__ void __launch_bounds__(WIDTH_BLOCK, FULL_SM_THREADS / WIDTH_BLOCK)
-copy_bytes_2(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
-             unsigned bytes) {
-    copy_as<unsigned short>(input, output, bytes);
-}
-
-extern "C" __global__ void __launch_bounds__(WIDTH_BLOCK, FULL_SM_THREADS / WIDTH_BLOCK)
-copy_bytes_4(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
-             unsigned bytes) {
-    copy_as<unsigned>(input, output, bytes);
-}
-
-extern "C" __global__ void __launch_bounds__(WIDTH_BLOCK, FULL_SM_THREADS / WIDTH_BLOCK)
-copy_bytes_8(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
-             unsigned bytes) {
-    copy_as<unsigned long long>(input, output, bytes);
-}
-
-extern "C" __global__ void __launch_bounds__(WIDTH_BLOCK, FULL_SM_THREADS / WIDTH_BLOCK)
-copy_bytes_16(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
-              unsigned bytes) {
-    copy_as<uint4>(input, output, bytes);
-}
-
-extern "C" __global__ void __launch_bounds__(WIDTH_BLOCK, FULL_SM_THREADS / WIDTH_BLOCK)
-copy_pairs_align_4(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
-                   unsigned bytes) {
-    copy_as<Pair>(input, output, bytes);
-}
-
-extern "C" __global__ void __launch_bounds__(WIDTH_BLOCK, FULL_SM_THREADS / WIDTH_BLOCK)
-copy_pairs_align_8(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
-                   unsigned bytes) {
-    copy_as<AlignedPair>(input, output, bytes);
-}
+COPY_AS(copy_bytes_1, unsigned char)
+COPY_AS(copy_bytes_2, unsigned short)
+COPY_AS(copy_bytes_4, unsigned)
+COPY_AS(copy_bytes_8, unsigned long long)
+COPY_AS(copy_bytes_16, uint4)
+COPY_AS(copy_pairs_align_4, Pair)
+COPY_AS(copy_pairs_align_8, AlignedPair)

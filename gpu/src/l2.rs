@@ -34,21 +34,31 @@ fn element_per_thread(problem: &Problem) -> Launch {
     Launch::covering((problem.n, 1, 1), (BLOCK, 1, 1), 0)
 }
 
-/// The grid's element i: the index of this thread's output, and whether it
-/// has one.
+/// Thread i of the grid, where i < n, writes `stream(i)` plus element
+/// i mod m of the reused set with `store`: the whole of both kernels but
+/// for how they read the stream and write the output.
+///
+/// # Safety
+/// `reused` has m ≥ 1 elements, and nothing writes it; `stream` and
+/// `store` may be called with any i < n.
 #[inline(always)]
-fn element(n: u32) -> Option<u32> {
+unsafe fn add_reused(
+    n: u32,
+    m: u32,
+    reused: Global<f32>,
+    stream: impl FnOnce(usize) -> f32,
+    store: impl FnOnce(usize, f32),
+) {
     let i = block_idx_x() * BLOCK + thread_idx_x();
-    (i < n).then_some(i)
-}
-
-/// The element of the reused set that stream element i meets: i mod m.
-/// m ≥ 1 by the kernels' contract; `max(1)` tells the compiler so, in one
-/// instruction, where `i % m` alone would branch to a panic on a zero
-/// divisor.
-#[inline(always)]
-fn reused_index(i: u32, m: u32) -> usize {
-    (i % m.max(1)) as usize
+    if i < n {
+        // m ≥ 1 by the contract; `max(1)` tells the compiler so, in one
+        // instruction, where `i % m` alone would branch to a panic on a
+        // zero divisor.
+        let set_index = (i % m.max(1)) as usize;
+        // SAFETY: set_index < m, the set's length; nothing writes it.
+        let sum = stream(i as usize) + unsafe { reused.ldg(set_index) };
+        store(i as usize, sum);
+    }
 }
 
 kernels! {
@@ -75,14 +85,11 @@ kernels! {
     #[launch(element_per_thread)]
     #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn reuse_plain(stream: Global<f32>, reused: Global<f32>, output: GlobalMut<f32>, n: u32, m: u32) {
-        if let Some(i) = element(n) {
-            // SAFETY: i < n, the stream's and the output's length, one
-            // element a thread; i mod m < m, the set's; nothing writes
-            // the inputs.
-            unsafe {
-                let sum = stream.ldg(i as usize) + reused.ldg(reused_index(i, m));
-                output.write(i as usize, sum);
-            }
+        // SAFETY: the set as the contract says; i < n, the stream's and
+        // the output's length, one element a thread; nothing writes the
+        // stream.
+        unsafe {
+            add_reused(n, m, reused, |i| stream.ldg(i), |i, sum| output.write(i, sum));
         }
     }
 
@@ -104,12 +111,9 @@ kernels! {
     #[launch(element_per_thread)]
     #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     pub unsafe fn reuse_streaming(stream: Global<f32>, reused: Global<f32>, output: GlobalMut<f32>, n: u32, m: u32) {
-        if let Some(i) = element(n) {
-            // SAFETY: as in `reuse_plain`.
-            unsafe {
-                let sum = stream.ldcs(i as usize) + reused.ldg(reused_index(i, m));
-                output.stcs(i as usize, sum);
-            }
+        // SAFETY: as in `reuse_plain`.
+        unsafe {
+            add_reused(n, m, reused, |i| stream.ldcs(i), |i, sum| output.stcs(i, sum));
         }
     }
 }

@@ -164,13 +164,7 @@ kernels! {
     /// overlap; `cols` is a multiple of 4; the launch is the contract's.
     #[launch(block_per_tile)]
     #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
-    pub unsafe fn transpose_loads(
-        input: Global<f32>,
-        _map: TensorMap2d,
-        output: GlobalMut<f32>,
-        rows: u32,
-        cols: u32,
-    ) {
+    pub unsafe fn transpose_loads(input: Global<f32>, _map: TensorMap2d, output: GlobalMut<f32>, rows: u32, cols: u32) {
         // SAFETY: the launch provides the tile; a chunk inside the input
         // is whole (cols is a multiple of 4) and 16-byte aligned; the
         // barrier orders the tile's stores before its reads.
@@ -196,13 +190,7 @@ kernels! {
     /// As `transpose_loads`.
     #[launch(block_per_tile)]
     #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
-    pub unsafe fn transpose_async(
-        input: Global<f32>,
-        _map: TensorMap2d,
-        output: GlobalMut<f32>,
-        rows: u32,
-        cols: u32,
-    ) {
+    pub unsafe fn transpose_async(input: Global<f32>, _map: TensorMap2d, output: GlobalMut<f32>, rows: u32, cols: u32) {
         // SAFETY: as in `transpose_loads`; each thread waits for its own
         // copies before the barrier.
         unsafe {
@@ -240,13 +228,7 @@ kernels! {
     #[launch(block_per_tile)]
     #[launch_bounds(BLOCK, FULL_SM_THREADS / BLOCK)]
     #[compute_capability(9, 0)]
-    pub unsafe fn transpose_tensor(
-        _input: Global<f32>,
-        map: TensorMap2d,
-        output: GlobalMut<f32>,
-        rows: u32,
-        cols: u32,
-    ) {
+    pub unsafe fn transpose_tensor(_input: Global<f32>, map: TensorMap2d, output: GlobalMut<f32>, rows: u32, cols: u32) {
         // SAFETY: the barrier's 16 bytes follow the tile; thread 0
         // initialises it before the block barrier, arrives once (its one
         // expected arrival) and copies what it expects, to the start of

@@ -163,19 +163,26 @@ macro_rules! atom {
 }
 
 /// Implements an atomic operation's trait for types whose PTX type is
-/// given, through their bits; `$host` is the new value from `$old` and
-/// the operands, on the emulator.
+/// given, through their bits (a 32- or 64-bit word, as the type's
+/// width); `$host` is the new value from `$old` and the operands, on the
+/// emulator.
 macro_rules! rmw {
     (
         $trait:ident $operands:tt, $op:literal, $tail:literal,
         |$old:ident| $host:expr,
-        $($ty:ty: $type:literal, $bits:ty, $reg:ident;)*
+        $($ty:tt: $type:literal),+ $(,)?
     ) => {$(
-        rmw!(@one $trait $operands, $op, $tail, |$old| $host, $ty: $type, $bits, $reg);
-    )*};
+        rmw!(@word [$trait $operands, $op, $tail, |$old| $host] $ty: $type);
+    )+};
+    (@word $args:tt u32: $type:literal) => { rmw!(@one $args u32: $type, u32, reg32); };
+    (@word $args:tt i32: $type:literal) => { rmw!(@one $args i32: $type, u32, reg32); };
+    (@word $args:tt f32: $type:literal) => { rmw!(@one $args f32: $type, u32, reg32); };
+    (@word $args:tt u64: $type:literal) => { rmw!(@one $args u64: $type, u64, reg64); };
+    (@word $args:tt i64: $type:literal) => { rmw!(@one $args i64: $type, u64, reg64); };
+    (@word $args:tt f64: $type:literal) => { rmw!(@one $args f64: $type, u64, reg64); };
     (
-        @one $trait:ident ($($operand:ident),+), $op:literal, $tail:literal,
-        |$old:ident| $host:expr, $ty:ty: $type:literal, $bits:ty, $reg:ident
+        @one [$trait:ident ($($operand:ident),+), $op:literal, $tail:literal,
+        |$old:ident| $host:expr] $ty:ty: $type:literal, $bits:ty, $reg:ident
     ) => {
         impl $trait for $ty {
             #[inline(always)]
@@ -235,15 +242,11 @@ operation! {
 }
 rmw! {
     AtomicAdd(value), "add", "{}, [{}], {};", |old| old.wrapping_add(value),
-    u32: "u32", u32, reg32;
-    i32: "s32", u32, reg32;
-    u64: "u64", u64, reg64;
-    i64: "u64", u64, reg64;
+    u32: "u32", i32: "s32", u64: "u64", i64: "u64"
 }
 rmw! {
     AtomicAdd(value), "add", "{}, [{}], {};", |old| old + value,
-    f32: "f32", u32, reg32;
-    f64: "f64", u64, reg64;
+    f32: "f32", f64: "f64"
 }
 
 operation! {
@@ -253,10 +256,7 @@ operation! {
 }
 rmw! {
     AtomicMin(value), "min", "{}, [{}], {};", |old| old.min(value),
-    u32: "u32", u32, reg32;
-    i32: "s32", u32, reg32;
-    u64: "u64", u64, reg64;
-    i64: "s64", u64, reg64;
+    u32: "u32", i32: "s32", u64: "u64", i64: "s64"
 }
 
 operation! {
@@ -266,10 +266,7 @@ operation! {
 }
 rmw! {
     AtomicMax(value), "max", "{}, [{}], {};", |old| old.max(value),
-    u32: "u32", u32, reg32;
-    i32: "s32", u32, reg32;
-    u64: "u64", u64, reg64;
-    i64: "s64", u64, reg64;
+    u32: "u32", i32: "s32", u64: "u64", i64: "s64"
 }
 
 operation! {
@@ -279,10 +276,7 @@ operation! {
 }
 rmw! {
     AtomicAnd(value), "and", "{}, [{}], {};", |old| old & value,
-    u32: "b32", u32, reg32;
-    i32: "b32", u32, reg32;
-    u64: "b64", u64, reg64;
-    i64: "b64", u64, reg64;
+    u32: "b32", i32: "b32", u64: "b64", i64: "b64"
 }
 
 operation! {
@@ -292,10 +286,7 @@ operation! {
 }
 rmw! {
     AtomicOr(value), "or", "{}, [{}], {};", |old| old | value,
-    u32: "b32", u32, reg32;
-    i32: "b32", u32, reg32;
-    u64: "b64", u64, reg64;
-    i64: "b64", u64, reg64;
+    u32: "b32", i32: "b32", u64: "b64", i64: "b64"
 }
 
 operation! {
@@ -305,10 +296,7 @@ operation! {
 }
 rmw! {
     AtomicXor(value), "xor", "{}, [{}], {};", |old| old ^ value,
-    u32: "b32", u32, reg32;
-    i32: "b32", u32, reg32;
-    u64: "b64", u64, reg64;
-    i64: "b64", u64, reg64;
+    u32: "b32", i32: "b32", u64: "b64", i64: "b64"
 }
 
 operation! {
@@ -318,12 +306,7 @@ operation! {
 }
 rmw! {
     AtomicExch(value), "exch", "{}, [{}], {};", |_old| value,
-    u32: "b32", u32, reg32;
-    i32: "b32", u32, reg32;
-    f32: "b32", u32, reg32;
-    u64: "b64", u64, reg64;
-    i64: "b64", u64, reg64;
-    f64: "b64", u64, reg64;
+    u32: "b32", i32: "b32", f32: "b32", u64: "b64", i64: "b64", f64: "b64"
 }
 
 operation! {
@@ -336,16 +319,12 @@ operation! {
 rmw! {
     AtomicCas(compare, value), "cas", "{}, [{}], {}, {};",
     |old| if old.to_bits() == compare.to_bits() { value } else { old },
-    f32: "b32", u32, reg32;
-    f64: "b64", u64, reg64;
+    f32: "b32", f64: "b64"
 }
 rmw! {
     AtomicCas(compare, value), "cas", "{}, [{}], {}, {};",
     |old| if old == compare { value } else { old },
-    u32: "b32", u32, reg32;
-    i32: "b32", u32, reg32;
-    u64: "b64", u64, reg64;
-    i64: "b64", u64, reg64;
+    u32: "b32", i32: "b32", u64: "b64", i64: "b64"
 }
 
 operation! {
@@ -357,7 +336,7 @@ operation! {
 rmw! {
     AtomicInc(limit), "inc", "{}, [{}], {};",
     |old| if old >= limit { 0 } else { old + 1 },
-    u32: "u32", u32, reg32;
+    u32: "u32"
 }
 
 operation! {
@@ -368,7 +347,7 @@ operation! {
 rmw! {
     AtomicDec(limit), "dec", "{}, [{}], {};",
     |old| if old == 0 || old > limit { limit } else { old - 1 },
-    u32: "u32", u32, reg32;
+    u32: "u32"
 }
 
 /// Declares a memory fence: one `fence.sc` instruction on the GPU, nothing
