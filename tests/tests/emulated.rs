@@ -316,46 +316,20 @@ fn the_property_tests_reach_two_blocks_along_every_axis() {
     reach_two_blocks::<Matmul>(matmul_shapes(), MatmulShape::new(1000, 1000, 64));
     reach_two_blocks::<Gemv<f32>>(gemv_shapes(), GemvShape::new(1000, 1000));
     reach_two_blocks::<Gemv<f64>>(gemv_shapes(), GemvShape::new(1000, 1000));
-    let access = AccessShape {
-        n: 100_000,
-        stride: 3,
-        offset: 1,
-    };
+    let access = AccessShape::from((100_000, 3, 1));
     reach_two_blocks::<Access>(access_shapes(), access);
-    reach_two_blocks::<Width>(width_shapes(), WidthShape { bytes: 1 << 20 });
-    let constant = ConstantShape {
-        n: 100_000,
-        spread: 7,
-    };
+    reach_two_blocks::<Width>(width_shapes(), WidthShape::from((1 << 20,)));
+    let constant = ConstantShape::from((100_000, 7));
     reach_two_blocks::<Constant>(constant_shapes(), constant);
-    let registers = RegistersShape {
-        n: 100_000,
-        rotation: 3,
-    };
+    let registers = RegistersShape::from((100_000, 3));
     reach_two_blocks::<Registers>(registers_shapes(), registers);
-    let banks = BanksShape {
-        stride: 3,
-        blocks: 4,
-        rounds: 2,
-    };
+    let banks = BanksShape::from((4, 2, 3));
     reach_two_blocks::<Banks>(banks_shapes(), banks);
-    let caches = CachesShape {
-        set: 1 << 10,
-        blocks: 4,
-        chunks: 2,
-    };
+    let caches = CachesShape::from((1 << 10, 4, 2));
     reach_two_blocks::<Caches>(caches_shapes(), caches);
-    let readonly = ReadOnlyShape {
-        n: 100_000,
-        radius: 4,
-    };
+    let readonly = ReadOnlyShape::from((100_000, 4));
     reach_two_blocks::<ReadOnly>(readonly_shapes(), readonly);
-    let texture = TextureShape {
-        width: 1000,
-        height: 1000,
-        degrees: 30,
-        modes: Modes::BorderLinear,
-    };
+    let texture = TextureShape::from((1000, 1000, 30, Modes::BorderLinear));
     reach_two_blocks::<TextureFamily>(texture_shapes(), texture);
     let l2 = L2Shape {
         n: 100_000,
@@ -363,10 +337,7 @@ fn the_property_tests_reach_two_blocks_along_every_axis() {
         carve_out: 0,
     };
     reach_two_blocks::<L2>(l2_shapes(), l2);
-    let intensity = IntensityShape {
-        n: 100_000,
-        fmas: 3,
-    };
+    let intensity = IntensityShape::from((100_000, 3));
     reach_two_blocks::<Intensity>(intensity_shapes(), intensity);
     reach_two_blocks::<Blur>(blur_shapes(), BlurShape::new(4000, 1000, 3, 3));
     reach_two_blocks::<Transpose>(transpose_shapes(), TransposeShape::new(1000, 1000));

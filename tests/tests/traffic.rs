@@ -7,21 +7,21 @@ use gpu_emulator::traffic::Traffic;
 use locality::Backend;
 use locality::CountingEmulator;
 use locality::case::Case;
-use locality::families::access::{Access, AccessShape};
-use locality::families::banks::{Banks, BanksShape};
+use locality::families::access::Access;
+use locality::families::banks::Banks;
 use locality::families::blur::{Blur, BlurShape};
 use locality::families::bulk::{Bulk, BulkShape};
-use locality::families::caches::{Caches, CachesShape};
+use locality::families::caches::Caches;
 use locality::families::constant::{Constant, ConstantShape};
 use locality::families::distributed::{Distributed, DistributedShape};
 use locality::families::gemv::{Gemv, GemvShape};
 use locality::families::histogram::{Bytes, Histogram, HistogramShape};
-use locality::families::intensity::{Intensity, IntensityShape};
+use locality::families::intensity::Intensity;
 use locality::families::l2::{L2, L2Shape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::families::matmul_bf16::MatmulBf16;
-use locality::families::readonly::{ReadOnly, ReadOnlyShape};
-use locality::families::registers::{Registers, RegistersShape};
+use locality::families::readonly::ReadOnly;
+use locality::families::registers::Registers;
 use locality::families::tensor::Tensor;
 use locality::families::texture::{Modes, TextureFamily, TextureShape};
 use locality::families::transpose::{Transpose, TransposeShape};
@@ -181,27 +181,6 @@ fn the_tile_coalesces_the_transposes_stores_and_its_padding_ends_the_bank_confli
 }
 
 /// The lesson kernels' shapes in docs/traffic.md's table.
-const ACCESS_SHAPE: AccessShape = AccessShape {
-    n: 4096,
-    stride: 2,
-    offset: 1,
-};
-const REGISTERS_SHAPE: RegistersShape = RegistersShape {
-    n: 256,
-    rotation: 5,
-};
-const BANKS_SHAPE: BanksShape = BanksShape {
-    stride: 2,
-    blocks: 1,
-    rounds: 4,
-};
-const CACHES_SHAPE: CachesShape = CachesShape {
-    set: 4096,
-    blocks: 4,
-    chunks: 4,
-};
-const READONLY_SHAPE: ReadOnlyShape = ReadOnlyShape { n: 4096, radius: 2 };
-const INTENSITY_SHAPE: IntensityShape = IntensityShape { n: 4096, fmas: 8 };
 const L2_SHAPE: L2Shape = L2Shape {
     n: 4096,
     m: 1000,
@@ -241,19 +220,19 @@ fn documented_counts(name: &str) -> [u64; 7] {
         _ if name.starts_with("transpose") => {
             traffic::<Transpose>(name, TransposeShape::new(64, 64))
         }
-        "copy_strided" => traffic::<Access>(name, ACCESS_SHAPE),
+        "copy_strided" => traffic::<Access>(name, (4096, 2, 1).into()),
         _ if name.starts_with("copy_bytes") || name.starts_with("copy_pairs") => {
-            traffic::<Width>(name, WidthShape { bytes: 4096 })
+            traffic::<Width>(name, WidthShape::from((4096,)))
         }
         _ if name.starts_with("coefficients") => {
-            traffic::<Constant>(name, ConstantShape { n: 256, spread: 1 })
+            traffic::<Constant>(name, ConstantShape::from((256, 1)))
         }
         "array_in_registers" | "array_in_local_memory" => {
-            traffic::<Registers>(name, REGISTERS_SHAPE)
+            traffic::<Registers>(name, (256, 5).into())
         }
-        "bank_conflicts" => traffic::<Banks>(name, BANKS_SHAPE),
-        "read_working_set" => traffic::<Caches>(name, CACHES_SHAPE),
-        _ if name.starts_with("stencil") => traffic::<ReadOnly>(name, READONLY_SHAPE),
+        "bank_conflicts" => traffic::<Banks>(name, (1, 4, 2).into()),
+        "read_working_set" => traffic::<Caches>(name, (4096, 4, 4).into()),
+        _ if name.starts_with("stencil") => traffic::<ReadOnly>(name, (4096, 2).into()),
         _ if name.starts_with("rotate") => traffic::<TextureFamily>(name, TEXTURE_SHAPE),
         _ if name.starts_with("reuse") => traffic::<L2>(name, L2_SHAPE),
         _ if name.starts_with("reverse") => traffic::<Bulk>(name, BULK_SHAPE),
@@ -261,7 +240,7 @@ fn documented_counts(name: &str) -> [u64; 7] {
             traffic::<Distributed>(name, DISTRIBUTED_SHAPE)
         }
         _ if name.starts_with("histogram") => traffic::<Histogram>(name, HISTOGRAM_SHAPE),
-        _ => traffic::<Intensity>(name, INTENSITY_SHAPE),
+        _ => traffic::<Intensity>(name, (4096, 8).into()),
     };
     [
         traffic.global_load.requests,

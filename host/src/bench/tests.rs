@@ -31,9 +31,13 @@ fn sample_report() -> Report {
     let mut measured = Vec::new();
     let families = ["matmul", "gemv", "blur"];
     let mut kernels: Vec<&str> = Vec::new();
-    let mut push = |family, kernel, role, size, op, ops: f64, bytes: f64, rate, baseline| {
+    let mut push = |(family, kernel, role, baseline), size: &Size, work: Work, rate: f64| {
         // `rate` is Gop/s for matmul, GB/s otherwise.
-        let per_ms = if family == "matmul" { ops } else { bytes };
+        let per_ms = if family == "matmul" {
+            work.ops
+        } else {
+            work.bytes
+        };
         let place = families.iter().position(|&f| f == family).unwrap();
         if !kernels.contains(&kernel) {
             kernels.push(kernel);
@@ -48,16 +52,11 @@ fn sample_report() -> Report {
             },
             order: (place, role, index),
             kernel,
-            size,
+            size: size.clone(),
             median_ms: per_ms / rate / 1e6,
             // Twins 5% slower than their kernels, made up like the rest.
             twin_ms: (role == Role::Kernel).then(|| 1.05 * per_ms / rate / 1e6),
-            work: Work {
-                op,
-                ops,
-                bytes,
-                output_bytes: 0.0,
-            },
+            work,
             baseline,
         });
     };
@@ -74,17 +73,8 @@ fn sample_report() -> Report {
             (SGEMM, Role::Baseline, 50_000.0, None),
         ] {
             let rate = saturate(peak, x, 600.0);
-            push(
-                "matmul",
-                kernel,
-                role,
-                size.clone(),
-                Op::Flop,
-                flops,
-                bytes,
-                rate,
-                baseline,
-            );
+            let work = Work::new(Op::Flop, flops, bytes, 0.0);
+            push(("matmul", kernel, role, baseline), &size, work, rate);
         }
     }
     for n in [1024, 2048, 4096, 8192, 16384] {
@@ -166,17 +156,8 @@ fn sample_report() -> Report {
             ),
         ] {
             let rate = saturate(peak, x, 2_000.0);
-            push(
-                "gemv",
-                kernel,
-                role,
-                size.clone(),
-                Op::Flop,
-                flops,
-                bytes,
-                rate,
-                baseline,
-            );
+            let work = Work::new(Op::Flop, flops, bytes, 0.0);
+            push(("gemv", kernel, role, baseline), &size, work, rate);
         }
     }
     // The size sweep at 3 channels and r = 3, then the radius sweep at
@@ -210,17 +191,8 @@ fn sample_report() -> Report {
             (DEVICE_COPY, Role::Baseline, Op::None, 0.0, 2_900.0, None),
         ] {
             let rate = saturate(peak, n as f64, 1_000.0);
-            push(
-                "blur",
-                kernel,
-                role,
-                size.clone(),
-                op,
-                ops,
-                2.0 * (channels * n * n) as f64,
-                rate,
-                baseline,
-            );
+            let work = Work::new(op, ops, 2.0 * (channels * n * n) as f64, 0.0);
+            push(("blur", kernel, role, baseline), &size, work, rate);
         }
     }
     let summary = |name: &str, bound, square_axis: &str| FamilySummary {

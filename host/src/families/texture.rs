@@ -80,11 +80,16 @@ impl TextureShape {
     }
 }
 
-/// The picture as a buffer and as a texture, and the rotated picture.
+/// The picture and the rotated picture, as every one-in, one-out family
+/// has them, and the picture as a texture too.
 pub struct TextureBuffers<B: Backend> {
-    pub input: Buffer<B, f32>,
+    pub arrays: InputOutput<B>,
     pub texture: Texture<B>,
-    pub output: Buffer<B, f32>,
+}
+
+/// The picture's and the output's names and lengths.
+fn arrays(shape: &TextureShape) -> Arrays<2> {
+    Arrays::new(["picture", "output"], [shape.pixels(); 2])
 }
 
 impl<B: Backend> Buffers<B> for TextureBuffers<B> {
@@ -94,22 +99,18 @@ impl<B: Backend> Buffers<B> for TextureBuffers<B> {
     type Layout = TextureShape;
 
     fn upload(backend: &B, input: &Vec<f32>, shape: &TextureShape) -> Result<Self> {
-        let buffer = backend.upload("picture", input)?;
-        let sampling = shape.modes.sampling();
-        Ok(TextureBuffers {
-            texture: backend.texture(&buffer, shape.width, shape.height, sampling)?,
-            input: buffer,
-            output: backend.alloc("output", shape.pixels())?,
-        })
+        let arrays = InputOutput::upload(backend, input, &arrays(shape))?;
+        let (width, height, sampling) = (shape.width, shape.height, shape.modes.sampling());
+        let texture = backend.texture(&arrays.input, width, height, sampling)?;
+        Ok(TextureBuffers { arrays, texture })
     }
 
     fn expect(&self, backend: &B, shape: &TextureShape) -> Result<()> {
-        expect_len("picture", shape.pixels(), backend.len(&self.input))?;
-        expect_len("output", shape.pixels(), backend.len(&self.output))
+        self.arrays.expect(backend, &arrays(shape))
     }
 
     fn output(&mut self) -> &mut Buffer<B, f32> {
-        &mut self.output
+        self.arrays.output()
     }
 }
 
@@ -228,8 +229,15 @@ impl Family for TextureFamily {
     fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
         let (cos, sin) = on.shape.rotation();
         let (width, height) = (on.problem.width, on.problem.height);
-        let buffers = on.buffers;
-        let (picture, texture, output) = (&buffers.input, &buffers.texture, &mut buffers.output);
-        (picture, texture, output, width, height, cos, sin)
+        let TextureBuffers { arrays, texture } = on.buffers;
+        (
+            &arrays.input,
+            &*texture,
+            &mut arrays.output,
+            width,
+            height,
+            cos,
+            sin,
+        )
     }
 }

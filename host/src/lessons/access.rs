@@ -7,7 +7,7 @@ use crate::family::Declaration;
 
 use super::lab::{
     COUNTED_ELEMENTS, Lab, Outcome, Point, Verdict, copy_rate, fetched_per_used, kernel_traffic,
-    mean_y, outcome,
+    listed, mean_y, outcome,
 };
 
 /// The strided copy at `stride` and `offset`, as the point at `x`: its
@@ -93,16 +93,13 @@ pub(super) fn width(lab: &mut Lab<'_>) -> Result<Outcome> {
     }
     let (widths, pairs): (Vec<&Point>, Vec<&Point>) =
         points.iter().partition(|point| point.label.is_none());
-    let listed: Vec<String> = widths
-        .iter()
-        .map(|point| format!("{} B {:.0} GB/s", point.x, point.y))
-        .collect();
+    let by_width = listed(widths, |point| format!("{} B {:.0} GB/s", point.x, point.y));
     let (align_4, align_8) = (pairs[0], pairs[1]);
     let finding = format!(
         "by bytes per access: {}. A pair of f32 aligned to 4 bytes: {:.0} GB/s, its two 4-byte \
          loads fetching {:.2} bytes per byte used; aligned to 8: {:.0} GB/s, one 8-byte load, \
          {:.2}: the aligned pair copies {:.2}× as fast.",
-        listed.join(", "),
+        by_width,
         align_4.y,
         align_4.counted.unwrap_or(f64::NAN),
         align_8.y,

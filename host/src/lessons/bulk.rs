@@ -14,7 +14,7 @@ use crate::families::tensor::Tensor;
 use crate::families::transpose::TransposeShape;
 use crate::family::Family;
 
-use super::lab::{Lab, Outcome, Point, Verdict, copy_rate, kernel_traffic, outcome};
+use super::lab::{Lab, Outcome, Point, Verdict, copy_rate, kernel_traffic, listed, outcome};
 
 /// The sizes swept, in elements: from buffers the L2 holds (4 MiB) to
 /// 1 GiB, twenty times an H100's L2.
@@ -93,13 +93,10 @@ fn judge(points: &[Point], what: &str) -> (String, Verdict) {
     let (over_copies, over_loads) = (ratios(bulk, copies), ratios(bulk, loads));
     let lowest = over_copies.iter().copied().fold(f64::INFINITY, f64::min);
     let shown = lowest >= TOLERANCE;
-    let list = |ratios: &[f64]| -> String {
-        let each: Vec<String> = bulk
-            .iter()
-            .zip(ratios)
-            .map(|(point, ratio)| format!("{} MiB {ratio:.2}×", point.x))
-            .collect();
-        each.join(", ")
+    let list = |ratios: &[f64]| {
+        listed(bulk.iter().zip(ratios), |(point, ratio)| {
+            format!("{} MiB {ratio:.2}×", point.x)
+        })
     };
     let finding = format!(
         "one bulk copy a tile, issued by one thread ({} warp-level copy instruction a tile, \

@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::families::distributed::{Distributed, DistributedShape};
 use crate::family::Declaration;
 
-use super::lab::{Lab, Outcome, Point, Verdict, outcome};
+use super::lab::{Lab, Outcome, Point, Verdict, listed, outcome};
 
 /// The cluster sizes swept: one block (the neighbour is the block itself,
 /// through the cluster's window) to the most a cluster portably holds.
@@ -97,12 +97,9 @@ fn series(points: &[Point]) -> [&[Point]; 3] {
 
 /// Each cluster size's `of` over `to`, as a list.
 fn ratios(of: &[Point], to: &[Point]) -> String {
-    let each: Vec<String> = of
-        .iter()
-        .zip(to)
-        .map(|(a, b)| format!("{} {:.2}×", a.x, a.y / b.y))
-        .collect();
-    each.join(", ")
+    listed(of.iter().zip(to), |(a, b)| {
+        format!("{} {:.2}×", a.x, a.y / b.y)
+    })
 }
 
 /// Whether `better` beats `worse` at every cluster of more than one block

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::families::histogram::{Bytes, Histogram, HistogramShape};
 use crate::family::{Declaration, Shape};
 
-use super::lab::{Lab, Outcome, Point, Verdict, kernel_traffic, outcome, with_speedups};
+use super::lab::{Lab, Outcome, Point, Verdict, kernel_traffic, listed, outcome, with_speedups};
 
 /// Bytes the emulator counts the atomics of.
 const COUNTED_BYTES: usize = 1 << 16;
@@ -84,12 +84,9 @@ fn judge(points: &[Point]) -> (String, Verdict) {
 
 /// "Uniform 1234, Photo 567, One 89".
 fn rate_list(points: &[Point], labels: &[String]) -> String {
-    let rates: Vec<String> = labels
-        .iter()
-        .zip(points)
-        .map(|(label, point)| format!("{label} {:.0}", point.y))
-        .collect();
-    rates.join(", ")
+    listed(labels.iter().zip(points), |(label, point)| {
+        format!("{label} {:.0}", point.y)
+    })
 }
 
 #[cfg(test)]

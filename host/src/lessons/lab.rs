@@ -274,3 +274,8 @@ pub(super) fn outcome(
         verdict,
     }
 }
+
+/// The items, each as `show` writes it, in a finding's list: "a, b, c".
+pub fn listed<T>(items: impl IntoIterator<Item = T>, show: impl Fn(T) -> String) -> String {
+    items.into_iter().map(show).collect::<Vec<_>>().join(", ")
+}

@@ -12,7 +12,7 @@ use crate::families::constant::{Constant, ConstantShape};
 use crate::families::registers::{Registers, RegistersShape};
 use crate::family::{Declaration, Family};
 
-use super::lab::{Lab, Outcome, Point, Verdict, kernel_traffic, mean_y, outcome, traffic};
+use super::lab::{Lab, Outcome, Point, Verdict, kernel_traffic, listed, mean_y, outcome, traffic};
 
 /// Both kernels with the warp's lanes on one coefficient and on 32.
 pub(super) fn constant(lab: &mut Lab<'_>) -> Result<Outcome> {
@@ -188,15 +188,11 @@ pub(super) fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
     };
     let degrees = [1, 2, 4, 8, 16, 32];
     let rates: Vec<f64> = degrees.iter().map(|&degree| degree_rate(degree)).collect();
-    let listed: Vec<String> = degrees
-        .iter()
-        .zip(&rates)
-        .map(|(degree, rate)| format!("{degree}-way {rate:.0} GB/s ({:.2}×)", rate / rates[0]))
-        .collect();
-    let finding = format!(
-        "by conflict degree gcd(stride, 32), averaged over its strides: {}.",
-        listed.join(", ")
-    );
+    let by_degree = listed(degrees.iter().zip(&rates), |(degree, rate)| {
+        format!("{degree}-way {rate:.0} GB/s ({:.2}×)", rate / rates[0])
+    });
+    let finding =
+        format!("by conflict degree gcd(stride, 32), averaged over its strides: {by_degree}.");
     let falling = rates.windows(2).all(|pair| pair[1] < pair[0] * 1.05);
     let verdict = Verdict::confirmed_if(falling && rates[5] < rates[0] / 8.0, Verdict::NotShown);
     Ok(outcome(Banks::KERNELS[0].name, points, (finding, verdict)))
