@@ -29,7 +29,9 @@
 
 use gpu_std::bulk::{Mbarrier, fence_proxy_async_shared_cta};
 use gpu_std::global::{Global, GlobalMut, row_major};
-use gpu_std::tensor::{Swizzle, TensorMap2d, TiledMap, memcpy_async_tensor_2d, swizzle_128b};
+use gpu_std::tensor::{
+    Element, Swizzle, TensorMap2d, TiledMap, memcpy_async_tensor_2d, swizzle_128b,
+};
 use gpu_std::{FULL_SM_THREADS, Launch, pipeline, shared::SharedArray, thread::*};
 
 /// What the kernels' launch contract is a function of.
@@ -66,6 +68,7 @@ pub const fn tensor_map(problem: &Problem) -> TiledMap {
         box_width: TILE_COLS,
         box_height: TILE_ROWS,
         swizzle: Swizzle::Bytes128,
+        element: Element::F32,
     }
 }
 

@@ -27,7 +27,7 @@ use crate::verify::Comparison;
 mod buffers;
 mod size;
 
-pub use buffers::{Arrays, Buffers, InputOutput, NAMES, TwoInputs, expect_len};
+pub use buffers::{Arrays, Buffers, InputOutput, NAMES, Parts, TwoInputs, expect_len, expect_map};
 pub use size::{at_most, dims, indexable, multiple_of, nonzero, option, power_of_two, value};
 
 /// A size as the user gives it and the report shows it.

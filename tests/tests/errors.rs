@@ -4,7 +4,7 @@
 use clap::Parser;
 use gpu_host::Error as HostError;
 use gpu_host::checked_launch;
-use gpu_std::tensor::{Swizzle, TiledMap};
+use gpu_std::tensor::{Element, Swizzle, TiledMap};
 use gpu_std::{Kernel, LaunchBounds};
 use kernels::blur::MAX_RADIUS;
 use kernels::matmul::{BLOCKED_2D, COARSE_1D, WIDE_BLOCKING};
@@ -181,13 +181,14 @@ fn tensor_maps_the_hardware_cannot_copy_are_rejected() {
         box_width,
         box_height,
         swizzle,
+        element: Element::F32,
     };
     let emulator = Emulator::default();
     for (shape, why) in [
         (map(0, 4, 4, Swizzle::None), "the array has no elements"),
         (
             map(6, 4, 4, Swizzle::None),
-            "multiple of 16 bytes (4 elements)",
+            "a row of the array must be a multiple of 16 bytes",
         ),
         (map(8, 6, 4, Swizzle::None), "a row of the box must be"),
         (
@@ -204,6 +205,15 @@ fn tensor_maps_the_hardware_cannot_copy_are_rejected() {
         );
         assert!(message(error).contains(why), "{shape:?}");
     }
+    let bf16_map = TiledMap {
+        element: Element::Bf16,
+        ..map(8, 8, 8, Swizzle::None)
+    };
+    let error = emulator
+        .tensor_map(vec![0.0f32; 64], bf16_map)
+        .err()
+        .expect("refused");
+    assert!(message(error).contains("the map's element type must be the buffer's"));
     let error = emulator
         .tensor_map(vec![0.0; 40], map(8, 8, 8, Swizzle::Bytes128))
         .err()

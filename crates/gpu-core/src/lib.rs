@@ -224,9 +224,28 @@ pub enum Swizzle {
     Bytes128,
 }
 
-/// A tiled tensor map of a row-major 2-D array of `f32`, as the host
-/// encodes it (`cuTensorMapEncodeTiled`): the array's shape, and the box
-/// that one tensor copy moves into shared memory.
+/// The element type of a tensor map's array (`CUtensorMapDataType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Element {
+    /// `f32`: the transpose's.
+    F32,
+    /// `bf16`: the tensor-core matmul's.
+    Bf16,
+}
+
+impl Element {
+    /// Bytes of one element.
+    pub const fn bytes(self) -> u32 {
+        match self {
+            Element::F32 => 4,
+            Element::Bf16 => 2,
+        }
+    }
+}
+
+/// A tiled tensor map of a row-major 2-D array, as the host encodes it
+/// (`cuTensorMapEncodeTiled`): the array's element type and shape, and
+/// the box that one tensor copy moves into shared memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TiledMap {
     /// Elements a row of the array.
@@ -239,6 +258,8 @@ pub struct TiledMap {
     pub box_height: u32,
     /// The box's layout in shared memory.
     pub swizzle: Swizzle,
+    /// What the array holds.
+    pub element: Element,
 }
 
 /// The most elements along each side of a tensor copy's box.
@@ -247,13 +268,14 @@ pub const MAX_BOX_SIDE: u32 = 256;
 impl TiledMap {
     /// Why the Tensor Memory Accelerator cannot copy this map's boxes, or
     /// `None` where it can: the rules `cuTensorMapEncodeTiled` checks, for
-    /// a row-major array of `f32`.
+    /// a row-major array.
     pub const fn problem(&self) -> Option<&'static str> {
-        let row_bytes = self.box_width as u64 * 4;
+        let bytes = self.element.bytes() as u64;
+        let row_bytes = self.box_width as u64 * bytes;
         if self.width == 0 || self.height == 0 {
             Some("the array has no elements")
-        } else if !self.width.is_multiple_of(4) {
-            Some("a row of the array must be a multiple of 16 bytes (4 elements)")
+        } else if !(self.width as u64 * bytes).is_multiple_of(16) {
+            Some("a row of the array must be a multiple of 16 bytes")
         } else if self.box_width == 0
             || self.box_height == 0
             || self.box_width > MAX_BOX_SIDE
@@ -261,7 +283,7 @@ impl TiledMap {
         {
             Some("each side of the box must be 1 to 256 elements")
         } else if !row_bytes.is_multiple_of(16) {
-            Some("a row of the box must be a multiple of 16 bytes (4 elements)")
+            Some("a row of the box must be a multiple of 16 bytes")
         } else if matches!(self.swizzle, Swizzle::Bytes128) && row_bytes > 128 {
             Some("a row of a box swizzled in 128-byte rows must be 128 bytes or fewer")
         } else {
@@ -272,7 +294,7 @@ impl TiledMap {
     /// The bytes one copy writes to shared memory: the whole box, out of
     /// bounds or not.
     pub const fn box_bytes(&self) -> u32 {
-        4 * self.box_width * self.box_height
+        self.element.bytes() * self.box_width * self.box_height
     }
 
     /// What a copy's destination must be a multiple of, in bytes of the
@@ -289,16 +311,22 @@ impl TiledMap {
     /// elements from the box's start.
     pub const fn box_index(&self, row: u32, column: u32) -> u32 {
         let linear = row * self.box_width + column;
+        let bytes = self.element.bytes();
         match self.swizzle {
             Swizzle::None => linear,
-            Swizzle::Bytes128 => swizzle_128b(linear),
+            Swizzle::Bytes128 => swizzle_128b_bytes(linear * bytes) / bytes,
         }
     }
 }
 
-/// The element at `index` of a 128-byte-swizzled box, counted as if the
-/// box were not swizzled, in elements from its start: its 16-byte chunk
+/// The byte at `offset` of a 128-byte-swizzled box, counted as if the
+/// box were not swizzled, in bytes from its start: its 16-byte chunk
 /// XORed with its 128-byte row's place among eight.
+pub const fn swizzle_128b_bytes(offset: u32) -> u32 {
+    offset ^ (((offset >> 7) & 7) << 4)
+}
+
+/// [`swizzle_128b_bytes`] of the `f32` at `index`, in elements.
 pub const fn swizzle_128b(index: u32) -> u32 {
     index ^ (((index >> 5) & 7) << 2)
 }

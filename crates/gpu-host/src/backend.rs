@@ -8,7 +8,7 @@ use std::any::Any;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use gpu_emulator::traffic::Traffic;
 use gpu_std::global::{Global, GlobalMut};
-use gpu_std::tensor::{TensorMap2d, TiledMap};
+use gpu_std::tensor::{MapElement, TensorMap2d, TiledMap};
 use gpu_std::texture::Texture2d;
 use gpu_std::{Kernel, Sampling};
 
@@ -31,18 +31,18 @@ pub trait Memory: 'static {
     type EncodedMap;
 }
 
-/// A tiled tensor map over a buffer of `f32` ([`Backend::tensor_map`]),
+/// A tiled tensor map over a buffer of `T` ([`Backend::tensor_map`]),
 /// which a kernel's [`TensorMap2d`] parameter receives. It owns the buffer
 /// it maps, whose address the map holds.
-pub struct TensorMap<M: Memory> {
-    source: M::Buffer<f32>,
+pub struct TensorMap<M: Memory, T: Value = f32> {
+    source: M::Buffer<T>,
     shape: TiledMap,
     encoded: M::EncodedMap,
 }
 
-impl<M: Memory> TensorMap<M> {
+impl<M: Memory, T: Value> TensorMap<M, T> {
     /// The map of `source`, of `shape`, as `encoded`.
-    pub(crate) fn new(source: M::Buffer<f32>, shape: TiledMap, encoded: M::EncodedMap) -> Self {
+    pub(crate) fn new(source: M::Buffer<T>, shape: TiledMap, encoded: M::EncodedMap) -> Self {
         Self {
             source,
             shape,
@@ -51,7 +51,7 @@ impl<M: Memory> TensorMap<M> {
     }
 
     /// The buffer it maps, for the kernels' other parameters.
-    pub fn source(&self) -> &M::Buffer<f32> {
+    pub fn source(&self) -> &M::Buffer<T> {
         &self.source
     }
 
@@ -61,9 +61,14 @@ impl<M: Memory> TensorMap<M> {
     }
 }
 
-/// Checks a tensor map of `shape` over a buffer of `len` elements.
-pub(crate) fn check_tensor_map(len: usize, shape: TiledMap) -> Result<()> {
-    if let Some(why) = shape.problem() {
+/// Checks a tensor map of `shape` over a buffer of `len` elements of `T`.
+pub(crate) fn check_tensor_map<T: MapElement>(len: usize, shape: TiledMap) -> Result<()> {
+    let problem = if shape.element == T::ELEMENT {
+        shape.problem()
+    } else {
+        Some("the map's element type must be the buffer's")
+    };
+    if let Some(why) = problem {
         return Err(Error::TensorMapShape {
             width: shape.width,
             height: shape.height,
@@ -207,9 +212,9 @@ impl Param for Texture2d {
     }
 }
 
-impl Param for TensorMap2d {
+impl<T: MapElement + Value> Param for TensorMap2d<T> {
     type Host<'a, M: Memory>
-        = &'a TensorMap<M>
+        = &'a TensorMap<M, T>
     where
         M: 'a;
 
@@ -420,11 +425,11 @@ pub trait Backend {
     /// `cuTensorMapEncodeTiled` encodes, copied to global memory after the
     /// work before it, where a kernel acquires it. The map keeps the
     /// buffer.
-    fn tensor_map(
+    fn tensor_map<T: MapElement + Value>(
         &self,
-        source: Buffer<Self, f32>,
+        source: Buffer<Self, T>,
         shape: TiledMap,
-    ) -> Result<TensorMap<Self::Memory>>;
+    ) -> Result<TensorMap<Self::Memory, T>>;
 
     /// What this backend's L2 can keep persisting; `None` where it keeps
     /// nothing (a GPU before compute capability 8.0).

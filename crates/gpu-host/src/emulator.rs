@@ -9,7 +9,7 @@ use std::sync::Arc;
 use gpu_emulator::texture::{self, Texture};
 use gpu_emulator::traffic::Traffic;
 use gpu_emulator::{BlockOrder, Diagnostic, Limits};
-use gpu_std::tensor::TiledMap;
+use gpu_std::tensor::{MapElement, TiledMap};
 use gpu_std::{Kernel, Launch, Sampling, shared};
 
 use crate::backend::{
@@ -132,8 +132,12 @@ impl Backend for Emulator {
         Ok(HostTexture { handle })
     }
 
-    fn tensor_map(&self, source: Vec<f32>, shape: TiledMap) -> Result<TensorMap<HostMemory>> {
-        check_tensor_map(source.len(), shape)?;
+    fn tensor_map<T: MapElement + Value>(
+        &self,
+        source: Vec<T>,
+        shape: TiledMap,
+    ) -> Result<TensorMap<HostMemory, T>> {
+        check_tensor_map::<T>(source.len(), shape)?;
         Ok(TensorMap::new(source, shape, ()))
     }
 
@@ -243,7 +247,11 @@ impl Backend for CountingEmulator {
         self.emulator.texture(texels, width, height, sampling)
     }
 
-    fn tensor_map(&self, source: Vec<f32>, shape: TiledMap) -> Result<TensorMap<HostMemory>> {
+    fn tensor_map<T: MapElement + Value>(
+        &self,
+        source: Vec<T>,
+        shape: TiledMap,
+    ) -> Result<TensorMap<HostMemory, T>> {
         self.emulator.tensor_map(source, shape)
     }
 

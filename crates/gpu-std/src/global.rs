@@ -506,6 +506,17 @@ impl<T: Copy> Global<T> {
         // SAFETY: checked in bounds just now; unaligned on the host.
         unsafe { self.base.add(index).cast::<[u8; 16]>().read_unaligned() }
     }
+
+    /// The `count` elements from `index` on, checked and recorded as one
+    /// row of a tensor copy's box, which may start on any element.
+    #[track_caller]
+    pub(crate) fn read_box_row(self, index: usize, count: usize) -> Vec<T> {
+        self.access_through(index, count, 1, AccessKind::Read, Path::Bulk);
+        // SAFETY: checked in bounds just now.
+        (0..count)
+            .map(|i| unsafe { *self.base.add(index + i) })
+            .collect()
+    }
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -522,17 +533,6 @@ impl<T: Real> Global<T> {
     #[track_caller]
     pub(crate) fn read_bulk(self, index: usize, count: usize) -> Vec<T> {
         self.read_along(index, count, Path::Bulk)
-    }
-
-    /// The `count` elements from `index` on, checked and recorded as one
-    /// row of a tensor copy's box, which may start on any element.
-    #[track_caller]
-    pub(crate) fn read_box_row(self, index: usize, count: usize) -> Vec<T> {
-        self.access_through(index, count, 1, AccessKind::Read, Path::Bulk);
-        // SAFETY: checked in bounds just now.
-        (0..count)
-            .map(|i| unsafe { *self.base.add(index + i) })
-            .collect()
     }
 
     #[track_caller]

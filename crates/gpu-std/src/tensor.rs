@@ -2,11 +2,25 @@ use super::bulk::Mbarrier;
 #[cfg(not(target_arch = "nvptx64"))]
 use super::global::Global;
 use super::shared::SharedArray;
-pub use gpu_core::{MAX_BOX_SIDE, Swizzle, TiledMap, swizzle_128b};
+pub use gpu_core::{Element, MAX_BOX_SIDE, Swizzle, TiledMap, swizzle_128b, swizzle_128b_bytes};
 #[cfg(not(target_arch = "nvptx64"))]
 use gpu_emulator::device as emulator;
 
-/// A tiled tensor map of a 2-D array of `f32`, as a kernel receives it:
+/// An element type a tensor map's array may hold.
+pub trait MapElement: Copy + 'static {
+    /// The map's name for it.
+    const ELEMENT: Element;
+}
+
+impl MapElement for f32 {
+    const ELEMENT: Element = Element::F32;
+}
+
+impl MapElement for crate::bf16 {
+    const ELEMENT: Element = Element::Bf16;
+}
+
+/// A tiled tensor map of a 2-D array of `T`, as a kernel receives it:
 /// the global address of the 128-byte `CUtensorMap` the host encoded
 /// (`cuTensorMapEncodeTiled`) and copied to global memory, which
 /// describes the array, its box and the box's layout in shared memory.
@@ -20,29 +34,30 @@ use gpu_emulator::device as emulator;
 #[cfg(target_arch = "nvptx64")]
 #[derive(Clone, Copy)]
 #[repr(transparent)]
-pub struct TensorMap2d {
+pub struct TensorMap2d<T = f32> {
     map: *const u8,
+    element: core::marker::PhantomData<T>,
 }
 
-/// A tiled tensor map of a 2-D array of `f32`, as an emulated kernel
+/// A tiled tensor map of a 2-D array of `T`, as an emulated kernel
 /// receives it: a view of the array and the map's shape.
 #[cfg(not(target_arch = "nvptx64"))]
 #[derive(Clone, Copy)]
-pub struct TensorMap2d {
-    source: Global<f32>,
+pub struct TensorMap2d<T = f32> {
+    source: Global<T>,
     map: TiledMap,
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
-impl TensorMap2d {
+impl<T> TensorMap2d<T> {
     /// The map `map` of the array `source`, `map.width × map.height`
     /// elements, row-major.
-    pub fn new(source: Global<f32>, map: TiledMap) -> Self {
+    pub fn new(source: Global<T>, map: TiledMap) -> Self {
         Self { source, map }
     }
 }
 
-impl TensorMap2d {
+impl<T> TensorMap2d<T> {
     /// `fence.proxy.tensormap::generic.acquire.sys`: makes the map the
     /// host wrote visible to the tensor copies this thread issues after
     /// it. A thread acquires the map once, before its first copy.
@@ -83,10 +98,10 @@ impl TensorMap2d {
 /// The emulator checks all of it.
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-pub unsafe fn memcpy_async_tensor_2d(
-    tile: SharedArray<f32>,
+pub unsafe fn memcpy_async_tensor_2d<T: MapElement>(
+    tile: SharedArray<T>,
     index: u32,
-    map: TensorMap2d,
+    map: TensorMap2d<T>,
     x: i32,
     y: i32,
     barrier: Mbarrier,
@@ -121,9 +136,12 @@ pub unsafe fn memcpy_async_tensor_2d(
             }
             let first = array_row as usize * shape.width as usize + columns.start as usize;
             let values = map.source.read_box_row(first, columns.clone().count());
+            let size = size_of::<T>();
             for (column, value) in columns.clone().zip(values) {
-                let at = 4 * shape.box_index(row, (column - i64::from(x)) as u32) as usize;
-                bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
+                let at = size * shape.box_index(row, (column - i64::from(x)) as u32) as usize;
+                // SAFETY: `T` is plain data of `size` bytes.
+                let value = unsafe { core::slice::from_raw_parts((&raw const value).cast(), size) };
+                bytes[at..at + size].copy_from_slice(value);
             }
         }
         emulator::bulk_copy(

@@ -36,14 +36,11 @@ impl<B: Backend> Buffers<B> for MappedInput<B> {
     }
 
     fn expect(&self, backend: &B, problem: &Problem) -> Result<()> {
-        let mapped = self.map.shape();
-        if mapped != tensor_map(problem) {
-            return Err(Error::ShapeMismatch {
-                what: "the input's tensor map",
-                expected: len(problem),
-                actual: mapped.width as usize * mapped.height as usize,
-            });
-        }
+        expect_map(
+            "the input's tensor map",
+            tensor_map(problem),
+            self.map.shape(),
+        )?;
         expect_len(OUTPUT, len(problem), backend.len(&self.output))
     }
 

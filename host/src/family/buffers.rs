@@ -6,6 +6,7 @@
 //! declares its own and implements [`Buffers`] for them.
 
 use gpu_host::backend::{Backend, Buffer, Value};
+use gpu_std::tensor::TiledMap;
 
 use crate::error::{Error, Result};
 
@@ -143,6 +144,18 @@ pub fn expect_len(what: &'static str, expected: usize, actual: usize) -> Result<
             what,
             expected,
             actual,
+        });
+    }
+    Ok(())
+}
+
+/// Rejects a tensor map whose array or box is not what the shape says.
+pub fn expect_map(what: &'static str, expected: TiledMap, actual: TiledMap) -> Result<()> {
+    if expected != actual {
+        return Err(Error::ShapeMismatch {
+            what,
+            expected: expected.width as usize * expected.height as usize,
+            actual: actual.width as usize * actual.height as usize,
         });
     }
     Ok(())

@@ -8,7 +8,9 @@ use gpu_emulator::{self, AccessKind, Diagnostic, Fault};
 use gpu_std::bulk::{Mbarrier, fence_proxy_async_shared_cta};
 use gpu_std::global::{Global, GlobalMut};
 use gpu_std::shared::SharedArray;
-use gpu_std::tensor::{Swizzle, TensorMap2d, TiledMap, memcpy_async_tensor_2d, swizzle_128b};
+use gpu_std::tensor::{
+    Element, Swizzle, TensorMap2d, TiledMap, memcpy_async_tensor_2d, swizzle_128b,
+};
 use gpu_std::thread::{sync_threads, thread_idx_x};
 
 use crate::support::{assert_says, one_block};
@@ -46,6 +48,7 @@ fn map(swizzle: Swizzle) -> TiledMap {
         box_width: BOX.0,
         box_height: BOX.1,
         swizzle,
+        element: Element::F32,
     }
 }
 

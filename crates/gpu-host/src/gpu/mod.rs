@@ -15,7 +15,7 @@ use cudarc::driver::{
     CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DriverError, result, sys,
 };
 use cudarc::nvrtc::Ptx as NvrtcPtx;
-use gpu_std::tensor::TiledMap;
+use gpu_std::tensor::{MapElement, TiledMap};
 use gpu_std::{Kernel, Sampling, shared};
 
 use crate::backend::{
@@ -337,12 +337,12 @@ impl Backend for Gpu {
         texture::create(&self.context, &self.stream, texels, width, height, sampling)
     }
 
-    fn tensor_map(
+    fn tensor_map<T: MapElement + Value>(
         &self,
-        source: CudaSlice<f32>,
+        source: CudaSlice<T>,
         shape: TiledMap,
-    ) -> Result<TensorMap<DeviceMemory>> {
-        check_tensor_map(source.len(), shape)?;
+    ) -> Result<TensorMap<DeviceMemory, T>> {
+        check_tensor_map::<T>(source.len(), shape)?;
         let encoded = tensor::encode(&self.context, &self.stream, &source, shape)?;
         Ok(TensorMap::new(source, shape, encoded))
     }

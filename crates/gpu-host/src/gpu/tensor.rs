@@ -8,23 +8,23 @@ use cudarc::driver::sys::{
 use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
-use gpu_std::tensor::{Swizzle, TiledMap};
+use gpu_std::tensor::{Element, Swizzle, TiledMap};
 
 use crate::error::{During, Result};
 
 /// The map of `shape` over `source`, encoded and copied on `stream` (of
 /// `context`) to a buffer of its own.
-pub(super) fn encode(
+pub(super) fn encode<T>(
     context: &CudaContext,
     stream: &Arc<CudaStream>,
-    source: &CudaSlice<f32>,
+    source: &CudaSlice<T>,
     shape: TiledMap,
 ) -> Result<CudaSlice<u8>> {
     context.bind_to_thread().during("encoding a tensor map")?;
     let (address, _record) = source.device_ptr(stream);
     let dims = [u64::from(shape.width), u64::from(shape.height)];
     // The stride of every dimension but the first, in bytes.
-    let strides = [4 * u64::from(shape.width)];
+    let strides = [u64::from(shape.element.bytes()) * u64::from(shape.width)];
     let box_dims = [shape.box_width, shape.box_height];
     let element_strides = [1, 1];
     let swizzle = match shape.swizzle {
@@ -38,7 +38,10 @@ pub(super) fn encode(
     unsafe {
         sys::cuTensorMapEncodeTiled(
             &mut map,
-            CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+            match shape.element {
+                Element::F32 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+                Element::Bf16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+            },
             2,
             address as *mut _,
             dims.as_ptr(),
