@@ -435,7 +435,7 @@ pub fn mbarrier_arrive(address: *const u8, bytes: u32) {
     on_shared(address, |current, memory, offset| {
         let (me, block) = (current.linear, current.launch.block);
         let (thread, offset) = memory.use_barrier(me, block, offset, AccessKind::Read)?;
-        memory.barriers.arrive(thread, offset, bytes)
+        memory.barriers.arrive(me, thread, offset, bytes)
     });
 }
 

@@ -393,6 +393,10 @@ struct Shadow {
     write_tick: u32,
     read_tick: u32,
     other_read_tick: u32,
+    /// Their mbarrier arrivals then (see `mbarrier`'s ordering).
+    write_arrivals: u32,
+    read_arrivals: u32,
+    other_read_arrivals: u32,
     /// The thread whose asynchronous copy to this byte is in flight.
     copier: Option<u32>,
     /// The barrier (its offset) that a bulk copy to this byte in flight
@@ -465,17 +469,20 @@ impl SharedMemory {
             .warp_clocks
             .get(me as usize)
             .map_or(0, |clock| clock[me as usize % 32]);
+        let arrivals = self.barriers.arrivals(me);
         for byte in offset..offset + size {
             self.cluster_access(byte, self.rank, Access { thread, kind })?;
             let epoch = self.epoch;
-            let clocks = &self.warp_clocks;
-            // Whether `earlier`'s access at its own entry `then` is ordered
-            // before this one by a `syncwarp` of theirs.
-            let synced = |earlier: u32, then: u32| {
-                earlier / 32 == me / 32
+            let (clocks, barriers) = (&self.warp_clocks, &self.barriers);
+            // Whether `earlier`'s access at its own entry `then`, with
+            // `arrived` arrivals behind it, is ordered before this one by a
+            // `syncwarp` of theirs or an mbarrier phase this thread waited on.
+            let synced = |earlier: u32, then: u32, arrived: u32| {
+                (earlier / 32 == me / 32
                     && clocks
                         .get(me as usize)
-                        .is_some_and(|clock| clock[earlier as usize % 32] > then)
+                        .is_some_and(|clock| clock[earlier as usize % 32] > then))
+                    || barriers.ordered(me, earlier, arrived)
             };
             let shadow = &mut self.shadow[byte as usize];
             if let Some(copier) = shadow.copier {
@@ -509,11 +516,13 @@ impl SharedMemory {
             let written_now = shadow.write_epoch == epoch
                 && shadow.writer != me
                 && !landed_now
-                && !synced(shadow.writer, shadow.write_tick);
+                && !synced(shadow.writer, shadow.write_tick, shadow.write_arrivals);
             let other_atomic = match shadow.atomic_thread {
                 _ if shadow.atomic_epoch != epoch => NONE,
-                thread if thread != me && !synced(thread, shadow.atomic_tick) => thread,
-                _ if !synced(shadow.other_atomic, shadow.other_atomic_tick) => shadow.other_atomic,
+                thread if thread != me && !synced(thread, shadow.atomic_tick, NONE) => thread,
+                _ if !synced(shadow.other_atomic, shadow.other_atomic_tick, NONE) => {
+                    shadow.other_atomic
+                }
                 _ => NONE,
             };
             if kind != AccessKind::Atomic && other_atomic != NONE && other_atomic != me {
@@ -543,7 +552,7 @@ impl SharedMemory {
                     // not after it goes unreported.
                     if shadow.read_epoch != epoch
                         || shadow.reader == me
-                        || synced(shadow.reader, shadow.read_tick)
+                        || synced(shadow.reader, shadow.read_tick, shadow.read_arrivals)
                     {
                         let other_reader = if shadow.read_epoch != epoch {
                             NONE
@@ -554,15 +563,21 @@ impl SharedMemory {
                             read_epoch: epoch,
                             reader: me,
                             read_tick: tick,
+                            read_arrivals: arrivals,
                             other_reader,
                             ..*shadow
                         };
                     } else if shadow.other_reader == NONE
                         || shadow.other_reader == me
-                        || synced(shadow.other_reader, shadow.other_read_tick)
+                        || synced(
+                            shadow.other_reader,
+                            shadow.other_read_tick,
+                            shadow.other_read_arrivals,
+                        )
                     {
                         shadow.other_reader = me;
                         shadow.other_read_tick = tick;
+                        shadow.other_read_arrivals = arrivals;
                     }
                 }
                 AccessKind::Write | AccessKind::Atomic => {
@@ -571,19 +586,24 @@ impl SharedMemory {
                         return Err(self.race(byte, (writer, AccessKind::Write), later, block));
                     }
                     let readers = [
-                        (shadow.reader, shadow.read_tick),
-                        (shadow.other_reader, shadow.other_read_tick),
+                        (shadow.reader, shadow.read_tick, shadow.read_arrivals),
+                        (
+                            shadow.other_reader,
+                            shadow.other_read_tick,
+                            shadow.other_read_arrivals,
+                        ),
                     ];
-                    let unordered = readers.into_iter().find(|&(reader, then)| {
-                        reader != me && reader != NONE && !synced(reader, then)
+                    let unordered = readers.into_iter().find(|&(reader, then, arrived)| {
+                        reader != me && reader != NONE && !synced(reader, then, arrived)
                     });
-                    if let Some((reader, _)) = unordered.filter(|_| shadow.read_epoch == epoch) {
+                    if let Some((reader, ..)) = unordered.filter(|_| shadow.read_epoch == epoch) {
                         return Err(self.race(byte, (reader, AccessKind::Read), later, block));
                     }
                     if kind == AccessKind::Write {
                         shadow.write_epoch = epoch;
                         shadow.writer = me;
                         shadow.write_tick = tick;
+                        shadow.write_arrivals = arrivals;
                     } else if shadow.atomic_epoch != epoch {
                         shadow.atomic_epoch = epoch;
                         shadow.atomic_thread = me;

@@ -16,6 +16,14 @@
 //! `sync_threads` (which orders it after a thread that did). A wait that
 //! can never succeed, because every other thread waits too, is a
 //! diagnostic instead of a hang.
+//!
+//! A phase also orders threads, as CUDA's release and acquire do: what a
+//! thread did before its arrival is ordered before what a thread that
+//! waited on the phase does after the wait. Each thread counts its
+//! arrivals; a phase keeps the count of each thread that arrived in it,
+//! and a wait hands the waiter the counts of the phase it observed. An
+//! access a thread made with `n` arrivals behind it is then ordered
+//! before a waiter's access once the waiter knows of its `n + 1`-th.
 
 use super::{Copy, Dim3, Fault};
 
@@ -38,6 +46,10 @@ struct Barrier {
     completed: u32,
     /// The current phase's copies, to land when it completes.
     copies: Vec<Copy>,
+    /// Each thread that arrived in the current phase, with its arrivals
+    /// counted then; and the same of the phase completed last.
+    arrived: Vec<(u32, u32)>,
+    arrived_last: Vec<(u32, u32)>,
 }
 
 /// The barriers of one block, and which phases its threads have waited on.
@@ -50,6 +62,12 @@ pub(super) struct Barriers {
     /// Grows with every change to a barrier: a waiting thread can only
     /// succeed after one.
     pub generation: u64,
+    /// Each thread's arrivals so far, by linear index.
+    arrivals: Vec<u32>,
+    /// For each thread, by linear index, the most arrivals of each other
+    /// thread that a phase it waited on has told it of; empty until a
+    /// wait tells it of any.
+    known: Vec<Vec<u32>>,
 }
 
 /// What a barrier still waits for, for a diagnostic.
@@ -93,14 +111,22 @@ impl Barriers {
             tx: 0,
             completed: 0,
             copies: Vec::new(),
+            arrived: Vec::new(),
+            arrived_last: Vec::new(),
         });
         self.generation += 1;
         Ok(())
     }
 
-    /// One arrival at the barrier at `offset`, expecting `bytes` more of
-    /// transactions in the phase.
-    pub fn arrive(&mut self, thread: Dim3, offset: u32, bytes: u32) -> Result<(), Fault> {
+    /// One arrival of thread `me` at the barrier at `offset`, expecting
+    /// `bytes` more of transactions in the phase.
+    pub fn arrive(&mut self, me: u32, thread: Dim3, offset: u32, bytes: u32) -> Result<(), Fault> {
+        let me = me as usize;
+        if self.arrivals.len() <= me {
+            self.arrivals.resize(me + 1, 0);
+        }
+        self.arrivals[me] += 1;
+        let arrivals = self.arrivals[me];
         let barrier = self.initialised(thread, offset)?;
         if barrier.pending == 0 {
             return Err(Fault::MbarrierOverArrived {
@@ -111,6 +137,7 @@ impl Barriers {
         }
         barrier.pending -= 1;
         barrier.tx += i64::from(bytes);
+        barrier.arrived.push((me as u32, arrivals));
         self.generation += 1;
         Ok(())
     }
@@ -143,8 +170,11 @@ impl Barriers {
             landing = Some(std::mem::take(&mut barrier.copies));
             barrier.completed += 1;
             barrier.pending = barrier.count;
+            barrier.arrived_last = std::mem::take(&mut barrier.arrived);
         }
         let completed = barrier.completed;
+        let told = barrier.arrived_last.clone();
+        self.learn(me, &told);
         if landing.is_some() {
             self.generation += 1;
         }
@@ -152,6 +182,40 @@ impl Barriers {
             .retain(|&(thread, known, _)| (thread, known) != (me, offset));
         self.observed.push((me, offset, completed));
         Ok(Some((landing.unwrap_or_default(), completed)))
+    }
+
+    /// Thread `me` learns of the arrivals `told`.
+    fn learn(&mut self, me: u32, told: &[(u32, u32)]) {
+        if told.is_empty() {
+            return;
+        }
+        let me = me as usize;
+        if self.known.len() <= me {
+            self.known.resize(me + 1, Vec::new());
+        }
+        let known = &mut self.known[me];
+        for &(thread, arrivals) in told {
+            let thread = thread as usize;
+            if known.len() <= thread {
+                known.resize(thread + 1, 0);
+            }
+            known[thread] = known[thread].max(arrivals);
+        }
+    }
+
+    /// Thread `me`'s arrivals so far.
+    pub fn arrivals(&self, me: u32) -> u32 {
+        self.arrivals.get(me as usize).copied().unwrap_or(0)
+    }
+
+    /// Whether an access of thread `earlier`, made with `then` arrivals
+    /// behind it, is ordered before thread `me`'s accesses from now on:
+    /// `me` waited on a phase that `earlier` arrived at after it.
+    pub fn ordered(&self, me: u32, earlier: u32, then: u32) -> bool {
+        self.known
+            .get(me as usize)
+            .and_then(|known| known.get(earlier as usize))
+            .is_some_and(|&arrivals| arrivals > then)
     }
 
     /// Phases of the barrier at `offset` thread `me` has seen complete.

@@ -83,6 +83,28 @@ impl Mbarrier {
         );
     }
 
+    /// `mbarrier.arrive`: this thread's arrival in the current phase, as
+    /// a consumer saying it is done with what the phase guarded.
+    ///
+    /// # Safety
+    /// As [`Mbarrier::arrive_expect_tx`].
+    #[inline(always)]
+    pub unsafe fn arrive(self) {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+        // SAFETY: by this function's contract.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .b64 state; mbarrier.arrive.shared::cta.b64 state, [{barrier}]; }}",
+                barrier = in(reg32) self.word.shared_address(0),
+                options(nostack),
+            );
+        }
+        #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
+        super::below_sm90(&self);
+        #[cfg(not(target_arch = "nvptx64"))]
+        emulator::mbarrier_arrive(self.word.address(0).cast(), 0);
+    }
+
     /// `mbarrier.try_wait.parity` until it succeeds: waits until the
     /// phase of `parity` (0 for the first, 1 for the second, and so on
     /// alternately) has completed. What its bulk copies wrote is then this

@@ -22,10 +22,15 @@
 //! write them:
 //! [`Accumulators::mma_async`](crate::wgmma::Accumulators::mma_async)
 //! gives an [`InFlight`](crate::wgmma::InFlight), whose values only
-//! [`InFlight::wait`](crate::wgmma::InFlight::wait) gives back. The
-//! emulator computes each `wgmma` from shared memory when it starts,
-//! checks that its warp issues it whole, and reports a shared element it
-//! read that is overwritten before the wait.
+//! [`InFlight::wait`](crate::wgmma::InFlight::wait) gives back. A
+//! pipeline keeps them in flight across its stages:
+//! [`InFlight::commit_group`](crate::wgmma::InFlight::commit_group) closes
+//! a group of `wgmma`s and
+//! [`InFlight::wait_group`](crate::wgmma::InFlight::wait_group) waits for
+//! all but the newest, whose stages may then be refilled. The emulator
+//! computes each `wgmma` from shared memory when it starts, checks that its
+//! warp issues it whole, and reports a shared element it read that is
+//! overwritten before the wait that retires it.
 
 #[cfg(not(target_arch = "nvptx64"))]
 use gpu_emulator::device as emulator;
@@ -101,6 +106,26 @@ impl<const F: usize> Accumulators<F> {
     /// All zeros.
     pub const ZERO: Self = Self([0.0; F]);
 
+    /// `wgmma.fence`: hands the accumulators to the tensor cores, once
+    /// the last writes of other instructions to them are done, for the
+    /// `wgmma`s [`InFlight::mma_async`] queues.
+    #[inline(always)]
+    pub fn fence(self) -> InFlight<F> {
+        // SAFETY: orders the accumulators' last writes by other
+        // instructions before the wgmma reads them.
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90a"))]
+        unsafe {
+            core::arch::asm!("wgmma.fence.sync.aligned;", options(nostack))
+        };
+        InFlight {
+            accumulators: self.0,
+            #[cfg(not(target_arch = "nvptx64"))]
+            reads: Vec::new(),
+            #[cfg(not(target_arch = "nvptx64"))]
+            groups: 0,
+        }
+    }
+
     /// `wgmma.fence`, then `wgmma.mma_async.sync.aligned.m64nNk16.f32`
     /// with 16-bit `T` inputs: D = A·B + D, A 64×16 from `a` (K-major),
     /// B 16×N from `b` (N-major, B's rows along the chunks, where
@@ -121,30 +146,33 @@ impl<const F: usize> Accumulators<F> {
         b: MatrixDescriptor,
         b_transposed: bool,
     ) -> InFlight<F> {
-        // SAFETY: orders the accumulators' last writes by other
-        // instructions before the wgmma reads them.
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90a"))]
-        unsafe {
-            core::arch::asm!("wgmma.fence.sync.aligned;", options(nostack))
-        };
-        let started = InFlight {
-            accumulators: self.0,
-            #[cfg(not(target_arch = "nvptx64"))]
-            reads: Vec::new(),
-        };
         // SAFETY: by this function's contract.
-        unsafe { started.mma_async::<T>(a, b, b_transposed) }
+        unsafe { self.fence().mma_async::<T>(a, b, b_transposed) }
     }
 }
+
+/// A `wgmma` the emulator started and has not retired: where it started,
+/// the shared elements it read (offset and bits), and its group's number
+/// once committed.
+#[cfg(not(target_arch = "nvptx64"))]
+type Started = (
+    &'static core::panic::Location<'static>,
+    Vec<(u32, u16)>,
+    Option<u32>,
+);
 
 /// Accumulators a `wgmma` may still be writing: kept from the kernel
 /// until [`InFlight::wait`].
 #[derive(Debug)]
 pub struct InFlight<const F: usize> {
     accumulators: [f32; F],
-    /// Each wgmma's start and the shared elements it read.
+    /// Each wgmma not yet retired: its start, the shared elements it
+    /// read, and its group's number once committed.
     #[cfg(not(target_arch = "nvptx64"))]
-    reads: Vec<(&'static core::panic::Location<'static>, Vec<(u32, u16)>)>,
+    reads: Vec<Started>,
+    /// Groups committed so far.
+    #[cfg(not(target_arch = "nvptx64"))]
+    groups: u32,
 }
 
 impl<const F: usize> InFlight<F> {
@@ -233,9 +261,66 @@ impl<const F: usize> InFlight<F> {
             let site = core::panic::Location::caller();
             let bits = (a.to_bits(), b.to_bits());
             let read = emulator::wgmma(input, bits, b_transposed, &mut self.accumulators, site);
-            self.reads.push((site, read));
+            self.reads.push((site, read, None));
             self
         }
+    }
+
+    /// `wgmma.fence` again, before the next batch of `wgmma`s: where
+    /// other code runs between batches (a branch a thread takes alone),
+    /// ptxas otherwise puts a fence of its own in that code and
+    /// serialises every `wgmma` (its warning C7519).
+    #[inline(always)]
+    pub fn fence(self) -> Self {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90a"))]
+        // SAFETY: a fence; touches no memory.
+        unsafe {
+            core::arch::asm!("wgmma.fence.sync.aligned;", options(nostack))
+        };
+        self
+    }
+
+    /// `wgmma.commit_group`: the `wgmma`s started since the last commit
+    /// become one group, which [`InFlight::wait_group`] can wait for.
+    #[inline(always)]
+    pub fn commit_group(mut self) -> Self {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90a"))]
+        // SAFETY: closes a group; touches no memory.
+        unsafe {
+            core::arch::asm!("wgmma.commit_group.sync.aligned;", options(nostack))
+        };
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            for (_, _, group) in &mut self.reads {
+                group.get_or_insert(self.groups);
+            }
+            self.groups += 1;
+        }
+        self
+    }
+
+    /// `wgmma.wait_group N`: waits until at most the `N` groups committed
+    /// last are unfinished, so that the shared memory the others read
+    /// may be written again. The accumulators stay in flight: the groups
+    /// still running write them.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn wait_group<const N: u32>(mut self) -> Self {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90a"))]
+        // SAFETY: waits; touches no memory the kernel sees.
+        unsafe {
+            core::arch::asm!("wgmma.wait_group.sync.aligned {n};", n = const N, options(nostack))
+        };
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            let waited = core::panic::Location::caller();
+            let finished = |group: Option<u32>| group.is_some_and(|g| g + N < self.groups);
+            for (started, read, _) in self.reads.iter().filter(|(_, _, group)| finished(*group)) {
+                emulator::wgmma_retire(read, started, waited);
+            }
+            self.reads.retain(|(_, _, group)| !finished(*group));
+        }
+        self
     }
 
     /// `wgmma.commit_group` and `wgmma.wait_group 0`: every `wgmma` this
@@ -272,7 +357,7 @@ impl<const F: usize> InFlight<F> {
         #[cfg(not(target_arch = "nvptx64"))]
         {
             let waited = core::panic::Location::caller();
-            for (started, read) in &self.reads {
+            for (started, read, _) in &self.reads {
                 emulator::wgmma_retire(read, started, waited);
             }
             Accumulators(self.accumulators)

@@ -21,6 +21,7 @@ mod mma;
 mod panics;
 mod races;
 mod read_only;
+mod ring;
 mod scalars;
 mod shared;
 mod shared_atomics;
