@@ -39,7 +39,7 @@ __device__ __forceinline__ unsigned mma_pair(mma_bf16 low, mma_bf16 high) {
 
 extern "C" __global__ void __launch_bounds__(32 * MMA_GLOBAL_WARPS)
     mma_global(const mma_bf16* __restrict__ a, const mma_bf16* __restrict__ b,
-               float* __restrict__ c, unsigned m, unsigned n, unsigned k) {
+               float* __restrict__ c, unsigned m, unsigned n, unsigned k, const void*, const void*) {
     unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     unsigned g = lane / 4, q = lane % 4;
     unsigned row = (2 * blockIdx.y + warp / 2) * 16 + g;
@@ -255,19 +255,19 @@ __device__ __forceinline__ void mma_staged(const mma_bf16* __restrict__ a,
 
 extern "C" __global__ void __launch_bounds__(MMA_THREADS)
     mma_ldmatrix(const mma_bf16* __restrict__ a, const mma_bf16* __restrict__ b,
-                 float* __restrict__ c, unsigned m, unsigned n, unsigned k) {
+                 float* __restrict__ c, unsigned m, unsigned n, unsigned k, const void*, const void*) {
     mma_staged<MmaLayout<128, MMA_SLICE, 0, false>>(a, b, c, m, n, k);
 }
 
 extern "C" __global__ void __launch_bounds__(MMA_THREADS)
     mma_padded(const mma_bf16* __restrict__ a, const mma_bf16* __restrict__ b,
-               float* __restrict__ c, unsigned m, unsigned n, unsigned k) {
+               float* __restrict__ c, unsigned m, unsigned n, unsigned k, const void*, const void*) {
     mma_staged<MmaLayout<128, MMA_SLICE, 8, false>>(a, b, c, m, n, k);
 }
 
 extern "C" __global__ void __launch_bounds__(MMA_THREADS)
     mma_swizzled(const mma_bf16* __restrict__ a, const mma_bf16* __restrict__ b,
-                 float* __restrict__ c, unsigned m, unsigned n, unsigned k) {
+                 float* __restrict__ c, unsigned m, unsigned n, unsigned k, const void*, const void*) {
     mma_staged<MmaLayout<128, MMA_SLICE, 0, true>>(a, b, c, m, n, k);
 }
 
@@ -289,7 +289,7 @@ __device__ __forceinline__ void mma_copy_async(mma_bf16* to, const mma_bf16* fro
 // first fragments before this step's mma.
 extern "C" __global__ void __launch_bounds__(MMA_THREADS, 1)
     mma_pipelined(const mma_bf16* __restrict__ a, const mma_bf16* __restrict__ b,
-                  float* __restrict__ c, unsigned m, unsigned n, unsigned k) {
+                  float* __restrict__ c, unsigned m, unsigned n, unsigned k, const void*, const void*) {
     constexpr unsigned SLICE = MMA_PIPELINED_SLICE, STAGES = MMA_STAGES;
     extern __shared__ __align__(1024) mma_bf16 mma_stages[];
     constexpr unsigned COLS = 256, M_TILES = 4, N_TILES = 8;
@@ -388,9 +388,45 @@ __device__ __forceinline__ void mma_wgmma_m64n128k16(float (&d)[64], unsigned lo
 #endif
 }
 
+// Adds to the warpgroup's accumulators its 64 rows of the stage's A times
+// the stage's 128 columns of B: four wgmma of 16 k (ring.rs's
+// multiply_slice).
+__device__ __forceinline__ void mma_wgmma_slice(float (&d)[64], const mma_bf16* stage,
+                                                unsigned group) {
+    constexpr unsigned SLICE = 64;
+    using L = MmaLayout<128, SLICE, 0, true>;
+#pragma unroll
+    for (unsigned step = 0; step < SLICE / 16; ++step) {
+        unsigned long long da = mma_descriptor(stage + group * 64 * SLICE + 16 * step, 16, 1024);
+        unsigned long long db =
+            mma_descriptor(stage + L::A_ELEMENTS + 16 * 64 * step, 2 * SLICE * 64, 1024);
+        mma_wgmma_m64n128k16(d, da, db);
+    }
+}
+
+// Stores the warpgroup's 64×128 tile of C from (row0, col0).
+__device__ __forceinline__ void mma_wgmma_store(const float (&d)[64], float* __restrict__ c,
+                                                unsigned row0, unsigned col0, unsigned m,
+                                                unsigned n) {
+    unsigned warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
+    unsigned row = row0 + 16 * warp + lane / 4, col = col0 + 2 * (lane % 4);
+#pragma unroll
+    for (unsigned i = 0; i < 16; ++i) {
+#pragma unroll
+        for (unsigned half = 0; half < 2; ++half) {
+            unsigned r = row + 8 * half, j = col + 8 * i;
+            if (r < m && j < n) {
+                *reinterpret_cast<float2*>(c + r * n + j) =
+                    make_float2(d[4 * i + 2 * half], d[4 * i + 2 * half + 1]);
+            }
+        }
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(MMA_THREADS)
     mma_warpgroups(const mma_bf16* __restrict__ a, const mma_bf16* __restrict__ b,
-                   float* __restrict__ c, unsigned m, unsigned n, unsigned k) {
+                   float* __restrict__ c, unsigned m, unsigned n, unsigned k, const void*,
+                   const void*) {
     constexpr unsigned SLICE = 64, COLS = 128;
     using L = MmaLayout<COLS, SLICE, 0, true>;
     extern __shared__ __align__(1024) mma_bf16 mma_warpgroup_tile[];
@@ -406,30 +442,90 @@ extern "C" __global__ void __launch_bounds__(MMA_THREADS)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #endif
-#pragma unroll
-        for (unsigned step = 0; step < SLICE / 16; ++step) {
-            unsigned long long da = mma_descriptor(mma_warpgroup_tile + group * 64 * SLICE + 16 * step, 16, 1024);
-            unsigned long long db =
-                mma_descriptor(mma_warpgroup_tile + L::A_ELEMENTS + 16 * 64 * step, 2 * SLICE * 64, 1024);
-            mma_wgmma_m64n128k16(d, da, db);
-        }
+        mma_wgmma_slice(d, mma_warpgroup_tile, group);
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
         asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;" ::
                          : "memory");
 #endif
         __syncthreads();
     }
-    unsigned warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
-    unsigned row = row0 + 64 * group + 16 * warp + lane / 4, col = col0 + 2 * (lane % 4);
+    mma_wgmma_store(d, c, row0 + 64 * group, col0, m, n);
+}
+
+// The second Hopper rung (gpu/src/matmul_bf16/ring.rs): thread 0 copies
+// each slice by the TMA, one box of A and two of B's panels, into a ring of
+// MMA_RING_STAGES stages; a stage's full barrier completes on its bytes,
+// its empty barrier on every thread's arrival once the wgmmas that read it
+// are done (wgmma.wait_group 1 leaves one slice's in flight).
+#define MMA_RING_STAGES 4
+extern "C" __global__ void __launch_bounds__(MMA_THREADS, 1)
+    mma_tma(const mma_bf16* __restrict__, const mma_bf16* __restrict__, float* __restrict__ c,
+            unsigned m, unsigned n, unsigned k, const void* a_map, const void* b_map) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    constexpr unsigned SLICE = 64, COLS = 128, STAGES = MMA_RING_STAGES;
+    using L = MmaLayout<COLS, SLICE, 0, true>;
+    constexpr unsigned STAGE = L::STAGE_ELEMENTS, PANEL = SLICE * 64;
+    extern __shared__ __align__(1024) mma_bf16 mma_ring[];
+    unsigned ring = static_cast<unsigned>(__cvta_generic_to_shared(mma_ring));
+    unsigned barriers = ring + 2 * STAGES * STAGE;
+    auto full = [&](unsigned stage) { return barriers + 8 * stage; };
+    auto empty = [&](unsigned stage) { return barriers + 8 * (STAGES + stage); };
+    unsigned row0 = blockIdx.y * MMA_BLOCK_ROWS, col0 = blockIdx.x * COLS;
+    bool producer = threadIdx.x == 0;
+    unsigned slices = (k + SLICE - 1) / SLICE;
+    auto copy = [&](unsigned to, const void* map, unsigned x, unsigned y, unsigned barrier) {
+        asm volatile(
+            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+            "[%0], [%1, {%2, %3}], [%4];" ::"r"(to),
+            "l"(map), "r"(x), "r"(y), "r"(barrier)
+            : "memory");
+    };
+    auto load = [&](unsigned slice) {
+        unsigned stage = slice % STAGES, first = ring + 2 * stage * STAGE, k0 = slice * SLICE;
+        arrive_expect_tx(full(stage), 2 * STAGE);
+        copy(first, a_map, k0, row0, full(stage));
+        copy(first + 2 * L::A_ELEMENTS, b_map, col0, k0, full(stage));
+        copy(first + 2 * (L::A_ELEMENTS + PANEL), b_map, col0 + 64, k0, full(stage));
+    };
+    if (producer) {
+        asm volatile("fence.proxy.tensormap::generic.acquire.sys [%0], 128;" ::"l"(a_map) : "memory");
+        asm volatile("fence.proxy.tensormap::generic.acquire.sys [%0], 128;" ::"l"(b_map) : "memory");
 #pragma unroll
-    for (unsigned i = 0; i < 16; ++i) {
-#pragma unroll
-        for (unsigned half = 0; half < 2; ++half) {
-            unsigned r = row + 8 * half, j = col + 8 * i;
-            if (r < m && j < n) {
-                *reinterpret_cast<float2*>(c + r * n + j) =
-                    make_float2(d[4 * i + 2 * half], d[4 * i + 2 * half + 1]);
+        for (unsigned stage = 0; stage < STAGES; ++stage) {
+            init_barrier(full(stage), 1);
+            init_barrier(empty(stage), MMA_THREADS);
+        }
+    }
+    __syncthreads();
+    if (producer) {
+        for (unsigned slice = 0; slice < min(slices, STAGES); ++slice) load(slice);
+    }
+    unsigned group = threadIdx.x / 128;
+    float d[64] = {};
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    for (unsigned slice = 0; slice < slices; ++slice) {
+        unsigned stage = slice % STAGES;
+        wait_for_phase(full(stage), slice / STAGES % 2);
+        // A fence each slice: without it ptxas puts one in the producer's
+        // branch and serialises the wgmmas (its warning C7519).
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+        mma_wgmma_slice(d, mma_ring + stage * STAGE, group);
+        asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 1;" ::
+                         : "memory");
+        if (slice > 0) {
+            unsigned done = slice - 1, freed = done % STAGES;
+            asm volatile("{ .reg .b64 state; mbarrier.arrive.shared::cta.b64 state, [%0]; }" ::"r"(
+                             empty(freed))
+                         : "memory");
+            if (producer && done + STAGES < slices) {
+                wait_for_phase(empty(freed), done / STAGES % 2);
+                load(done + STAGES);
             }
         }
     }
+    asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;" ::: "memory");
+    mma_wgmma_store(d, c, row0 + 64 * group, col0, m, n);
+#else
+    __trap();
+#endif
 }

@@ -110,6 +110,8 @@ macro_rules! kernel {
         #[doc = $lesson]
         $(#[doc = $doc])*
         #[cfg(not(target_arch = "nvptx64"))]
+        // A kernel's parameters are its CUDA signature, however many.
+        #[allow(clippy::too_many_arguments)]
         pub unsafe fn $name $params $body
     };
     (
@@ -126,6 +128,8 @@ macro_rules! kernel {
         #[doc = stringify!($($by),+)]
         /// ` pick.
         #[cfg(not(target_arch = "nvptx64"))]
+        // A kernel's parameters are its CUDA signature, however many.
+        #[allow(clippy::too_many_arguments)]
         pub unsafe fn $name $params {
             $crate::generic_body!($generics $params $body);
             match ($($by),+) {

@@ -8,19 +8,24 @@
 //! what fills them: global memory directly (every fragment re-read from
 //! the L2), then tiles staged in shared memory and handed out by
 //! `ldmatrix`, whose eight 16-byte rows a pass fall in the same banks
-//! unless the tile is padded or swizzled; and last, copies that run
-//! stages ahead of the warps, into a wider tile.
+//! unless the tile is padded or swizzled; then copies that run stages
+//! ahead of the warps, into a wider tile. On Hopper the fragments leave
+//! the registers: `wgmma` reads A and B from shared memory itself, and the
+//! Tensor Memory Accelerator fills a ring of stages that barriers in
+//! shared memory hand between it and the warpgroups.
 //!
 //! k and n are multiples of 8, so that every row of A and B starts on a
 //! 16-byte boundary and is copied eight elements at a time; m is any.
 
 use gpu_std::global::{Global, GlobalMut};
+use gpu_std::tensor::{TensorMap2d, TiledMap};
 use gpu_std::{Launch, bf16};
 
 mod fragments;
 mod geometry;
 mod layout;
 mod pipelined;
+mod ring;
 mod staged;
 mod warp_tile;
 mod warpgroup;
@@ -28,6 +33,8 @@ use fragments::from_global;
 pub use geometry::{CHUNK, MMA_COLS, MMA_K, MMA_ROWS, Tile};
 pub use layout::Layout;
 use pipelined::pipelined;
+pub use ring::{RING, ring_bytes};
+use ring::{operand_map, ring};
 use staged::staged;
 pub use warpgroup::WARPGROUPS;
 use warpgroup::warpgroups;
@@ -40,8 +47,18 @@ pub struct Problem {
     pub k: u32,
 }
 
-/// The parameters every kernel takes: A, B, C, m, n, k.
-pub type Args = (Global<bf16>, Global<bf16>, GlobalMut<f32>, u32, u32, u32);
+/// The parameters every kernel takes: A, B, C, m, n, k, and the tensor
+/// maps of A and B ([`a_map`], [`b_map`]) that the TMA rungs copy through.
+pub type Args = (
+    Global<bf16>,
+    Global<bf16>,
+    GlobalMut<f32>,
+    u32,
+    u32,
+    u32,
+    TensorMap2d<bf16>,
+    TensorMap2d<bf16>,
+);
 
 /// Warps of [`mma_global`]'s block, 2×2.
 const GLOBAL_WARPS: u32 = 4;
@@ -73,6 +90,27 @@ pub const PIPELINED: Tile = Tile {
 };
 
 const _: () = assert!(STAGED.copies_whole_rows() && PIPELINED.copies_whole_rows());
+
+/// The tensor map of A (m×k) that [`mma_tma`] copies from: boxes of a
+/// slice's 64 columns by the tile's rows.
+pub const fn a_map(problem: &Problem) -> TiledMap {
+    operand_map(problem.k, problem.m, RING.rows)
+}
+
+/// The tensor map of B (k×n): boxes of one panel's 64 columns by a
+/// slice's rows.
+pub const fn b_map(problem: &Problem) -> TiledMap {
+    operand_map(problem.n, problem.k, RING.slice)
+}
+
+/// [`mma_tma`]'s grid, one [`RING`] tile of C a block, and its ring's
+/// shared memory.
+const fn ring_tiles(problem: &Problem) -> Launch {
+    Launch {
+        shared_bytes: ring_bytes(),
+        ..block_tiles(RING, Layout::Swizzled, problem)
+    }
+}
 
 /// [`mma_global`]'s grid: a 32×16 tile of C a block.
 const fn warp_tiles(problem: &Problem) -> Launch {
@@ -126,7 +164,7 @@ kernels! {
     #[launch(warp_tiles)]
     #[launch_bounds(32 * GLOBAL_WARPS)]
     #[compute_capability(8, 0)]
-    pub unsafe fn mma_global(a: Global<bf16>, b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
+    pub unsafe fn mma_global(a: Global<bf16>, b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32, _a_map: TensorMap2d<bf16>, _b_map: TensorMap2d<bf16>) {
         // SAFETY: forwarded contract.
         unsafe { from_global(a, b, c, m, n, k) }
     }
@@ -152,7 +190,7 @@ kernels! {
     #[launch(|problem| block_tiles(STAGED, Layout::Unpadded, problem))]
     #[launch_bounds(STAGED.threads())]
     #[compute_capability(8, 0)]
-    pub unsafe fn mma_ldmatrix(a: Global<bf16>, b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
+    pub unsafe fn mma_ldmatrix(a: Global<bf16>, b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32, _a_map: TensorMap2d<bf16>, _b_map: TensorMap2d<bf16>) {
         // SAFETY: forwarded contract.
         unsafe { staged::<{ STAGED.m_tiles() }, { STAGED.n_tiles() }>(STAGED, Layout::Unpadded, (a, b, c), (m, n, k)) }
     }
@@ -176,7 +214,7 @@ kernels! {
     #[launch(|problem| block_tiles(STAGED, Layout::Padded, problem))]
     #[launch_bounds(STAGED.threads())]
     #[compute_capability(8, 0)]
-    pub unsafe fn mma_padded(a: Global<bf16>, b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
+    pub unsafe fn mma_padded(a: Global<bf16>, b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32, _a_map: TensorMap2d<bf16>, _b_map: TensorMap2d<bf16>) {
         // SAFETY: forwarded contract.
         unsafe { staged::<{ STAGED.m_tiles() }, { STAGED.n_tiles() }>(STAGED, Layout::Padded, (a, b, c), (m, n, k)) }
     }
@@ -199,7 +237,7 @@ kernels! {
     #[launch(|problem| block_tiles(STAGED, Layout::Swizzled, problem))]
     #[launch_bounds(STAGED.threads())]
     #[compute_capability(8, 0)]
-    pub unsafe fn mma_swizzled(a: Global<bf16>, b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
+    pub unsafe fn mma_swizzled(a: Global<bf16>, b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32, _a_map: TensorMap2d<bf16>, _b_map: TensorMap2d<bf16>) {
         // SAFETY: forwarded contract.
         unsafe { staged::<{ STAGED.m_tiles() }, { STAGED.n_tiles() }>(STAGED, Layout::Swizzled, (a, b, c), (m, n, k)) }
     }
@@ -232,7 +270,7 @@ kernels! {
     #[launch(|problem| block_tiles(PIPELINED, Layout::Swizzled, problem))]
     #[launch_bounds(PIPELINED.threads(), 1)]
     #[compute_capability(8, 0)]
-    pub unsafe fn mma_pipelined(a: Global<bf16>, b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
+    pub unsafe fn mma_pipelined(a: Global<bf16>, b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32, _a_map: TensorMap2d<bf16>, _b_map: TensorMap2d<bf16>) {
         // SAFETY: forwarded contract.
         unsafe { pipelined::<{ PIPELINED.m_tiles() }, { PIPELINED.n_tiles() }, { PIPELINED.stages - 2 }>(PIPELINED, (a, b, c), (m, n, k)) }
     }
@@ -260,8 +298,39 @@ kernels! {
     #[launch(|problem| block_tiles(WARPGROUPS, Layout::Swizzled, problem))]
     #[launch_bounds(WARPGROUPS.threads())]
     #[compute_capability(9, 0, arch_specific)]
-    pub unsafe fn mma_warpgroups(a: Global<bf16>, b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
+    pub unsafe fn mma_warpgroups(a: Global<bf16>, b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32, _a_map: TensorMap2d<bf16>, _b_map: TensorMap2d<bf16>) {
         // SAFETY: forwarded contract.
         unsafe { warpgroups((a, b, c), (m, n, k)) }
+    }
+
+    /// The TMA copies each slice into a ring of four stages ahead of the `wgmma`s: no thread copies, no block barrier a slice.
+    ///
+    /// [`ring`]: [`mma_warpgroups`]'s tile and `wgmma`s, each slice of A
+    /// and B copied by the Tensor Memory Accelerator, one box of A and two
+    /// of B's panels, 128-byte swizzled as the descriptors read them,
+    /// into a ring of four 32 KiB stages. A stage's full barrier completes
+    /// when its 32 KiB land; its empty barrier when all 256 threads have
+    /// waited for the `wgmma`s that read it, after which thread 0 refills
+    /// it. The warpgroups keep one slice's `wgmma`s in flight while they
+    /// wait for the slice before (`wgmma.wait_group 1`).
+    ///
+    /// Compute-to-global-memory-access ratio: 64 FLOP/B, as
+    /// [`mma_ldmatrix`]. Bound by thread 0, which both issues its
+    /// warpgroup's `wgmma`s and waits for every thread before refilling
+    /// a stage: the warpgroup waits with it.
+    ///
+    /// Launch bounds: 256 threads (two warpgroups), one block an SM: 128
+    /// KiB of stages.
+    ///
+    /// # Safety
+    /// As [`mma_global`], with [`ring_tiles`]' grid and shared memory, and
+    /// `a_map` and `b_map` [`a_map`] and [`b_map`] of the problem over `a`
+    /// and `b`.
+    #[launch(ring_tiles)]
+    #[launch_bounds(RING.threads(), 1)]
+    #[compute_capability(9, 0, arch_specific)]
+    pub unsafe fn mma_tma(_a: Global<bf16>, _b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32, a_map: TensorMap2d<bf16>, b_map: TensorMap2d<bf16>) {
+        // SAFETY: forwarded contract.
+        unsafe { ring((a_map, b_map, c), (m, n, k)) }
     }
 }

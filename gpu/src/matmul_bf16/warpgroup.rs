@@ -8,7 +8,7 @@
 use gpu_std::bulk::fence_proxy_async_shared_cta;
 use gpu_std::global::{Global, GlobalMut, Line, row_major};
 use gpu_std::shared::SharedArray;
-use gpu_std::wgmma::{Accumulators, MatrixDescriptor, Swizzle};
+use gpu_std::wgmma::{Accumulators, InFlight, MatrixDescriptor, Swizzle};
 use gpu_std::{bf16, thread::*};
 
 use super::geometry::Tile;
@@ -59,16 +59,6 @@ pub unsafe fn warpgroups(
         // are multiples of 8 elements.
         from.map_or([0; 4], |element| unsafe { bytes.read_line(2 * element) })
     };
-    // Step `step`'s 16 k: the warpgroup's 64 rows of A, 32 bytes along
-    // their 128-byte rows; 16 rows of B, its panels 8 KiB apart; eight
-    // rows 1 KiB apart in both.
-    let descriptors = |step: u32| {
-        let a_first = group * 64 * tile.slice + 16 * step;
-        let a = MatrixDescriptor::new(shared, a_first, Swizzle::B128, 16, 1024);
-        let b_first = A_ELEMENTS + 16 * 64 * step;
-        let b = MatrixDescriptor::new(shared, b_first, Swizzle::B128, 2 * PANEL_ELEMENTS, 1024);
-        (a, b)
-    };
     let mut sums = Accumulators::<64>::ZERO;
     for k0 in (0..k).step_by(tile.slice as usize) {
         each_chunk(
@@ -87,21 +77,45 @@ pub unsafe fn warpgroups(
         );
         fence_proxy_async_shared_cta();
         sync_threads();
-        let (first_a, first_b) = descriptors(0);
         // SAFETY: the slice is staged, fenced and visible to the whole
         // warpgroup, which issues each wgmma together; nothing writes it
         // before the wait.
-        let mut flight = unsafe { sums.mma_async::<bf16>(first_a, first_b, true) };
-        for step in 1..tile.slice / 16 {
-            let (a, b) = descriptors(step);
-            // SAFETY: as above.
-            flight = unsafe { flight.mma_async::<bf16>(a, b, true) };
-        }
+        let flight = unsafe { multiply_slice(sums.fence(), shared, 0, group) };
         sums = flight.wait();
         sync_threads();
     }
     // SAFETY: each thread stores its own elements, inside C.
     unsafe { store(&sums, c, (row0 + 64 * group, col0), (m, n)) };
+}
+
+/// Adds to the warpgroup's accumulators the product of its 64 rows of
+/// the stage of A and B from `stage_first` on (laid out as
+/// [`Layout::Swizzled`]) by the stage's 128 columns of B: four `wgmma` of
+/// 16 k, queued behind those in flight.
+///
+/// Step `step`'s 16 k: the warpgroup's 64 rows of A, 32 bytes along their
+/// 128-byte rows; 16 rows of B, its panels 8 KiB apart; eight rows 1 KiB
+/// apart in both.
+///
+/// # Safety
+/// As [`InFlight::mma_async`], for each element of the stage.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub(super) unsafe fn multiply_slice(
+    mut flight: InFlight<64>,
+    shared: SharedArray<bf16>,
+    stage_first: u32,
+    group: u32,
+) -> InFlight<64> {
+    for step in 0..WARPGROUPS.slice / 16 {
+        let a_first = stage_first + group * 64 * WARPGROUPS.slice + 16 * step;
+        let a = MatrixDescriptor::new(shared, a_first, Swizzle::B128, 16, 1024);
+        let b_first = stage_first + A_ELEMENTS + 16 * 64 * step;
+        let b = MatrixDescriptor::new(shared, b_first, Swizzle::B128, 2 * PANEL_ELEMENTS, 1024);
+        // SAFETY: by this function's contract.
+        flight = unsafe { flight.mma_async::<bf16>(a, b, true) };
+    }
+    flight
 }
 
 /// Stores a warpgroup's 64×128 tile of C from (`row0`, `col0`): each
@@ -110,7 +124,7 @@ pub unsafe fn warpgroups(
 /// # Safety
 /// `c` is m×n, n even; no other thread writes these elements.
 #[inline(always)]
-unsafe fn store(
+pub(super) unsafe fn store(
     sums: &Accumulators<64>,
     c: GlobalMut<f32>,
     (row0, col0): (u32, u32),

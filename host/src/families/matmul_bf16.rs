@@ -2,16 +2,59 @@
 //! f32, row-major: the family's inputs and reference, and cuBLAS's bf16
 //! gemm as its baseline. Its shapes are the FP32 matmul's.
 
+use gpu_host::TensorMap;
+use gpu_host::backend::Buffer;
 use gpu_std::bf16;
-use kernels::matmul_bf16::{Args, CHUNK, KERNELS, Problem};
+use kernels::matmul_bf16::{Args, CHUNK, KERNELS, Problem, a_map, b_map};
 
 use crate::families::matmul::{Matmul, MatmulShape, cpu_gemm};
 use crate::families::prelude::*;
 use crate::family::Baseline;
+use crate::family::Parts;
 use crate::reference;
 
-/// The matrices' names in errors.
-const MATRICES: [&str; 3] = ["A", "B", "C"];
+/// A and B, each held by the tensor map the TMA rungs copy through (the
+/// others read the buffer), and C.
+pub struct MappedOperands<B: Backend> {
+    pub a: TensorMap<B::Memory, bf16>,
+    pub b: TensorMap<B::Memory, bf16>,
+    pub c: Buffer<B, f32>,
+}
+
+impl<B: Backend> MappedOperands<B> {
+    /// A and B, and C to write.
+    pub fn parts(&mut self) -> Parts<'_, B, bf16> {
+        (self.a.source(), self.b.source(), &mut self.c)
+    }
+}
+
+impl<B: Backend> Buffers<B> for MappedOperands<B> {
+    type Output = f32;
+    type Inputs = [Vec<bf16>; 2];
+    /// The problem, which makes the maps.
+    type Layout = Problem;
+
+    fn upload(backend: &B, [a, b]: &[Vec<bf16>; 2], problem: &Problem) -> Result<Self> {
+        let (a, b) = (backend.upload("A", a)?, backend.upload("B", b)?);
+        let c_len = problem.m as usize * problem.n as usize;
+        Ok(Self {
+            a: backend.tensor_map(a, a_map(problem))?,
+            b: backend.tensor_map(b, b_map(problem))?,
+            c: backend.alloc("C", c_len)?,
+        })
+    }
+
+    fn expect(&self, backend: &B, problem: &Problem) -> Result<()> {
+        expect_map("A's tensor map", a_map(problem), self.a.shape())?;
+        expect_map("B's tensor map", b_map(problem), self.b.shape())?;
+        let c_len = problem.m as usize * problem.n as usize;
+        expect_len("C", c_len, backend.len(&self.c))
+    }
+
+    fn output(&mut self) -> &mut Buffer<B, f32> {
+        &mut self.c
+    }
+}
 
 pub const GEMM_BF16: &str = "cublas_gemm_bf16";
 
@@ -26,7 +69,7 @@ family! {
                    N and K multiples of 8",
             emulated: &[136, 72, 40], sweep: "1024,2048,4096,8192", ..Matmul::SIZE
         },
-        shape: MatmulShape, inputs: [Vec<bf16>; 2], layout: Arrays<3>, buffers: TwoInputs<B, bf16>,
+        shape: MatmulShape, inputs: [Vec<bf16>; 2], layout: Problem, buffers: MappedOperands<B>,
         cpu: "gemm (crate) on the bf16 values in f32, every core", benched: true,
     }
 }
@@ -91,8 +134,8 @@ impl Family for MatmulBf16 {
         Ok([bf16s(a_len), bf16s(b_len)])
     }
 
-    fn layout(shape: MatmulShape) -> Result<Arrays<3>> {
-        Ok(Arrays::new(MATRICES, shape.checked_lens()?))
+    fn layout(shape: MatmulShape) -> Result<Problem> {
+        Self::problem(shape)
     }
 
     /// The tensor cores add in f32, k + 1 roundings deep, and may
@@ -108,10 +151,12 @@ impl Family for MatmulBf16 {
     }
 
     /// A, B and C hold m×k, k×n and m×n elements, C is a buffer of its
-    /// own, every index fits in u32 and k and n are multiples of 8.
+    /// own, every index fits in u32 and k and n are multiples of 8; the
+    /// maps are `a_map` and `b_map` of the problem over A and B.
     fn args<'a, B: Backend>(on: Launch<'a, Self, B>) -> Host<'a, Self, B> {
-        let (a, b, c) = on.buffers.parts();
-        (a, b, c, on.problem.m, on.problem.n, on.problem.k)
+        let MappedOperands { a, b, c } = on.buffers;
+        let Problem { m, n, k } = *on.problem;
+        (a.source(), b.source(), c, m, n, k, &*a, &*b)
     }
 
     fn baselines(_: &[&Kernel<Args, Problem>]) -> Vec<Baseline<Self>> {
