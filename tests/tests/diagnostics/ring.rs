@@ -9,11 +9,12 @@ use gpu_std::bf16;
 use gpu_std::bulk::{Mbarrier, fence_proxy_async_shared_cta};
 use gpu_std::global::{Global, GlobalMut};
 use gpu_std::shared::SharedArray;
-use gpu_std::tensor::{Element, Swizzle, TensorMap2d, TiledMap, memcpy_async_tensor_2d};
+use gpu_std::tensor::{Element, Swizzle, TensorMap2d, TiledMap};
 use gpu_std::thread::{sync_threads, thread_idx_x};
 use gpu_std::wgmma::{Accumulators, MatrixDescriptor, Swizzle as Layout};
 
 use crate::support::{assert_fault, one_block};
+use crate::tensor::tensor_copy;
 
 /// When the reader arrives, and whether the writer waits.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -165,17 +166,7 @@ fn a_tensor_copy_of_bf16_swizzles_its_128_byte_rows() {
         unsafe {
             let tile = SharedArray::<bf16>::launch_sized();
             let barrier = Mbarrier::at(SharedArray::launch_sized().after(256));
-            if t == 0 {
-                map.acquire();
-                barrier.init(1);
-                fence_proxy_async_shared_cta();
-            }
-            sync_threads();
-            if t == 0 {
-                barrier.arrive_expect_tx(shape.box_bytes());
-                memcpy_async_tensor_2d(tile, 0, map, 64, 8, barrier);
-            }
-            barrier.wait(0);
+            tensor_copy(tile, barrier, (map, shape), (64, 8), (true, true));
             for index in (t..1024).step_by(256) {
                 let (row, column) = (index / 64, index % 64);
                 let value = tile.read(shape.box_index(row, column)).to_f32();

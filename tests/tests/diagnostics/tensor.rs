@@ -9,7 +9,7 @@ use gpu_std::bulk::{Mbarrier, fence_proxy_async_shared_cta};
 use gpu_std::global::{Global, GlobalMut};
 use gpu_std::shared::SharedArray;
 use gpu_std::tensor::{
-    Element, Swizzle, TensorMap2d, TiledMap, memcpy_async_tensor_2d, swizzle_128b,
+    Element, MapElement, Swizzle, TensorMap2d, TiledMap, memcpy_async_tensor_2d, swizzle_128b,
 };
 use gpu_std::thread::{sync_threads, thread_idx_x};
 
@@ -52,6 +52,40 @@ fn map(swizzle: Swizzle) -> TiledMap {
     }
 }
 
+/// Thread 0 acquires `map` (where `acquire`) and copies its box at `at`
+/// into `tile` through `barrier`, which it initialises; every thread then
+/// waits for the copy (where `wait`).
+///
+/// # Safety
+/// As [`memcpy_async_tensor_2d`]'s, but for what `acquire` and `wait`
+/// leave out; called by every thread of the block.
+pub(crate) unsafe fn tensor_copy<T: MapElement>(
+    tile: SharedArray<T>,
+    barrier: Mbarrier,
+    (map, shape): (TensorMap2d<T>, TiledMap),
+    at: (i32, i32),
+    (acquire, wait): (bool, bool),
+) {
+    // SAFETY: by this function's contract.
+    unsafe {
+        if thread_idx_x() == 0 {
+            if acquire {
+                map.acquire();
+            }
+            barrier.init(1);
+            fence_proxy_async_shared_cta();
+        }
+        sync_threads();
+        if thread_idx_x() == 0 {
+            barrier.arrive_expect_tx(shape.box_bytes());
+            memcpy_async_tensor_2d(tile, 0, map, at.0, at.1, barrier);
+        }
+        if wait {
+            barrier.wait(0);
+        }
+    }
+}
+
 /// Thread 0 copies the box at [`AT`] into shared memory; every thread
 /// `t` then writes box element (t / 32, t % 32) to `out[t]`, found where
 /// the map's layout puts it, and the raw element at `t` to `raw[t]`.
@@ -67,21 +101,8 @@ unsafe fn copy_box(
     unsafe {
         let tile = SharedArray::<f32>::launch_sized().after(offset);
         let barrier = Mbarrier::at(SharedArray::launch_sized().after(BARRIER));
-        if t == 0 {
-            if bug != TensorBug::NotAcquired {
-                map.acquire();
-            }
-            barrier.init(1);
-            fence_proxy_async_shared_cta();
-        }
-        sync_threads();
-        if t == 0 {
-            barrier.arrive_expect_tx(shape.box_bytes());
-            memcpy_async_tensor_2d(tile, 0, map, AT.0, AT.1, barrier);
-        }
-        if bug != TensorBug::NoWait {
-            barrier.wait(0);
-        }
+        let (acquire, wait) = (bug != TensorBug::NotAcquired, bug != TensorBug::NoWait);
+        tensor_copy(tile, barrier, (map, shape), AT, (acquire, wait));
         out.write(t as usize, tile.read(shape.box_index(t / BOX.0, t % BOX.0)));
         raw.write(t as usize, tile.read(t));
     }
