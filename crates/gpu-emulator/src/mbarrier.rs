@@ -21,9 +21,10 @@
 //! thread did before its arrival is ordered before what a thread that
 //! waited on the phase does after the wait. Each thread counts its
 //! arrivals; a phase keeps the count of each thread that arrived in it,
-//! and a wait hands the waiter the counts of the phase it observed. An
-//! access a thread made with `n` arrivals behind it is then ordered
-//! before a waiter's access once the waiter knows of its `n + 1`-th.
+//! and a wait hands the waiter the counts of the phase it observed, and
+//! the phases each arriving thread had seen complete. An access a thread
+//! made with `n` arrivals behind it is then ordered before a waiter's
+//! access once the waiter knows of its `n + 1`-th.
 
 use super::{Copy, Dim3, Fault};
 
@@ -46,10 +47,23 @@ struct Barrier {
     completed: u32,
     /// The current phase's copies, to land when it completes.
     copies: Vec<Copy>,
-    /// Each thread that arrived in the current phase, with its arrivals
-    /// counted then; and the same of the phase completed last.
-    arrived: Vec<(u32, u32)>,
-    arrived_last: Vec<(u32, u32)>,
+    /// Each arrival in the current phase, and those of the phase
+    /// completed last.
+    arrived: Vec<Arrival>,
+    arrived_last: Vec<Arrival>,
+}
+
+/// One thread's arrival, with what a waiter on its phase learns of it.
+#[derive(Clone)]
+struct Arrival {
+    /// The thread, by linear index.
+    thread: u32,
+    /// Its arrivals so far, this one included.
+    arrivals: u32,
+    /// The phases it had seen complete then, by barrier offset: what its
+    /// waits ordered before the arrival is ordered before the waiter too
+    /// (a bulk copy's landing, say).
+    seen: Vec<(u32, u32)>,
 }
 
 /// The barriers of one block, and which phases its threads have waited on.
@@ -127,6 +141,12 @@ impl Barriers {
         }
         self.arrivals[me] += 1;
         let arrivals = self.arrivals[me];
+        let seen = self
+            .observed
+            .iter()
+            .filter(|&&(thread, ..)| thread == me as u32)
+            .map(|&(_, offset, completed)| (offset, completed))
+            .collect();
         let barrier = self.initialised(thread, offset)?;
         if barrier.pending == 0 {
             return Err(Fault::MbarrierOverArrived {
@@ -137,7 +157,11 @@ impl Barriers {
         }
         barrier.pending -= 1;
         barrier.tx += i64::from(bytes);
-        barrier.arrived.push((me as u32, arrivals));
+        barrier.arrived.push(Arrival {
+            thread: me as u32,
+            arrivals,
+            seen,
+        });
         self.generation += 1;
         Ok(())
     }
@@ -174,18 +198,31 @@ impl Barriers {
         }
         let completed = barrier.completed;
         let told = barrier.arrived_last.clone();
-        self.learn(me, &told);
         if landing.is_some() {
             self.generation += 1;
         }
-        self.observed
-            .retain(|&(thread, known, _)| (thread, known) != (me, offset));
-        self.observed.push((me, offset, completed));
+        self.observe(me, offset, completed);
+        self.learn(me, &told);
         Ok(Some((landing.unwrap_or_default(), completed)))
     }
 
-    /// Thread `me` learns of the arrivals `told`.
-    fn learn(&mut self, me: u32, told: &[(u32, u32)]) {
+    /// Thread `me` has seen `completed` phases of the barrier at `offset`
+    /// complete, if no more before.
+    fn observe(&mut self, me: u32, offset: u32, completed: u32) {
+        let known = self.observed(me, offset);
+        self.observed
+            .retain(|&(thread, barrier, _)| (thread, barrier) != (me, offset));
+        self.observed.push((me, offset, completed.max(known)));
+    }
+
+    /// Thread `me` learns of the arrivals `told`: their counts, and the
+    /// phases their threads had seen complete.
+    fn learn(&mut self, me: u32, told: &[Arrival]) {
+        for arrival in told {
+            for &(offset, completed) in &arrival.seen {
+                self.observe(me, offset, completed);
+            }
+        }
         if told.is_empty() {
             return;
         }
@@ -194,12 +231,12 @@ impl Barriers {
             self.known.resize(me + 1, Vec::new());
         }
         let known = &mut self.known[me];
-        for &(thread, arrivals) in told {
-            let thread = thread as usize;
+        for arrival in told {
+            let thread = arrival.thread as usize;
             if known.len() <= thread {
                 known.resize(thread + 1, 0);
             }
-            known[thread] = known[thread].max(arrivals);
+            known[thread] = known[thread].max(arrival.arrivals);
         }
     }
 

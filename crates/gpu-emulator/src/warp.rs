@@ -82,6 +82,9 @@ pub enum WarpOp {
     /// `wgmma.mma_async`, whose lanes must issue it together: nothing
     /// passes between them (each thread's part comes from shared memory).
     Wgmma,
+    /// `setmaxnreg`, which every lane makes together: nothing passes
+    /// between them (the emulator has no register file to resize).
+    SetMaxNReg,
 }
 
 /// Which lane a shuffle reads.
@@ -119,6 +122,7 @@ impl WarpOp {
             Self::ActiveMask => "activemask",
             Self::Mma(_) => "mma_sync",
             Self::Wgmma => "wgmma_mma_async",
+            Self::SetMaxNReg => "setmaxnreg",
             Self::LdMatrix { matrices, trans } => match (matrices, trans) {
                 (1, false) => "ldmatrix_x1",
                 (2, false) => "ldmatrix_x2",
@@ -288,7 +292,7 @@ pub(crate) fn exchange(
                 .expect("the caller is among the lanes")
                 .into(),
             WarpOp::ActiveMask => lanes.into(),
-            WarpOp::Wgmma => 0,
+            WarpOp::Wgmma | WarpOp::SetMaxNReg => 0,
             WarpOp::Mma(input) => {
                 let registers = |lane| warp.call(lane).expect("checked").registers;
                 threads[index]

@@ -364,3 +364,48 @@ impl<const F: usize> InFlight<F> {
         }
     }
 }
+
+/// `setmaxnreg.dec` and `setmaxnreg.inc`: the warpgroup gives back
+/// registers (a producer that only issues copies) or takes them (the
+/// consumers, for their accumulators), to `N` a thread, from the pool
+/// the block was launched with.
+macro_rules! setmaxnreg {
+    ($($(#[$doc:meta])* $name:ident => $instruction:literal;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// Every thread of the warpgroup calls it together, with the same
+        /// `N`: a multiple of 8 from 24 to 256; what the warpgroups take
+        /// the others have given back.
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub unsafe fn $name<const N: u32>() {
+            const { assert!(N >= 24 && N <= 256 && N % 8 == 0, "setmaxnreg takes 24 to 256, by 8") };
+            #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90a"))]
+            // SAFETY: by this function's contract.
+            unsafe {
+                core::arch::asm!(concat!($instruction, " {n};"), n = const N, options(nostack))
+            };
+            #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90a")))]
+            super::below_sm90a();
+            #[cfg(not(target_arch = "nvptx64"))]
+            emulator::warp_call(
+                emulator::WarpOp::SetMaxNReg,
+                u32::MAX,
+                0,
+                core::panic::Location::caller(),
+            );
+        }
+    )*};
+}
+
+setmaxnreg! {
+    /// Lowers this warpgroup's registers a thread to `N`
+    /// (`setmaxnreg.dec.sync.aligned.u32`, CUTLASS's
+    /// `warpgroup_reg_dealloc`).
+    setmaxnreg_dec => "setmaxnreg.dec.sync.aligned.u32";
+    /// Raises this warpgroup's registers a thread to `N`
+    /// (`setmaxnreg.inc.sync.aligned.u32`, CUTLASS's
+    /// `warpgroup_reg_alloc`).
+    setmaxnreg_inc => "setmaxnreg.inc.sync.aligned.u32";
+}

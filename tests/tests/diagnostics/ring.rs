@@ -188,3 +188,66 @@ fn a_tensor_copy_of_bf16_swizzles_its_128_byte_rows() {
     // first element lies 16 bytes into its row.
     assert_eq!(shape.box_index(1, 0), 64 + 8);
 }
+
+/// Warp 1 waits for a bulk copy's phase and arrives on a second barrier;
+/// thread 0, which never waits on the first, waits on the second and
+/// writes over the copy's bytes: ordered, as a producer refilling a stage
+/// its consumers waited for. Without the arrival's wait it is reported.
+fn refill(wait: bool) -> Result<(), Diagnostic> {
+    let source = vec![1.0f32; 8];
+    let source = Global::new("source", &source);
+    let body = || {
+        let t = thread_idx_x();
+        // SAFETY: 32 bytes of tile, then the barriers' words; the
+        // emulator checks the rest.
+        unsafe {
+            let tile = SharedArray::<f32>::launch_sized();
+            let words = SharedArray::<u64>::launch_sized();
+            let (full, empty) = (Mbarrier::at(words.after(4)), Mbarrier::at(words.after(5)));
+            if t == 0 {
+                full.init(1);
+                empty.init(32);
+                fence_proxy_async_shared_cta();
+            }
+            sync_threads();
+            if t == 0 {
+                full.arrive_expect_tx(32);
+                gpu_std::bulk::memcpy_async_bulk(tile, 0, source, 0, 8, full);
+                if wait {
+                    empty.wait(0);
+                }
+                tile.write(0, 2.0);
+            } else if t >= 32 {
+                full.wait(0);
+                tile.read(t % 8);
+                empty.arrive();
+            }
+        }
+    };
+    gpu_emulator::run("refill", &one_block(64, 48), &body)
+}
+
+#[test]
+fn a_producer_may_refill_what_its_consumers_waited_for_once_they_arrive() {
+    refill(true).unwrap();
+    assert!(refill(false).is_err());
+}
+
+#[test]
+fn setmaxnreg_is_made_by_every_lane() {
+    let body = || {
+        if thread_idx_x() != 5 {
+            // SAFETY: the emulator checks that the warp makes it whole.
+            unsafe { gpu_std::wgmma::setmaxnreg_dec::<40>() };
+        }
+    };
+    let diagnostic = gpu_emulator::run("setmaxnreg", &one_block(128, 0), &body).unwrap_err();
+    assert_fault!(
+        diagnostic,
+        Fault::BadWarpCall {
+            call: gpu_emulator::WarpOp::SetMaxNReg,
+            lane: 5,
+            ..
+        }
+    );
+}
