@@ -388,30 +388,72 @@ __device__ __forceinline__ void mma_wgmma_m64n128k16(float (&d)[64], unsigned lo
 #endif
 }
 
+// D = A·B + D for a 64×256×16 step, B transposed (N-major).
+__device__ __forceinline__ void mma_wgmma_m64n256k16(float (&d)[128], unsigned long long a,
+                                                     unsigned long long b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, 0, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]),
+          "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]),
+          "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]),
+          "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]),
+          "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),
+          "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
+          "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]),
+          "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]),
+          "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]),
+          "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]),
+          "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]),
+          "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]),
+          "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]),
+          "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]),
+          "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]),
+          "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]),
+          "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]),
+          "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]),
+          "+f"(d[127])
+        : "l"(a), "l"(b), "r"(1));
+#else
+    __trap();
+#endif
+}
+
 // Adds to the warpgroup's accumulators its 64 rows of the stage's A times
-// the stage's 128 columns of B: four wgmma of 16 k (ring.rs's
+// the stage's 2F columns of B: four wgmma of 16 k (warpgroup.rs's
 // multiply_slice).
-__device__ __forceinline__ void mma_wgmma_slice(float (&d)[64], const mma_bf16* stage,
+template <unsigned F>
+__device__ __forceinline__ void mma_wgmma_slice(float (&d)[F], const mma_bf16* stage,
                                                 unsigned group) {
     constexpr unsigned SLICE = 64;
-    using L = MmaLayout<128, SLICE, 0, true>;
+    using L = MmaLayout<2 * F, SLICE, 0, true>;
 #pragma unroll
     for (unsigned step = 0; step < SLICE / 16; ++step) {
         unsigned long long da = mma_descriptor(stage + group * 64 * SLICE + 16 * step, 16, 1024);
         unsigned long long db =
             mma_descriptor(stage + L::A_ELEMENTS + 16 * 64 * step, 2 * SLICE * 64, 1024);
-        mma_wgmma_m64n128k16(d, da, db);
+        if constexpr (F == 64) {
+            mma_wgmma_m64n128k16(d, da, db);
+        } else {
+            mma_wgmma_m64n256k16(d, da, db);
+        }
     }
 }
 
-// Stores the warpgroup's 64×128 tile of C from (row0, col0).
-__device__ __forceinline__ void mma_wgmma_store(const float (&d)[64], float* __restrict__ c,
+// Stores the warpgroup's 64×2F tile of C from (row0, col0).
+template <unsigned F>
+__device__ __forceinline__ void mma_wgmma_store(const float (&d)[F], float* __restrict__ c,
                                                 unsigned row0, unsigned col0, unsigned m,
                                                 unsigned n) {
     unsigned warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
     unsigned row = row0 + 16 * warp + lane / 4, col = col0 + 2 * (lane % 4);
 #pragma unroll
-    for (unsigned i = 0; i < 16; ++i) {
+    for (unsigned i = 0; i < F / 4; ++i) {
 #pragma unroll
         for (unsigned half = 0; half < 2; ++half) {
             unsigned r = row + 8 * half, j = col + 8 * i;
@@ -452,6 +494,53 @@ extern "C" __global__ void __launch_bounds__(MMA_THREADS)
     mma_wgmma_store(d, c, row0 + 64 * group, col0, m, n);
 }
 
+// The TMA rungs' ring (ring.rs's Ring): STAGES stages of STAGE elements
+// from `ring` on, then each stage's full barrier and its empty one.
+template <unsigned STAGES, unsigned STAGE>
+struct MmaRing {
+    unsigned ring;
+    __device__ unsigned full(unsigned stage) const { return ring + 2 * STAGES * STAGE + 8 * stage; }
+    __device__ unsigned empty(unsigned stage) const {
+        return ring + 2 * STAGES * STAGE + 8 * (STAGES + stage);
+    }
+    // Thread 0 acquires the maps and initialises the barriers, the empty
+    // ones for `readers` arrivals; the block passes a barrier.
+    __device__ void init(const void* a_map, const void* b_map, unsigned readers) const {
+        if (threadIdx.x == 0) {
+            asm volatile("fence.proxy.tensormap::generic.acquire.sys [%0], 128;" ::"l"(a_map)
+                         : "memory");
+            asm volatile("fence.proxy.tensormap::generic.acquire.sys [%0], 128;" ::"l"(b_map)
+                         : "memory");
+#pragma unroll
+            for (unsigned stage = 0; stage < STAGES; ++stage) {
+                init_barrier(full(stage), 1);
+                init_barrier(empty(stage), readers);
+            }
+        }
+        __syncthreads();
+    }
+    // Copies slice `slice` of the ROWS×COLS tile at (row0, col0) into its
+    // stage: A's box, then B's panels of 64 columns.
+    template <unsigned ROWS, unsigned COLS, unsigned SLICE>
+    __device__ void load(const void* a_map, const void* b_map, unsigned slice, unsigned row0,
+                         unsigned col0) const {
+        unsigned stage = slice % STAGES, first = ring + 2 * stage * STAGE, k0 = slice * SLICE;
+        auto copy = [&](unsigned to, const void* map, unsigned x, unsigned y) {
+            asm volatile(
+                "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+                "[%0], [%1, {%2, %3}], [%4];" ::"r"(to),
+                "l"(map), "r"(x), "r"(y), "r"(full(stage))
+                : "memory");
+        };
+        arrive_expect_tx(full(stage), 2 * STAGE);
+        copy(first, a_map, k0, row0);
+#pragma unroll
+        for (unsigned panel = 0; panel < COLS / 64; ++panel) {
+            copy(first + 2 * (ROWS * SLICE + panel * SLICE * 64), b_map, col0 + 64 * panel, k0);
+        }
+    }
+};
+
 // The second Hopper rung (gpu/src/matmul_bf16/ring.rs): thread 0 copies
 // each slice by the TMA, one box of A and two of B's panels, into a ring of
 // MMA_RING_STAGES stages; a stage's full barrier completes on its bytes,
@@ -463,40 +552,18 @@ extern "C" __global__ void __launch_bounds__(MMA_THREADS, 1)
             unsigned m, unsigned n, unsigned k, const void* a_map, const void* b_map) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     constexpr unsigned SLICE = 64, COLS = 128, STAGES = MMA_RING_STAGES;
-    using L = MmaLayout<COLS, SLICE, 0, true>;
-    constexpr unsigned STAGE = L::STAGE_ELEMENTS, PANEL = SLICE * 64;
+    constexpr unsigned STAGE = MmaLayout<COLS, SLICE, 0, true>::STAGE_ELEMENTS;
     extern __shared__ __align__(1024) mma_bf16 mma_ring[];
-    unsigned ring = static_cast<unsigned>(__cvta_generic_to_shared(mma_ring));
-    unsigned barriers = ring + 2 * STAGES * STAGE;
-    auto full = [&](unsigned stage) { return barriers + 8 * stage; };
-    auto empty = [&](unsigned stage) { return barriers + 8 * (STAGES + stage); };
+    const MmaRing<STAGES, STAGE> ring{static_cast<unsigned>(__cvta_generic_to_shared(mma_ring))};
+    auto full = [&](unsigned stage) { return ring.full(stage); };
+    auto empty = [&](unsigned stage) { return ring.empty(stage); };
     unsigned row0 = blockIdx.y * MMA_BLOCK_ROWS, col0 = blockIdx.x * COLS;
     bool producer = threadIdx.x == 0;
     unsigned slices = (k + SLICE - 1) / SLICE;
-    auto copy = [&](unsigned to, const void* map, unsigned x, unsigned y, unsigned barrier) {
-        asm volatile(
-            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-            "[%0], [%1, {%2, %3}], [%4];" ::"r"(to),
-            "l"(map), "r"(x), "r"(y), "r"(barrier)
-            : "memory");
-    };
     auto load = [&](unsigned slice) {
-        unsigned stage = slice % STAGES, first = ring + 2 * stage * STAGE, k0 = slice * SLICE;
-        arrive_expect_tx(full(stage), 2 * STAGE);
-        copy(first, a_map, k0, row0, full(stage));
-        copy(first + 2 * L::A_ELEMENTS, b_map, col0, k0, full(stage));
-        copy(first + 2 * (L::A_ELEMENTS + PANEL), b_map, col0 + 64, k0, full(stage));
+        ring.template load<MMA_BLOCK_ROWS, COLS, SLICE>(a_map, b_map, slice, row0, col0);
     };
-    if (producer) {
-        asm volatile("fence.proxy.tensormap::generic.acquire.sys [%0], 128;" ::"l"(a_map) : "memory");
-        asm volatile("fence.proxy.tensormap::generic.acquire.sys [%0], 128;" ::"l"(b_map) : "memory");
-#pragma unroll
-        for (unsigned stage = 0; stage < STAGES; ++stage) {
-            init_barrier(full(stage), 1);
-            init_barrier(empty(stage), MMA_THREADS);
-        }
-    }
-    __syncthreads();
+    ring.init(a_map, b_map, MMA_THREADS);
     if (producer) {
         for (unsigned slice = 0; slice < min(slices, STAGES); ++slice) load(slice);
     }
@@ -525,6 +592,58 @@ extern "C" __global__ void __launch_bounds__(MMA_THREADS, 1)
     }
     asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;" ::: "memory");
     mma_wgmma_store(d, c, row0 + 64 * group, col0, m, n);
+#else
+    __trap();
+#endif
+}
+
+// The third Hopper rung (gpu/src/matmul_bf16/specialized.rs): a 128×256
+// tile, its first warpgroup the producer (setmaxnreg.dec to 40, one thread
+// refilling each stage once the consumers have left it), the other two the
+// consumers (setmaxnreg.inc to 232), each a 64×256 half of the tile.
+#define MMA_SPECIALIZED_THREADS 384
+extern "C" __global__ void __launch_bounds__(MMA_SPECIALIZED_THREADS, 1)
+    mma_specialized(const mma_bf16* __restrict__, const mma_bf16* __restrict__,
+                    float* __restrict__ c, unsigned m, unsigned n, unsigned k, const void* a_map,
+                    const void* b_map) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    constexpr unsigned SLICE = 64, COLS = 256, STAGES = MMA_RING_STAGES, CONSUMERS = 256;
+    constexpr unsigned STAGE = MmaLayout<COLS, SLICE, 0, true>::STAGE_ELEMENTS;
+    extern __shared__ __align__(1024) mma_bf16 mma_specialized_ring[];
+    const MmaRing<STAGES, STAGE> ring{
+        static_cast<unsigned>(__cvta_generic_to_shared(mma_specialized_ring))};
+    unsigned row0 = blockIdx.y * MMA_BLOCK_ROWS, col0 = blockIdx.x * COLS;
+    unsigned slices = (k + SLICE - 1) / SLICE;
+    unsigned group = threadIdx.x / 128;
+    ring.init(a_map, b_map, CONSUMERS);
+    if (group == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+        if (threadIdx.x != 0) return;
+        for (unsigned slice = 0; slice < slices; ++slice) {
+            if (slice >= STAGES) wait_for_phase(ring.empty(slice % STAGES), (slice / STAGES - 1) % 2);
+            ring.template load<MMA_BLOCK_ROWS, COLS, SLICE>(a_map, b_map, slice, row0, col0);
+        }
+        return;
+    }
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+    unsigned consumer = group - 1;
+    float d[128] = {};
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    for (unsigned slice = 0; slice < slices; ++slice) {
+        unsigned stage = slice % STAGES;
+        wait_for_phase(ring.full(stage), slice / STAGES % 2);
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+        mma_wgmma_slice(d, mma_specialized_ring + stage * STAGE, consumer);
+        asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 1;" ::
+                         : "memory");
+        if (slice > 0) {
+            asm volatile("{ .reg .b64 state; mbarrier.arrive.shared::cta.b64 state, [%0]; }" ::"r"(
+                             ring.empty((slice - 1) % STAGES))
+                         : "memory");
+        }
+    }
+    asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;" ::: "memory");
+    mma_wgmma_store(d, c, row0 + 64 * consumer, col0, m, n);
 #else
     __trap();
 #endif

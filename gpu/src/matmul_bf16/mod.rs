@@ -26,6 +26,7 @@ mod geometry;
 mod layout;
 mod pipelined;
 mod ring;
+mod specialized;
 mod staged;
 mod warp_tile;
 mod warpgroup;
@@ -35,6 +36,8 @@ pub use layout::Layout;
 use pipelined::pipelined;
 pub use ring::{RING, ring_bytes};
 use ring::{operand_map, ring};
+use specialized::specialized;
+pub use specialized::{SPECIALIZED, specialized_bytes};
 use staged::staged;
 pub use warpgroup::WARPGROUPS;
 use warpgroup::warpgroups;
@@ -109,6 +112,15 @@ const fn ring_tiles(problem: &Problem) -> Launch {
     Launch {
         shared_bytes: ring_bytes(),
         ..block_tiles(RING, Layout::Swizzled, problem)
+    }
+}
+
+/// [`mma_specialized`]'s grid, one [`SPECIALIZED`] tile of C a block, and
+/// its ring's shared memory.
+const fn specialized_tiles(problem: &Problem) -> Launch {
+    Launch {
+        shared_bytes: specialized_bytes(),
+        ..block_tiles(SPECIALIZED, Layout::Swizzled, problem)
     }
 }
 
@@ -332,5 +344,33 @@ kernels! {
     pub unsafe fn mma_tma(_a: Global<bf16>, _b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32, a_map: TensorMap2d<bf16>, b_map: TensorMap2d<bf16>) {
         // SAFETY: forwarded contract.
         unsafe { ring((a_map, b_map, c), (m, n, k)) }
+    }
+
+    /// Warp-specialized: a producer warpgroup keeps the ring full while two consumer warpgroups, with its registers, compute a 128×256 tile.
+    ///
+    /// [`specialized`]: the TMA ring of [`mma_tma`], four stages of 48
+    /// KiB, but the copies are a warpgroup's own work. It gives back its
+    /// registers (`setmaxnreg.dec` to 40) and one thread of it waits on
+    /// each stage's empty barrier and refills it; the two consumer
+    /// warpgroups take them (`setmaxnreg.inc` to 232) for 128 f32
+    /// accumulators each, a 64×256 half of the tile, four `wgmma`s of
+    /// 64×256×16 a slice, and no longer wait for a thread that copies.
+    ///
+    /// Compute-to-global-memory-access ratio: 85 FLOP/B (each element of
+    /// a 128×256 tile's slices feeds 256 or 128 multiply-adds). Bound by
+    /// the tensor cores while the ring stays full; by the prologue and
+    /// the store of C, which nothing overlaps, between tiles.
+    ///
+    /// Launch bounds: 384 threads (three warpgroups), one block an SM:
+    /// 192 KiB of stages.
+    ///
+    /// # Safety
+    /// As [`mma_tma`], with [`specialized_tiles`]' grid and shared memory.
+    #[launch(specialized_tiles)]
+    #[launch_bounds(SPECIALIZED.threads(), 1)]
+    #[compute_capability(9, 0, arch_specific)]
+    pub unsafe fn mma_specialized(_a: Global<bf16>, _b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32, a_map: TensorMap2d<bf16>, b_map: TensorMap2d<bf16>) {
+        // SAFETY: forwarded contract.
+        unsafe { specialized(([a_map, b_map], c), (m, n, k)) }
     }
 }

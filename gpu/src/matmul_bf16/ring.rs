@@ -11,7 +11,7 @@ use gpu_std::global::GlobalMut;
 use gpu_std::shared::SharedArray;
 use gpu_std::tensor::{Element, Swizzle, TensorMap2d, TiledMap, memcpy_async_tensor_2d};
 use gpu_std::thread::*;
-use gpu_std::wgmma::Accumulators;
+use gpu_std::wgmma::{Accumulators, InFlight};
 
 use super::geometry::Tile;
 use super::layout::Layout;
@@ -23,11 +23,6 @@ pub const RING: Tile = Tile {
     ..WARPGROUPS
 };
 
-/// Elements of a stage: A's slice, then B's two panels of 64 columns.
-const STAGE: u32 = Layout::Swizzled.stage_elements(RING);
-/// Elements of A's slice, the first of B's panels, and a panel.
-const A_ELEMENTS: u32 = RING.rows * RING.slice;
-const PANEL: u32 = RING.slice * 64;
 /// Threads that say they are done with a stage: every thread.
 const CONSUMERS: u32 = RING.threads();
 
@@ -49,6 +44,163 @@ pub const fn ring_bytes() -> u32 {
     Layout::Swizzled.shared_bytes(RING) + 2 * RING.stages * 8
 }
 
+/// A ring of `tile.stages` stages in the launch-sized shared memory, laid
+/// out as [`Layout::Swizzled`], and after it each stage's full barrier,
+/// on which its copies complete, and empty barrier, at which its readers
+/// arrive: what both TMA rungs share.
+#[derive(Clone, Copy)]
+pub(super) struct Ring {
+    tile: Tile,
+    stages: SharedArray<bf16>,
+    words: SharedArray<u64>,
+}
+
+impl Ring {
+    /// The ring of `tile`; thread 0 acquires the maps and initialises the
+    /// barriers, a full one for one arrival, an empty one for `readers`,
+    /// and the block passes a barrier.
+    ///
+    /// # Safety
+    /// Every thread of the block calls it; the launch gives
+    /// [`Layout::shared_bytes`] of `tile` and two words a stage after.
+    #[inline(always)]
+    pub(super) unsafe fn new(tile: Tile, maps: [TensorMap2d<bf16>; 2], readers: u32) -> Self {
+        let stage = Layout::Swizzled.stage_elements(tile);
+        // SAFETY: inside a kernel; the launch gives the stages and the
+        // words after them.
+        let ring = unsafe {
+            Self {
+                tile,
+                stages: SharedArray::launch_sized(),
+                words: SharedArray::launch_sized().after(tile.stages * stage / 4),
+            }
+        };
+        if thread_idx_x() == 0 {
+            maps.into_iter().for_each(TensorMap2d::acquire);
+            for stage in 0..tile.stages {
+                // SAFETY: one thread initialises each barrier, before any use.
+                unsafe {
+                    ring.full(stage).init(1);
+                    ring.empty(stage).init(readers);
+                }
+            }
+            fence_proxy_async_shared_cta();
+        }
+        sync_threads();
+        ring
+    }
+
+    /// The first row and column of the block's tile of C.
+    #[inline(always)]
+    pub(super) fn origin(self) -> (u32, u32) {
+        (
+            block_idx_y() * self.tile.rows,
+            block_idx_x() * self.tile.cols,
+        )
+    }
+
+    /// The slices of k, the last one partial where k is not a multiple.
+    #[inline(always)]
+    pub(super) fn slices(self, k: u32) -> u32 {
+        k.div_ceil(self.tile.slice)
+    }
+
+    /// The stage slice `slice` goes to, and its first element.
+    #[inline(always)]
+    pub(super) fn stage(self, slice: u32) -> (u32, u32) {
+        let stage = slice % self.tile.stages;
+        (stage, stage * Layout::Swizzled.stage_elements(self.tile))
+    }
+
+    /// The phase of a stage's barriers that slice `slice` uses: the
+    /// parity of its pass round the ring.
+    #[inline(always)]
+    pub(super) fn parity(self, slice: u32) -> u32 {
+        slice / self.tile.stages % 2
+    }
+
+    #[inline(always)]
+    pub(super) fn full(self, stage: u32) -> Mbarrier {
+        // SAFETY: each barrier has a word of its own, which nothing else uses.
+        unsafe { Mbarrier::at(self.words.after(stage)) }
+    }
+
+    #[inline(always)]
+    pub(super) fn empty(self, stage: u32) -> Mbarrier {
+        // SAFETY: as for `full`.
+        unsafe { Mbarrier::at(self.words.after(self.tile.stages + stage)) }
+    }
+
+    /// Waits for slice `slice`'s copies, queues warpgroup `group`'s four
+    /// `wgmma`s on it behind those in flight, and waits for all but them:
+    /// then arrives at the empty barrier of the slice before, which no
+    /// `wgmma` of this thread reads any more.
+    ///
+    /// # Safety
+    /// The whole warpgroup calls it, for each slice in order; the ring's
+    /// empty barriers expect every thread that calls it.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub(super) unsafe fn consume<const F: usize>(
+        self,
+        flight: InFlight<F>,
+        slice: u32,
+        group: u32,
+    ) -> InFlight<F> {
+        let (stage, first) = self.stage(slice);
+        // SAFETY: the barriers are initialised and visible (the block
+        // barrier in `Ring::new`); the stage's copies have landed once its
+        // phase completes, and the TMA wrote them through the async proxy
+        // the wgmma reads through; the empty barrier keeps the stage from
+        // being refilled until every reader has waited for the wgmmas
+        // that read it.
+        unsafe {
+            self.full(stage).wait(self.parity(slice));
+            let flight = multiply_slice(flight.fence(), self.stages, first, group)
+                .commit_group()
+                .wait_group::<1>();
+            if let Some(done) = slice.checked_sub(1) {
+                self.empty(self.stage(done).0).arrive();
+            }
+            flight
+        }
+    }
+
+    /// Copies slice `slice` of the block's tile at (`row0`, `col0`) into
+    /// its stage: A's box, then B's panels of 64 columns, their bytes
+    /// expected by the stage's full barrier.
+    ///
+    /// # Safety
+    /// This thread made the ring; no thread reads the stage still (its
+    /// empty barrier said so, or it has never been filled).
+    #[inline(always)]
+    pub(super) unsafe fn load(
+        self,
+        [a_map, b_map]: [TensorMap2d<bf16>; 2],
+        slice: u32,
+        (row0, col0): (u32, u32),
+    ) {
+        let tile = self.tile;
+        let (stage, first) = self.stage(slice);
+        let k0 = (slice * tile.slice) as i32;
+        let a_elements = tile.rows * tile.slice;
+        // SAFETY: each box lies inside the ring on a 1024-byte boundary;
+        // by this function's contract for the rest.
+        unsafe {
+            let full = self.full(stage);
+            full.arrive_expect_tx(2 * Layout::Swizzled.stage_elements(tile));
+            memcpy_async_tensor_2d(self.stages, first, a_map, k0, row0 as i32, full);
+            for panel in 0..tile.cols / 64 {
+                let (at, x) = (
+                    first + a_elements + panel * tile.slice * 64,
+                    col0 + 64 * panel,
+                );
+                memcpy_async_tensor_2d(self.stages, at, b_map, x as i32, k0, full);
+            }
+        }
+    }
+}
+
 /// The block's tile of C through the ring. Thread 0 initialises the
 /// barriers and fills every stage; then, for each slice, every thread
 /// waits for its stage's copies, its warpgroup queues the slice's four
@@ -67,78 +219,34 @@ pub unsafe fn ring(
     (m, n, k): (u32, u32, u32),
 ) {
     let tile = RING;
-    // SAFETY: inside a kernel; the launch gives the ring and, after it,
-    // the barriers' words, full then empty.
-    let (shared, words) = unsafe {
-        let words = SharedArray::<u64>::launch_sized().after(tile.stages * STAGE / 4);
-        (SharedArray::<bf16>::launch_sized(), words)
-    };
-    // SAFETY: each barrier has a word of its own, which nothing else uses.
-    let full = |stage: u32| unsafe { Mbarrier::at(words.after(stage)) };
-    let empty = |stage: u32| unsafe { Mbarrier::at(words.after(tile.stages + stage)) };
-    let (row0, col0) = (block_idx_y() * tile.rows, block_idx_x() * tile.cols);
+    let maps = [a_map, b_map];
+    // SAFETY: every thread; the launch gives the ring.
+    let ring = unsafe { Ring::new(tile, maps, CONSUMERS) };
+    let (origin, slices) = (ring.origin(), ring.slices(k));
     let producer = thread_idx_x() == 0;
-    let slices = k.div_ceil(tile.slice);
-    // Slice `slice` into its stage: A's box, B's two panels, their bytes
-    // expected by the stage's full barrier.
-    let load = |slice: u32| {
-        let stage = slice % tile.stages;
-        let (first, k0) = (stage * STAGE, (slice * tile.slice) as i32);
-        let (row0, col0) = (row0 as i32, col0 as i32);
-        // SAFETY: thread 0 acquired the maps and initialised the barrier;
-        // each box lies inside the ring on a 1024-byte boundary; no
-        // thread reads the stage before its phase completes, and none
-        // reads it still (the empty barrier said so).
-        unsafe {
-            full(stage).arrive_expect_tx(2 * STAGE);
-            memcpy_async_tensor_2d(shared, first, a_map, k0, row0, full(stage));
-            memcpy_async_tensor_2d(shared, first + A_ELEMENTS, b_map, col0, k0, full(stage));
-            let second = first + A_ELEMENTS + PANEL;
-            memcpy_async_tensor_2d(shared, second, b_map, col0 + 64, k0, full(stage));
-        }
-    };
     if producer {
-        a_map.acquire();
-        b_map.acquire();
-        for stage in 0..tile.stages {
-            // SAFETY: one thread initialises each barrier, before any use.
-            unsafe {
-                full(stage).init(1);
-                empty(stage).init(CONSUMERS);
-            }
-        }
-        fence_proxy_async_shared_cta();
-    }
-    sync_threads();
-    if producer {
-        (0..slices.min(tile.stages)).for_each(load);
+        // SAFETY: no stage has been filled.
+        (0..slices.min(tile.stages)).for_each(|slice| unsafe { ring.load(maps, slice, origin) });
     }
     let group = thread_idx_x() / 128;
     let mut flight = Accumulators::<64>::ZERO.fence();
     for slice in 0..slices {
-        let stage = slice % tile.stages;
-        // SAFETY: the barriers are initialised and visible (the block
-        // barrier above); the stage's copies have landed once its phase
-        // completes, and the TMA wrote them through the async proxy the
-        // wgmma reads through; the empty barrier keeps the stage from
-        // being refilled until every thread has waited for the wgmmas
-        // that read it.
-        unsafe {
-            full(stage).wait(slice / tile.stages % 2);
-            flight = multiply_slice(flight.fence(), shared, stage * STAGE, group)
-                .commit_group()
-                .wait_group::<1>();
-            if let Some(done) = slice.checked_sub(1) {
-                let freed = done % tile.stages;
-                empty(freed).arrive();
-                if producer && done + tile.stages < slices {
-                    empty(freed).wait(done / tile.stages % 2);
-                    load(done + tile.stages);
-                }
+        // SAFETY: every thread, each slice in order.
+        flight = unsafe { ring.consume(flight, slice, group) };
+        if let Some(done) = slice.checked_sub(1)
+            && producer
+            && done + tile.stages < slices
+        {
+            // SAFETY: once every thread has arrived at the stage's empty
+            // barrier, none reads it.
+            unsafe {
+                ring.empty(ring.stage(done).0).wait(ring.parity(done));
+                ring.load(maps, done + tile.stages, origin);
             }
         }
     }
     let sums = flight.wait();
+    let (row0, col0) = origin;
     // SAFETY: each thread stores its own elements, inside C.
     unsafe { store(&sums, c, (row0 + 64 * group, col0), (m, n)) };
 }

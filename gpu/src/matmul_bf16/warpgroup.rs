@@ -90,8 +90,8 @@ pub unsafe fn warpgroups(
 
 /// Adds to the warpgroup's accumulators the product of its 64 rows of
 /// the stage of A and B from `stage_first` on (laid out as
-/// [`Layout::Swizzled`]) by the stage's 128 columns of B: four `wgmma` of
-/// 16 k, queued behind those in flight.
+/// [`Layout::Swizzled`], A's slice 128 rows of 64) by the stage's 2·`F`
+/// columns of B: four `wgmma` of 16 k, queued behind those in flight.
 ///
 /// Step `step`'s 16 k: the warpgroup's 64 rows of A, 32 bytes along their
 /// 128-byte rows; 16 rows of B, its panels 8 KiB apart; eight rows 1 KiB
@@ -101,12 +101,12 @@ pub unsafe fn warpgroups(
 /// As [`InFlight::mma_async`], for each element of the stage.
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-pub(super) unsafe fn multiply_slice(
-    mut flight: InFlight<64>,
+pub(super) unsafe fn multiply_slice<const F: usize>(
+    mut flight: InFlight<F>,
     shared: SharedArray<bf16>,
     stage_first: u32,
     group: u32,
-) -> InFlight<64> {
+) -> InFlight<F> {
     for step in 0..WARPGROUPS.slice / 16 {
         let a_first = stage_first + group * 64 * WARPGROUPS.slice + 16 * step;
         let a = MatrixDescriptor::new(shared, a_first, Swizzle::B128, 16, 1024);
@@ -118,14 +118,14 @@ pub(super) unsafe fn multiply_slice(
     flight
 }
 
-/// Stores a warpgroup's 64×128 tile of C from (`row0`, `col0`): each
+/// Stores a warpgroup's 64×2·`F` tile of C from (`row0`, `col0`): each
 /// thread's pairs of columns, as the `wgmma` module lays them out.
 ///
 /// # Safety
 /// `c` is m×n, n even; no other thread writes these elements.
 #[inline(always)]
-pub(super) unsafe fn store(
-    sums: &Accumulators<64>,
+pub(super) unsafe fn store<const F: usize>(
+    sums: &Accumulators<F>,
     c: GlobalMut<f32>,
     (row0, col0): (u32, u32),
     (m, n): (u32, u32),
@@ -135,7 +135,7 @@ pub(super) unsafe fn store(
     // SAFETY: C starts on a 256-byte boundary and n is even, so every
     // pair of columns 2q and 2q + 1 is one aligned element of the view.
     let pairs = unsafe { c.cast::<TwoSums>() };
-    for i in 0..16 {
+    for i in 0..F as u32 / 4 {
         for half in 0..2 {
             let (r, j) = (row + 8 * half, col + 8 * i);
             if r < m && j < n {
