@@ -66,22 +66,29 @@ struct Arrival {
     seen: Vec<(u32, u32)>,
 }
 
-/// The barriers of one block, and which phases its threads have waited on.
+/// What one thread has done with the block's barriers and learnt from
+/// them.
+#[derive(Clone, Default)]
+struct ThreadState {
+    /// Its arrivals so far.
+    arrivals: u32,
+    /// `(barrier offset, phases completed)` that it has seen, by a wait of
+    /// its own or from a thread that arrived at a phase it waited on.
+    observed: Vec<(u32, u32)>,
+    /// The most arrivals of each other thread, by linear index, that a
+    /// phase it waited on has told it of.
+    known: Vec<u32>,
+}
+
+/// The barriers of one block, and what its threads have seen of them.
 #[derive(Default)]
 pub(super) struct Barriers {
     barriers: Vec<Barrier>,
-    /// `(thread, barrier offset, phases completed)` at each thread's last
-    /// successful wait on the barrier.
-    observed: Vec<(u32, u32, u32)>,
+    /// Each thread's, by linear index; none until it uses a barrier.
+    threads: Vec<ThreadState>,
     /// Grows with every change to a barrier: a waiting thread can only
     /// succeed after one.
     pub generation: u64,
-    /// Each thread's arrivals so far, by linear index.
-    arrivals: Vec<u32>,
-    /// For each thread, by linear index, the most arrivals of each other
-    /// thread that a phase it waited on has told it of; empty until a
-    /// wait tells it of any.
-    known: Vec<Vec<u32>>,
 }
 
 /// What a barrier still waits for, for a diagnostic.
@@ -117,7 +124,9 @@ impl Barriers {
             });
         }
         self.barriers.retain(|barrier| barrier.offset != offset);
-        self.observed.retain(|&(_, known, _)| known != offset);
+        for state in &mut self.threads {
+            state.observed.retain(|&(known, _)| known != offset);
+        }
         self.barriers.push(Barrier {
             offset,
             count,
@@ -135,18 +144,9 @@ impl Barriers {
     /// One arrival of thread `me` at the barrier at `offset`, expecting
     /// `bytes` more of transactions in the phase.
     pub fn arrive(&mut self, me: u32, thread: Dim3, offset: u32, bytes: u32) -> Result<(), Fault> {
-        let me = me as usize;
-        if self.arrivals.len() <= me {
-            self.arrivals.resize(me + 1, 0);
-        }
-        self.arrivals[me] += 1;
-        let arrivals = self.arrivals[me];
-        let seen = self
-            .observed
-            .iter()
-            .filter(|&&(thread, ..)| thread == me as u32)
-            .map(|&(_, offset, completed)| (offset, completed))
-            .collect();
+        let state = self.state(me);
+        state.arrivals += 1;
+        let (arrivals, seen) = (state.arrivals, state.observed.clone());
         let barrier = self.initialised(thread, offset)?;
         if barrier.pending == 0 {
             return Err(Fault::MbarrierOverArrived {
@@ -158,7 +158,7 @@ impl Barriers {
         barrier.pending -= 1;
         barrier.tx += i64::from(bytes);
         barrier.arrived.push(Arrival {
-            thread: me as u32,
+            thread: me,
             arrivals,
             seen,
         });
@@ -206,13 +206,23 @@ impl Barriers {
         Ok(Some((landing.unwrap_or_default(), completed)))
     }
 
+    /// Thread `me`'s state, made on its first use.
+    fn state(&mut self, me: u32) -> &mut ThreadState {
+        let me = me as usize;
+        if self.threads.len() <= me {
+            self.threads.resize(me + 1, ThreadState::default());
+        }
+        &mut self.threads[me]
+    }
+
     /// Thread `me` has seen `completed` phases of the barrier at `offset`
     /// complete, if no more before.
     fn observe(&mut self, me: u32, offset: u32, completed: u32) {
-        let known = self.observed(me, offset);
-        self.observed
-            .retain(|&(thread, barrier, _)| (thread, barrier) != (me, offset));
-        self.observed.push((me, offset, completed.max(known)));
+        let observed = &mut self.state(me).observed;
+        match observed.iter_mut().find(|(known, _)| *known == offset) {
+            Some((_, phases)) => *phases = (*phases).max(completed),
+            None => observed.push((offset, completed)),
+        }
     }
 
     /// Thread `me` learns of the arrivals `told`: their counts, and the
@@ -222,16 +232,7 @@ impl Barriers {
             for &(offset, completed) in &arrival.seen {
                 self.observe(me, offset, completed);
             }
-        }
-        if told.is_empty() {
-            return;
-        }
-        let me = me as usize;
-        if self.known.len() <= me {
-            self.known.resize(me + 1, Vec::new());
-        }
-        let known = &mut self.known[me];
-        for arrival in told {
+            let known = &mut self.state(me).known;
             let thread = arrival.thread as usize;
             if known.len() <= thread {
                 known.resize(thread + 1, 0);
@@ -242,25 +243,30 @@ impl Barriers {
 
     /// Thread `me`'s arrivals so far.
     pub fn arrivals(&self, me: u32) -> u32 {
-        self.arrivals.get(me as usize).copied().unwrap_or(0)
+        self.threads
+            .get(me as usize)
+            .map_or(0, |state| state.arrivals)
     }
 
     /// Whether an access of thread `earlier`, made with `then` arrivals
     /// behind it, is ordered before thread `me`'s accesses from now on:
     /// `me` waited on a phase that `earlier` arrived at after it.
     pub fn ordered(&self, me: u32, earlier: u32, then: u32) -> bool {
-        self.known
+        self.threads
             .get(me as usize)
-            .and_then(|known| known.get(earlier as usize))
+            .and_then(|state| state.known.get(earlier as usize))
             .is_some_and(|&arrivals| arrivals > then)
     }
 
     /// Phases of the barrier at `offset` thread `me` has seen complete.
     pub fn observed(&self, me: u32, offset: u32) -> u32 {
-        self.observed
-            .iter()
-            .find(|&&(thread, known, _)| (thread, known) == (me, offset))
-            .map_or(0, |&(.., completed)| completed)
+        self.threads.get(me as usize).map_or(0, |state| {
+            state
+                .observed
+                .iter()
+                .find(|&&(known, _)| known == offset)
+                .map_or(0, |&(_, completed)| completed)
+        })
     }
 
     /// What the barrier at `offset` still waits for.

@@ -2,7 +2,7 @@ use super::bulk::Mbarrier;
 #[cfg(not(target_arch = "nvptx64"))]
 use super::global::Global;
 use super::shared::SharedArray;
-pub use gpu_core::{Element, MAX_BOX_SIDE, Swizzle, TiledMap, swizzle_128b, swizzle_128b_bytes};
+pub use gpu_core::{Element, MAX_BOX_SIDE, Swizzle, TiledMap, swizzle_128b};
 #[cfg(not(target_arch = "nvptx64"))]
 use gpu_emulator::device as emulator;
 
