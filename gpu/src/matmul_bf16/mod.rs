@@ -36,8 +36,8 @@ pub use layout::Layout;
 use pipelined::pipelined;
 pub use ring::{RING, ring_bytes};
 use ring::{operand_map, ring};
+pub use specialized::SPECIALIZED;
 use specialized::specialized;
-pub use specialized::{SPECIALIZED, specialized_bytes};
 use staged::staged;
 pub use warpgroup::WARPGROUPS;
 use warpgroup::warpgroups;
@@ -106,21 +106,12 @@ pub const fn b_map(problem: &Problem) -> TiledMap {
     operand_map(problem.n, problem.k, RING.slice)
 }
 
-/// [`mma_tma`]'s grid, one [`RING`] tile of C a block, and its ring's
-/// shared memory.
-const fn ring_tiles(problem: &Problem) -> Launch {
+/// A TMA rung's grid, one `tile` of C a block, and its ring's shared
+/// memory ([`ring_bytes`]).
+const fn ring_tiles(tile: Tile, problem: &Problem) -> Launch {
     Launch {
-        shared_bytes: ring_bytes(),
-        ..block_tiles(RING, Layout::Swizzled, problem)
-    }
-}
-
-/// [`mma_specialized`]'s grid, one [`SPECIALIZED`] tile of C a block, and
-/// its ring's shared memory.
-const fn specialized_tiles(problem: &Problem) -> Launch {
-    Launch {
-        shared_bytes: specialized_bytes(),
-        ..block_tiles(SPECIALIZED, Layout::Swizzled, problem)
+        shared_bytes: ring_bytes(tile),
+        ..block_tiles(tile, Layout::Swizzled, problem)
     }
 }
 
@@ -335,10 +326,10 @@ kernels! {
     /// KiB of stages.
     ///
     /// # Safety
-    /// As [`mma_global`], with [`ring_tiles`]' grid and shared memory, and
+    /// As [`mma_global`], with [`ring_tiles`]`(RING)`'s grid and shared memory, and
     /// `a_map` and `b_map` [`a_map`] and [`b_map`] of the problem over `a`
     /// and `b`.
-    #[launch(ring_tiles)]
+    #[launch(|problem| ring_tiles(RING, problem))]
     #[launch_bounds(RING.threads(), 1)]
     #[compute_capability(9, 0, arch_specific)]
     pub unsafe fn mma_tma(_a: Global<bf16>, _b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32, a_map: TensorMap2d<bf16>, b_map: TensorMap2d<bf16>) {
@@ -365,8 +356,8 @@ kernels! {
     /// 192 KiB of stages.
     ///
     /// # Safety
-    /// As [`mma_tma`], with [`specialized_tiles`]' grid and shared memory.
-    #[launch(specialized_tiles)]
+    /// As [`mma_tma`], with [`ring_tiles`]`(SPECIALIZED)`'s grid and shared memory.
+    #[launch(|problem| ring_tiles(SPECIALIZED, problem))]
     #[launch_bounds(SPECIALIZED.threads(), 1)]
     #[compute_capability(9, 0, arch_specific)]
     pub unsafe fn mma_specialized(_a: Global<bf16>, _b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32, a_map: TensorMap2d<bf16>, b_map: TensorMap2d<bf16>) {

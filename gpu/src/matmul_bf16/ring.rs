@@ -39,9 +39,10 @@ pub(super) const fn operand_map(width: u32, height: u32, box_height: u32) -> Til
     }
 }
 
-/// Bytes of the ring and of its barriers, the launch-sized shared memory.
-pub const fn ring_bytes() -> u32 {
-    Layout::Swizzled.shared_bytes(RING) + 2 * RING.stages * 8
+/// Bytes of a ring of `tile`'s stages and of its barriers, two words a
+/// stage: the launch-sized shared memory of a TMA rung.
+pub const fn ring_bytes(tile: Tile) -> u32 {
+    Layout::Swizzled.shared_bytes(tile) + 2 * tile.stages * 8
 }
 
 /// A ring of `tile.stages` stages in the launch-sized shared memory, laid
@@ -212,7 +213,7 @@ impl Ring {
 /// # Safety
 /// `a_map` and `b_map` are [`super::a_map`] and [`super::b_map`] of the
 /// problem over A and B; `c` is m×n, n even, overlapping neither; the launch is
-/// [`super::ring_tiles`]'s.
+/// [`super::ring_tiles`]`(RING)`'s.
 #[inline(always)]
 pub unsafe fn ring(
     (a_map, b_map, c): (TensorMap2d<bf16>, TensorMap2d<bf16>, GlobalMut<f32>),

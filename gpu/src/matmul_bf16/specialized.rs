@@ -12,7 +12,6 @@ use gpu_std::thread::*;
 use gpu_std::wgmma::{Accumulators, setmaxnreg_dec, setmaxnreg_inc};
 
 use super::geometry::Tile;
-use super::layout::Layout;
 use super::ring::Ring;
 use super::warpgroup::store;
 
@@ -35,11 +34,6 @@ const CONSUMERS: u32 = 256;
 const PRODUCER_REGISTERS: u32 = 40;
 const CONSUMER_REGISTERS: u32 = 232;
 
-/// Bytes of the ring and of its barriers, the launch-sized shared memory.
-pub const fn specialized_bytes() -> u32 {
-    Layout::Swizzled.shared_bytes(SPECIALIZED) + 2 * SPECIALIZED.stages * 8
-}
-
 /// The block's tile of C, its warpgroups specialized. Thread 0
 /// initialises the barriers; then the producer warpgroup lowers its
 /// registers and its first thread, for each slice, waits until the
@@ -51,7 +45,7 @@ pub const fn specialized_bytes() -> u32 {
 ///
 /// # Safety
 /// As [`super::ring::ring`], `maps` A's and B's, with
-/// [`super::specialized_tiles`]' launch.
+/// [`super::ring_tiles`]`(SPECIALIZED)`'s launch.
 #[inline(always)]
 pub unsafe fn specialized(
     (maps, c): ([TensorMap2d<bf16>; 2], GlobalMut<f32>),
