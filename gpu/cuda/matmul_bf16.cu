@@ -555,8 +555,6 @@ extern "C" __global__ void __launch_bounds__(MMA_THREADS, 1)
     constexpr unsigned STAGE = MmaLayout<COLS, SLICE, 0, true>::STAGE_ELEMENTS;
     extern __shared__ __align__(1024) mma_bf16 mma_ring[];
     const MmaRing<STAGES, STAGE> ring{static_cast<unsigned>(__cvta_generic_to_shared(mma_ring))};
-    auto full = [&](unsigned stage) { return ring.full(stage); };
-    auto empty = [&](unsigned stage) { return ring.empty(stage); };
     unsigned row0 = blockIdx.y * MMA_BLOCK_ROWS, col0 = blockIdx.x * COLS;
     bool producer = threadIdx.x == 0;
     unsigned slices = (k + SLICE - 1) / SLICE;
@@ -572,7 +570,7 @@ extern "C" __global__ void __launch_bounds__(MMA_THREADS, 1)
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
     for (unsigned slice = 0; slice < slices; ++slice) {
         unsigned stage = slice % STAGES;
-        wait_for_phase(full(stage), slice / STAGES % 2);
+        wait_for_phase(ring.full(stage), slice / STAGES % 2);
         // A fence each slice: without it ptxas puts one in the producer's
         // branch and serialises the wgmmas (its warning C7519).
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
@@ -582,10 +580,10 @@ extern "C" __global__ void __launch_bounds__(MMA_THREADS, 1)
         if (slice > 0) {
             unsigned done = slice - 1, freed = done % STAGES;
             asm volatile("{ .reg .b64 state; mbarrier.arrive.shared::cta.b64 state, [%0]; }" ::"r"(
-                             empty(freed))
+                             ring.empty(freed))
                          : "memory");
             if (producer && done + STAGES < slices) {
-                wait_for_phase(empty(freed), done / STAGES % 2);
+                wait_for_phase(ring.empty(freed), done / STAGES % 2);
                 load(done + STAGES);
             }
         }
