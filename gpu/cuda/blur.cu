@@ -71,7 +71,7 @@ blur_tiled(const unsigned char* __restrict__ input, unsigned char* __restrict__ 
 // The separable kernels: blocks of 256 threads, each owning one word (four
 // samples) of the block's stretch of a row, walking down a band of 64 rows.
 #define STRETCH_THREADS 256
-#define BAND_ROWS 64
+#define BLUR_BAND_ROWS 64
 
 struct Stretch {
     int pixels, halo, output;
@@ -213,8 +213,8 @@ __device__ void walk_band(const unsigned char* __restrict__ input,
             for (int i = 0; i < 4; ++i) samples[i] = p.input_inside[i] ? input[start + i] : 0;
         }
     };
-    int first_row = blockIdx.y * BAND_ROWS;
-    int end_row = min(first_row + BAND_ROWS, height);
+    int first_row = blockIdx.y * BLUR_BAND_ROWS;
+    int end_row = min(first_row + BLUR_BAND_ROWS, height);
     unsigned sums[4] = {0, 0, 0, 0}, row_samples[4];
     for (int row = max(first_row - radius, 0); row < min(first_row + radius + 1, height); ++row) {
         read_row(row, row_samples);
@@ -330,8 +330,8 @@ __device__ void walk_band_specialised(const unsigned char* __restrict__ input,
     unsigned shift = 31 + (31 - __clz(full));
     unsigned multiplier = ((1ull << shift) + full - 1) / full;
 
-    int first_row = blockIdx.y * BAND_ROWS;
-    int end_row = min(first_row + BAND_ROWS, height);
+    int first_row = blockIdx.y * BLUR_BAND_ROWS;
+    int end_row = min(first_row + BLUR_BAND_ROWS, height);
     unsigned sums[samples] = {}, row_words[words];
     for (int row = max(first_row - radius, 0); row < min(first_row + radius + 1, height); ++row) {
         read_row(row, row_words);
