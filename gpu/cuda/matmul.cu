@@ -352,19 +352,25 @@ __device__ __forceinline__ void add_outer_product(float (&sums)[8][THREAD_COLS],
         for (int j = 0; j < THREAD_COLS; ++j) sums[r][j] += a_column[r] * b_row[j];
 }
 
-// This block's tile of C, as (row, column) of tiles: block (x, y) takes
-// tile (y, x) where BAND_ROWS is 1; otherwise blocks, in the order they
-// start, walk bands of BAND_ROWS rows of tiles, down each column of a band
-// before the next (gpu/src/matmul/staging.rs).
+// The tile taken index-th of a C of across×down tiles, as (row, column)
+// of tiles: tiles walk bands of BAND_ROWS rows, down each column of a band
+// before the next (row by row where BAND_ROWS is 1;
+// gpu/src/matmul/staging.rs).
+template <unsigned BAND_ROWS>
+__device__ __forceinline__ uint2 tile_at(unsigned index, unsigned across, unsigned down) {
+    unsigned band = BAND_ROWS * across;
+    unsigned first_row = index / band * BAND_ROWS;
+    unsigned band_rows = min(BAND_ROWS, down - first_row);
+    unsigned in_band = index % band;
+    return make_uint2(first_row + in_band % band_rows, in_band / band_rows);
+}
+// This block's tile of C in a grid of one block a tile: block (x, y)
+// takes tile (y, x) where BAND_ROWS is 1; otherwise the blocks, in the
+// order they start, take them in bands.
 template <unsigned BAND_ROWS>
 __device__ __forceinline__ uint2 tile_of_block() {
     if (BAND_ROWS == 1) return make_uint2(blockIdx.y, blockIdx.x);
-    unsigned band = BAND_ROWS * gridDim.x;
-    unsigned started = blockIdx.y * gridDim.x + blockIdx.x;
-    unsigned first_row = started / band * BAND_ROWS;
-    unsigned band_rows = min(BAND_ROWS, gridDim.y - first_row);
-    unsigned in_band = started % band;
-    return make_uint2(first_row + in_band % band_rows, in_band / band_rows);
+    return tile_at<BAND_ROWS>(blockIdx.y * gridDim.x + blockIdx.x, gridDim.x, gridDim.y);
 }
 
 // The pipelined kernels' one body (gpu/src/matmul/pipelined.rs): two

@@ -519,12 +519,13 @@ struct MmaRing {
         }
         __syncthreads();
     }
-    // Copies slice `slice` of the ROWS×COLS tile at (row0, col0) into its
-    // stage: A's box, then B's panels of 64 columns.
+    // Copies slice `slice` of the ROWS×COLS tile at (row0, col0) into the
+    // stage of ring position `position`: A's box, then B's panels of 64
+    // columns.
     template <unsigned ROWS, unsigned COLS, unsigned SLICE>
-    __device__ void load(const void* a_map, const void* b_map, unsigned slice, unsigned row0,
-                         unsigned col0) const {
-        unsigned stage = slice % STAGES, first = ring + 2 * stage * STAGE, k0 = slice * SLICE;
+    __device__ void load(const void* a_map, const void* b_map, unsigned position, unsigned slice,
+                         unsigned row0, unsigned col0) const {
+        unsigned stage = position % STAGES, first = ring + 2 * stage * STAGE, k0 = slice * SLICE;
         auto copy = [&](unsigned to, const void* map, unsigned x, unsigned y) {
             asm volatile(
                 "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
@@ -559,7 +560,7 @@ extern "C" __global__ void __launch_bounds__(MMA_THREADS, 1)
     bool producer = threadIdx.x == 0;
     unsigned slices = (k + SLICE - 1) / SLICE;
     auto load = [&](unsigned slice) {
-        ring.template load<MMA_BLOCK_ROWS, COLS, SLICE>(a_map, b_map, slice, row0, col0);
+        ring.template load<MMA_BLOCK_ROWS, COLS, SLICE>(a_map, b_map, slice, slice, row0, col0);
     };
     ring.init(a_map, b_map, MMA_THREADS);
     if (producer) {
@@ -595,53 +596,91 @@ extern "C" __global__ void __launch_bounds__(MMA_THREADS, 1)
 #endif
 }
 
-// The third Hopper rung (gpu/src/matmul_bf16/specialized.rs): a 128×256
-// tile, its first warpgroup the producer (setmaxnreg.dec to 40, one thread
-// refilling each stage once the consumers have left it), the other two the
-// consumers (setmaxnreg.inc to 232), each a 64×256 half of the tile.
+// The third and fourth Hopper rungs' one body
+// (gpu/src/matmul_bf16/specialized.rs): 128×256 tiles, the block's first
+// warpgroup the producer (setmaxnreg.dec to 40, one thread refilling each
+// stage once the consumers have left it), the other two the consumers
+// (setmaxnreg.inc to 232), each a 64×256 half of a tile. A block takes the
+// tile its index names, then every grid's worth after it, in bands of
+// BAND_ROWS rows; the ring runs on from one tile into the next.
 #define MMA_SPECIALIZED_THREADS 384
-extern "C" __global__ void __launch_bounds__(MMA_SPECIALIZED_THREADS, 1)
-    mma_specialized(const mma_bf16* __restrict__, const mma_bf16* __restrict__,
-                    float* __restrict__ c, unsigned m, unsigned n, unsigned k, const void* a_map,
-                    const void* b_map) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+template <unsigned BAND_ROWS>
+__device__ __forceinline__ void mma_specialized_tiles(float* __restrict__ c, unsigned m,
+                                                      unsigned n, unsigned k, const void* a_map,
+                                                      const void* b_map) {
     constexpr unsigned SLICE = 64, COLS = 256, STAGES = MMA_RING_STAGES, CONSUMERS = 256;
     constexpr unsigned STAGE = MmaLayout<COLS, SLICE, 0, true>::STAGE_ELEMENTS;
     extern __shared__ __align__(1024) mma_bf16 mma_specialized_ring[];
     const MmaRing<STAGES, STAGE> ring{
         static_cast<unsigned>(__cvta_generic_to_shared(mma_specialized_ring))};
-    unsigned row0 = blockIdx.y * MMA_BLOCK_ROWS, col0 = blockIdx.x * COLS;
     unsigned slices = (k + SLICE - 1) / SLICE;
+    unsigned across = (n + COLS - 1) / COLS, down = (m + MMA_BLOCK_ROWS - 1) / MMA_BLOCK_ROWS;
+    unsigned first_tile = blockIdx.y * gridDim.x + blockIdx.x, step = gridDim.x * gridDim.y;
     unsigned group = threadIdx.x / 128;
     ring.init(a_map, b_map, CONSUMERS);
     if (group == 0) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
         if (threadIdx.x != 0) return;
-        for (unsigned slice = 0; slice < slices; ++slice) {
-            if (slice >= STAGES) wait_for_phase(ring.empty(slice % STAGES), (slice / STAGES - 1) % 2);
-            ring.template load<MMA_BLOCK_ROWS, COLS, SLICE>(a_map, b_map, slice, row0, col0);
+        unsigned position = 0;
+        for (unsigned t = first_tile; t < across * down; t += step) {
+            uint2 tile = tile_at<BAND_ROWS>(t, across, down);
+            for (unsigned slice = 0; slice < slices; ++slice, ++position) {
+                if (position >= STAGES) {
+                    wait_for_phase(ring.empty(position % STAGES), (position / STAGES - 1) % 2);
+                }
+                ring.template load<MMA_BLOCK_ROWS, COLS, SLICE>(
+                    a_map, b_map, position, slice, tile.x * MMA_BLOCK_ROWS, tile.y * COLS);
+            }
         }
         return;
     }
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
-    unsigned consumer = group - 1;
-    float d[128] = {};
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-    for (unsigned slice = 0; slice < slices; ++slice) {
-        unsigned stage = slice % STAGES;
-        wait_for_phase(ring.full(stage), slice / STAGES % 2);
+    unsigned consumer = group - 1, first = 0;
+    auto release = [&](unsigned position) {
+        asm volatile("{ .reg .b64 state; mbarrier.arrive.shared::cta.b64 state, [%0]; }" ::"r"(
+                         ring.empty(position % STAGES))
+                     : "memory");
+    };
+    for (unsigned t = first_tile; t < across * down; t += step) {
+        uint2 tile = tile_at<BAND_ROWS>(t, across, down);
+        float d[128] = {};
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-        mma_wgmma_slice(d, mma_specialized_ring + stage * STAGE, consumer);
-        asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 1;" ::
-                         : "memory");
-        if (slice > 0) {
-            asm volatile("{ .reg .b64 state; mbarrier.arrive.shared::cta.b64 state, [%0]; }" ::"r"(
-                             ring.empty((slice - 1) % STAGES))
-                         : "memory");
+        for (unsigned position = first; position < first + slices; ++position) {
+            wait_for_phase(ring.full(position % STAGES), position / STAGES % 2);
+            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+            mma_wgmma_slice(d, mma_specialized_ring + position % STAGES * STAGE, consumer);
+            asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 1;" ::
+                             : "memory");
+            if (position > first) release(position - 1);
         }
+        first += slices;
+        asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;" ::
+                         : "memory");
+        if (first > 0) release(first - 1);
+        mma_wgmma_store(d, c, tile.x * MMA_BLOCK_ROWS + 64 * consumer, tile.y * COLS, m, n);
     }
-    asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;" ::: "memory");
-    mma_wgmma_store(d, c, row0 + 64 * consumer, col0, m, n);
+}
+
+// The third rung: one block a tile, row by row.
+extern "C" __global__ void __launch_bounds__(MMA_SPECIALIZED_THREADS, 1)
+    mma_specialized(const mma_bf16* __restrict__, const mma_bf16* __restrict__,
+                    float* __restrict__ c, unsigned m, unsigned n, unsigned k, const void* a_map,
+                    const void* b_map) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    mma_specialized_tiles<1>(c, m, n, k, a_map, b_map);
+#else
+    __trap();
+#endif
+}
+
+// The fourth rung, persistent: one block an SM (132), each walking every
+// 132nd tile in bands of BAND_ROWS rows.
+extern "C" __global__ void __launch_bounds__(MMA_SPECIALIZED_THREADS, 1)
+    mma_persistent(const mma_bf16* __restrict__, const mma_bf16* __restrict__,
+                   float* __restrict__ c, unsigned m, unsigned n, unsigned k, const void* a_map,
+                   const void* b_map) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    mma_specialized_tiles<BAND_ROWS>(c, m, n, k, a_map, b_map);
 #else
     __trap();
 #endif

@@ -27,7 +27,7 @@ pub use geometry::*;
 use pipelined::pipelined;
 pub use pipelined::pipelined_shared_elements;
 use staging::*;
-pub(crate) use staging::{TileOrder, tile_position};
+pub(crate) use staging::{TileOrder, in_bands, tile_position};
 use tiled::matmul_tiled;
 
 /// The parameters every matmul kernel takes: A, B, C, m, n, k.

@@ -38,16 +38,25 @@ pub(super) fn tile_origin(blocking: Blocking, order: TileOrder) -> (u32, u32) {
 pub(crate) fn tile_position(order: TileOrder) -> (u32, u32) {
     match order {
         TileOrder::RowByRow => (block_idx_y(), block_idx_x()),
-        TileOrder::Bands { rows } => {
-            let band = rows * grid_dim_x();
-            let started = block_idx_y() * grid_dim_x() + block_idx_x();
-            let first_row = started / band * rows;
-            // The last band may have fewer rows.
-            let band_rows = rows.min(grid_dim_y() - first_row);
-            let in_band = started % band;
-            (first_row + in_band % band_rows, in_band / band_rows)
-        }
+        TileOrder::Bands { rows } => in_bands(
+            rows,
+            block_idx_y() * grid_dim_x() + block_idx_x(),
+            (grid_dim_x(), grid_dim_y()),
+        ),
     }
+}
+
+/// The row and column of the tile taken `index`th of a C of
+/// `across`×`down` tiles in bands of `rows` rows ([`TileOrder::Bands`];
+/// row by row where `rows` is 1).
+#[inline(always)]
+pub(crate) fn in_bands(rows: u32, index: u32, (across, down): (u32, u32)) -> (u32, u32) {
+    let band = rows * across;
+    let first_row = index / band * rows;
+    // The last band may have fewer rows.
+    let band_rows = rows.min(down - first_row);
+    let in_band = index % band;
+    (first_row + in_band % band_rows, in_band / band_rows)
 }
 
 /// The first row and column, in the block's tile of C, of this thread's
@@ -355,6 +364,14 @@ mod tests {
         for grid in [(1, 1), (16, 32), (5, 37), (32, 64), (3, 17), (40, 2)] {
             for order in [TileOrder::RowByRow, TileOrder::Bands { rows: 16 }] {
                 let mut tiles = tiles_taken(grid, order);
+                let rows = match order {
+                    TileOrder::RowByRow => 1,
+                    TileOrder::Bands { rows } => rows,
+                };
+                let by_index: Vec<_> = (0..grid.0 * grid.1)
+                    .map(|i| in_bands(rows, i, grid))
+                    .collect();
+                assert_eq!(by_index, tiles, "{grid:?}");
                 tiles.sort();
                 let every: Vec<_> = (0..grid.1)
                     .flat_map(|row| (0..grid.0).map(move |col| (row, col)))

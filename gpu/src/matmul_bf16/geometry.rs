@@ -1,8 +1,10 @@
 //! The shapes the tensor-core matmuls are built of: an `mma`'s tile, a
 //! copy's chunk, a block's tile of C and its warps, and the order in which
-//! blocks take the tiles.
+//! blocks take the tiles, one each or walking many.
 
-use crate::matmul::{BAND_ROWS, TileOrder, tile_position};
+use gpu_std::thread::*;
+
+use crate::matmul::{BAND_ROWS, TileOrder, in_bands, tile_position};
 
 /// Elements of a row of A or B copied at once: 16 bytes.
 pub const CHUNK: u32 = 8;
@@ -70,6 +72,53 @@ impl Tile {
 pub fn tile_in_bands(tile: Tile) -> (u32, u32) {
     let (row, col) = tile_position(TileOrder::Bands { rows: BAND_ROWS });
     (row * tile.rows, col * tile.cols)
+}
+
+/// The tiles of C that a block computes one after another, as their
+/// first row and column: the tile its index among the grid's blocks
+/// names, then every grid's worth of tiles after it, taken in bands of
+/// `BAND_ROWS` rows (row by row where it is 1). A grid of one block a tile
+/// gives each block its one; a persistent grid, smaller, walks them all.
+#[derive(Clone, Copy)]
+pub struct Tiles<const BAND_ROWS: u32> {
+    tile: Tile,
+    /// Tiles across and down C.
+    across: u32,
+    down: u32,
+    next: u32,
+    step: u32,
+}
+
+impl<const BAND_ROWS: u32> Tiles<BAND_ROWS> {
+    /// This block's tiles of an m×n C.
+    #[inline(always)]
+    pub fn of_block(tile: Tile, (m, n): (u32, u32)) -> Self {
+        Self {
+            tile,
+            across: n.div_ceil(tile.cols),
+            down: m.div_ceil(tile.rows),
+            next: block_idx_y() * grid_dim_x() + block_idx_x(),
+            step: grid_dim_x() * grid_dim_y(),
+        }
+    }
+}
+
+impl<const BAND_ROWS: u32> Iterator for Tiles<BAND_ROWS> {
+    type Item = (u32, u32);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(u32, u32)> {
+        if self.next >= self.across * self.down {
+            return None;
+        }
+        let (row, col) = if BAND_ROWS == 1 {
+            (self.next / self.across, self.next % self.across)
+        } else {
+            in_bands(BAND_ROWS, self.next, (self.across, self.down))
+        };
+        self.next += self.step;
+        Some((row * self.tile.rows, col * self.tile.cols))
+    }
 }
 
 #[cfg(test)]

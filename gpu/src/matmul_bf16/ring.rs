@@ -106,18 +106,20 @@ impl Ring {
         k.div_ceil(self.tile.slice)
     }
 
-    /// The stage slice `slice` goes to, and its first element.
+    /// The stage of the slice that passes through the ring `position`th
+    /// (the block's slices counted over all its tiles), and its first
+    /// element.
     #[inline(always)]
-    pub(super) fn stage(self, slice: u32) -> (u32, u32) {
-        let stage = slice % self.tile.stages;
+    pub(super) fn stage(self, position: u32) -> (u32, u32) {
+        let stage = position % self.tile.stages;
         (stage, stage * Layout::Swizzled.stage_elements(self.tile))
     }
 
-    /// The phase of a stage's barriers that slice `slice` uses: the
-    /// parity of its pass round the ring.
+    /// The phase of a stage's barriers that the slice at `position` uses:
+    /// the parity of its pass round the ring.
     #[inline(always)]
-    pub(super) fn parity(self, slice: u32) -> u32 {
-        slice / self.tile.stages % 2
+    pub(super) fn parity(self, position: u32) -> u32 {
+        position / self.tile.stages % 2
     }
 
     #[inline(always)]
@@ -132,23 +134,22 @@ impl Ring {
         unsafe { Mbarrier::at(self.words.after(self.tile.stages + stage)) }
     }
 
-    /// Waits for slice `slice`'s copies, queues warpgroup `group`'s four
-    /// `wgmma`s on it behind those in flight, and waits for all but them:
-    /// then arrives at the empty barrier of the slice before, which no
-    /// `wgmma` of this thread reads any more.
+    /// Waits for the copies of the slice at `position`, queues warpgroup
+    /// `group`'s four `wgmma`s on it behind those in flight, and waits for
+    /// all but them: the slice before is then read, and may be
+    /// [released](Self::release).
     ///
     /// # Safety
-    /// The whole warpgroup calls it, for each slice in order; the ring's
-    /// empty barriers expect every thread that calls it.
+    /// The whole warpgroup calls it, for each position in order.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub(super) unsafe fn consume<const F: usize>(
         self,
         flight: InFlight<F>,
-        slice: u32,
+        position: u32,
         group: u32,
     ) -> InFlight<F> {
-        let (stage, first) = self.stage(slice);
+        let (stage, first) = self.stage(position);
         // SAFETY: the barriers are initialised and visible (the block
         // barrier in `Ring::new`); the stage's copies have landed once its
         // phase completes, and the TMA wrote them through the async proxy
@@ -156,20 +157,28 @@ impl Ring {
         // being refilled until every reader has waited for the wgmmas
         // that read it.
         unsafe {
-            self.full(stage).wait(self.parity(slice));
-            let flight = multiply_slice(flight.fence(), self.stages, first, group)
+            self.full(stage).wait(self.parity(position));
+            multiply_slice(flight.fence(), self.stages, first, group)
                 .commit_group()
-                .wait_group::<1>();
-            if let Some(done) = slice.checked_sub(1) {
-                self.empty(self.stage(done).0).arrive();
-            }
-            flight
+                .wait_group::<1>()
         }
     }
 
+    /// Arrives at the empty barrier of the slice at `position`, which no
+    /// `wgmma` of this thread reads any more.
+    ///
+    /// # Safety
+    /// The `wgmma`s of this thread that read the slice are retired; the
+    /// ring's empty barriers expect this thread once a position.
+    #[inline(always)]
+    pub(super) unsafe fn release(self, position: u32) {
+        // SAFETY: by this function's contract.
+        unsafe { self.empty(self.stage(position).0).arrive() }
+    }
+
     /// Copies slice `slice` of the block's tile at (`row0`, `col0`) into
-    /// its stage: A's box, then B's panels of 64 columns, their bytes
-    /// expected by the stage's full barrier.
+    /// the stage of ring position `position`: A's box, then B's panels of
+    /// 64 columns, their bytes expected by the stage's full barrier.
     ///
     /// # Safety
     /// This thread made the ring; no thread reads the stage still (its
@@ -178,11 +187,11 @@ impl Ring {
     pub(super) unsafe fn load(
         self,
         [a_map, b_map]: [TensorMap2d<bf16>; 2],
-        slice: u32,
+        (position, slice): (u32, u32),
         (row0, col0): (u32, u32),
     ) {
         let tile = self.tile;
-        let (stage, first) = self.stage(slice);
+        let (stage, first) = self.stage(position);
         let k0 = (slice * tile.slice) as i32;
         let a_elements = tile.rows * tile.slice;
         // SAFETY: each box lies inside the ring on a 1024-byte boundary;
@@ -227,22 +236,25 @@ pub unsafe fn ring(
     let producer = thread_idx_x() == 0;
     if producer {
         // SAFETY: no stage has been filled.
-        (0..slices.min(tile.stages)).for_each(|slice| unsafe { ring.load(maps, slice, origin) });
+        (0..slices.min(tile.stages))
+            .for_each(|slice| unsafe { ring.load(maps, (slice, slice), origin) });
     }
     let group = thread_idx_x() / 128;
     let mut flight = Accumulators::<64>::ZERO.fence();
     for slice in 0..slices {
         // SAFETY: every thread, each slice in order.
         flight = unsafe { ring.consume(flight, slice, group) };
-        if let Some(done) = slice.checked_sub(1)
-            && producer
-            && done + tile.stages < slices
-        {
-            // SAFETY: once every thread has arrived at the stage's empty
-            // barrier, none reads it.
-            unsafe {
-                ring.empty(ring.stage(done).0).wait(ring.parity(done));
-                ring.load(maps, done + tile.stages, origin);
+        if let Some(done) = slice.checked_sub(1) {
+            // SAFETY: the wgmmas that read the slice before are retired.
+            unsafe { ring.release(done) };
+            if producer && done + tile.stages < slices {
+                let next = done + tile.stages;
+                // SAFETY: once every thread has arrived at the stage's
+                // empty barrier, none reads it.
+                unsafe {
+                    ring.empty(ring.stage(done).0).wait(ring.parity(done));
+                    ring.load(maps, (next, next), origin);
+                }
             }
         }
     }
