@@ -19,6 +19,7 @@ mod persistence;
 mod read_only;
 mod ridge;
 mod texture;
+mod wgmma;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -278,6 +279,19 @@ pub const LESSONS: &[Lesson] = &[
         y_axis: "GFLOP/s",
         counted: None,
         run: ridge::tensor_ridge,
+    },
+    Lesson {
+        name: "wgmma",
+        title: "Hopper's tensor cores read shared memory themselves",
+        claim: "On Hopper a warpgroup's wgmma reads A and B straight from shared memory through \
+                matrix descriptors, where mma.sync needs each warp to load its fragments into \
+                registers with ldmatrix first: the same staged tile is multiplied with no \
+                shared-memory load instructions and no fragment registers, and faster.",
+        x_axis: "n (A, B and C n×n; a 128×128 tile of C a block, staged in shared memory)",
+        log_x: Some(true),
+        y_axis: "GFLOP/s",
+        counted: Some("warp-level shared-memory loads a tile issues each 64 of k"),
+        run: wgmma::wgmma,
     },
 ];
 

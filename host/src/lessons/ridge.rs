@@ -1,7 +1,7 @@
 //! The lesson of the tensor cores' ridge point: one matmul, k swept, on
 //! the FP32 cores and on the tensor cores, each family's best kernel.
 
-use gpu_host::Backend;
+use gpu_host::backend::runs;
 use gpu_std::Kernel;
 
 use crate::error::Result;
@@ -39,11 +39,8 @@ pub(super) fn tensor_ridge(lab: &mut Lab<'_>) -> Result<Outcome> {
         .last()
         .expect("the tensor-core family has kernels");
     let names = format!("{}, {}", fp32.name, tensor.name);
-    if lab.gpu.capability() < Some(tensor.capability) {
-        return Ok(Outcome::skipped(
-            &names,
-            "this GPU has no mma.sync tensor cores (compute capability 8.0 or newer has)",
-        ));
+    if let Err(why) = runs(lab.gpu, tensor) {
+        return Ok(Outcome::skipped(&names, &why.to_string()));
     }
     let mut fp32_points = Vec::new();
     let mut tensor_points = Vec::new();
