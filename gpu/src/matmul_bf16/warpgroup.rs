@@ -11,7 +11,7 @@ use gpu_std::shared::SharedArray;
 use gpu_std::wgmma::{Accumulators, InFlight, MatrixDescriptor, Swizzle};
 use gpu_std::{bf16, thread::*};
 
-use super::geometry::Tile;
+use super::geometry::{CHUNK, Tile};
 use super::layout::Layout;
 use super::staged::{Operand, each_chunk};
 use super::warp_tile::TwoSums;
@@ -32,6 +32,9 @@ const _: () = assert!(WARPGROUPS.copies_whole_rows());
 /// Elements of one slice of A, and of one 64-column panel of B's.
 const A_ELEMENTS: u32 = WARPGROUPS.rows * WARPGROUPS.slice;
 const PANEL_ELEMENTS: u32 = WARPGROUPS.slice * 64;
+/// 16-byte chunks of a slice each thread copies.
+const CHUNKS: usize =
+    ((A_ELEMENTS + WARPGROUPS.slice * WARPGROUPS.cols) / CHUNK / WARPGROUPS.threads()) as usize;
 
 /// The block's tile of C, k a slice at a time: the threads copy a slice
 /// into shared memory, fence it for the async proxy and pass a barrier;
@@ -61,20 +64,28 @@ pub unsafe fn warpgroups(
     };
     let mut sums = Accumulators::<64>::ZERO;
     for k0 in (0..k).step_by(tile.slice as usize) {
-        each_chunk(
-            tile,
-            (m, n, k),
-            (row0, col0),
-            k0,
-            |operand, row, col, from| {
-                let (at, bytes) = match operand {
-                    Operand::A => (Layout::Swizzled.a(tile, row, col), a_bytes),
-                    Operand::B => (Layout::Swizzled.b(tile, row, col), b_bytes),
-                };
-                // SAFETY: the layout keeps chunks whole inside the allocation.
-                unsafe { shared.write_line(at, line(bytes, from)) };
-            },
-        );
+        // Every chunk loaded before any is stored, so that all eight
+        // loads are in flight at once.
+        let mut lines = [[0; 4]; CHUNKS];
+        let mut next = 0;
+        each_chunk(tile, (m, n, k), (row0, col0), k0, |operand, _, _, from| {
+            let bytes = match operand {
+                Operand::A => a_bytes,
+                Operand::B => b_bytes,
+            };
+            lines[next] = line(bytes, from);
+            next += 1;
+        });
+        next = 0;
+        each_chunk(tile, (m, n, k), (row0, col0), k0, |operand, row, col, _| {
+            let at = match operand {
+                Operand::A => Layout::Swizzled.a(tile, row, col),
+                Operand::B => Layout::Swizzled.b(tile, row, col),
+            };
+            // SAFETY: the layout keeps chunks whole inside the allocation.
+            unsafe { shared.write_line(at, lines[next]) };
+            next += 1;
+        });
         fence_proxy_async_shared_cta();
         sync_threads();
         // SAFETY: the slice is staged, fenced and visible to the whole
