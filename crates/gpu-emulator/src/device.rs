@@ -10,12 +10,15 @@ use super::cluster::Accessor;
 pub use super::matrix::{Fragment, MmaInput, Registers};
 use super::texture::{self, Missing};
 use super::traffic::Space;
+use super::warp::meet;
 pub use super::warp::{Reduction, ShuffleKind, WarpOp};
-use super::wgmma::{self, Descriptor, Major};
 use super::{
-    CONSTANTS, Copy as PendingCopy, Current, Dim3, Fault, SharedMemory, Wait, WarpCall, running,
+    CONSTANTS, Copy as PendingCopy, Current, Dim3, Fault, SharedMemory, Wait, on_shared, running,
     stop, with_current,
 };
+pub use warpgroup::{wgmma, wgmma_retire};
+
+mod warpgroup;
 
 /// The running thread's index in its block (`threadIdx`).
 pub fn thread_idx() -> Dim3 {
@@ -69,110 +72,6 @@ pub fn warp_matrix_call(
 ) -> Fragment {
     meet(op, u32::MAX, 0, registers, site);
     running().warp_registers.get()
-}
-
-/// Waits at the warp collective `op` at `site` until the lanes of `mask`
-/// have all reached it and it has been computed.
-fn meet(op: WarpOp, mask: u32, bits: u64, registers: Registers, site: &'static Location<'static>) {
-    let (yielder, pass) = with_current(|current| {
-        let mut passes = current.warp_passes.borrow_mut();
-        let pass = match passes.iter_mut().find(|(known, _)| *known == site) {
-            Some((_, passed)) => {
-                *passed += 1;
-                *passed - 1
-            }
-            None => {
-                passes.push((site, 1));
-                0
-            }
-        };
-        (current.yielder.get(), pass)
-    });
-    let call = WarpCall {
-        site,
-        mask,
-        op,
-        bits,
-        registers,
-        pass,
-    };
-    // SAFETY: the yielder belongs to the coroutine that is running this code.
-    unsafe { (*yielder).suspend(Wait::Warp(call)) };
-}
-
-/// This thread's part of `wgmma.mma_async.sync.aligned.m64nNk16.f32` with
-/// 16-bit `input`s, N = 2·`accumulators.len()`, started at `site`: A (64×16,
-/// K-major) and B (16×N, N-major where `b_transposed`) read from shared
-/// memory through the descriptors `a` and `b`, D = A·B + D accumulated
-/// into `accumulators` (see `wgmma`). Its warp's 32 lanes issue it
-/// together. Returns each shared element it read, with its bits, for
-/// [`wgmma_retire`] to check at the wait.
-pub fn wgmma(
-    input: MmaInput,
-    (a, b): (u64, u64),
-    b_transposed: bool,
-    accumulators: &mut [f32],
-    site: &'static Location<'static>,
-) -> Vec<(u32, u16)> {
-    warp_call(WarpOp::Wgmma, u32::MAX, 0, site);
-    let thread = with_current(|current| current.linear % 128);
-    let base = shared_base();
-    let mut read = Vec::new();
-    let mut element = |address: u32| {
-        let pointer = base.wrapping_add(address as usize);
-        // Checked as any shared read, but not counted as one: the tensor
-        // cores read through the async proxy, not the load/store unit
-        // whose wavefronts the traffic report counts.
-        on_shared(pointer, |current, memory, offset| {
-            let (me, block) = (current.linear, current.launch.block);
-            memory.access(me, block, offset, 2, AccessKind::Read)
-        });
-        // SAFETY: inside the block's shared memory, checked just now; the
-        // host's memory is unaligned for it.
-        let bits = unsafe { pointer.cast::<u16>().read_unaligned() };
-        read.push((address, bits));
-        bits
-    };
-    let b_major = if b_transposed { Major::Mn } else { Major::K };
-    let descriptors = (Descriptor::decode(a), Descriptor::decode(b));
-    wgmma::accumulate(
-        input,
-        descriptors,
-        b_major,
-        thread,
-        accumulators,
-        &mut element,
-    );
-    read
-}
-
-/// The wait at `waited` that retires a `wgmma` started at `started`:
-/// every shared element it `read` must hold the bits it read, or another
-/// write landed while the tensor cores could still be reading it.
-pub fn wgmma_retire(
-    read: &[(u32, u16)],
-    started: &'static Location<'static>,
-    waited: &'static Location<'static>,
-) {
-    let base = shared_base();
-    for &(offset, bits) in read {
-        // SAFETY: read inside the block's shared memory when the wgmma
-        // started; the memory lives as long as the block.
-        let now = unsafe {
-            base.wrapping_add(offset as usize)
-                .cast::<u16>()
-                .read_unaligned()
-        };
-        if now != bits {
-            let thread = thread_idx();
-            stop(Fault::WgmmaOperandOverwritten {
-                thread,
-                offset,
-                started,
-                waited,
-            });
-        }
-    }
 }
 
 /// Makes the running thread wait at the cluster-wide barrier called at
@@ -401,21 +300,6 @@ pub fn memcpy_async(address: *const u8, bytes: &[u8], site: &'static Location<'s
         });
         Ok(())
     });
-}
-
-/// Runs `operation` on the running thread's block's shared memory, given
-/// the thread and the offset of `address`; stops the thread at the fault
-/// it returns.
-fn on_shared<R>(
-    address: *const u8,
-    operation: impl FnOnce(&Current<'_>, &mut SharedMemory, i64) -> Result<R, Fault>,
-) -> R {
-    let done = with_current(|current| {
-        let mut memory = current.memory.borrow_mut();
-        let offset = memory.offset_of(address);
-        operation(current, &mut memory, offset)
-    });
-    done.unwrap_or_else(|fault| stop(fault))
 }
 
 /// `mbarrier.init` of the barrier at shared `address` for `count`

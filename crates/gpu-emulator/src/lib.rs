@@ -1058,6 +1058,21 @@ fn with_current<R>(f: impl FnOnce(&Current<'_>) -> R) -> R {
     f(current)
 }
 
+/// Runs `operation` on the running thread's block's shared memory, given
+/// the thread and the offset of `address`; stops the thread at the fault
+/// it returns.
+fn on_shared<R>(
+    address: *const u8,
+    operation: impl FnOnce(&Current<'_>, &mut SharedMemory, i64) -> Result<R, Fault>,
+) -> R {
+    let done = with_current(|current| {
+        let mut memory = current.memory.borrow_mut();
+        let offset = memory.offset_of(address);
+        operation(current, &mut memory, offset)
+    });
+    done.unwrap_or_else(|fault| stop(fault))
+}
+
 fn running<'a>() -> &'a Current<'a> {
     let current = CURRENT.get();
     assert!(

@@ -31,7 +31,7 @@ use std::panic::Location;
 pub use gpu_core::Reduction;
 
 use super::matrix::{self, MmaInput, Registers};
-use super::{Current, Dim3, Fault, LaneProblem, Wait, Waits};
+use super::{Current, Dim3, Fault, LaneProblem, Wait, Waits, with_current};
 
 /// A lane waiting at a warp collective, with its operand.
 #[derive(Clone, Copy)]
@@ -46,6 +46,41 @@ pub(crate) struct WarpCall {
     /// How often the lane had passed this call site before: lanes meet
     /// only on the same pass, the same iteration of a loop around it.
     pub(crate) pass: u32,
+}
+
+/// Waits at the warp collective `op` at `site` until the lanes of `mask`
+/// have all reached it and it has been computed.
+pub(crate) fn meet(
+    op: WarpOp,
+    mask: u32,
+    bits: u64,
+    registers: Registers,
+    site: &'static Location<'static>,
+) {
+    let (yielder, pass) = with_current(|current| {
+        let mut passes = current.warp_passes.borrow_mut();
+        let pass = match passes.iter_mut().find(|(known, _)| *known == site) {
+            Some((_, passed)) => {
+                *passed += 1;
+                *passed - 1
+            }
+            None => {
+                passes.push((site, 1));
+                0
+            }
+        };
+        (current.yielder.get(), pass)
+    });
+    let call = WarpCall {
+        site,
+        mask,
+        op,
+        bits,
+        registers,
+        pass,
+    };
+    // SAFETY: the yielder belongs to the coroutine that is running this code.
+    unsafe { (*yielder).suspend(Wait::Warp(call)) };
 }
 
 /// What a warp collective computes from the operands of its lanes.

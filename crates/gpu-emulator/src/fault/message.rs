@@ -2,29 +2,9 @@
 
 use std::fmt;
 
-use super::kinds::{Fault, LaneProblem, SharedPlace};
-use crate::{AccessKind, Dim3, MAX_ARRIVALS};
-
-fn thread(t: Dim3) -> String {
-    format!("thread ({}, {}, {})", t.0, t.1, t.2)
-}
-
-fn verb(kind: AccessKind) -> &'static str {
-    match kind {
-        AccessKind::Read => "read",
-        AccessKind::Write => "wrote",
-        AccessKind::Atomic => "atomically updated",
-    }
-}
-
-impl fmt::Display for SharedPlace {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::LaunchSized(byte) => write!(f, "byte {byte} of the launch-sized shared memory"),
-            Self::Static(name, byte) => write!(f, "byte {byte} of the shared array {name}"),
-        }
-    }
-}
+use super::kinds::Fault;
+use super::parts::{LaneProblem, thread, verb};
+use crate::MAX_ARRIVALS;
 
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

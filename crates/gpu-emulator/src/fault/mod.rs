@@ -4,5 +4,7 @@
 
 mod kinds;
 mod message;
+mod parts;
 
-pub use kinds::{Fault, LaneProblem, SharedPlace, Waiter};
+pub use kinds::Fault;
+pub use parts::{LaneProblem, SharedPlace, Waiter};
