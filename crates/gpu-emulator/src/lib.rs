@@ -38,6 +38,11 @@
 //! barriers, a `syncwarp` orders the shared-memory accesses of the lanes
 //! of its mask, as on the GPU.
 //!
+//! A warpgroup's instructions, `wgmma.mma_async` and `setmaxnreg`, are
+//! collectives of each of its four warps, which must issue the same ones in
+//! the same order: what each warp issued is compared with the others' at
+//! every block barrier and at the block's end (see `warpgroup`).
+//!
 //! Global memory is the host's own, seen through the runtime's views: every
 //! access is checked against its buffer's length, and a vector access
 //! against its alignment too, so that an index past the end is reported,
@@ -66,8 +71,9 @@ use device::GlobalAccess;
 use global::{GlobalMemory, Now};
 use mbarrier::Barriers;
 use shadow::Shadows;
+use warpgroup::Warpgroups;
 
-pub use fault::{Fault, LaneProblem, SharedPlace, Waiter};
+pub use fault::{Fault, LaneProblem, OtherWarp, SharedPlace, Waiter, WarpgroupDivergent};
 pub use global::SHADOW_BYTES_PER_BYTE;
 pub use gpu_core::{
     Dim3, Launch, LaunchBounds, SHARED_LIMIT_BYTES, SHARED_OPT_IN_LIMIT_BYTES, Scope,
@@ -87,6 +93,7 @@ mod shadow;
 pub mod texture;
 pub mod traffic;
 mod warp;
+mod warpgroup;
 mod wgmma;
 
 pub use matrix::MmaInput;
@@ -258,6 +265,7 @@ fn launch_blocks(
                 phase: 0,
                 exited: false,
                 warp_clocks: Vec::new(),
+                warpgroups: Warpgroups::default(),
             })
         })
         .collect();
@@ -374,6 +382,8 @@ struct SharedMemory {
     /// lane `a` at its own entry `t` is ordered before a later access of
     /// lane `b` of the same warp once `b`'s entry for `a` is past `t`.
     warp_clocks: Vec<[u32; 32]>,
+    /// The warpgroup instructions each warp has issued (see `warpgroup`).
+    warpgroups: Warpgroups,
 }
 
 /// Who last wrote one shared byte, and who read it, in which epoch; threads
@@ -1113,6 +1123,7 @@ fn run_cluster(
         memory.phase = phase;
         memory.exited = false;
         memory.warp_clocks.clear();
+        memory.warpgroups = Warpgroups::default();
     }
     let fault = RefCell::new(None);
     let threads_per_block = launch.block.0 * launch.block.1 * launch.block.2;
@@ -1248,11 +1259,14 @@ fn schedule(
                         let rank = threads[index].rank as usize;
                         alive[rank] -= 1;
                         if alive[rank] == 0 {
-                            threads[index]
-                                .memory
-                                .borrow_mut()
-                                .exit()
+                            let mut memory = threads[index].memory.borrow_mut();
+                            let block = threads[index].launch.block;
+                            let returned = |_| OtherWarp::Returned;
+                            memory
+                                .warpgroups
+                                .compare(block, returned)
                                 .map_err(at(index))?;
+                            memory.exit().map_err(at(index))?;
                         }
                     }
                     Err(payload) => {
@@ -1369,7 +1383,18 @@ fn open_block_barriers(
             };
             return Err((threads[first].block, fault));
         }
-        threads[first].memory.borrow_mut().epoch = threads[first].cluster.tick();
+        let waits_here = |warp: u32| {
+            let of_warp = |&&(index, _): &&(usize, _)| threads[index].linear / 32 == warp;
+            match waiting.iter().filter(of_block).find(of_warp) {
+                Some(_) => OtherWarp::AtBarrier(first_barrier),
+                None => OtherWarp::Returned,
+            }
+        };
+        let mut memory = threads[first].memory.borrow_mut();
+        let block = threads[first].launch.block;
+        let at = |fault| (threads[first].block, fault);
+        memory.warpgroups.compare(block, waits_here).map_err(at)?;
+        memory.epoch = threads[first].cluster.tick();
         *passed += 1;
         released.push(first);
         released.extend(arrived.map(|&(index, _)| index));

@@ -114,11 +114,13 @@ pub enum WarpOp {
         /// Each lane gets a column's elements instead of a row's.
         trans: bool,
     },
-    /// `wgmma.mma_async`, whose lanes must issue it together: nothing
+    /// `wgmma.mma_async`, whose lanes must issue it together, as the
+    /// other warps of their warpgroup must (see `warpgroup`): nothing
     /// passes between them (each thread's part comes from shared memory).
     Wgmma,
-    /// `setmaxnreg`, which every lane makes together: nothing passes
-    /// between them (the emulator has no register file to resize).
+    /// `setmaxnreg`, which every lane of the warpgroup makes together:
+    /// nothing passes between them (the emulator has no register file to
+    /// resize).
     SetMaxNReg,
 }
 

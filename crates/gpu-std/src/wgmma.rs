@@ -28,9 +28,10 @@
 //! a group of `wgmma`s and
 //! [`InFlight::wait_group`](crate::wgmma::InFlight::wait_group) waits for
 //! all but the newest, whose stages may then be refilled. The emulator
-//! computes each `wgmma` from shared memory when it starts, checks that its
-//! warp issues it whole, and reports a shared element it read that is
-//! overwritten before the wait that retires it.
+//! computes each `wgmma` from shared memory when it starts, checks that the
+//! four warps of its warpgroup issue it (and `setmaxnreg`) together, and
+//! reports a shared element it read that is overwritten before the wait
+//! that retires it.
 
 #[cfg(not(target_arch = "nvptx64"))]
 use gpu_emulator::device as emulator;
@@ -389,10 +390,8 @@ macro_rules! setmaxnreg {
             #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90a")))]
             super::below_sm90a();
             #[cfg(not(target_arch = "nvptx64"))]
-            emulator::warp_call(
+            emulator::warpgroup_call(
                 emulator::WarpOp::SetMaxNReg,
-                u32::MAX,
-                0,
                 core::panic::Location::caller(),
             );
         }

@@ -32,4 +32,5 @@ mod tensor;
 mod texture;
 mod timers;
 mod typed_shared;
+mod warpgroup;
 mod wgmma;

@@ -1,19 +1,53 @@
 //! Hopper's warpgroup instructions on the CPU: `wgmma.mma_async` and its
-//! retirement.
+//! retirement, and `setmaxnreg`.
 
 use std::panic::Location;
 
+use crate::fault::{OtherWarp, WarpgroupDivergent};
 use crate::warp::meet;
 use crate::wgmma::{self, Descriptor, Major};
 use crate::{AccessKind, Fault, MmaInput, WarpOp, on_shared, stop, with_current};
+
+/// This warp's issue of the warpgroup instruction `op` at `site`
+/// (`wgmma.mma_async`, `setmaxnreg`): its 32 lanes make it together, as a
+/// warp collective, and the other three warps of its warpgroup must issue
+/// the same instructions in the same order (see the crate's `warpgroup`
+/// module), so the block must have them.
+pub fn warpgroup_call(op: WarpOp, site: &'static Location<'static>) {
+    meet(op, u32::MAX, 0, [0; 10], site);
+    let missing = with_current(|current| {
+        let (x, y, z) = current.launch.block;
+        let threads = x * y * z;
+        let warp = current.linear / 32;
+        let mut memory = current.memory.borrow_mut();
+        if (current.linear / 128 + 1) * 128 > threads {
+            return Some(Fault::WarpgroupDivergent(WarpgroupDivergent {
+                thread: current.thread,
+                warp,
+                call: op,
+                site,
+                passed: memory.warpgroups.passed(warp),
+                other: threads / 32,
+                instead: OtherWarp::NotInBlock,
+            }));
+        }
+        if current.linear % 32 == 0 {
+            memory.warpgroups.issue(warp, (op, site));
+        }
+        None
+    });
+    if let Some(fault) = missing {
+        stop(fault);
+    }
+}
 
 /// This thread's part of `wgmma.mma_async.sync.aligned.m64nNk16.f32` with
 /// 16-bit `input`s, N = 2·`accumulators.len()`, started at `site`: A (64×16,
 /// K-major) and B (16×N, N-major where `b_transposed`) read from shared
 /// memory through the descriptors `a` and `b`, D = A·B + D accumulated
-/// into `accumulators` (see `wgmma`). Its warp's 32 lanes issue it
-/// together. Returns each shared element it read, with its bits, for
-/// [`wgmma_retire`] to check at the wait.
+/// into `accumulators` (see `wgmma`). Its warpgroup issues it together
+/// ([`warpgroup_call`]). Returns each shared element it read, with its
+/// bits, for [`wgmma_retire`] to check at the wait.
 pub fn wgmma(
     input: MmaInput,
     (a, b): (u64, u64),
@@ -21,7 +55,7 @@ pub fn wgmma(
     accumulators: &mut [f32],
     site: &'static Location<'static>,
 ) -> Vec<(u32, u16)> {
-    meet(WarpOp::Wgmma, u32::MAX, 0, [0; 10], site);
+    warpgroup_call(WarpOp::Wgmma, site);
     let thread = with_current(|current| current.linear % 128);
     let base = with_current(|current| current.memory.borrow().base);
     let mut read = Vec::new();

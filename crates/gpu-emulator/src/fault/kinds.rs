@@ -4,6 +4,7 @@
 use std::panic::Location;
 
 use super::parts::{LaneProblem, SharedPlace, Waiter};
+use super::warpgroup::WarpgroupDivergent;
 use crate::{Access, AccessKind, Dim3, Outstanding, WarpOp};
 
 /// What the emulator found wrong with a launch or one of its threads.
@@ -401,6 +402,10 @@ pub enum Fault {
         /// Where it was waited for.
         waited: &'static Location<'static>,
     },
+
+    // Hopper's warpgroups: `wgmma.mma_async` and `setmaxnreg`.
+    /// The warps of a warpgroup issued different warpgroup instructions.
+    WarpgroupDivergent(WarpgroupDivergent),
 
     // Panics.
     /// The kernel panicked (an overflow, a division by zero, ...).

@@ -5,6 +5,8 @@
 mod kinds;
 mod message;
 mod parts;
+mod warpgroup;
 
 pub use kinds::Fault;
 pub use parts::{LaneProblem, SharedPlace, Waiter};
+pub use warpgroup::{OtherWarp, WarpgroupDivergent};

@@ -1,0 +1,82 @@
+//! What the reports of a warpgroup's misused `wgmma.mma_async` and
+//! `setmaxnreg` name, and their messages: each a struct of its own, which
+//! its [`Fault`](crate::Fault) variant holds.
+
+use std::fmt;
+use std::panic::Location;
+
+use super::parts::thread;
+use crate::{Dim3, WarpOp};
+
+/// The four warps of a warpgroup (128 threads from a multiple of 128) did
+/// not issue the same `wgmma.mma_async`s and `setmaxnreg`s in the same
+/// order: each is `.sync.aligned` over the warpgroup, so one that a warp
+/// skips leaves the others' undefined (on the GPU, a hang or a product of
+/// the wrong tiles). Found where the warps meet again, at a
+/// `sync_threads` or the block's end, or at once where the block lacks a
+/// warp of the warpgroup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WarpgroupDivergent {
+    /// The first thread of the warp that issued the instruction.
+    pub thread: Dim3,
+    /// That warp, by index in the block (threads 32·warp to 32·warp + 31
+    /// by linear index).
+    pub warp: u32,
+    /// The instruction (its name in the runtime: [`WarpOp::name`]).
+    pub call: WarpOp,
+    /// Where that warp issued it.
+    pub site: &'static Location<'static>,
+    /// The warpgroup's instructions that warp had issued before it, as
+    /// every warp of the warpgroup had.
+    pub passed: u32,
+    /// A warp of the same warpgroup that did not issue it, by index in the
+    /// block.
+    pub other: u32,
+    /// What that warp did instead.
+    pub instead: OtherWarp,
+}
+
+/// What a warp of a warpgroup did where another issued a warpgroup
+/// instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OtherWarp {
+    /// It issued another one: which, and where.
+    Issued(WarpOp, &'static Location<'static>),
+    /// It issued none before the `sync_threads` here, where the warps met.
+    AtBarrier(&'static Location<'static>),
+    /// It issued none before it returned.
+    Returned,
+    /// The block lacks the warp, or part of it: its threads end inside the
+    /// warpgroup.
+    NotInBlock,
+}
+
+impl fmt::Display for WarpgroupDivergent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (call, other) = (self.call.name(), self.other);
+        write!(
+            f,
+            "warpgroup divergence: warp {} (from {}) issued the {call} at {} (its warpgroup \
+             instruction #{}), but warp {other} of its warpgroup ",
+            self.warp,
+            thread(self.thread),
+            self.site,
+            self.passed + 1
+        )?;
+        match self.instead {
+            OtherWarp::Issued(instead, site) => {
+                write!(f, "issued the {} at {site} there", instead.name())?;
+            }
+            OtherWarp::AtBarrier(barrier) => {
+                write!(f, "issued none before the sync_threads at {barrier}")?;
+            }
+            OtherWarp::Returned => write!(f, "issued none before it returned")?,
+            OtherWarp::NotInBlock => write!(f, "is not wholly in the block")?,
+        }
+        write!(
+            f,
+            ": the four warps of a warpgroup (128 threads from a multiple of 128) issue each \
+             wgmma_mma_async and setmaxnreg together, in the same order (.sync.aligned)"
+        )
+    }
+}
