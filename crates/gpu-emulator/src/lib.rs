@@ -41,7 +41,10 @@
 //! A warpgroup's instructions, `wgmma.mma_async` and `setmaxnreg`, are
 //! collectives of each of its four warps, which must issue the same ones in
 //! the same order: what each warp issued is compared with the others' at
-//! every block barrier and at the block's end (see `warpgroup`).
+//! every block barrier and at the block's end (see `warpgroup`). A `wgmma`
+//! reads shared memory through the async proxy, which sees a thread's
+//! stores once a `fence.proxy.async` of that thread ordered before the
+//! `wgmma` follows them (see `proxy`).
 //!
 //! Global memory is the host's own, seen through the runtime's views: every
 //! access is checked against its buffer's length, and a vector access
@@ -70,10 +73,13 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 use device::GlobalAccess;
 use global::{GlobalMemory, Now};
 use mbarrier::Barriers;
+use proxy::ProxyFences;
 use shadow::Shadows;
 use warpgroup::Warpgroups;
 
-pub use fault::{Fault, LaneProblem, OtherWarp, SharedPlace, Waiter, WarpgroupDivergent};
+pub use fault::{
+    Fault, LaneProblem, OtherWarp, SharedPlace, Waiter, WarpgroupDivergent, WgmmaUnfenced,
+};
 pub use global::SHADOW_BYTES_PER_BYTE;
 pub use gpu_core::{
     Dim3, Launch, LaunchBounds, SHARED_LIMIT_BYTES, SHARED_OPT_IN_LIMIT_BYTES, Scope,
@@ -89,6 +95,7 @@ mod guard;
 mod matrix;
 mod mbarrier;
 mod order;
+mod proxy;
 mod shadow;
 pub mod texture;
 pub mod traffic;
@@ -266,6 +273,7 @@ fn launch_blocks(
                 exited: false,
                 warp_clocks: Vec::new(),
                 warpgroups: Warpgroups::default(),
+                proxy_fences: ProxyFences::default(),
             })
         })
         .collect();
@@ -384,6 +392,8 @@ struct SharedMemory {
     warp_clocks: Vec<[u32; 32]>,
     /// The warpgroup instructions each warp has issued (see `warpgroup`).
     warpgroups: Warpgroups,
+    /// Each thread's `fence.proxy.async`s (see `proxy`).
+    proxy_fences: ProxyFences,
 }
 
 /// Who last wrote one shared byte, and who read it, in which epoch; threads
@@ -407,6 +417,9 @@ struct Shadow {
     write_arrivals: u32,
     read_arrivals: u32,
     other_read_arrivals: u32,
+    /// The `fence.proxy.async`s `writer` had made when it wrote (see
+    /// `proxy`).
+    write_fences: u32,
     /// The thread whose asynchronous copy to this byte is in flight.
     copier: Option<u32>,
     /// The barrier (its offset) that a bulk copy to this byte in flight
@@ -436,6 +449,22 @@ struct Shadow {
 }
 
 const NONE: u32 = u32::MAX;
+
+/// Whether thread `earlier`'s access (or fence) at its own warp-clock entry
+/// `then`, with `arrived` mbarrier arrivals behind it, is ordered before
+/// thread `me`'s accesses from now on, within a barrier interval: by a
+/// `syncwarp` of theirs, or by an mbarrier phase `me` waited on.
+fn synced(
+    (clocks, barriers): (&[[u32; 32]], &Barriers),
+    me: u32,
+    (earlier, then, arrived): (u32, u32, u32),
+) -> bool {
+    (earlier / 32 == me / 32
+        && clocks
+            .get(me as usize)
+            .is_some_and(|clock| clock[earlier as usize % 32] > then))
+        || barriers.ordered(me, earlier, arrived)
+}
 
 /// The writer of a byte a bulk copy landed in: no thread.
 const BULK: u32 = u32::MAX - 1;
@@ -480,20 +509,12 @@ impl SharedMemory {
             .get(me as usize)
             .map_or(0, |clock| clock[me as usize % 32]);
         let arrivals = self.barriers.arrivals(me);
+        let fences = self.proxy_fences.count(me);
         for byte in offset..offset + size {
             self.cluster_access(byte, self.rank, Access { thread, kind })?;
             let epoch = self.epoch;
-            let (clocks, barriers) = (&self.warp_clocks, &self.barriers);
-            // Whether `earlier`'s access at its own entry `then`, with
-            // `arrived` arrivals behind it, is ordered before this one by a
-            // `syncwarp` of theirs or an mbarrier phase this thread waited on.
-            let synced = |earlier: u32, then: u32, arrived: u32| {
-                (earlier / 32 == me / 32
-                    && clocks
-                        .get(me as usize)
-                        .is_some_and(|clock| clock[earlier as usize % 32] > then))
-                    || barriers.ordered(me, earlier, arrived)
-            };
+            let orders = (self.warp_clocks.as_slice(), &self.barriers);
+            let synced = |earlier, then, arrived| synced(orders, me, (earlier, then, arrived));
             let shadow = &mut self.shadow[byte as usize];
             if let Some(copier) = shadow.copier {
                 return Err(Fault::CopyInFlight {
@@ -614,6 +635,7 @@ impl SharedMemory {
                         shadow.writer = me;
                         shadow.write_tick = tick;
                         shadow.write_arrivals = arrivals;
+                        shadow.write_fences = fences;
                     } else if shadow.atomic_epoch != epoch {
                         shadow.atomic_epoch = epoch;
                         shadow.atomic_thread = me;
@@ -1124,6 +1146,7 @@ fn run_cluster(
         memory.exited = false;
         memory.warp_clocks.clear();
         memory.warpgroups = Warpgroups::default();
+        memory.proxy_fences = ProxyFences::default();
     }
     let fault = RefCell::new(None);
     let threads_per_block = launch.block.0 * launch.block.1 * launch.block.2;

@@ -203,13 +203,19 @@ pub unsafe fn memcpy_async_bulk(
 
 /// `fence.proxy.async.shared::cta`: orders this thread's earlier accesses
 /// to shared memory, a barrier's initialisation above all, before the
-/// bulk copies that follow, which the hardware's asynchronous proxy
-/// makes. The emulator has one proxy, so the fence changes nothing there.
+/// bulk copies and `wgmma`s that follow, which read through the hardware's
+/// asynchronous proxy. The emulator checks it for the `wgmma`s: each
+/// element one reads that a thread stored is fenced by that thread, the
+/// fence ordered before the `wgmma` (before the barrier that orders the
+/// store).
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn fence_proxy_async_shared_cta() {
     #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
     // SAFETY: a fence reads and writes nothing.
     unsafe {
         core::arch::asm!("fence.proxy.async.shared::cta;", options(nostack));
     }
+    #[cfg(not(target_arch = "nvptx64"))]
+    emulator::fence_proxy_async(core::panic::Location::caller());
 }

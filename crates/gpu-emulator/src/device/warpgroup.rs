@@ -1,5 +1,6 @@
 //! Hopper's warpgroup instructions on the CPU: `wgmma.mma_async` and its
-//! retirement, and `setmaxnreg`.
+//! retirement, `setmaxnreg`, and the proxy fence that makes a thread's
+//! shared-memory writes visible to the tensor cores.
 
 use std::panic::Location;
 
@@ -66,7 +67,8 @@ pub fn wgmma(
         // whose wavefronts the traffic report counts.
         on_shared(pointer, |current, memory, offset| {
             let (me, block) = (current.linear, current.launch.block);
-            memory.access(me, block, offset, 2, AccessKind::Read)
+            memory.access(me, block, offset, 2, AccessKind::Read)?;
+            memory.async_proxy_read((me, block), address, 2, site)
         });
         // SAFETY: inside the block's shared memory, checked just now; the
         // host's memory is unaligned for it.
@@ -114,4 +116,14 @@ pub fn wgmma_retire(
             });
         }
     }
+}
+
+/// `fence.proxy.async.shared::cta` by the running thread at `site`: its
+/// shared-memory writes so far become visible to the async proxy, to a
+/// `wgmma` the fence is ordered before (see the crate's `proxy` module).
+pub fn fence_proxy_async(site: &'static Location<'static>) {
+    with_current(|current| {
+        let mut memory = current.memory.borrow_mut();
+        memory.fence_proxy_async(current.linear, site);
+    });
 }

@@ -4,7 +4,7 @@
 use std::panic::Location;
 
 use super::parts::{LaneProblem, SharedPlace, Waiter};
-use super::warpgroup::WarpgroupDivergent;
+use super::warpgroup::{WarpgroupDivergent, WgmmaUnfenced};
 use crate::{Access, AccessKind, Dim3, Outstanding, WarpOp};
 
 /// What the emulator found wrong with a launch or one of its threads.
@@ -406,6 +406,8 @@ pub enum Fault {
     // Hopper's warpgroups: `wgmma.mma_async` and `setmaxnreg`.
     /// The warps of a warpgroup issued different warpgroup instructions.
     WarpgroupDivergent(WarpgroupDivergent),
+    /// A `wgmma` read a generic-proxy write its writer did not fence.
+    WgmmaUnfenced(WgmmaUnfenced),
 
     // Panics.
     /// The kernel panicked (an overflow, a division by zero, ...).

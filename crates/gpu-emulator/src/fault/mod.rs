@@ -9,4 +9,4 @@ mod warpgroup;
 
 pub use kinds::Fault;
 pub use parts::{LaneProblem, SharedPlace, Waiter};
-pub use warpgroup::{OtherWarp, WarpgroupDivergent};
+pub use warpgroup::{OtherWarp, WarpgroupDivergent, WgmmaUnfenced};

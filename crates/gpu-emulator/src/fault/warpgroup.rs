@@ -51,6 +51,26 @@ pub enum OtherWarp {
     NotInBlock,
 }
 
+/// A `wgmma` read a shared byte whose last write, a thread's store or
+/// `cp.async` copy (the generic proxy), no `fence.proxy.async.shared::cta`
+/// of its writer ordered before the `wgmma` followed: the tensor cores
+/// read through the async proxy, which may not see the write yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WgmmaUnfenced {
+    /// The thread whose `wgmma` read the byte.
+    pub thread: Dim3,
+    /// Where the `wgmma` was issued.
+    pub site: &'static Location<'static>,
+    /// The byte, in the launch-sized shared memory.
+    pub offset: u32,
+    /// The thread that wrote it last.
+    pub writer: Dim3,
+    /// Where the writer fenced after the write, if it did: a fence that
+    /// nothing orders before the `wgmma` (one after the barrier that
+    /// orders the write before it).
+    pub fence: Option<&'static Location<'static>>,
+}
+
 impl fmt::Display for WarpgroupDivergent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (call, other) = (self.call.name(), self.other);
@@ -77,6 +97,37 @@ impl fmt::Display for WarpgroupDivergent {
             f,
             ": the four warps of a warpgroup (128 threads from a multiple of 128) issue each \
              wgmma_mma_async and setmaxnreg together, in the same order (.sync.aligned)"
+        )
+    }
+}
+
+impl fmt::Display for WgmmaUnfenced {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}'s wgmma at {} reads shared byte {} through the async proxy, but {} wrote it \
+             through the generic proxy (a store or a cp.async) ",
+            thread(self.thread),
+            self.site,
+            self.offset,
+            thread(self.writer)
+        )?;
+        match self.fence {
+            None => write!(
+                f,
+                "and made no fence_proxy_async_shared_cta after the write"
+            ),
+            Some(fence) => write!(
+                f,
+                "and its fence_proxy_async_shared_cta after the write, at {fence}, is not \
+                 ordered before the wgmma"
+            ),
+        }?;
+        write!(
+            f,
+            ": the tensor cores may read the byte's old value; the writer fences \
+             (fence.proxy.async.shared::cta) after its writes, before the barrier that orders \
+             them before the wgmma"
         )
     }
 }
