@@ -78,7 +78,8 @@ use shadow::Shadows;
 use warpgroup::Warpgroups;
 
 pub use fault::{
-    Fault, LaneProblem, OtherWarp, SharedPlace, Waiter, WarpgroupDivergent, WgmmaUnfenced,
+    Fault, LaneProblem, OtherWarp, SharedPlace, Waiter, WarpgroupDivergent, WgmmaMisaligned,
+    WgmmaOutOfBounds, WgmmaUnfenced,
 };
 pub use global::SHADOW_BYTES_PER_BYTE;
 pub use gpu_core::{

@@ -42,6 +42,11 @@ impl Swizzle {
         }
     }
 
+    /// A swizzled row's bytes: 16 unswizzled, one chunk.
+    pub fn row_bytes(self) -> u32 {
+        16 * self.chunks_and_bits().0
+    }
+
     /// 16-byte chunks per swizzled row, and address bits XORed: 1 and 0
     /// unswizzled.
     fn chunks_and_bits(self) -> (u32, u32) {
@@ -89,6 +94,17 @@ impl Descriptor {
         }
     }
 
+    /// Whether a swizzled operand starts in another row of its swizzle's
+    /// pattern of eight rows than the first. Here the XOR takes its row
+    /// from the address; the tensor cores count it from the descriptor's
+    /// base offset instead, which the runtime leaves 0, so the two agree
+    /// only for a start in the first row (at a 16-byte chunk of it: the
+    /// next 16 k of a K-major operand are 32 bytes on).
+    pub fn starts_off_pattern(self) -> bool {
+        let row = self.swizzle.row_bytes();
+        self.swizzle != Swizzle::None && self.start % (8 * row) >= row
+    }
+
     /// The shared-memory byte address of element (`row`, `k`) of a
     /// 16-bit operand laid out `major`, `row` its M or N index and `k`
     /// in 0..16.
@@ -122,7 +138,8 @@ impl Descriptor {
 /// Thread `thread` of the warpgroup (0..128)'s accumulators of
 /// `wgmma.mma_async.m64nNk16.f32`, N = 2·`accumulators.len()`: D = A·B + D
 /// with A (64×16) read at `a` laid out K-major and B (16×N) at `b` laid out
-/// `b_major`; `element(address)` is the 16-bit element at a shared address.
+/// `b_major`; `element(operand, address)` is the 16-bit element of
+/// operand `'A'` or `'B'` at a shared address.
 ///
 /// The warpgroup's warp w holds D's rows 16w to 16w + 15; in it, as in
 /// `mma.m16n8k16`, lane l holds, for each 8 columns i, the elements
@@ -135,18 +152,21 @@ pub(crate) fn accumulate(
     b_major: Major,
     thread: u32,
     accumulators: &mut [f32],
-    element: &mut impl FnMut(u32) -> u16,
+    element: &mut impl FnMut(char, u32) -> u16,
 ) {
     let (warp, lane) = (thread / 32, thread % 32);
     let (group, quad) = (lane / 4, lane % 4);
     let rows = [16 * warp + group, 16 * warp + group + 8];
-    let mut read = |descriptor: Descriptor, major, row| -> [f64; 16] {
-        std::array::from_fn(|k| input.value(element(descriptor.address(major, row, k as u32))))
+    let mut read = |(operand, descriptor): (char, Descriptor), major, row| -> [f64; 16] {
+        std::array::from_fn(|k| {
+            let address = descriptor.address(major, row, k as u32);
+            input.value(element(operand, address))
+        })
     };
-    let a_rows = rows.map(|row| read(a, Major::K, row));
+    let a_rows = rows.map(|row| read(('A', a), Major::K, row));
     let columns = accumulators.len() as u32 / 2;
     let b_columns: Vec<[f64; 16]> = (0..columns)
-        .map(|index| read(b, b_major, 8 * (index / 2) + 2 * quad + index % 2))
+        .map(|index| read(('B', b), b_major, 8 * (index / 2) + 2 * quad + index % 2))
         .collect();
     for (index, value) in accumulators.iter_mut().enumerate() {
         let (row, column) = (
@@ -183,6 +203,21 @@ mod tests {
         );
         assert_eq!(Descriptor::decode(2 << 62).swizzle, Swizzle::B64);
         assert_eq!(Descriptor::decode(3 << 62).swizzle, Swizzle::B32);
+    }
+
+    /// A swizzled operand starts in its pattern's first row, at any chunk
+    /// of it: 1024, 512 or 256 bytes a pattern of rows of 128, 64 or 32.
+    #[test]
+    fn a_swizzled_start_off_its_patterns_first_row_is_told_apart() {
+        let off = |start: u32, swizzle| Descriptor::decode(descriptor(start, 16, 1024, swizzle));
+        for (swizzle, row) in [(1, 128), (2, 64), (3, 32)] {
+            let pattern = 8 * row;
+            assert!(!off(2 * pattern, swizzle).starts_off_pattern());
+            assert!(!off(2 * pattern + row - 16, swizzle).starts_off_pattern());
+            assert!(off(2 * pattern + row, swizzle).starts_off_pattern());
+            assert!(off(pattern + 7 * row, swizzle).starts_off_pattern());
+        }
+        assert!(!off(16, 0).starts_off_pattern());
     }
 
     /// K-major, unswizzled: core matrices of eight 16-byte rows, the next
@@ -254,7 +289,7 @@ mod tests {
         for thread in 0..128 {
             let mut accumulators = [1.0f32; 8];
             let mut reads = 0;
-            let mut element = |address: u32| {
+            let mut element = |_, address: u32| {
                 reads += 1;
                 memory[address as usize / 2]
             };

@@ -29,10 +29,11 @@
 //! [`InFlight::wait_group`](crate::wgmma::InFlight::wait_group) waits for
 //! all but the newest, whose stages may then be refilled. The emulator
 //! computes each `wgmma` from shared memory when it starts, checks that the
-//! four warps of its warpgroup issue it (and `setmaxnreg`) together and
-//! that each element it reads was written by the TMA or fenced for the
-//! async proxy by its writer, and reports a shared element it read that is
-//! overwritten before the wait that retires it.
+//! four warps of its warpgroup issue it (and `setmaxnreg`) together, that
+//! its descriptors lie in the launch-sized memory and start where their
+//! swizzle can, and that each element it reads was written by the TMA or
+//! fenced for the async proxy by its writer, and reports a shared element
+//! it read that is overwritten before the wait that retires it.
 
 #[cfg(not(target_arch = "nvptx64"))]
 use gpu_emulator::device as emulator;

@@ -14,6 +14,7 @@ use gpu_std::pipeline::{commit, memcpy_async, wait_prior};
 use gpu_std::shared::SharedArray;
 use gpu_std::tensor::{Element, Swizzle as MapSwizzle, TensorMap2d, TiledMap};
 use gpu_std::thread::{sync_threads, thread_idx_x};
+use gpu_std::wgmma::Swizzle;
 
 use crate::support::{assert_fault, one_block};
 use crate::tensor::tensor_copy;
@@ -53,7 +54,7 @@ fn stores(thread_5: Thread5) -> Result<(), Diagnostic> {
                 tile.write(5, bf16::from_f32(2.0));
                 fence_proxy_async_shared_cta();
             }
-            multiply(tile, (0, B_FIRST));
+            multiply(tile, (0, B_FIRST), Swizzle::None);
         }
     };
     gpu_emulator::run("stores", &one_block(128, BYTES), &body)
@@ -130,7 +131,7 @@ fn handoff(fence_first: bool) -> Result<(), Diagnostic> {
                 }
             } else if t < 128 {
                 barrier.wait(0);
-                multiply(tile, (0, B_FIRST));
+                multiply(tile, (0, B_FIRST), Swizzle::None);
             }
         }
     };
@@ -176,7 +177,7 @@ fn copied(fence_after_wait: bool) -> Result<(), Diagnostic> {
             }
             sync_threads();
             let tile = SharedArray::<bf16>::launch_sized();
-            multiply(tile, (0, B_FIRST));
+            multiply(tile, (0, B_FIRST), Swizzle::None);
         }
     };
     gpu_emulator::run("copied", &one_block(128, BYTES), &body)
@@ -216,7 +217,7 @@ fn tensor_copied(wait: bool) -> Result<(), Diagnostic> {
             let tile = SharedArray::<bf16>::launch_sized();
             let barrier = Mbarrier::at(SharedArray::launch_sized().after(BYTES / 8));
             tensor_copy(tile, barrier, (map, shape), (0, 0), (true, wait));
-            multiply(tile, (0, B_FIRST));
+            multiply(tile, (0, B_FIRST), Swizzle::None);
         }
     };
     gpu_emulator::run("tensor_copied", &one_block(128, BYTES + 8), &body)

@@ -1,9 +1,11 @@
 //! A warpgroup's instructions: its four warps issue each `wgmma` and
 //! `setmaxnreg` together, so a warp that returns instead, goes on to a
-//! barrier without it, issues another, or is not in the block is reported.
+//! barrier without it, issues another, or is not in the block is reported;
+//! and a `wgmma` descriptor reaching past the shared memory, or swizzled
+//! and starting off its pattern's first row, is reported.
 
-use gpu_emulator::WarpgroupDivergent;
 use gpu_emulator::{Diagnostic, Fault, OtherWarp, WarpOp};
+use gpu_emulator::{WarpgroupDivergent, WgmmaMisaligned, WgmmaOutOfBounds};
 use gpu_std::bf16;
 use gpu_std::bulk::fence_proxy_async_shared_cta;
 use gpu_std::shared::SharedArray;
@@ -32,14 +34,14 @@ pub unsafe fn stage(tile: SharedArray<bf16>) {
 }
 
 /// The warpgroup's `wgmma` of A and B from elements `a_first` and
-/// `b_first` (B N-major), waited for.
+/// `b_first` (B N-major), swizzled as `swizzle` says, waited for.
 ///
 /// # Safety
 /// As [`Accumulators::mma_async`], but for what the emulator checks.
 #[track_caller]
-pub unsafe fn multiply(tile: SharedArray<bf16>, (a_first, b_first): (u32, u32)) {
-    let a = MatrixDescriptor::new(tile, a_first, Swizzle::None, 128, 256);
-    let b = MatrixDescriptor::new(tile, b_first, Swizzle::None, 128, 256);
+pub unsafe fn multiply(tile: SharedArray<bf16>, (a_first, b_first): (u32, u32), swizzle: Swizzle) {
+    let a = MatrixDescriptor::new(tile, a_first, swizzle, 128, 256);
+    let b = MatrixDescriptor::new(tile, b_first, swizzle, 128, 256);
     // SAFETY: by this function's contract.
     unsafe { Accumulators::<32>::ZERO.mma_async::<bf16>(a, b, true) }.wait();
 }
@@ -59,6 +61,8 @@ enum Bug {
     OtherSite,
     /// Warp 2 skips the `setmaxnreg` the others make first.
     NoSetMaxNReg,
+    /// A and B from these elements, swizzled so.
+    Described((u32, u32), Swizzle),
 }
 
 /// A block of `threads` stages A and B, fences them, passes a barrier,
@@ -76,12 +80,15 @@ fn run(bug: Bug, threads: u32) -> Result<(), Diagnostic> {
             if bug == Bug::NoSetMaxNReg && warp != 2 {
                 setmaxnreg_dec::<40>();
             }
-            let places = (0, B_FIRST);
+            let (places, swizzle) = match bug {
+                Bug::Described(places, swizzle) => (places, swizzle),
+                _ => ((0, B_FIRST), Swizzle::None),
+            };
             match bug {
                 Bug::Returns { .. } if warp == 1 => return,
                 Bug::Skips if warp == 1 => {}
-                Bug::OtherSite if warp == 1 => multiply(tile, places),
-                _ => multiply(tile, places),
+                Bug::OtherSite if warp == 1 => multiply(tile, places, swizzle),
+                _ => multiply(tile, places, swizzle),
             }
             if bug
                 != (Bug::Returns {
@@ -168,6 +175,55 @@ fn a_wgmma_of_a_warpgroup_the_block_lacks_warps_of_is_reported() {
             call: WarpOp::Wgmma,
             other: 2,
             instead: OtherWarp::NotInBlock,
+            ..
+        })
+    );
+}
+
+/// B's descriptor names the 2 KiB past A's, the launch's last byte being
+/// A's and B's 4 KiB's.
+#[test]
+fn a_descriptor_past_the_shared_memory_is_reported() {
+    let bug = Bug::Described((0, ELEMENTS), Swizzle::None);
+    let diagnostic = run(bug, 128).unwrap_err();
+    assert_fault!(
+        diagnostic,
+        Fault::WgmmaOutOfBounds(WgmmaOutOfBounds {
+            thread: (0, 0, 0),
+            operand: 'B',
+            start: BYTES,
+            offset: BYTES,
+            limit: BYTES,
+            ..
+        })
+    );
+}
+
+/// A 128-byte-swizzled A from its pattern's second row (byte 128), and a
+/// 64-byte-swizzled B from its pattern's second row (64 bytes past a
+/// multiple of 512): the tensor cores would swizzle either with its first
+/// row's pattern. A start 32, 64 or 96 bytes into the first row, the next
+/// 16 k, is fine: the chained 128-byte-swizzled product in `wgmma` starts
+/// A's descriptors there.
+#[test]
+fn a_swizzled_descriptor_off_its_patterns_first_row_is_reported() {
+    let diagnostic = run(Bug::Described((64, B_FIRST), Swizzle::B128), 128).unwrap_err();
+    assert_fault!(
+        diagnostic,
+        Fault::WgmmaMisaligned(WgmmaMisaligned {
+            operand: 'A',
+            start: 128,
+            swizzle: 128,
+            ..
+        })
+    );
+    let diagnostic = run(Bug::Described((0, B_FIRST + 32), Swizzle::B64), 128).unwrap_err();
+    assert_fault!(
+        diagnostic,
+        Fault::WgmmaMisaligned(WgmmaMisaligned {
+            operand: 'B',
+            start: 2112,
+            swizzle: 64,
             ..
         })
     );

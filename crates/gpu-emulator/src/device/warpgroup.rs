@@ -4,7 +4,7 @@
 
 use std::panic::Location;
 
-use crate::fault::{OtherWarp, WarpgroupDivergent};
+use crate::fault::{OtherWarp, WarpgroupDivergent, WgmmaMisaligned, WgmmaOutOfBounds};
 use crate::warp::meet;
 use crate::wgmma::{self, Descriptor, Major};
 use crate::{AccessKind, Fault, MmaInput, WarpOp, on_shared, stop, with_current};
@@ -57,17 +57,40 @@ pub fn wgmma(
     site: &'static Location<'static>,
 ) -> Vec<(u32, u16)> {
     warpgroup_call(WarpOp::Wgmma, site);
+    let (a, b) = (Descriptor::decode(a), Descriptor::decode(b));
+    let misaligned = [('A', a), ('B', b)]
+        .into_iter()
+        .find(|(_, descriptor)| descriptor.starts_off_pattern());
+    if let Some((operand, descriptor)) = misaligned {
+        stop(Fault::WgmmaMisaligned(WgmmaMisaligned {
+            thread: with_current(|current| current.thread),
+            site,
+            operand,
+            start: descriptor.start,
+            swizzle: descriptor.swizzle.row_bytes(),
+        }));
+    }
     let thread = with_current(|current| current.linear % 128);
     let base = with_current(|current| current.memory.borrow().base);
     let mut read = Vec::new();
-    let mut element = |address: u32| {
+    let mut element = |operand: char, address: u32| {
         let pointer = base.wrapping_add(address as usize);
         // Checked as any shared read, but not counted as one: the tensor
         // cores read through the async proxy, not the load/store unit
         // whose wavefronts the traffic report counts.
-        on_shared(pointer, |current, memory, offset| {
+        on_shared(pointer, |current, memory, _| {
             let (me, block) = (current.linear, current.launch.block);
-            memory.access(me, block, offset, 2, AccessKind::Read)?;
+            if address + 2 > memory.limit {
+                return Err(Fault::WgmmaOutOfBounds(WgmmaOutOfBounds {
+                    thread: current.thread,
+                    site,
+                    operand,
+                    start: if operand == 'A' { a.start } else { b.start },
+                    offset: address,
+                    limit: memory.limit,
+                }));
+            }
+            memory.access(me, block, address.into(), 2, AccessKind::Read)?;
             memory.async_proxy_read((me, block), address, 2, site)
         });
         // SAFETY: inside the block's shared memory, checked just now; the
@@ -77,15 +100,7 @@ pub fn wgmma(
         bits
     };
     let b_major = if b_transposed { Major::Mn } else { Major::K };
-    let descriptors = (Descriptor::decode(a), Descriptor::decode(b));
-    wgmma::accumulate(
-        input,
-        descriptors,
-        b_major,
-        thread,
-        accumulators,
-        &mut element,
-    );
+    wgmma::accumulate(input, (a, b), b_major, thread, accumulators, &mut element);
     read
 }
 

@@ -4,7 +4,7 @@
 use std::panic::Location;
 
 use super::parts::{LaneProblem, SharedPlace, Waiter};
-use super::warpgroup::{WarpgroupDivergent, WgmmaUnfenced};
+use super::warpgroup::{WarpgroupDivergent, WgmmaMisaligned, WgmmaOutOfBounds, WgmmaUnfenced};
 use crate::{Access, AccessKind, Dim3, Outstanding, WarpOp};
 
 /// What the emulator found wrong with a launch or one of its threads.
@@ -408,6 +408,10 @@ pub enum Fault {
     WarpgroupDivergent(WarpgroupDivergent),
     /// A `wgmma` read a generic-proxy write its writer did not fence.
     WgmmaUnfenced(WgmmaUnfenced),
+    /// A `wgmma` operand reaches past the launch-sized shared memory.
+    WgmmaOutOfBounds(WgmmaOutOfBounds),
+    /// A swizzled `wgmma` operand starts off its pattern's first row.
+    WgmmaMisaligned(WgmmaMisaligned),
 
     // Panics.
     /// The kernel panicked (an overflow, a division by zero, ...).

@@ -441,6 +441,8 @@ impl fmt::Display for Fault {
             // Hopper's warpgroups: `wgmma.mma_async` and `setmaxnreg`.
             Self::WarpgroupDivergent(fault) => fault.fmt(f),
             Self::WgmmaUnfenced(fault) => fault.fmt(f),
+            Self::WgmmaOutOfBounds(fault) => fault.fmt(f),
+            Self::WgmmaMisaligned(fault) => fault.fmt(f),
 
             // Panics.
             Self::Panic { thread: t, message } => write!(f, "{} panicked: {message}", thread(*t)),

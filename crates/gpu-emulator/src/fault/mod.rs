@@ -9,4 +9,6 @@ mod warpgroup;
 
 pub use kinds::Fault;
 pub use parts::{LaneProblem, SharedPlace, Waiter};
-pub use warpgroup::{OtherWarp, WarpgroupDivergent, WgmmaUnfenced};
+pub use warpgroup::{
+    OtherWarp, WarpgroupDivergent, WgmmaMisaligned, WgmmaOutOfBounds, WgmmaUnfenced,
+};

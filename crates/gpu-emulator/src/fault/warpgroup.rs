@@ -71,6 +71,46 @@ pub struct WgmmaUnfenced {
     pub fence: Option<&'static Location<'static>>,
 }
 
+/// A `wgmma` operand's descriptor reaches past the block's launch-sized
+/// shared memory, where the tensor cores would read whatever lies there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WgmmaOutOfBounds {
+    /// The thread whose `wgmma` read it.
+    pub thread: Dim3,
+    /// Where the `wgmma` was issued.
+    pub site: &'static Location<'static>,
+    /// The operand: `'A'` or `'B'`.
+    pub operand: char,
+    /// The descriptor's start address, in bytes.
+    pub start: u32,
+    /// The first byte of the thread's elements of the operand outside the
+    /// memory.
+    pub offset: u32,
+    /// The launch-sized shared memory, in bytes.
+    pub limit: u32,
+}
+
+/// A swizzled `wgmma` operand's descriptor starts in another row than the
+/// first of the swizzle's repeating pattern of eight rows (1024, 512 or
+/// 256 bytes for the 128-, 64- and 32-byte swizzles): the tensor cores
+/// count the rows from the descriptor's base offset, which the runtime's
+/// descriptors leave 0, not from the address, so they swizzle the operand
+/// with the wrong rows' pattern. Stepping along k inside the first row (by
+/// 32, 64 or 96 bytes for the next 16 k) is fine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WgmmaMisaligned {
+    /// The thread whose `wgmma` read it.
+    pub thread: Dim3,
+    /// Where the `wgmma` was issued.
+    pub site: &'static Location<'static>,
+    /// The operand: `'A'` or `'B'`.
+    pub operand: char,
+    /// The descriptor's start address, in bytes.
+    pub start: u32,
+    /// The swizzle's row, in bytes: 128, 64 or 32.
+    pub swizzle: u32,
+}
+
 impl fmt::Display for WarpgroupDivergent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (call, other) = (self.call.name(), self.other);
@@ -128,6 +168,43 @@ impl fmt::Display for WgmmaUnfenced {
             ": the tensor cores may read the byte's old value; the writer fences \
              (fence.proxy.async.shared::cta) after its writes, before the barrier that orders \
              them before the wgmma"
+        )
+    }
+}
+
+impl fmt::Display for WgmmaOutOfBounds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}'s wgmma at {} reads its {} operand's shared byte {} through a descriptor that \
+             starts at byte {}, outside the launch's {} bytes of shared memory",
+            thread(self.thread),
+            self.site,
+            self.operand,
+            self.offset,
+            self.start,
+            self.limit
+        )
+    }
+}
+
+impl fmt::Display for WgmmaMisaligned {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pattern = 8 * self.swizzle;
+        write!(
+            f,
+            "{}'s wgmma at {} reads its {} operand through a descriptor with the {}-byte \
+             swizzle that starts at shared byte {}, {} bytes into the swizzle's {pattern}-byte \
+             pattern: with base offset 0 the operand starts in the pattern's first row of {} \
+             bytes (its address a multiple of {pattern}, plus 16-byte steps along k within the \
+             row), or the tensor cores swizzle it with another row's pattern",
+            thread(self.thread),
+            self.site,
+            self.operand,
+            self.swizzle,
+            self.start,
+            self.start % pattern,
+            self.swizzle
         )
     }
 }
