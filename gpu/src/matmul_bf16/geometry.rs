@@ -111,6 +111,9 @@ impl<const BAND_ROWS: u32> Iterator for Tiles<BAND_ROWS> {
         if self.next >= self.across * self.down {
             return None;
         }
+        // Row by row without `in_bands`: a call of it with one row made
+        // LLVM compile it otherwise for the FP32 kernels that share it, in
+        // the sm_90a build only, whose code must be the portable build's.
         let (row, col) = if BAND_ROWS == 1 {
             (self.next / self.across, self.next % self.across)
         } else {

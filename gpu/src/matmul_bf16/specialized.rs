@@ -39,16 +39,16 @@ const CONSUMERS: u32 = 256;
 const PRODUCER_REGISTERS: u32 = 40;
 const CONSUMER_REGISTERS: u32 = 232;
 
-/// The block's tiles of C ([`Tiles`] in bands of `BAND_ROWS` rows), its warpgroups
-/// specialized. Thread 0 initialises the barriers; then the producer
-/// warpgroup lowers its registers and its first thread, for each slice of
-/// each tile, waits until the consumers have left the slice's stage (from
-/// the second pass round the ring on) and copies A's box and B's four
-/// panels into it. Each consumer warpgroup raises its registers and, for
-/// each slice, waits for its stage's copies, queues its four `wgmma`s of
-/// 64×256×16 and waits for all but them, then says it is done with the
-/// stage before; at a tile's end it waits for the last and says so at
-/// once, so that the producer fills the ring with the next tile's slices
+/// The block's tiles of C ([`Tiles`] in bands of `BAND_ROWS` rows), its
+/// warpgroups specialized. Thread 0 initialises the barriers; then the
+/// producer warpgroup lowers its registers and its first thread, for each
+/// slice of each tile, waits until the consumers have left the slice's
+/// stage (from the second pass round the ring on) and copies A's box and
+/// B's four panels into it. Each consumer warpgroup raises its registers
+/// and, for each slice, waits for its stage's copies, queues its four
+/// `wgmma`s of 64×256×16 and waits for all but them, then says it is done
+/// with the stage before; at a tile's end it waits for the last and says so
+/// at once, so that the producer fills the ring with the next tile's slices
 /// while it stores this one's.
 ///
 /// # Safety
