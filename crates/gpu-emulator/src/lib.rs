@@ -481,6 +481,14 @@ const STATIC_START: i64 = 256 * 1024;
 const _: () = assert!(SHARED_OPT_IN_LIMIT_BYTES < STATIC_START as u64);
 
 impl SharedMemory {
+    /// Thread `me`'s own entry in its warp clock: how many `syncwarp`s
+    /// it has passed in this barrier interval.
+    fn own_tick(&self, me: u32) -> u32 {
+        self.warp_clocks
+            .get(me as usize)
+            .map_or(0, |clock| clock[me as usize % 32])
+    }
+
     /// Checks one access by thread `me` of `block` and records it.
     fn access(
         &mut self,
@@ -505,10 +513,7 @@ impl SharedMemory {
         let thread = coordinates(me, block);
         let offset = self.checked_offset(thread, offset, (size, alignment), kind)?;
         let later = Access { thread, kind };
-        let tick = self
-            .warp_clocks
-            .get(me as usize)
-            .map_or(0, |clock| clock[me as usize % 32]);
+        let tick = self.own_tick(me);
         let arrivals = self.barriers.arrivals(me);
         let fences = self.proxy_fences.count(me);
         for byte in offset..offset + size {

@@ -46,14 +46,10 @@ impl ProxyFences {
 impl SharedMemory {
     /// `fence.proxy.async.shared::cta` by thread `me` at `site`.
     pub(crate) fn fence_proxy_async(&mut self, me: u32, site: &'static Location<'static>) {
-        let tick = self
-            .warp_clocks
-            .get(me as usize)
-            .map_or(0, |clock| clock[me as usize % 32]);
         let fence = Fence {
             site,
             epoch: self.epoch,
-            tick,
+            tick: self.own_tick(me),
             arrivals: self.barriers.arrivals(me),
         };
         let threads = &mut self.proxy_fences.threads;
