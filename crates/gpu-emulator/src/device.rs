@@ -16,7 +16,7 @@ use super::{
     CONSTANTS, Copy as PendingCopy, Current, Dim3, Fault, SharedMemory, Wait, on_shared, running,
     stop, with_current,
 };
-pub use warpgroup::{fence_proxy_async, warpgroup_call, wgmma, wgmma_retire};
+pub use warpgroup::{WgmmaA, fence_proxy_async, warpgroup_call, wgmma, wgmma_retire};
 
 mod warpgroup;
 

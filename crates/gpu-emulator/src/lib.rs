@@ -983,6 +983,9 @@ struct Current<'a> {
     warp_result: Cell<u64>,
     /// The registers its last matrix instruction gave it.
     warp_registers: Cell<matrix::Fragment>,
+    /// Its two rows of A, gathered from its quad's registers, for its last
+    /// `wgmma` with A from registers (see `matrix::a_rows`).
+    wgmma_rows: Cell<[u32; 16]>,
     /// The warp collectives' call sites the thread has passed, and how
     /// often each.
     warp_passes: RefCell<Vec<(&'static Location<'static>, u32)>>,
@@ -1175,6 +1178,7 @@ fn run_cluster(
                 yielder: Cell::new(std::ptr::null()),
                 warp_result: Cell::new(0),
                 warp_registers: Cell::new([0; 4]),
+                wgmma_rows: Cell::new([0; 16]),
                 warp_passes: RefCell::default(),
                 pipeline: RefCell::default(),
                 bulk_copies: Cell::new(0),

@@ -41,7 +41,7 @@ impl MmaInput {
 /// Half `half` (0 low, 1 high) of a register. A match, not a shift by
 /// `16·half`: a shift by 32 wraps to 0 in release code, where a wrong half
 /// index would then pass unseen.
-fn half_of(register: u32, half: usize) -> u16 {
+pub(crate) fn half_of(register: u32, half: usize) -> u16 {
     match half {
         0 => register as u16,
         1 => (register >> 16) as u16,
@@ -82,6 +82,19 @@ pub(crate) fn mma(input: MmaInput, lane: u32, of: impl Fn(u32) -> Registers) -> 
             sum + a(r, k) * b(k, c)
         });
         (sum as f32).to_bits()
+    })
+}
+
+/// The two rows of a 16×16 A operand, laid out as [`mma`]'s, whose
+/// products lane `lane` accumulates: rows `lane / 4` and `lane / 4 + 8`,
+/// eight registers each (k 0 and 1, 2 and 3, …), gathered from the four
+/// lanes of its group, `of(l)` the registers lane `l` brought. `wgmma`
+/// with A from registers holds each warp's 16 rows of A so.
+pub(crate) fn a_rows(lane: u32, of: impl Fn(u32) -> Registers) -> [u32; 16] {
+    let group = lane / 4;
+    core::array::from_fn(|index| {
+        let (half, pair) = (index as u32 / 8, index as u32 % 8);
+        of(4 * group + pair % 4)[(half + 2 * (pair / 4)) as usize]
     })
 }
 
@@ -204,6 +217,27 @@ mod tests {
                 .collect()
         };
         assert_ne!(product(&right), product(&wrong));
+    }
+
+    /// Each lane gathers its group's two rows of A, every k in order,
+    /// from the fragments the four lanes of its group hold.
+    #[test]
+    fn a_lane_gathers_its_two_rows_of_a_from_its_group() {
+        let value = |m: char, r: u32, c: u32| if m == 'a' { (r * 16 + c) as f32 } else { 0.0 };
+        let registers = lanes(value);
+        for lane in 0..32 {
+            let rows = a_rows(lane, |l| registers[l as usize]);
+            for (half, row) in [lane / 4, lane / 4 + 8].into_iter().enumerate() {
+                for k in 0..16 {
+                    let bits = half_of(rows[8 * half + k / 2], k % 2);
+                    assert_eq!(
+                        bf16::from_bits(bits).to_f32(),
+                        value('a', row, k as u32),
+                        "lane {lane}, A({row}, {k})"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

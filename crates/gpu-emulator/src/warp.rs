@@ -1,5 +1,5 @@
 //! A warp's collectives: shuffles, `__syncwarp`, votes, `__match_any_sync`,
-//! `__reduce_*_sync`, `__activemask` and the matrix instructions
+//! `__reduce_*_sync`, `__activemask`, `elect.sync` and the matrix instructions
 //! `mma.sync` and `ldmatrix` (whose mask is the whole warp), each a
 //! rendezvous of the lanes its mask names.
 //!
@@ -115,9 +115,13 @@ pub enum WarpOp {
         trans: bool,
     },
     /// `wgmma.mma_async`, whose lanes must issue it together, as the
-    /// other warps of their warpgroup must (see `warpgroup`): nothing
-    /// passes between them (each thread's part comes from shared memory).
+    /// other warps of their warpgroup must (see `warpgroup`): with A from
+    /// registers, each lane gets its rows of A from its quad's; the rest
+    /// of each thread's part comes from shared memory.
     Wgmma,
+    /// `elect.sync`: whether this lane is the one the mask's lanes elect,
+    /// the lowest of them.
+    Elect,
     /// `setmaxnreg`, which every lane of the warpgroup makes together:
     /// nothing passes between them (the emulator has no register file to
     /// resize).
@@ -159,6 +163,7 @@ impl WarpOp {
             Self::ActiveMask => "activemask",
             Self::Mma(_) => "mma_sync",
             Self::Wgmma => "wgmma_mma_async",
+            Self::Elect => "elect_sync",
             Self::SetMaxNReg => "setmaxnreg",
             Self::LdMatrix { matrices, trans } => match (matrices, trans) {
                 (1, false) => "ldmatrix_x1",
@@ -329,7 +334,15 @@ pub(crate) fn exchange(
                 .expect("the caller is among the lanes")
                 .into(),
             WarpOp::ActiveMask => lanes.into(),
-            WarpOp::Wgmma | WarpOp::SetMaxNReg => 0,
+            WarpOp::Elect => u64::from(lanes.trailing_zeros() == lane),
+            WarpOp::SetMaxNReg => 0,
+            WarpOp::Wgmma => {
+                let registers = |lane| warp.call(lane).expect("checked").registers;
+                threads[index]
+                    .wgmma_rows
+                    .set(matrix::a_rows(lane, registers));
+                0
+            }
             WarpOp::Mma(input) => {
                 let registers = |lane| warp.call(lane).expect("checked").registers;
                 threads[index]

@@ -15,7 +15,7 @@
 //! (CUTLASS's `Swizzle<B, 4, 3>`), so that eight rows read together fall
 //! in different banks.
 
-use super::matrix::MmaInput;
+use super::matrix::{MmaInput, half_of};
 
 /// How the rows of a descriptor's operand are swizzled: the descriptor's
 /// bits 62–63.
@@ -135,20 +135,32 @@ impl Descriptor {
     }
 }
 
+/// Where a `wgmma` reads its A (64×16).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperandA {
+    /// Shared memory, K-major, through this descriptor.
+    Shared(Descriptor),
+    /// Registers: the thread's two rows of A, each eight registers of two
+    /// k (see `matrix::a_rows`).
+    Registers([u32; 16]),
+}
+
 /// Thread `thread` of the warpgroup (0..128)'s accumulators of
 /// `wgmma.mma_async.m64nNk16.f32`, N = 2·`accumulators.len()`: D = A·B + D
-/// with A (64×16) read at `a` laid out K-major and B (16×N) at `b` laid out
-/// `b_major`; `element(operand, address)` is the 16-bit element of
-/// operand `'A'` or `'B'` at a shared address.
+/// with A (64×16) from `a` and B (16×N) read at `b` laid out `b_major`;
+/// `element(operand, address)` is the 16-bit element of operand `'A'` or
+/// `'B'` at a shared address.
 ///
 /// The warpgroup's warp w holds D's rows 16w to 16w + 15; in it, as in
 /// `mma.m16n8k16`, lane l holds, for each 8 columns i, the elements
 /// (r, 8i + 2q) and (r, 8i + 2q + 1) of rows r = 16w + l/4 and r + 8, q
-/// being l % 4: `accumulators[4i..4i + 4]` in that order. Each element's
-/// sum is exact in f64 and rounded once to f32.
+/// being l % 4: `accumulators[4i..4i + 4]` in that order. A from
+/// registers is held by the same warps as `mma.m16n8k16`'s A: warp w's
+/// lanes hold rows 16w to 16w + 15. Each element's sum is exact in f64
+/// and rounded once to f32.
 pub(crate) fn accumulate(
     input: MmaInput,
-    (a, b): (Descriptor, Descriptor),
+    (a, b): (OperandA, Descriptor),
     b_major: Major,
     thread: u32,
     accumulators: &mut [f32],
@@ -163,7 +175,12 @@ pub(crate) fn accumulate(
             input.value(element(operand, address))
         })
     };
-    let a_rows = rows.map(|row| read(('A', a), Major::K, row));
+    let a_rows = match a {
+        OperandA::Shared(a) => rows.map(|row| read(('A', a), Major::K, row)),
+        OperandA::Registers(words) => [0, 1].map(|half| {
+            std::array::from_fn(|k| input.value(half_of(words[8 * half + k / 2], k % 2)))
+        }),
+    };
     let columns = accumulators.len() as u32 / 2;
     let b_columns: Vec<[f64; 16]> = (0..columns)
         .map(|index| read(('B', b), b_major, 8 * (index / 2) + 2 * quad + index % 2))
@@ -293,10 +310,9 @@ mod tests {
                 reads += 1;
                 memory[address as usize / 2]
             };
-            let descriptors = (a, b);
             accumulate(
                 MmaInput::Bf16,
-                descriptors,
+                (OperandA::Shared(a), b),
                 Major::Mn,
                 thread,
                 &mut accumulators,
@@ -320,6 +336,52 @@ mod tests {
                     .sum();
                 assert_eq!(d[(16 * r + n) as usize], 1.0 + product, "D({r}, {n})");
             }
+        }
+    }
+
+    /// A from registers, each thread holding its two rows of every k as
+    /// `matrix::a_rows` gathers them, gives the product A from shared
+    /// memory gives, and reads only B from shared memory.
+    #[test]
+    fn a_from_registers_makes_the_same_product_reading_only_b() {
+        let a = Descriptor::decode(descriptor(0, 1024, 128, 0));
+        let b = Descriptor::decode(descriptor(4096, 128, 256, 1));
+        let value = |r: u32, k: u32| half::bf16::from_f32(((r * 5 + k * 3) % 11) as f32 - 5.0);
+        let mut memory = vec![0u16; 16384];
+        for k in 0..16 {
+            for r in 0..64 {
+                memory[a.address(Major::K, r, k) as usize / 2] = value(r, k).to_bits();
+                memory[b.address(Major::K, r, k) as usize / 2] = value(k, r + 1).to_bits();
+            }
+        }
+        for thread in 0..128 {
+            let first = 16 * (thread / 32) + thread % 32 / 4;
+            let words = std::array::from_fn(|index| {
+                let (row, k) = (first + 8 * (index as u32 / 8), 2 * (index as u32 % 8));
+                u32::from(value(row, k).to_bits()) | u32::from(value(row, k + 1).to_bits()) << 16
+            });
+            let product = |operand| {
+                let mut accumulators = [0.5f32; 32];
+                let mut reads = Vec::new();
+                let mut element = |which, address: u32| {
+                    reads.push(which);
+                    memory[address as usize / 2]
+                };
+                accumulate(
+                    MmaInput::Bf16,
+                    (operand, b),
+                    Major::K,
+                    thread,
+                    &mut accumulators,
+                    &mut element,
+                );
+                (accumulators, reads)
+            };
+            let (shared, shared_reads) = product(OperandA::Shared(a));
+            let (registers, register_reads) = product(OperandA::Registers(words));
+            assert_eq!(registers, shared, "thread {thread}");
+            assert_eq!(shared_reads.len(), 16 * (2 + 16));
+            assert_eq!(register_reads, vec!['B'; 16 * 16]);
         }
     }
 }

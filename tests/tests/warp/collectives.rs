@@ -7,7 +7,7 @@ use std::fmt::Debug;
 use gpu_emulator::{Fault, LaneProblem};
 use gpu_std::thread::sync_threads;
 use gpu_std::warp::{
-    ALL_LANES, Shuffle, activemask, all_sync, any_sync, ballot_sync, match_any_sync,
+    ALL_LANES, Shuffle, activemask, all_sync, any_sync, ballot_sync, elect_sync, match_any_sync,
     reduce_add_sync, reduce_and_sync, reduce_max_sync, reduce_min_sync, reduce_or_sync,
     reduce_xor_sync, shfl_sync, syncwarp,
 };
@@ -126,7 +126,7 @@ fn votes_and_matches_agree_with_a_model_for_random_masks() {
         };
         in_random_masks(
             &mut rng,
-            [u32::MAX; 5],
+            [u32::MAX; 6],
             |t, mask| {
                 let t = t as usize;
                 [
@@ -135,6 +135,7 @@ fn votes_and_matches_agree_with_a_model_for_random_masks() {
                     all_sync(mask, predicates[t]).into(),
                     match_any_sync(mask, keys[t]),
                     match_any_sync(mask, wide[t]),
+                    elect_sync(mask).into(),
                 ]
             },
             |t, mask| {
@@ -145,6 +146,8 @@ fn votes_and_matches_agree_with_a_model_for_random_masks() {
                     (ballot == mask).into(),
                     where_(t, mask, &|other| keys[other] == keys[t]),
                     where_(t, mask, &|other| wide[other] == wide[t]),
+                    // The emulator elects the mask's lowest lane.
+                    (t as u32 % 32 == mask.trailing_zeros()).into(),
                 ]
             },
         );
@@ -260,6 +263,17 @@ fn a_ballot_naming_a_returned_lane_is_reported() {
         ballot_sync(ALL_LANES, t % 2 == 0)
     });
     assert_eq!(bad_call(result), ("ballot_sync", 9, LaneProblem::Returned));
+}
+
+#[test]
+fn an_election_naming_a_returned_lane_is_reported() {
+    let result = per_thread(32, 0, |t| {
+        if t == 5 {
+            return 0;
+        }
+        elect_sync(ALL_LANES).into()
+    });
+    assert_eq!(bad_call(result), ("elect_sync", 5, LaneProblem::Returned));
 }
 
 #[test]

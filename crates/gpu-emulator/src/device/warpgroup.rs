@@ -5,8 +5,9 @@
 use std::panic::Location;
 
 use crate::fault::{OtherWarp, WarpgroupDivergent, WgmmaMisaligned, WgmmaOutOfBounds};
+use crate::matrix::Registers;
 use crate::warp::meet;
-use crate::wgmma::{self, Descriptor, Major};
+use crate::wgmma::{self, Descriptor, Major, OperandA};
 use crate::{AccessKind, Fault, MmaInput, WarpOp, on_shared, stop, with_current};
 
 /// This warp's issue of the warpgroup instruction `op` at `site`
@@ -15,7 +16,12 @@ use crate::{AccessKind, Fault, MmaInput, WarpOp, on_shared, stop, with_current};
 /// the same instructions in the same order (see the crate's `warpgroup`
 /// module), so the block must have them.
 pub fn warpgroup_call(op: WarpOp, site: &'static Location<'static>) {
-    meet(op, u32::MAX, 0, [0; 10], site);
+    warpgroup_meet(op, [0; 10], site);
+}
+
+/// [`warpgroup_call`], each lane bringing `registers`.
+fn warpgroup_meet(op: WarpOp, registers: Registers, site: &'static Location<'static>) {
+    meet(op, u32::MAX, 0, registers, site);
     let missing = with_current(|current| {
         let (x, y, z) = current.launch.block;
         let threads = x * y * z;
@@ -42,24 +48,50 @@ pub fn warpgroup_call(op: WarpOp, site: &'static Location<'static>) {
     }
 }
 
+/// Where a `wgmma`'s A comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WgmmaA {
+    /// Shared memory, through this descriptor's bits.
+    Shared(u64),
+    /// This lane's four registers of its warp's 16 rows, laid out as
+    /// `mma.m16n8k16`'s A.
+    Registers([u32; 4]),
+}
+
 /// This thread's part of `wgmma.mma_async.sync.aligned.m64nNk16.f32` with
 /// 16-bit `input`s, N = 2·`accumulators.len()`, started at `site`: A (64×16,
-/// K-major) and B (16×N, N-major where `b_transposed`) read from shared
-/// memory through the descriptors `a` and `b`, D = A·B + D accumulated
-/// into `accumulators` (see `wgmma`). Its warpgroup issues it together
-/// ([`warpgroup_call`]). Returns each shared element it read, with its
-/// bits, for [`wgmma_retire`] to check at the wait.
+/// K-major) from registers or shared memory as `a` says, and B (16×N,
+/// N-major where `b_transposed`) read from shared memory through the
+/// descriptor `b`, D = A·B + D accumulated into `accumulators` (see
+/// `wgmma`). Its warpgroup issues it together ([`warpgroup_call`]).
+/// Returns each shared element it read, with its bits, for
+/// [`wgmma_retire`] to check at the wait.
 pub fn wgmma(
     input: MmaInput,
-    (a, b): (u64, u64),
+    (a, b): (WgmmaA, u64),
     b_transposed: bool,
     accumulators: &mut [f32],
     site: &'static Location<'static>,
 ) -> Vec<(u32, u16)> {
-    warpgroup_call(WarpOp::Wgmma, site);
-    let (a, b) = (Descriptor::decode(a), Descriptor::decode(b));
-    let misaligned = [('A', a), ('B', b)]
+    let lanes = match a {
+        WgmmaA::Registers([a0, a1, a2, a3]) => [a0, a1, a2, a3, 0, 0, 0, 0, 0, 0],
+        WgmmaA::Shared(_) => [0; 10],
+    };
+    warpgroup_meet(WarpOp::Wgmma, lanes, site);
+    let b = Descriptor::decode(b);
+    let a = match a {
+        WgmmaA::Shared(bits) => OperandA::Shared(Descriptor::decode(bits)),
+        WgmmaA::Registers(_) => {
+            OperandA::Registers(with_current(|current| current.wgmma_rows.get()))
+        }
+    };
+    let a_descriptor = match a {
+        OperandA::Shared(descriptor) => Some(('A', descriptor)),
+        OperandA::Registers(_) => None,
+    };
+    let misaligned = a_descriptor
         .into_iter()
+        .chain([('B', b)])
         .find(|(_, descriptor)| descriptor.starts_off_pattern());
     if let Some((operand, descriptor)) = misaligned {
         stop(Fault::WgmmaMisaligned(WgmmaMisaligned {
@@ -85,7 +117,10 @@ pub fn wgmma(
                     thread: current.thread,
                     site,
                     operand,
-                    start: if operand == 'A' { a.start } else { b.start },
+                    start: match a_descriptor {
+                        Some((_, a)) if operand == 'A' => a.start,
+                        _ => b.start,
+                    },
                     offset: address,
                     limit: memory.limit,
                 }));
