@@ -361,8 +361,8 @@ fn below_sm90<T>(_operands: &T) {
 }
 
 /// Outside the arch-specific build for compute capability 9.0 there is no
-/// `wgmma`: a kernel using it traps, and the host launches such kernels
-/// only from that build.
+/// `wgmma`, `setmaxnreg` or `elect.sync` here: a kernel using them traps,
+/// and the host launches such kernels only from that build.
 #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90a")))]
 #[inline(always)]
 fn below_sm90a() {

@@ -3,7 +3,9 @@
 //! of consecutive index from a multiple of 128), reading A and B straight
 //! from shared memory through matrix descriptors, and accumulating into
 //! registers spread over the warpgroup as `mma.sync` spreads them over a
-//! warp. The instruction is asynchronous: the tensor cores read the
+//! warp. A may come from registers instead, each warp holding its 16 rows
+//! as `mma.sync` holds A
+//! ([`InFlight::mma_async_registers`](crate::wgmma::InFlight::mma_async_registers)). The instruction is asynchronous: the tensor cores read the
 //! operands and write the accumulators while the threads go on, until a
 //! `wgmma.wait_group` retires it. Only the arch-specific build for
 //! compute capability 9.0 (`sm_90a`) has it: a kernel that uses this
@@ -38,7 +40,7 @@
 #[cfg(not(target_arch = "nvptx64"))]
 use gpu_emulator::device as emulator;
 
-use super::mma::Half;
+use super::mma::{FragmentA, Half};
 use super::shared::SharedArray;
 
 /// How an operand's rows are swizzled, as a tensor map's copy wrote them
@@ -154,6 +156,14 @@ impl<const F: usize> Accumulators<F> {
     }
 }
 
+/// Where a `wgmma` reads A from: shared memory through a descriptor, or
+/// the registers of a thread's [`FragmentA`].
+#[derive(Clone, Copy)]
+enum OperandA {
+    Shared(MatrixDescriptor),
+    Registers([u32; 4]),
+}
+
 /// A `wgmma` the emulator started and has not retired: where it started,
 /// the shared elements it read (offset and bits), and its group's number
 /// once committed.
@@ -188,8 +198,53 @@ impl<const F: usize> InFlight<F> {
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub unsafe fn mma_async<T: Half>(
-        mut self,
+        self,
         a: MatrixDescriptor,
+        b: MatrixDescriptor,
+        b_transposed: bool,
+    ) -> Self {
+        // SAFETY: by this function's contract.
+        unsafe { self.issue::<T>(OperandA::Shared(a), b, b_transposed) }
+    }
+
+    /// `wgmma.mma_async` with A from registers: each warp of the
+    /// warpgroup holds its 16 rows of A (64×16) as `mma.sync` holds its A
+    /// ([`FragmentA`], loaded by `ldmatrix`, say), and the tensor cores
+    /// read B from shared memory as [`Accumulators::mma_async`] does,
+    /// queued behind the `wgmma`s in flight.
+    ///
+    /// # Safety
+    /// As [`Accumulators::mma_async`], for B; every thread of the
+    /// warpgroup brings its own fragment of A, whose registers were last
+    /// written before a `wgmma.fence` ([`InFlight::fence`] or
+    /// [`Accumulators::fence`]) that precedes this call: the fence orders
+    /// those writes before the tensor cores read them (CUTLASS's
+    /// `warpgroup_arrive`), and one fence after all of a slice's
+    /// fragments are loaded serves all its `wgmma`s. The emulator sees
+    /// values, not registers, and cannot check this fence.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn mma_async_registers<T: Half>(
+        self,
+        a: FragmentA<T>,
+        b: MatrixDescriptor,
+        b_transposed: bool,
+    ) -> Self {
+        let a = OperandA::Registers(a.0.map(super::mma::Pair::to_bits));
+        // SAFETY: by this function's contract.
+        unsafe { self.issue::<T>(a, b, b_transposed) }
+    }
+
+    /// `wgmma.mma_async.sync.aligned.m64nNk16.f32` with 16-bit `T` inputs,
+    /// A from `a`, B from `b` (N-major where `b_transposed`).
+    ///
+    /// # Safety
+    /// As [`Accumulators::mma_async`].
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    unsafe fn issue<T: Half>(
+        mut self,
+        a: OperandA,
         b: MatrixDescriptor,
         b_transposed: bool,
     ) -> Self {
@@ -202,27 +257,53 @@ impl<const F: usize> InFlight<F> {
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90a"))]
         {
             let d = &mut self.accumulators;
-            let (a, b) = (a.to_bits(), b.to_bits());
+            let b = b.to_bits();
             // The accumulators' operands {0} to {F - 1}, listed from their
-            // indices, then the descriptors and the scale of D by name.
+            // indices, then A (a descriptor, or four registers and no
+            // transpose flag of its own), B and the scale of D by name.
             macro_rules! wgmma {
                 ($n:literal; $first:literal $($i:literal)*) => {{
                     macro_rules! issue {
                         ($type:literal, $trans:literal) => {
-                            // SAFETY: by this function's contract.
-                            unsafe {
-                                core::arch::asm!(
-                                    concat!(
-                                        "{{ .reg .pred p; setp.ne.b32 p, {one}, 0; ",
-                                        "wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.",
-                                        $type, ".", $type, " {{{", stringify!($first), "}",
-                                        $(", {", stringify!($i), "}",)*
-                                        "}}, {a}, {b}, p, 1, 1, 0, ", $trans, "; }}"
-                                    ),
-                                    inout(reg32) d[$first], $(inout(reg32) d[$i],)*
-                                    a = in(reg64) a, b = in(reg64) b, one = in(reg32) 1u32,
-                                    options(nostack),
-                                )
+                            match a {
+                                OperandA::Shared(a) => {
+                                    // SAFETY: by this function's contract.
+                                    unsafe {
+                                        core::arch::asm!(
+                                            concat!(
+                                                "{{ .reg .pred p; setp.ne.b32 p, {one}, 0; ",
+                                                "wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.",
+                                                $type, ".", $type, " {{{", stringify!($first), "}",
+                                                $(", {", stringify!($i), "}",)*
+                                                "}}, {a}, {b}, p, 1, 1, 0, ", $trans, "; }}"
+                                            ),
+                                            inout(reg32) d[$first], $(inout(reg32) d[$i],)*
+                                            a = in(reg64) a.to_bits(), b = in(reg64) b,
+                                            one = in(reg32) 1u32,
+                                            options(nostack),
+                                        )
+                                    }
+                                }
+                                OperandA::Registers([a0, a1, a2, a3]) => {
+                                    // SAFETY: by this function's contract.
+                                    unsafe {
+                                        core::arch::asm!(
+                                            concat!(
+                                                "{{ .reg .pred p; setp.ne.b32 p, {one}, 0; ",
+                                                "wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.",
+                                                $type, ".", $type, " {{{", stringify!($first), "}",
+                                                $(", {", stringify!($i), "}",)*
+                                                "}}, {{{a0}, {a1}, {a2}, {a3}}}, {b}, p, 1, 1, ",
+                                                $trans, "; }}"
+                                            ),
+                                            inout(reg32) d[$first], $(inout(reg32) d[$i],)*
+                                            a0 = in(reg32) a0, a1 = in(reg32) a1,
+                                            a2 = in(reg32) a2, a3 = in(reg32) a3,
+                                            b = in(reg64) b, one = in(reg32) 1u32,
+                                            options(nostack),
+                                        )
+                                    }
+                                }
                             }
                         };
                     }
@@ -262,8 +343,12 @@ impl<const F: usize> InFlight<F> {
                 emulator::MmaInput::F16
             };
             let site = core::panic::Location::caller();
-            let bits = (a.to_bits(), b.to_bits());
-            let read = emulator::wgmma(input, bits, b_transposed, &mut self.accumulators, site);
+            let a = match a {
+                OperandA::Shared(a) => emulator::WgmmaA::Shared(a.to_bits()),
+                OperandA::Registers(a) => emulator::WgmmaA::Registers(a),
+            };
+            let operands = (a, b.to_bits());
+            let read = emulator::wgmma(input, operands, b_transposed, &mut self.accumulators, site);
             self.reads.push((site, read, None));
             self
         }

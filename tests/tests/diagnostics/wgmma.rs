@@ -1,6 +1,7 @@
 //! Hopper's warpgroup MMA on the emulator: a 64×64 product from tiles in
 //! the interleaved layout and, chained over k, from tiles swizzled as a
-//! 128-byte tensor map writes them, each against the CPU's; a descriptor
+//! 128-byte tensor map writes them, and with A from registers, each
+//! against the CPU's; a descriptor
 //! whose leading offset is wrong giving a wrong product; a warp that does
 //! not issue the `wgmma` whole; and a stage overwritten while a `wgmma`
 //! that reads it is in flight.
@@ -10,6 +11,7 @@ use std::sync::Mutex;
 use gpu_emulator::{Diagnostic, Fault, LaneProblem, WarpOp};
 use gpu_std::bf16;
 use gpu_std::bulk::fence_proxy_async_shared_cta;
+use gpu_std::mma::{FragmentA, Pair};
 use gpu_std::shared::SharedArray;
 use gpu_std::thread::{sync_threads, thread_idx_x};
 use gpu_std::wgmma::{Accumulators, MatrixDescriptor, Swizzle};
@@ -87,15 +89,42 @@ fn random_operands(k: usize) -> Vec<f32> {
         .collect()
 }
 
+/// Where the test's `wgmma`s take A from.
+#[derive(Clone, Copy, PartialEq)]
+enum AFrom {
+    Shared,
+    /// Each warp's 16 rows as `mma.sync`'s A fragments, straight from the
+    /// values.
+    Registers,
+}
+
+/// Thread `t`'s fragment of A (64×K row-major in `values`) for the 16 k
+/// of step `step`: its warp's rows, laid out as `mma.sync`'s A.
+fn fragment(values: &[f32], k: usize, t: u32, step: u32) -> FragmentA<bf16> {
+    let (warp, lane) = (t as usize / 32, t as usize % 32);
+    let (row, column) = (16 * warp + lane / 4, 16 * step as usize + 2 * (lane % 4));
+    let pair = |r: usize, c: usize| {
+        let at = |c: usize| bf16::from_f32(values[r * k + c]);
+        Pair::new(at(c), at(c + 1))
+    };
+    FragmentA([
+        pair(row, column),
+        pair(row + 8, column),
+        pair(row, column + 8),
+        pair(row + 8, column + 8),
+    ])
+}
+
 /// D = A·B on one warpgroup: every thread writes its share of `values`
 /// in `layout` and fences it for the async proxy, the block passes a
-/// barrier, and the warpgroup's `wgmma`s, one per 16 k, run; thread `skipping`
+/// barrier, and the warpgroup's `wgmma`s, one per 16 k, run, A from
+/// shared memory or registers as `from` says; thread `skipping`
 /// (if any) issues none, and thread `overwriting` (if any) writes A's
 /// first element after a barrier while they are in flight. Returns D,
 /// row-major.
 fn product(
     values: &[f32],
-    layout: Layout,
+    (layout, from): (Layout, AFrom),
     skipping: Option<u32>,
     overwriting: Option<u32>,
 ) -> Result<Vec<f32>, Diagnostic> {
@@ -118,11 +147,16 @@ fn product(
             if skipping == Some(t) {
                 return;
             }
-            let (a, b) = layout.descriptors(tile, 0);
-            let mut flight = Accumulators::<32>::ZERO.mma_async::<bf16>(a, b, true);
-            for step in 1..k as u32 / 16 {
+            let mut flight = Accumulators::<32>::ZERO.fence();
+            for step in 0..k as u32 / 16 {
                 let (a, b) = layout.descriptors(tile, step);
-                flight = flight.mma_async::<bf16>(a, b, true);
+                flight = match from {
+                    AFrom::Shared => flight.mma_async::<bf16>(a, b, true),
+                    AFrom::Registers => {
+                        let a = fragment(values, k, t, step);
+                        flight.mma_async_registers::<bf16>(a, b, true)
+                    }
+                };
             }
             if let Some(writer) = overwriting {
                 sync_threads();
@@ -168,7 +202,7 @@ fn wrong_elements(values: &[f32], k: usize, d: &[f32]) -> usize {
 fn a_warpgroup_multiplies_interleaved_tiles() {
     let layout = Layout::Interleaved { leading: 128 };
     let values = random_operands(layout.k());
-    let d = product(&values, layout, None, None).unwrap();
+    let d = product(&values, (layout, AFrom::Shared), None, None).unwrap();
     assert_eq!(wrong_elements(&values, layout.k(), &d), 0);
 }
 
@@ -176,7 +210,17 @@ fn a_warpgroup_multiplies_interleaved_tiles() {
 fn a_warpgroup_multiplies_128_byte_swizzled_tiles_chained_over_k() {
     let layout = Layout::Swizzled128;
     let values = random_operands(layout.k());
-    let d = product(&values, layout, None, None).unwrap();
+    let d = product(&values, (layout, AFrom::Shared), None, None).unwrap();
+    assert_eq!(wrong_elements(&values, layout.k(), &d), 0);
+}
+
+/// A in registers, each warp holding its rows as `mma.sync`'s A, gives
+/// the product A in shared memory gives.
+#[test]
+fn a_warpgroup_multiplies_a_from_registers_by_swizzled_b() {
+    let layout = Layout::Swizzled128;
+    let values = random_operands(layout.k());
+    let d = product(&values, (layout, AFrom::Registers), None, None).unwrap();
     assert_eq!(wrong_elements(&values, layout.k(), &d), 0);
 }
 
@@ -186,7 +230,8 @@ fn a_warpgroup_multiplies_128_byte_swizzled_tiles_chained_over_k() {
 #[test]
 fn a_descriptor_with_a_wrong_leading_offset_gives_a_wrong_product() {
     let values = random_operands(16);
-    let d = product(&values, Layout::Interleaved { leading: 256 }, None, None).unwrap();
+    let wrong = Layout::Interleaved { leading: 256 };
+    let d = product(&values, (wrong, AFrom::Shared), None, None).unwrap();
     assert!(wrong_elements(&values, 16, &d) > SIDE * SIDE / 2);
 }
 
@@ -194,7 +239,7 @@ fn a_descriptor_with_a_wrong_leading_offset_gives_a_wrong_product() {
 fn a_warp_that_does_not_issue_the_wgmma_whole_is_reported() {
     let values = random_operands(16);
     let layout = Layout::Interleaved { leading: 128 };
-    let diagnostic = product(&values, layout, Some(37), None).unwrap_err();
+    let diagnostic = product(&values, (layout, AFrom::Shared), Some(37), None).unwrap_err();
     assert_fault!(
         diagnostic,
         Fault::BadWarpCall {
@@ -211,7 +256,8 @@ fn a_warp_that_does_not_issue_the_wgmma_whole_is_reported() {
 #[test]
 fn a_stage_overwritten_while_a_wgmma_reads_it_is_reported() {
     let values = random_operands(64);
-    let diagnostic = product(&values, Layout::Swizzled128, None, Some(0)).unwrap_err();
+    let layout = (Layout::Swizzled128, AFrom::Shared);
+    let diagnostic = product(&values, layout, None, Some(0)).unwrap_err();
     assert_fault!(
         diagnostic,
         Fault::WgmmaOperandOverwritten {

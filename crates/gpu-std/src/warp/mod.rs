@@ -14,4 +14,4 @@ pub use reduce::{
     reduce_xor_sync,
 };
 pub use shuffle::{shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync};
-pub use vote::{activemask, all_sync, any_sync, ballot_sync, match_any_sync, syncwarp};
+pub use vote::{activemask, all_sync, any_sync, ballot_sync, elect_sync, match_any_sync, syncwarp};

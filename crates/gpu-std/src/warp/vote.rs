@@ -95,6 +95,43 @@ predicate_vote! {
     all_sync => vote_all_sync, All;
 }
 
+/// `elect.sync`: true in exactly one lane of `mask`, the same one for
+/// every lane (CUTLASS's `elect_one_sync`): one lane to issue what the
+/// warp needs done once, a copy or an arrival, chosen by the hardware
+/// among lanes it knows converged, with no compare of a lane index. The
+/// emulator elects the lowest lane of the mask. Only the arch-specific
+/// build for 9.0 has it: elsewhere it traps.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn elect_sync(mask: u32) -> bool {
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90a"))]
+    {
+        let elected: u32;
+        // SAFETY: reads and writes registers only; a broken mask is
+        // undefined as for every `_sync` operation, and the emulator
+        // reports it.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .pred p; elect.sync _|p, {mask}; selp.u32 {elected}, 1, 0, p; }}",
+                mask = in(reg32) mask,
+                elected = out(reg32) elected,
+                options(nomem, nostack),
+            )
+        };
+        elected != 0
+    }
+    #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90a")))]
+    {
+        let _ = mask;
+        crate::below_sm90a();
+        false
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        emulated(WarpOp::Elect, mask, 0) != 0
+    }
+}
+
 /// `__activemask()` (`activemask.b32`): the lanes of the warp executing
 /// this call together with this one. It synchronises nothing, and what
 /// it answers depends on how the hardware happens to have converged the
