@@ -388,6 +388,32 @@ __device__ __forceinline__ void mma_wgmma_m64n128k16(float (&d)[64], unsigned lo
 #endif
 }
 
+// D = A·B + D for a 64×128×16 step, A from the four registers of each
+// lane (its warp's 16 rows, in mma.sync's A layout), B transposed.
+__device__ __forceinline__ void mma_wgmma_m64n128k16_rs(float (&d)[64], const unsigned (&a)[4],
+                                                        unsigned long long b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
+          "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]),
+          "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),
+          "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
+          "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),
+          "+f"(d[62]), "+f"(d[63])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
+#else
+    __trap();
+#endif
+}
+
 // D = A·B + D for a 64×256×16 step, B transposed (N-major).
 __device__ __forceinline__ void mma_wgmma_m64n256k16(float (&d)[128], unsigned long long a,
                                                      unsigned long long b) {
@@ -463,6 +489,51 @@ __device__ __forceinline__ void mma_wgmma_store(const float (&d)[F], float* __re
             }
         }
     }
+}
+
+// mma_warpgroups (below) with A from registers (warpgroup.rs's
+// multiply_slice_registers): each warp loads its 16 rows of the slice's
+// four steps by ldmatrix, then, behind one wgmma.fence for those
+// registers, the four wgmma read B through their descriptors.
+extern "C" __global__ void __launch_bounds__(MMA_THREADS)
+    mma_a_registers(const mma_bf16* __restrict__ a, const mma_bf16* __restrict__ b,
+                    float* __restrict__ c, unsigned m, unsigned n, unsigned k, const void*,
+                    const void*) {
+    constexpr unsigned SLICE = 64, COLS = 128, STEPS = SLICE / 16;
+    using L = MmaLayout<COLS, SLICE, 0, true>;
+    extern __shared__ __align__(1024) mma_bf16 mma_a_registers_tile[];
+    unsigned row0 = blockIdx.y * MMA_BLOCK_ROWS, col0 = blockIdx.x * COLS;
+    unsigned group = threadIdx.x / 128, warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
+    unsigned row = 64 * group + 16 * warp + lane % 16;
+    float d[64] = {};
+    for (unsigned k0 = 0; k0 < k; k0 += SLICE) {
+        mma_stage_slice<COLS, SLICE, L>(mma_a_registers_tile, a, b, m, n, k, row0, col0, k0);
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+        __syncthreads();
+        unsigned fragments[STEPS][4];
+#pragma unroll
+        for (unsigned step = 0; step < STEPS; ++step) {
+            mma_load_matrices<false>(fragments[step],
+                                     mma_a_registers_tile + L::a(row, 16 * step + lane / 16 * 8));
+        }
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#endif
+#pragma unroll
+        for (unsigned step = 0; step < STEPS; ++step) {
+            unsigned long long db = mma_descriptor(mma_a_registers_tile + L::A_ELEMENTS + 16 * 64 * step,
+                                                   2 * SLICE * 64, 1024);
+            mma_wgmma_m64n128k16_rs(d, fragments[step], db);
+        }
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+        asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;" ::
+                         : "memory");
+#endif
+        __syncthreads();
+    }
+    mma_wgmma_store(d, c, row0 + 64 * group, col0, m, n);
 }
 
 extern "C" __global__ void __launch_bounds__(MMA_THREADS)
@@ -596,13 +667,26 @@ extern "C" __global__ void __launch_bounds__(MMA_THREADS, 1)
 #endif
 }
 
+// elect.sync over the whole warp: true in one lane (cute's elect_one_sync).
+__device__ __forceinline__ bool mma_elect_one() {
+    unsigned elected = 0;
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("{\n.reg .pred p;\nelect.sync _|p, 0xffffffff;\nselp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(elected));
+#else
+    __trap();
+#endif
+    return elected != 0;
+}
+
 // The third and fourth Hopper rungs' one body
 // (gpu/src/matmul_bf16/specialized.rs): 128×256 tiles, the block's first
-// warpgroup the producer (setmaxnreg.dec to 40, one thread refilling each
-// stage once the consumers have left it), the other two the consumers
-// (setmaxnreg.inc to 232), each a 64×256 half of a tile. A block takes the
-// tile its index names, then every grid's worth after it, in bands of
-// BAND_ROWS rows; the ring runs on from one tile into the next.
+// warpgroup the producer (setmaxnreg.dec to 40, one elected lane of its
+// first warp refilling each stage once the consumers have left it), the
+// other two the consumers (setmaxnreg.inc to 232), each a 64×256 half of a
+// tile. A block takes the tile its index names, then every grid's worth
+// after it, in bands of BAND_ROWS rows; the ring runs on from one tile into
+// the next.
 #define MMA_SPECIALIZED_THREADS 384
 template <unsigned BAND_ROWS>
 __device__ __forceinline__ void mma_specialized_tiles(float* __restrict__ c, unsigned m,
@@ -620,7 +704,7 @@ __device__ __forceinline__ void mma_specialized_tiles(float* __restrict__ c, uns
     ring.init(a_map, b_map, CONSUMERS);
     if (group == 0) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
-        if (threadIdx.x != 0) return;
+        if (threadIdx.x >= 32 || !mma_elect_one()) return;
         unsigned position = 0;
         for (unsigned t = first_tile; t < across * down; t += step) {
             uint2 tile = tile_at<BAND_ROWS>(t, across, down);

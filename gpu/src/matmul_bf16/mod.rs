@@ -42,7 +42,7 @@ pub use specialized::SPECIALIZED;
 use specialized::specialized;
 use staged::staged;
 pub use warpgroup::WARPGROUPS;
-use warpgroup::warpgroups;
+use warpgroup::{OperandA, warpgroups};
 
 /// What the kernels' launch contract is a function of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -300,6 +300,34 @@ kernels! {
         unsafe { pipelined::<{ PIPELINED.m_tiles() }, { PIPELINED.n_tiles() }, { PIPELINED.stages - 2 }>(PIPELINED, (a, b, c), (m, n, k)) }
     }
 
+    /// Hopper's `wgmma` with A from registers: `ldmatrix` still loads A, the tensor cores read B from shared memory.
+    ///
+    /// [`warpgroups`] with A from registers: the block's threads stage a
+    /// 128×128 tile's slices of 64 as [`mma_warpgroups`] does; each warp
+    /// loads its 16 rows of A by `ldmatrix`, as for `mma.sync`, and its
+    /// warpgroup multiplies its 64 rows with four `wgmma.mma_async` of
+    /// 64×128×16, which read B through a matrix descriptor: a quarter of
+    /// [`mma_swizzled`]'s `ldmatrix`s, and 8192 multiply-adds a warp an
+    /// instruction. Only the arch-specific build for 9.0 has it.
+    ///
+    /// Compute-to-global-memory-access ratio: 64 FLOP/B, as
+    /// [`mma_ldmatrix`]. Bound as [`mma_warpgroups`], with A's
+    /// `ldmatrix`s and a `wgmma.fence` a step between the barrier and
+    /// the `wgmma`s.
+    ///
+    /// Launch bounds: as [`mma_warpgroups`].
+    ///
+    /// # Safety
+    /// As [`mma_global`], with [`block_tiles`]`(WARPGROUPS,
+    /// Layout::Swizzled)`'s grid and shared memory.
+    #[launch(|problem| block_tiles(WARPGROUPS, Layout::Swizzled, problem))]
+    #[launch_bounds(WARPGROUPS.threads())]
+    #[compute_capability(9, 0, arch_specific)]
+    pub unsafe fn mma_a_registers(a: Global<bf16>, b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32, _a_map: TensorMap2d<bf16>, _b_map: TensorMap2d<bf16>) {
+        // SAFETY: forwarded contract.
+        unsafe { warpgroups(OperandA::Registers, (a, b, c), (m, n, k)) }
+    }
+
     /// Hopper's `wgmma`: two warpgroups multiply each staged slice straight from shared memory.
     ///
     /// [`warpgroups`]: the block's threads stage a 128×128 tile's slices of
@@ -325,7 +353,7 @@ kernels! {
     #[compute_capability(9, 0, arch_specific)]
     pub unsafe fn mma_warpgroups(a: Global<bf16>, b: Global<bf16>, c: GlobalMut<f32>, m: u32, n: u32, k: u32, _a_map: TensorMap2d<bf16>, _b_map: TensorMap2d<bf16>) {
         // SAFETY: forwarded contract.
-        unsafe { warpgroups((a, b, c), (m, n, k)) }
+        unsafe { warpgroups(OperandA::Shared, (a, b, c), (m, n, k)) }
     }
 
     /// The TMA copies each slice into a ring of four stages ahead of the `wgmma`s: no thread copies, no block barrier a slice.

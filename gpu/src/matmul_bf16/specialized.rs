@@ -14,6 +14,7 @@ use gpu_std::bf16;
 use gpu_std::global::GlobalMut;
 use gpu_std::tensor::TensorMap2d;
 use gpu_std::thread::*;
+use gpu_std::warp;
 use gpu_std::wgmma::{Accumulators, setmaxnreg_dec, setmaxnreg_inc};
 
 use super::geometry::{Tile, Tiles};
@@ -41,7 +42,8 @@ const CONSUMER_REGISTERS: u32 = 232;
 
 /// The block's tiles of C ([`Tiles`] in bands of `BAND_ROWS` rows), its
 /// warpgroups specialized. Thread 0 initialises the barriers; then the
-/// producer warpgroup lowers its registers and its first thread, for each
+/// producer warpgroup lowers its registers and one lane of its first warp,
+/// elected by `elect.sync` as CUTLASS's producers are, for each
 /// slice of each tile, waits until the consumers have left the slice's
 /// stage (from the second pass round the ring on) and copies A's box and
 /// B's four panels into it. Each consumer warpgroup raises its registers
@@ -69,7 +71,7 @@ pub unsafe fn specialized<const BAND_ROWS: u32>(
     if group == 0 {
         // SAFETY: the whole warpgroup, which needs few registers.
         unsafe { setmaxnreg_dec::<PRODUCER_REGISTERS>() };
-        if thread_idx_x() != 0 {
+        if thread_idx_x() >= warp::SIZE || !warp::elect_sync(warp::ALL_LANES) {
             return;
         }
         let mut position = 0;

@@ -1,12 +1,15 @@
-//! The first Hopper rung: each slice of A and B staged by the block's
+//! The first Hopper rungs: each slice of A and B staged by the block's
 //! threads in the swizzled layout of `mma_swizzled`, which with slices of
 //! 64 is the one a 128-byte-swizzled tensor map writes (rows of 128 bytes,
-//! B in panels of 64 columns), and multiplied by two warpgroups' `wgmma`,
-//! which read it from shared memory themselves: no `ldmatrix`, no
-//! fragments in registers.
+//! B in panels of 64 columns), and multiplied by two warpgroups' `wgmma`.
+//! First A still goes through registers, each warp loading its rows by
+//! `ldmatrix` as for `mma.sync`, and only B is read by the tensor cores
+//! from shared memory; then both are: no `ldmatrix`, no fragments in
+//! registers.
 
 use gpu_std::bulk::fence_proxy_async_shared_cta;
 use gpu_std::global::{Global, GlobalMut, Line, row_major};
+use gpu_std::mma::{FragmentA, ldmatrix};
 use gpu_std::shared::SharedArray;
 use gpu_std::wgmma::{Accumulators, InFlight, MatrixDescriptor, Swizzle};
 use gpu_std::{bf16, thread::*};
@@ -36,17 +39,30 @@ const PANEL_ELEMENTS: u32 = WARPGROUPS.slice * 64;
 const CHUNKS: usize =
     ((A_ELEMENTS + WARPGROUPS.slice * WARPGROUPS.cols) / CHUNK / WARPGROUPS.threads()) as usize;
 
+/// Where the warpgroups' `wgmma`s take A from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperandA {
+    /// Registers, each warp's 16 rows loaded by `ldmatrix`.
+    Registers,
+    /// Shared memory, through a descriptor.
+    Shared,
+}
+
+/// `wgmma` steps of 16 k in a slice.
+const STEPS: usize = (WARPGROUPS.slice / 16) as usize;
+
 /// The block's tile of C, k a slice at a time: the threads copy a slice
 /// into shared memory, fence it for the async proxy and pass a barrier;
 /// each warpgroup multiplies its 64 rows by the slice's B in four
-/// `wgmma`s of 16 k, waits for them, and the block passes a barrier
-/// before the next slice overwrites this one.
+/// `wgmma`s of 16 k, A from where `operand_a` says, waits for them, and
+/// the block passes a barrier before the next slice overwrites this one.
 ///
 /// # Safety
 /// As [`super::mma_global`], with [`super::block_tiles`]`(WARPGROUPS,
 /// Layout::Swizzled)`'s grid and shared memory.
 #[inline(always)]
 pub unsafe fn warpgroups(
+    operand_a: OperandA,
     (a, b, c): (Global<bf16>, Global<bf16>, GlobalMut<f32>),
     (m, n, k): (u32, u32, u32),
 ) {
@@ -65,7 +81,12 @@ pub unsafe fn warpgroups(
     let mut sums = Accumulators::<64>::ZERO;
     for k0 in (0..k).step_by(tile.slice as usize) {
         // Every chunk loaded before any is stored, so that all eight
-        // loads are in flight at once.
+        // loads are in flight at once; B's stored before A's, the last
+        // loaded first. ptxas, short of registers, still stores one chunk
+        // before the last loads: stored in A's order, it keeps three
+        // loads ahead of that store in `mma_a_registers` (the twin's
+        // order keeps four, 0.95× its speed on the H200); in this order,
+        // four, and six in `mma_warpgroups`.
         let mut lines = [[0; 4]; CHUNKS];
         let mut next = 0;
         each_chunk(tile, (m, n, k), (row0, col0), k0, |operand, _, _, from| {
@@ -76,22 +97,33 @@ pub unsafe fn warpgroups(
             lines[next] = line(bytes, from);
             next += 1;
         });
-        next = 0;
-        each_chunk(tile, (m, n, k), (row0, col0), k0, |operand, row, col, _| {
-            let at = match operand {
-                Operand::A => Layout::Swizzled.a(tile, row, col),
-                Operand::B => Layout::Swizzled.b(tile, row, col),
-            };
-            // SAFETY: the layout keeps chunks whole inside the allocation.
-            unsafe { shared.write_line(at, lines[next]) };
-            next += 1;
-        });
+        let store = |stored: Operand| {
+            let mut next = 0;
+            each_chunk(tile, (m, n, k), (row0, col0), k0, |operand, row, col, _| {
+                if operand == stored {
+                    let at = match operand {
+                        Operand::A => Layout::Swizzled.a(tile, row, col),
+                        Operand::B => Layout::Swizzled.b(tile, row, col),
+                    };
+                    // SAFETY: the layout keeps chunks whole inside the allocation.
+                    unsafe { shared.write_line(at, lines[next]) };
+                }
+                next += 1;
+            });
+        };
+        store(Operand::B);
+        store(Operand::A);
         fence_proxy_async_shared_cta();
         sync_threads();
         // SAFETY: the slice is staged, fenced and visible to the whole
         // warpgroup, which issues each wgmma together; nothing writes it
         // before the wait.
-        let flight = unsafe { multiply_slice(sums.fence(), shared, 0, group) };
+        let flight = unsafe {
+            match operand_a {
+                OperandA::Registers => multiply_slice_registers(sums, shared, group),
+                OperandA::Shared => multiply_slice(sums.fence(), shared, 0, group),
+            }
+        };
         sums = flight.wait();
         sync_threads();
     }
@@ -105,8 +137,7 @@ pub unsafe fn warpgroups(
 /// columns of B: four `wgmma` of 16 k, queued behind those in flight.
 ///
 /// Step `step`'s 16 k: the warpgroup's 64 rows of A, 32 bytes along their
-/// 128-byte rows; 16 rows of B, its panels 8 KiB apart; eight rows 1 KiB
-/// apart in both.
+/// 128-byte rows, eight rows 1 KiB apart.
 ///
 /// # Safety
 /// As [`InFlight::mma_async`], for each element of the stage.
@@ -118,15 +149,60 @@ pub(super) unsafe fn multiply_slice<const F: usize>(
     stage_first: u32,
     group: u32,
 ) -> InFlight<F> {
-    for step in 0..WARPGROUPS.slice / 16 {
+    for step in 0..STEPS as u32 {
         let a_first = stage_first + group * 64 * WARPGROUPS.slice + 16 * step;
         let a = MatrixDescriptor::new(shared, a_first, Swizzle::B128, 16, 1024);
-        let b_first = stage_first + A_ELEMENTS + 16 * 64 * step;
-        let b = MatrixDescriptor::new(shared, b_first, Swizzle::B128, 2 * PANEL_ELEMENTS, 1024);
+        let b = b_descriptor(shared, stage_first, step);
         // SAFETY: by this function's contract.
         flight = unsafe { flight.mma_async::<bf16>(a, b, true) };
     }
     flight
+}
+
+/// [`multiply_slice`] of the staged slice, A from registers: each warp
+/// loads its 16 rows of the slice's four steps by `ldmatrix` (lane l
+/// names row l % 16, the left or right eight k), then, behind a
+/// `wgmma.fence` for those registers, the four `wgmma`s read B from
+/// shared memory and A from them.
+///
+/// # Safety
+/// As [`multiply_slice`].
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+#[allow(clippy::needless_range_loop)]
+unsafe fn multiply_slice_registers<const F: usize>(
+    sums: Accumulators<F>,
+    shared: SharedArray<bf16>,
+    group: u32,
+) -> InFlight<F> {
+    let (warp, lane) = (thread_idx_x() % 128 / 32, thread_idx_x() % 32);
+    let row = 64 * group + 16 * warp + lane % 16;
+    let mut fragments = [FragmentA::ZERO; STEPS];
+    // Index loops over constant counts, which LLVM unrolls into registers;
+    // the array's by-value iterator would keep it in local memory.
+    for step in 0..STEPS {
+        let col = 16 * step as u32 + lane / 16 * 8;
+        // SAFETY: by this function's contract; the block's threads wrote
+        // the slice before the barrier.
+        fragments[step] =
+            FragmentA(unsafe { ldmatrix(shared, Layout::Swizzled.a(WARPGROUPS, row, col), false) });
+    }
+    // One fence for the four: the fragments' loads before any wgmma.
+    let mut flight = sums.fence();
+    for step in 0..STEPS {
+        let b = b_descriptor(shared, 0, step as u32);
+        // SAFETY: by this function's contract.
+        flight = unsafe { flight.mma_async_registers::<bf16>(fragments[step], b, true) };
+    }
+    flight
+}
+
+/// B's 16 rows of step `step` of the stage from `stage_first` on: its
+/// panels 8 KiB apart, eight rows 1 KiB apart.
+#[inline(always)]
+fn b_descriptor(shared: SharedArray<bf16>, stage_first: u32, step: u32) -> MatrixDescriptor {
+    let first = stage_first + A_ELEMENTS + 16 * 64 * step;
+    MatrixDescriptor::new(shared, first, Swizzle::B128, 2 * PANEL_ELEMENTS, 1024)
 }
 
 /// Stores a warpgroup's 64×2·`F` tile of C from (`row0`, `col0`): each
