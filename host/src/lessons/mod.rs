@@ -286,7 +286,8 @@ pub const LESSONS: &[Lesson] = &[
         claim: "On Hopper a warpgroup's wgmma reads A and B straight from shared memory through \
                 matrix descriptors, where mma.sync needs each warp to load its fragments into \
                 registers with ldmatrix first: the same staged tile is multiplied with no \
-                shared-memory load instructions and no fragment registers, and faster.",
+                shared-memory load instructions and no fragment registers, and faster; with A \
+                still loaded into registers, B's loads alone are saved.",
         x_axis: "n (A, B and C n×n; a 128×128 tile of C a block, staged in shared memory)",
         log_x: Some(true),
         y_axis: "GFLOP/s",
