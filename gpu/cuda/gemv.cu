@@ -36,6 +36,25 @@ __device__ void gemv_col_major(T alpha, const T* __restrict__ a, const T* __rest
     one_thread_per_row(alpha, a, x, beta, y, m, n, [=](int row, int j) { return j * m + row; });
 }
 
+// dot plus the products of the window's first `count` elements (a
+// multiple of the vector) and A's column entries from `a` on, m apart, x
+// read 16 bytes at a time: a loop of constant count, inlined, unrolls whole.
+template <typename T>
+__device__ __forceinline__ T window_vectors(T dot, const T* __restrict__ a, const T* x_window,
+                                            int m, int count) {
+    constexpr int len = 16 / sizeof(T);
+#pragma unroll
+    for (int first = 0; first < count; first += len) {
+        T xs[len];
+        *reinterpret_cast<uint4*>(xs) = *reinterpret_cast<const uint4*>(x_window + first);
+#pragma unroll
+        for (int k = 0; k < len; ++k) {
+            dot += a[(first + k) * m] * xs[k];
+        }
+    }
+    return dot;
+}
+
 // Blocks of exactly 128 threads, 128 elements of T of launch-sized shared memory.
 template <typename T>
 __device__ void gemv_col_major_shared_x(T alpha, const T* __restrict__ a, const T* __restrict__ x,
@@ -54,17 +73,12 @@ __device__ void gemv_col_major_shared_x(T alpha, const T* __restrict__ a, const 
         __syncthreads();
         if (row < m) {
             // The window's whole vectors in one 16-byte shared load each,
-            // as the Rust kernel reads them; then what is left one by one.
+            // as the Rust kernel reads them, a whole window's by a loop of
+            // constant count, unrolled whole; then what is left one by one.
             constexpr int len = 16 / sizeof(T);
             int vectors = width / len * len;
-            for (int first = 0; first < vectors; first += len) {
-                T xs[len];
-                *reinterpret_cast<uint4*>(xs) = *reinterpret_cast<const uint4*>(x_window + first);
-#pragma unroll
-                for (int k = 0; k < len; ++k) {
-                    dot += a[(start + first + k) * m + row] * xs[k];
-                }
-            }
+            dot = width == block ? window_vectors(dot, a + start * m + row, x_window, m, block)
+                                 : window_vectors(dot, a + start * m + row, x_window, m, vectors);
             for (int j = vectors; j < width; ++j) {
                 dot += a[(start + j) * m + row] * x_window[j];
             }

@@ -118,17 +118,29 @@ pub(super) unsafe fn gemv_col_major_shared_x<T: Real>(gemv: Gemv<T>) {
             // The window's whole vectors in one 16-byte shared load each
             // (`LDS.128`), as NVVM's vectoriser reads them in the twin: a
             // quarter (f32) or half (f64) of the shared loads.
-            let vectors = width / T::VECTOR_LEN * T::VECTOR_LEN;
-            for first in (0..vectors).step_by(T::VECTOR_LEN as usize) {
-                // SAFETY: first + VECTOR_LEN ≤ width elements were written,
-                // and first is a multiple of VECTOR_LEN.
-                let x_values = unsafe { x_window.read_vector(first) };
-                for (k, &x_value) in x_values.as_ref().iter().enumerate() {
-                    // SAFETY: row < m, start + first + k < n.
-                    let a_value = unsafe { a.read(window + row_major(first + k as u32, row, m)) };
-                    dot = a_value.mul_add(x_value, dot);
+            let whole_vectors = |vectors: u32, mut dot: T| {
+                for first in (0..vectors).step_by(T::VECTOR_LEN as usize) {
+                    // SAFETY: first + VECTOR_LEN ≤ width elements were
+                    // written, and first is a multiple of VECTOR_LEN.
+                    let x_values = unsafe { x_window.read_vector(first) };
+                    for (k, &x_value) in x_values.as_ref().iter().enumerate() {
+                        // SAFETY: row < m, start + first + k < n.
+                        let a_value =
+                            unsafe { a.read(window + row_major(first + k as u32, row, m)) };
+                        dot = a_value.mul_add(x_value, dot);
+                    }
                 }
-            }
+                dot
+            };
+            // A whole window, every one but perhaps the last, has a
+            // constant count of vectors: that loop LLVM unrolls whole, as
+            // nvcc unrolls the twin's, and all its loads are in flight.
+            let vectors = width / T::VECTOR_LEN * T::VECTOR_LEN;
+            dot = if width == BLOCK {
+                whole_vectors(BLOCK, dot)
+            } else {
+                whole_vectors(vectors, dot)
+            };
             for j in vectors..width {
                 // SAFETY: row < m, start + j < n; window element j < width
                 // was written.
