@@ -306,14 +306,14 @@ kernels! {
     /// 128×128 tile's slices of 64 as [`mma_warpgroups`] does; each warp
     /// loads its 16 rows of A by `ldmatrix`, as for `mma.sync`, and its
     /// warpgroup multiplies its 64 rows with four `wgmma.mma_async` of
-    /// 64×128×16, which read B through a matrix descriptor: a quarter of
+    /// 64×128×16, which read B through a matrix descriptor: a sixth of
     /// [`mma_swizzled`]'s `ldmatrix`s, and 8192 multiply-adds a warp an
     /// instruction. Only the arch-specific build for 9.0 has it.
     ///
     /// Compute-to-global-memory-access ratio: 64 FLOP/B, as
     /// [`mma_ldmatrix`]. Bound as [`mma_warpgroups`], with A's
-    /// `ldmatrix`s and a `wgmma.fence` a step between the barrier and
-    /// the `wgmma`s.
+    /// `ldmatrix`s and their `wgmma.fence` between the barrier and the
+    /// `wgmma`s.
     ///
     /// Launch bounds: as [`mma_warpgroups`].
     ///
