@@ -159,7 +159,7 @@ impl PtxBuilder {
         // Every build at once: each is one rustc process for most of its time.
         let mut builds = Vec::new();
         for &(cpu, suffix, features) in &TARGETS {
-            let target_dir = out_dir.join(format!("gpu-target-{cpu}"));
+            let target_dir = nested_target_dir(&out_dir, cpu);
             let child = nested_build(
                 &crate_dir,
                 &local,
@@ -195,6 +195,23 @@ impl PtxBuilder {
             files.push((cpu, file));
         }
         Ok(Built { files })
+    }
+}
+
+/// Where the nested build for `cpu` works: `gpu/CPU` in the outer build's
+/// target directory (`OUT_DIR` is `TARGET_DIR/[TRIPLE/]PROFILE/build/
+/// PACKAGE-HASH/out`), shared by every kernel crate and every profile of
+/// that build, so that `core` and the runtime, compiled for the GPU, are
+/// built and stored once for all of them (a nested build is the same
+/// whatever the outer profile; cargo's lock takes the builds in turn).
+/// Elsewhere, under `OUT_DIR`.
+fn nested_target_dir(out_dir: &Path, cpu: &str) -> PathBuf {
+    let mut ancestors = out_dir.ancestors();
+    match (ancestors.nth(2), ancestors.nth(1)) {
+        (Some(build), Some(target)) if build.file_name().is_some_and(|name| name == "build") => {
+            target.join("gpu").join(cpu)
+        }
+        _ => out_dir.join(format!("gpu-target-{cpu}")),
     }
 }
 
@@ -527,5 +544,22 @@ mod tests {
         let orphan = format!("// launch_bounds gone 32 0\n{PTX}");
         let error = with_launch_bounds(&orphan).unwrap_err();
         assert!(error.to_string().contains("[\"gone\"]"), "{error}");
+    }
+
+    #[test]
+    fn nested_builds_share_the_target_directory_where_out_dir_is_cargo_s() {
+        let shared = |out: &str| nested_target_dir(Path::new(out), "sm_80");
+        assert_eq!(
+            shared("/t/release/build/k-1f/out"),
+            Path::new("/t/gpu/sm_80")
+        );
+        assert_eq!(
+            shared("/t/x86_64-unknown-linux-gnu/debug/build/k-1f/out"),
+            Path::new("/t/x86_64-unknown-linux-gnu/gpu/sm_80")
+        );
+        assert_eq!(
+            shared("/elsewhere/out"),
+            Path::new("/elsewhere/out/gpu-target-sm_80")
+        );
     }
 }
