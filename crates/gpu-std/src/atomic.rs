@@ -174,15 +174,28 @@ macro_rules! rmw {
     ) => {$(
         rmw!(@word [$trait $operands, $op, $tail, |$old| $host] $ty: $type);
     )+};
-    (@word $args:tt u32: $type:literal) => { rmw!(@one $args u32: $type, u32, reg32); };
-    (@word $args:tt i32: $type:literal) => { rmw!(@one $args i32: $type, u32, reg32); };
-    (@word $args:tt f32: $type:literal) => { rmw!(@one $args f32: $type, u32, reg32); };
-    (@word $args:tt u64: $type:literal) => { rmw!(@one $args u64: $type, u64, reg64); };
-    (@word $args:tt i64: $type:literal) => { rmw!(@one $args i64: $type, u64, reg64); };
-    (@word $args:tt f64: $type:literal) => { rmw!(@one $args f64: $type, u64, reg64); };
+    (@word $args:tt u32: $type:literal) => {
+        rmw!(@one $args u32: $type, u32, reg32, core::convert::identity, core::convert::identity);
+    };
+    (@word $args:tt i32: $type:literal) => {
+        rmw!(@one $args i32: $type, u32, reg32, i32::cast_unsigned, u32::cast_signed);
+    };
+    (@word $args:tt f32: $type:literal) => {
+        rmw!(@one $args f32: $type, u32, reg32, f32::to_bits, f32::from_bits);
+    };
+    (@word $args:tt u64: $type:literal) => {
+        rmw!(@one $args u64: $type, u64, reg64, core::convert::identity, core::convert::identity);
+    };
+    (@word $args:tt i64: $type:literal) => {
+        rmw!(@one $args i64: $type, u64, reg64, i64::cast_unsigned, u64::cast_signed);
+    };
+    (@word $args:tt f64: $type:literal) => {
+        rmw!(@one $args f64: $type, u64, reg64, f64::to_bits, f64::from_bits);
+    };
     (
         @one [$trait:ident ($($operand:ident),+), $op:literal, $tail:literal,
-        |$old:ident| $host:expr] $ty:ty: $type:literal, $bits:ty, $reg:ident
+        |$old:ident| $host:expr] $ty:ty: $type:literal, $bits:ty, $reg:ident,
+        $to_bits:path, $from_bits:path
     ) => {
         impl $trait for $ty {
             #[inline(always)]
@@ -190,12 +203,8 @@ macro_rules! rmw {
             unsafe fn update(place: Place<Self>, $($operand: Self),+) -> Self {
                 #[cfg(target_arch = "nvptx64")]
                 {
-                    // SAFETY: `Self` and `$bits` are plain data of one size.
-                    let old = atom!(place, $op, $type, $reg, $bits, $tail, $(unsafe {
-                        core::mem::transmute::<Self, $bits>($operand)
-                    }),+);
-                    // SAFETY: as above.
-                    unsafe { core::mem::transmute::<$bits, Self>(old) }
+                    let old = atom!(place, $op, $type, $reg, $bits, $tail, $($to_bits($operand)),+);
+                    $from_bits(old)
                 }
                 #[cfg(not(target_arch = "nvptx64"))]
                 place.update(|$old: Self| $host)

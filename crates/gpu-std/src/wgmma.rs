@@ -371,6 +371,8 @@ impl<const F: usize> InFlight<F> {
     /// `wgmma.commit_group`: the `wgmma`s started since the last commit
     /// become one group, which [`InFlight::wait_group`] can wait for.
     #[inline(always)]
+    // Only the emulator's bookkeeping changes it.
+    #[cfg_attr(target_arch = "nvptx64", allow(unused_mut))]
     pub fn commit_group(mut self) -> Self {
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90a"))]
         // SAFETY: closes a group; touches no memory.
@@ -393,6 +395,8 @@ impl<const F: usize> InFlight<F> {
     /// still running write them.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    // Only the emulator's bookkeeping changes it.
+    #[cfg_attr(target_arch = "nvptx64", allow(unused_mut))]
     pub fn wait_group<const N: u32>(mut self) -> Self {
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90a"))]
         // SAFETY: waits; touches no memory the kernel sees.
