@@ -307,7 +307,7 @@ __device__ __forceinline__ void copy_span_async(float* to, const float* from, in
 // One slice of a ROWS×COLS tile, SLICE_K of k, as stage_slice stages it,
 // with copies instead of loads and stores; where n is a multiple of 4,
 // B's part in 16-byte spans.
-template <int ROWS, int COLS, int SLICE_K>
+template <int ROWS, int COLS, int SLICE_K, int THREADS>
 __device__ __forceinline__ void copy_slice(const float* a, const float* b, float* a_tile,
                                            float* b_tile, int a_rows, int first_row,
                                            int first_col, int k0, int m, int n, int k) {
@@ -395,7 +395,7 @@ __device__ __forceinline__ void pipelined(const float* __restrict__ a,
     auto copy = [&](int slice) {
         if (slice < slices) {
             float* a_tile = tiles + slice % 2 * STAGE;
-            copy_slice<ROWS, COLS, SLICE_K>(a, b, a_tile, a_tile + A_ROWS * SLICE_K, A_ROWS,
+            copy_slice<ROWS, COLS, SLICE_K, ROWS / 8 * COLS / THREAD_COLS>(a, b, a_tile, a_tile + A_ROWS * SLICE_K, A_ROWS,
                                             first_row, first_col, slice * SLICE_K, m, n, k);
         }
         commit_copies();
@@ -455,4 +455,14 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 matmul_rasterised(const float* __restrict__ a, const float* __restrict__ b,
                   float* __restrict__ c, int m, int n, int k) {
     pipelined<BLOCK, WIDE_COLS, WIDE_SLICE, WIDE_THREAD_COLS, BAND_ROWS>(a, b, c, m, n, k);
+}
+
+// A 64×64 tile of C per block of four warps, 8×4 per thread, slices of 16
+// of k (gpu/src/matmul/geometry.rs, SMALL_TILES).
+constexpr int SMALL_TILE = 64, SMALL_THREAD_COLS = 4;
+
+extern "C" __global__ void __launch_bounds__(SMALL_TILE / 8 * SMALL_TILE / SMALL_THREAD_COLS, 4)
+matmul_small_tiles(const float* __restrict__ a, const float* __restrict__ b,
+                   float* __restrict__ c, int m, int n, int k) {
+    pipelined<SMALL_TILE, SMALL_TILE, SLICE, SMALL_THREAD_COLS, 1>(a, b, c, m, n, k);
 }

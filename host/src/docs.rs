@@ -11,6 +11,7 @@
 //! | `ladder BENCH.json FAMILY [SIZE]` | a family's kernels at one size (its largest by default), with what each teaches |
 //! | `fastest BENCH.json FAMILY` | a family's fastest kernel at each case of its largest size |
 //! | `results BENCH.json` | the whole of `bench --markdown` |
+//! | `picked BENCH.json` | at every size, the kernel each family that picks by shape launches, against the library and the ladder's fastest |
 //! | `twins BENCH.json` | every kernel against its CUDA C++ twin, and both sides' registers |
 //! | `plot BENCH.json NAME` | one of `bench --plots`' SVGs, drawn into the folder named as the JSON |
 //! | `lessons LESSONS.json` | each lesson's claim, what the GPU showed and the verdict |
@@ -216,6 +217,14 @@ fn block(sources: &mut Sources<'_>, path: &Path, spec: &str) -> Result<String, S
             Ok(captioned(report, markdown::fastest(&rows)))
         }
         "results" => Ok(markdown::render(sources.bench(source)?)),
+        "picked" => {
+            let report = sources.bench(source)?;
+            let table = markdown::picked(report);
+            if table.is_empty() {
+                return Err(format!("no family of {} picks by shape", source.display()));
+            }
+            Ok(captioned(report, table))
+        }
         "twins" => {
             let report = sources.bench(source)?;
             Ok(captioned(report, markdown::twins(report)))

@@ -460,6 +460,16 @@ pub trait Family: Declaration {
         let _ = kernel;
         None
     }
+
+    /// The kernel a library would launch for `problem` on a GPU of `sms`
+    /// SMs, for a family that picks among its kernels by shape.
+    fn pick(
+        problem: &Self::Problem,
+        sms: u32,
+    ) -> Option<&'static Kernel<Self::Args, Self::Problem>> {
+        let _ = (problem, sms);
+        None
+    }
 }
 
 /// A launch as [`Family::args`] sees it: the shape, its problem, and the

@@ -126,6 +126,20 @@ pub const WIDE_BLOCKING: Blocking = Blocking {
 /// of B.
 pub const BAND_ROWS: u32 = 16;
 
+/// [`matmul_small_tiles`](super::matmul_small_tiles): a 64×64 tile of C per
+/// block of four warps, 8×4 of it per thread, slices of 16 of k. Two other
+/// small tiles were measured on the H200 (seed 24): 64×64 with 8×8 a thread
+/// (two warps a block) and 128×64 with 8×8 were 1.4–1.9× slower at 512³ and
+/// 1024³, where small tiles are picked, and slower than the wide tiles at
+/// every size where they beat these.
+pub const SMALL_TILES: Blocking = Blocking {
+    rows: 64,
+    cols: 64,
+    slice: 16,
+    thread_rows: 8,
+    thread_cols: 4,
+};
+
 /// Elements of launch-sized shared memory of a kernel blocked as `blocking`:
 /// an A tile (each of its `slice` k-rows or rows padded by `padding`) and a
 /// B tile.

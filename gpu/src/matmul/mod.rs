@@ -20,10 +20,14 @@ use gpu_std::global::{Global, GlobalMut, row_major};
 use gpu_std::{FULL_SM_THREADS, Real, thread::*, warp};
 
 mod geometry;
+#[cfg(not(target_arch = "nvptx64"))]
+mod pick;
 mod pipelined;
 mod staging;
 mod tiled;
 pub use geometry::*;
+#[cfg(not(target_arch = "nvptx64"))]
+pub use pick::{SMALL_TILES_RATE, Tiles, tiles};
 use pipelined::pipelined;
 pub use pipelined::pipelined_shared_elements;
 use staging::*;
@@ -32,6 +36,20 @@ use tiled::matmul_tiled;
 
 /// The parameters every matmul kernel takes: A, B, C, m, n, k.
 pub type Args = (Global<f32>, Global<f32>, GlobalMut<f32>, u32, u32, u32);
+
+/// The kernel a library would launch for `problem` on a GPU of `sms` SMs:
+/// [`matmul_rasterised`] or [`matmul_small_tiles`], as [`tiles`] picks.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn pick(problem: &Problem, sms: u32) -> &'static gpu_std::Kernel<Args, Problem> {
+    let name = match tiles(problem, sms) {
+        Tiles::Wide => "matmul_rasterised",
+        Tiles::Small => "matmul_small_tiles",
+    };
+    KERNELS
+        .iter()
+        .find(|kernel| kernel.name == name)
+        .expect("both are kernels of the ladder")
+}
 
 kernels! {
     /// The matmul kernels, in teaching order.
@@ -421,5 +439,47 @@ kernels! {
     pub unsafe fn matmul_rasterised(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
         // SAFETY: forwarded contract.
         unsafe { pipelined::<{ WIDE_BLOCKING.thread_cols as usize }>(WIDE_BLOCKING, TileOrder::Bands { rows: BAND_ROWS }, a, b, c, (m, n, k)) }
+    }
+
+    /// Small tiles: a 64×64 tile of C per block and 8×4 per thread, so that a problem too small for the wide tiles' grid still gives every SM warps to run.
+    ///
+    /// [`matmul_pipelined`] with [`SMALL_TILES`]: four warps a block, side
+    /// by side, each 64×16 of C. The wide tiles' grid is one block an SM:
+    /// at 1024³ its 32 blocks leave 100 of an H100's 132 SMs idle, and at
+    /// 512³ it has 8. These tiles make 256 blocks of four warps at 1024³
+    /// and four blocks fit an SM. Each step of a thread turns three 16-byte
+    /// shared loads into 32 FMAs, where the wide tiles turn six into 128:
+    /// where both fill the GPU, these run at 0.85 of the wide tiles' rate
+    /// (H200, 4096³), which is the rule [`pick`] chooses by.
+    ///
+    /// Compute-to-memory-access ratios: 2·64·64 FLOP per (64 + 64)·4 bytes
+    /// staged, 16 FLOP/B from global memory; 64 FLOP per 48 bytes of
+    /// fragments, 1.3 FLOP/B from shared memory. Bound by shared-memory
+    /// instruction issue where the grid fills the GPU, by the warps there
+    /// are where it cannot (512³: 64 blocks).
+    ///
+    /// Launch bounds: 128 threads, and four blocks an SM (at most 128
+    /// registers: its 32 sums and 24 fragment elements fit without
+    /// spilling).
+    ///
+    /// # Safety
+    /// As [`pipelined`] with [`SMALL_TILES`].
+    #[launch(|problem| SMALL_TILES.launch(problem, pipelined_shared_elements(SMALL_TILES)))]
+    #[launch_bounds(SMALL_TILES.threads(), 4)]
+    pub unsafe fn matmul_small_tiles(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
+        // SAFETY: forwarded contract.
+        unsafe { pipelined::<{ SMALL_TILES.thread_cols as usize }>(SMALL_TILES, TileOrder::RowByRow, a, b, c, (m, n, k)) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_of_the_tiles_picks_a_kernel_of_the_ladder() {
+        let problem = |n| Problem { m: n, n, k: n };
+        assert_eq!(pick(&problem(8192), 132).name, "matmul_rasterised");
+        assert_eq!(pick(&problem(512), 132).name, "matmul_small_tiles");
     }
 }

@@ -295,6 +295,11 @@ impl Size {
         }
     }
 
+    /// The shape it is, where it is an `S`.
+    pub fn shape<S: serde::de::DeserializeOwned>(&self) -> Option<S> {
+        serde_json::from_value(self.fields.clone()).ok()
+    }
+
     /// The shape's parameter besides its size, if its family has one.
     pub fn parameter(&self) -> Option<&Parameter> {
         self.parameter.as_ref()

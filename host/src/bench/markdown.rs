@@ -5,8 +5,10 @@
 
 use std::fmt::Write;
 
-use super::json::{Report, Role, Row};
-use crate::family::DEVICE_COPY;
+use super::json::{Report, Role, Row, Size};
+use crate::error::Result;
+use crate::families::{self, Visitor};
+use crate::family::{DEVICE_COPY, Family};
 
 /// The Markdown of `report`.
 pub fn render(report: &Report) -> String {
@@ -69,6 +71,14 @@ pub fn render(report: &Report) -> String {
     text.push_str(&table(&largest));
     text.push_str(&fastest(&largest));
     text.push_str(&whole_trip(report, &largest));
+    let picked = picked(report);
+    if !picked.is_empty() {
+        let _ = write!(
+            text,
+            "\nThe kernel each family that picks by shape launches, at every size ({} SMs):\n\n{picked}",
+            device.multiprocessors.unwrap_or_default()
+        );
+    }
     let every: Vec<&Row> = report.results.iter().collect();
     text.push_str("\n<details><summary>Every size</summary>\n\n");
     text.push_str(&table(&every));
@@ -222,6 +232,79 @@ pub fn twins(report: &Report) -> String {
         );
     }
     text
+}
+
+/// Each family that picks among its kernels by shape: at every size of
+/// the run, the kernel it picks for this run's GPU, against the library
+/// and beside the ladder's fastest there, all from the same run. Empty
+/// where no family picks, or the run knows no SM count.
+pub fn picked(report: &Report) -> String {
+    let Some(sms) = report.device.multiprocessors else {
+        return String::new();
+    };
+    let mut lines = String::new();
+    for family in &report.families {
+        let kernels = || {
+            report
+                .results
+                .iter()
+                .filter(|row| row.family == family.name && row.role == Role::Kernel)
+        };
+        let mut sizes: Vec<&Size> = Vec::new();
+        for row in kernels() {
+            if !sizes.contains(&&row.size) {
+                sizes.push(&row.size);
+            }
+        }
+        for size in sizes {
+            let at_size = || kernels().filter(|row| row.size == *size);
+            let Some(name) = picked_at(&family.name, size, sms) else {
+                continue;
+            };
+            let Some(fastest) = at_size().min_by(|a, b| a.median_ms.total_cmp(&b.median_ms)) else {
+                continue;
+            };
+            let (ms, versus) = match at_size().find(|row| row.kernel == name) {
+                Some(row) => (format!("{:.3}", row.median_ms), versus_baseline(row)),
+                None => ("not timed in this run".to_string(), String::new()),
+            };
+            let _ = writeln!(
+                lines,
+                "| {} | {size} | `{name}` | {ms} | {versus} | `{}` | {} |",
+                family.name,
+                fastest.kernel,
+                versus_baseline(fastest),
+            );
+        }
+    }
+    if lines.is_empty() {
+        return lines;
+    }
+    format!(
+        "| family | size | picks | median ms | vs the library | fastest of the ladder | vs the library |\n\
+         | --- | --- | --- | ---: | --- | --- | --- |\n{lines}"
+    )
+}
+
+/// The kernel `family` picks at `size` on a GPU of `sms` SMs, for a family
+/// that picks among its kernels by shape.
+fn picked_at(family: &str, size: &Size, sms: u32) -> Option<&'static str> {
+    struct Pick<'a>(&'a str, &'a Size, u32, Option<&'static str>);
+    impl Visitor for Pick<'_> {
+        fn visit<F: Family>(&mut self) -> Result<()> {
+            if F::NAME == self.0
+                && self.3.is_none()
+                && let Some(shape) = self.1.shape::<F::Shape>()
+                && let Ok(problem) = F::problem(shape)
+            {
+                self.3 = F::pick(&problem, self.2).map(|kernel| kernel.name);
+            }
+            Ok(())
+        }
+    }
+    let mut pick = Pick(family, size, sms, None);
+    families::visit(&mut pick).expect("picking cannot fail");
+    pick.3
 }
 
 /// The rows of `rows` at the largest size among them, by the side of the

@@ -337,6 +337,44 @@ fn the_markdown_shows_each_family_at_its_largest_size_then_every_row() {
 }
 
 #[test]
+fn the_picked_kernel_is_shown_at_every_size_timed_or_not() {
+    let mut report = sample_report();
+    let text = markdown::picked(&report);
+    // The sample times none of the kernels the matmul picks.
+    let matmul = |text: &str| {
+        text.lines()
+            .filter(|line| line.starts_with("| matmul |"))
+            .count()
+    };
+    assert_eq!(matmul(&text), 5, "{text}");
+    assert!(
+        text.contains(
+            "| matmul | 512×512×512 | `matmul_small_tiles` | not timed in this run |  | \
+             `matmul_tiled_32` |"
+        ),
+        "{text}"
+    );
+    for row in &mut report.results {
+        if row.kernel == "matmul_tiled_32" {
+            row.kernel = "matmul_rasterised".to_string();
+        }
+    }
+    let text = markdown::picked(&report);
+    let at_8192 = text
+        .lines()
+        .find(|line| line.starts_with("| matmul | 8192×8192×8192 |"))
+        .unwrap();
+    assert!(
+        at_8192.starts_with("| matmul | 8192×8192×8192 | `matmul_rasterised` | 1")
+            && at_8192.contains("× `cublas_sgemm` | `matmul_rasterised` |"),
+        "{at_8192}"
+    );
+    assert!(markdown::render(&report).contains(&text));
+    report.device.multiprocessors = None;
+    assert_eq!(markdown::picked(&report), "");
+}
+
+#[test]
 fn matmul_wins_back_its_copies_and_gemv_does_not() {
     let report = sample_report();
     // The sample's matmul beats the CPU end to end from the smallest

@@ -1,7 +1,7 @@
 //! Matrix multiplication, C = A·B, f32, row-major: the family's shapes,
 //! inputs and reference, and cuBLAS SGEMM as its baseline.
 
-use kernels::matmul::{Args, KERNELS, Problem};
+use kernels::matmul::{Args, KERNELS, Problem, pick};
 
 use crate::families::prelude::*;
 use crate::family::Baseline;
@@ -140,6 +140,10 @@ impl Family for Matmul {
 
     fn baseline_of(_: &Kernel<Args, Problem>) -> Option<&'static str> {
         Some(SGEMM)
+    }
+
+    fn pick(problem: &Problem, sms: u32) -> Option<&'static Kernel<Args, Problem>> {
+        Some(pick(problem, sms))
     }
 }
 
