@@ -14,7 +14,7 @@ use gpu_std::{Kernel, Sampling};
 
 use crate::error::{Error, Result};
 use crate::l2::{PersistingL2, PersistingWindow};
-use crate::timing::Runs;
+use crate::timing::{Runs, Timing};
 
 pub use crate::launch_check::{checked_launch, checked_launch_within};
 pub use crate::value::{DeviceRepr, Value};
@@ -485,12 +485,21 @@ pub trait Backend {
         args: A::Host<'_, Self::Memory>,
     ) -> Result<()>;
 
+    /// The median time of `launch`, in milliseconds, and the runs' spread.
+    fn timing<E: From<Error>>(
+        &self,
+        runs: Runs,
+        launch: impl FnMut() -> Result<(), E>,
+    ) -> Result<Timing, E>;
+
     /// The median time of `launch`, in milliseconds.
     fn median_ms<E: From<Error>>(
         &self,
         runs: Runs,
         launch: impl FnMut() -> Result<(), E>,
-    ) -> Result<f64, E>;
+    ) -> Result<f64, E> {
+        self.timing(runs, launch).map(|timing| timing.median_ms)
+    }
 
     /// The median time of copying `bytes` between the host and this
     /// backend's memory, in milliseconds; `None` where nothing is copied

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::l2::{
     EMULATED_PERSISTING_L2, PersistingL2, PersistingWindow, WindowHolder, check_window,
 };
-use crate::timing::{self, Runs};
+use crate::timing::{self, Runs, Timing};
 
 thread_local! {
     /// Who holds the persisting window of this OS thread's emulators,
@@ -176,12 +176,12 @@ impl Backend for Emulator {
 
     /// Wall-clock time of the emulation: it says how long the emulator
     /// took, nothing about a GPU.
-    fn median_ms<E: From<Error>>(
+    fn timing<E: From<Error>>(
         &self,
         runs: Runs,
         launch: impl FnMut() -> Result<(), E>,
-    ) -> Result<f64, E> {
-        timing::wall_median_ms(runs, launch)
+    ) -> Result<Timing, E> {
+        timing::wall_timing(runs, launch)
     }
 }
 
@@ -286,12 +286,12 @@ impl Backend for CountingEmulator {
         Ok(())
     }
 
-    fn median_ms<E: From<Error>>(
+    fn timing<E: From<Error>>(
         &self,
         runs: Runs,
         launch: impl FnMut() -> Result<(), E>,
-    ) -> Result<f64, E> {
-        self.emulator.median_ms(runs, launch)
+    ) -> Result<Timing, E> {
+        self.emulator.timing(runs, launch)
     }
 
     fn traffic(&self, kernel: &str) -> Option<Traffic> {

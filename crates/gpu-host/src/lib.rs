@@ -70,7 +70,7 @@ pub use error::{Error, Result};
 pub use gpu::{Gpu, Ptx};
 pub use gpu_emulator::BlockOrder;
 pub use l2::{PersistingL2, PersistingWindow};
-pub use timing::Runs;
+pub use timing::{Runs, Timing};
 
 /// The PTX that `gpu_builder::PtxBuilder` compiled from kernel crate
 /// `name` in this crate's build script, embedded: every build, as a

@@ -18,13 +18,64 @@ pub struct Runs {
     pub timed: usize,
 }
 
+/// What the timed runs of a launch took: the median, and how far apart
+/// the middle half of them lie.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    /// The median run's time, in milliseconds.
+    pub median_ms: f64,
+    /// The interquartile range over the median: the run-to-run spread a
+    /// difference between two timings must exceed to mean anything.
+    pub spread: f64,
+}
+
+impl Timing {
+    /// The timing of runs that took `times` milliseconds each.
+    pub fn of(times: &mut [f64]) -> Self {
+        times.sort_by(f64::total_cmp);
+        let median_ms = median(times);
+        let spread = match median_ms > 0.0 {
+            true => (quantile(times, 0.75) - quantile(times, 0.25)) / median_ms,
+            false => 0.0,
+        };
+        Self { median_ms, spread }
+    }
+
+    /// The timing of one of `count` launches timed together.
+    pub fn per_launch(self, count: usize) -> Self {
+        Self {
+            median_ms: self.median_ms / count.max(1) as f64,
+            ..self
+        }
+    }
+}
+
+/// The `q` quantile of the sorted `values`, between the two nearest.
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let Some(last) = sorted.len().checked_sub(1) else {
+        return f64::NAN;
+    };
+    let at = q * last as f64;
+    let (below, above) = (at.floor() as usize, at.ceil() as usize);
+    sorted[below] + (sorted[above] - sorted[below]) * (at - below as f64)
+}
+
 /// The median of the timed runs of `launch` on `stream`, in milliseconds,
 /// each between two events recorded on that stream.
 pub fn gpu_median_ms<E: From<Error>>(
     stream: &CudaStream,
     runs: Runs,
-    mut launch: impl FnMut() -> Result<(), E>,
+    launch: impl FnMut() -> Result<(), E>,
 ) -> Result<f64, E> {
+    gpu_timing(stream, runs, launch).map(|timing| timing.median_ms)
+}
+
+/// [`gpu_median_ms`] with the runs' spread.
+pub fn gpu_timing<E: From<Error>>(
+    stream: &CudaStream,
+    runs: Runs,
+    mut launch: impl FnMut() -> Result<(), E>,
+) -> Result<Timing, E> {
     for _ in 0..runs.warmup {
         launch()?;
     }
@@ -45,11 +96,16 @@ pub fn gpu_median_ms<E: From<Error>>(
             start.elapsed_ms(&end).during("reading an event")?,
         ));
     }
-    Ok(median(&mut times))
+    Ok(Timing::of(&mut times))
 }
 
 /// The median wall-clock time of the timed runs of `launch`, in milliseconds.
-pub fn wall_median_ms<E>(runs: Runs, mut launch: impl FnMut() -> Result<(), E>) -> Result<f64, E> {
+pub fn wall_median_ms<E>(runs: Runs, launch: impl FnMut() -> Result<(), E>) -> Result<f64, E> {
+    wall_timing(runs, launch).map(|timing| timing.median_ms)
+}
+
+/// [`wall_median_ms`] with the runs' spread.
+pub fn wall_timing<E>(runs: Runs, mut launch: impl FnMut() -> Result<(), E>) -> Result<Timing, E> {
     for _ in 0..runs.warmup {
         launch()?;
     }
@@ -59,7 +115,7 @@ pub fn wall_median_ms<E>(runs: Runs, mut launch: impl FnMut() -> Result<(), E>) 
         launch()?;
         times.push(start.elapsed().as_secs_f64() * 1e3);
     }
-    Ok(median(&mut times))
+    Ok(Timing::of(&mut times))
 }
 
 /// The median, by the middle element (the mean of the middle two for an
@@ -76,7 +132,35 @@ pub fn median(values: &mut [f64]) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::median;
+    use super::{Timing, median};
+
+    #[test]
+    fn the_spread_is_the_middle_half_over_the_median() {
+        let timing = Timing::of(&mut [5.0, 1.0, 2.0, 4.0, 3.0]);
+        assert_eq!(
+            timing,
+            Timing {
+                median_ms: 3.0,
+                spread: 2.0 / 3.0
+            }
+        );
+        let alike = Timing::of(&mut [2.0; 20]);
+        assert_eq!(
+            alike,
+            Timing {
+                median_ms: 2.0,
+                spread: 0.0
+            }
+        );
+        assert_eq!(Timing::of(&mut [0.0]).spread, 0.0);
+        assert_eq!(
+            alike.per_launch(4),
+            Timing {
+                median_ms: 0.5,
+                spread: 0.0
+            }
+        );
+    }
 
     #[test]
     fn median_of_odd_and_even_counts() {

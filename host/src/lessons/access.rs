@@ -15,9 +15,11 @@ use super::lab::{
 fn strided_copy(lab: &mut Lab<'_>, stride: usize, offset: usize, x: f64) -> Result<Point> {
     let shape = |n| AccessShape { n, stride, offset };
     let n = Access::SIZE.on_gpu[0];
-    let (ms, correct) = lab.measure::<Access>(shape(n))?;
-    Ok(Point::new(x, ms, copy_rate(n, ms), correct)
-        .counting(fetched_per_used::<Access>(shape(COUNTED_ELEMENTS))?))
+    let (timing, correct) = lab.measure::<Access>(shape(n))?;
+    Ok(
+        Point::timed(x, timing, copy_rate(n, timing.median_ms), correct)
+            .counting(fetched_per_used::<Access>(shape(COUNTED_ELEMENTS))?),
+    )
 }
 
 /// The copy at each stride, and the sectors the emulator counts for it.
@@ -81,13 +83,14 @@ pub(super) fn width(lab: &mut Lab<'_>) -> Result<Outcome> {
     };
     let mut points = Vec::new();
     for kernel in Width::KERNELS {
-        let (ms, correct) = lab.measure_on::<Width>(lab.gpu, kernel, shape)?;
+        let (timing, correct) = lab.measure_on::<Width>(lab.gpu, kernel, shape)?;
         let loads = kernel_traffic::<Width>(kernel, WidthShape { bytes: 4096 })?.global_load;
         let pair = kernel.name.strip_prefix("copy_pairs_");
         let width = kernel.name.strip_prefix("copy_bytes_");
         let label = pair.map(|alignment| format!("a pair of f32, {}", alignment.replace('_', " ")));
         let x = width.map_or(8.0, |bytes| bytes.parse().unwrap_or(f64::NAN));
-        let point = Point::new(x, ms, 2.0 * shape.bytes as f64 / ms / 1e6, correct);
+        let rate = 2.0 * shape.bytes as f64 / timing.median_ms / 1e6;
+        let point = Point::timed(x, timing, rate, correct);
         let fetched = loads.bytes_fetched() as f64 / loads.bytes_used as f64;
         points.push(Point { label, ..point }.counting(fetched));
     }

@@ -15,11 +15,11 @@ pub(super) fn intensity(lab: &mut Lab<'_>) -> Result<Outcome> {
             n: Intensity::SIZE.on_gpu[0],
             fmas,
         };
-        let (ms, correct) = lab.measure::<Intensity>(shape)?;
-        points.push(Point::new(
+        let (timing, correct) = lab.measure::<Intensity>(shape)?;
+        points.push(Point::timed(
             shape.intensity(),
-            ms,
-            Intensity::work(shape).ops / ms / 1e6,
+            timing,
+            Intensity::work(shape).ops / timing.median_ms / 1e6,
             correct,
         ));
         fmas *= 2;

@@ -71,9 +71,9 @@ fn staged<F: Family>(
         let traffic = kernel_traffic::<F>(kernel, counted)?;
         let instructions = traffic.global_load.requests + traffic.bulk_load.requests;
         for n in SIZES {
-            let (ms, correct) = lab.measure_on::<F>(lab.gpu, kernel, shape(n))?;
+            let (timing, correct) = lab.measure_on::<F>(lab.gpu, kernel, shape(n))?;
             points.push(
-                Point::new(mib(n), ms, copy_rate(n, ms), correct)
+                Point::timed(mib(n), timing, copy_rate(n, timing.median_ms), correct)
                     .on(kernel.name)
                     .counting(instructions as f64),
             );

@@ -32,10 +32,9 @@ pub(super) fn sweep(
             m: mib << 18,
             carve_out,
         };
-        let (ms, correct) = lab.measure_on::<L2>(lab.gpu, kernel, shape)?;
-        points.push(
-            Point::new(mib as f64, ms, shape.streamed_bytes() / ms / 1e6, correct).on(&series),
-        );
+        let (timing, correct) = lab.measure_on::<L2>(lab.gpu, kernel, shape)?;
+        let rate = shape.streamed_bytes() / timing.median_ms / 1e6;
+        points.push(Point::timed(mib as f64, timing, rate, correct).on(&series));
     }
     Ok(points)
 }

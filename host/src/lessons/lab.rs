@@ -6,7 +6,7 @@ use gpu_emulator::traffic::Traffic;
 use gpu_host::Gpu;
 use gpu_host::backend::Backend;
 use gpu_host::emulator::CountingEmulator;
-use gpu_host::timing::Runs;
+use gpu_host::timing::{Runs, Timing};
 use gpu_std::Kernel;
 use rand::{SeedableRng, rngs::SmallRng};
 use serde::{Deserialize, Serialize};
@@ -69,6 +69,11 @@ pub struct Point {
     pub counted: Option<f64>,
     /// Whether every element of the output matched the reference.
     pub correct: bool,
+    /// The run-to-run spread of its time: the interquartile range of the
+    /// timed runs over their median (0 in a report from before it was
+    /// measured).
+    #[serde(default)]
+    pub spread: f64,
 }
 
 impl Point {
@@ -84,6 +89,15 @@ impl Point {
             y,
             counted: None,
             correct,
+            spread: 0.0,
+        }
+    }
+
+    /// The point of a kernel timed as `timing`, otherwise as [`Point::new`].
+    pub(super) fn timed(x: f64, timing: Timing, y: f64, correct: bool) -> Self {
+        Self {
+            spread: timing.spread,
+            ..Self::new(x, timing.median_ms, y, correct)
         }
     }
 
@@ -149,21 +163,30 @@ pub struct Lab<'a> {
 impl Lab<'_> {
     /// Verifies family `F`'s kernel on `shape` (fresh inputs, poisoned
     /// output, every element), then times it.
-    pub(super) fn measure<F: Family>(&mut self, shape: F::Shape) -> Result<(f64, bool)> {
+    pub(super) fn measure<F: Family>(&mut self, shape: F::Shape) -> Result<(Timing, bool)> {
         self.measure_on::<F>(self.gpu, &F::KERNELS[0], shape)
     }
 
-    /// [`Lab::measure`] for `kernel` as `gpu` loaded it.
+    /// [`Lab::measure`] for `kernel` as `gpu` loaded it. A launch shorter
+    /// than [`SAMPLE_MS`] is timed again in batches of launches back to
+    /// back, each batch at least that long, and divided.
     pub(super) fn measure_on<F: Family>(
         &mut self,
         gpu: &Gpu,
         kernel: &Kernel<F::Args, F::Problem>,
         shape: F::Shape,
-    ) -> Result<(f64, bool)> {
+    ) -> Result<(Timing, bool)> {
         let mut case = Case::<Gpu, F>::new(gpu, shape, &mut self.rng)?;
         let correct = case.check(gpu, kernel)?.passed();
-        let ms = gpu.median_ms(self.runs, || case.launch(gpu, kernel))?;
-        Ok((ms, correct))
+        let timing = gpu.timing(self.runs, || case.launch(gpu, kernel))?;
+        if timing.median_ms >= SAMPLE_MS {
+            return Ok((timing, correct));
+        }
+        let batch = (SAMPLE_MS / timing.median_ms.max(1e-6)).ceil() as usize;
+        let batched = gpu.timing(self.runs, || {
+            (0..batch).try_for_each(|_| case.launch(gpu, kernel))
+        })?;
+        Ok((batched.per_launch(batch), correct))
     }
 
     /// `kernel` measured at `shape` as the point at `x` on its line, its
@@ -175,10 +198,16 @@ impl Lab<'_> {
         x: f64,
         y: impl Fn(f64) -> f64,
     ) -> Result<Point> {
-        let (ms, correct) = self.measure_on::<F>(self.gpu, kernel, shape)?;
-        Ok(Point::new(x, ms, y(ms), correct).on(kernel.name))
+        let (timing, correct) = self.measure_on::<F>(self.gpu, kernel, shape)?;
+        Ok(Point::timed(x, timing, y(timing.median_ms), correct).on(kernel.name))
     }
 }
+
+/// The shortest time a lesson's timed sample may take: a launch of a few
+/// microseconds, timed alone, is mostly the events' resolution and the
+/// launch's own overhead, which differ from run to run by as much as the
+/// differences a lesson looks for.
+pub(super) const SAMPLE_MS: f64 = 0.1;
 
 /// What the access lessons count.
 pub(super) const FETCHED_PER_USED: &str = "bytes fetched per byte used";

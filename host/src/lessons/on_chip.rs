@@ -23,7 +23,8 @@ pub(super) fn constant(lab: &mut Lab<'_>) -> Result<Outcome> {
                 n: Constant::SIZE.on_gpu[0],
                 spread,
             };
-            let (ms, correct) = lab.measure_on::<Constant>(lab.gpu, kernel, shape)?;
+            let (timing, correct) = lab.measure_on::<Constant>(lab.gpu, kernel, shape)?;
+            let ms = timing.median_ms;
             let traffic = kernel_traffic::<Constant>(kernel, ConstantShape { n: 256, spread })?;
             let addresses = match traffic.loads_by_buffer.get("coefficients") {
                 Some(loads) => loads.bytes_used as f64 / 4.0 / loads.requests as f64,
@@ -37,9 +38,9 @@ pub(super) fn constant(lab: &mut Lab<'_>) -> Result<Outcome> {
                 "32 coefficients a warp"
             };
             points.push(
-                Point::new(
+                Point::timed(
                     (points.len() + 1) as f64,
-                    ms,
+                    timing,
                     Constant::work(shape).ops / ms / 1e6,
                     correct,
                 )
@@ -98,7 +99,8 @@ pub(super) fn registers(lab: &mut Lab<'_>) -> Result<Outcome> {
     ];
     let (mut points, mut rows, mut local_bytes) = (Vec::new(), Vec::new(), Vec::new());
     for (index, (gpu, kernel, label)) in runs.into_iter().enumerate() {
-        let (ms, correct) = lab.measure_on::<Registers>(gpu, kernel, shape)?;
+        let (timing, correct) = lab.measure_on::<Registers>(gpu, kernel, shape)?;
+        let ms = timing.median_ms;
         let resources = gpu.resources(&kernel.entries())?;
         rows.push(format!(
             "{label}: {} registers, {} bytes of local memory, {:.0} GB/s",
@@ -107,9 +109,9 @@ pub(super) fn registers(lab: &mut Lab<'_>) -> Result<Outcome> {
             shape.bytes_read() / ms / 1e6
         ));
         points.push(
-            Point::new(
+            Point::timed(
                 (index + 1) as f64,
-                ms,
+                timing,
                 shape.bytes_read() / ms / 1e6,
                 correct,
             )
@@ -159,7 +161,8 @@ pub(super) fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
             blocks,
             rounds: Banks::SIZE.on_gpu[1],
         };
-        let (ms, correct) = lab.measure::<Banks>(shape)?;
+        let (timing, correct) = lab.measure::<Banks>(shape)?;
+        let ms = timing.median_ms;
         let loads = traffic::<Banks>(BanksShape {
             blocks: 1,
             rounds: 32,
@@ -167,9 +170,9 @@ pub(super) fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
         })?
         .shared_load;
         points.push(
-            Point::new(
+            Point::timed(
                 f64::from(stride),
-                ms,
+                timing,
                 shape.bytes_read() / ms / 1e6,
                 correct,
             )
@@ -224,11 +227,11 @@ pub(super) fn caches(lab: &mut Lab<'_>) -> Result<Outcome> {
             blocks,
             chunks,
         };
-        let (ms, correct) = lab.measure::<Caches>(shape)?;
-        points.push(Point::new(
+        let (timing, correct) = lab.measure::<Caches>(shape)?;
+        points.push(Point::timed(
             set_bytes as f64,
-            ms,
-            shape.bytes_read() / ms / 1e6,
+            timing,
+            shape.bytes_read() / timing.median_ms / 1e6,
             correct,
         ));
         set_bytes *= 2;

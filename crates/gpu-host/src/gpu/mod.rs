@@ -24,7 +24,7 @@ use crate::backend::{
 };
 use crate::error::{During, Error, Result};
 use crate::l2::{PersistingL2, PersistingWindow, WindowHolder};
-use crate::timing::{self, Runs};
+use crate::timing::{self, Runs, Timing};
 use driver::{Functions, compile_twins, compute_capability, load_module, open};
 pub use driver::{Resources, availability};
 pub use ptx::{Ptx, arch_specific, entry_points, target, with_register_cap};
@@ -439,12 +439,12 @@ impl Backend for Gpu {
             .during("launching a kernel")
     }
 
-    fn median_ms<E: From<Error>>(
+    fn timing<E: From<Error>>(
         &self,
         runs: Runs,
         launch: impl FnMut() -> Result<(), E>,
-    ) -> Result<f64, E> {
-        timing::gpu_median_ms(&self.stream, runs, launch)
+    ) -> Result<Timing, E> {
+        timing::gpu_timing(&self.stream, runs, launch)
     }
 
     fn transfer_ms(&self, bytes: usize, transfer: Transfer, runs: Runs) -> Result<Option<f64>> {
