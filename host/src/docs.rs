@@ -12,6 +12,7 @@
 //! | `fastest BENCH.json FAMILY` | a family's fastest kernel at each case of its largest size |
 //! | `results BENCH.json` | the whole of `bench --markdown` |
 //! | `picked BENCH.json` | at every size, the kernel each family that picks by shape launches, against the library and the ladder's fastest |
+//! | `twins-by-size BENCH.json` | every kernel against its CUDA C++ twin at every size |
 //! | `twins BENCH.json` | every kernel against its CUDA C++ twin, and both sides' registers |
 //! | `plot BENCH.json NAME` | one of `bench --plots`' SVGs, drawn into the folder named as the JSON |
 //! | `lessons LESSONS.json` | each lesson's claim, what the GPU showed and the verdict |
@@ -224,6 +225,10 @@ fn block(sources: &mut Sources<'_>, path: &Path, spec: &str) -> Result<String, S
                 return Err(format!("no family of {} picks by shape", source.display()));
             }
             Ok(captioned(report, table))
+        }
+        "twins-by-size" => {
+            let report = sources.bench(source)?;
+            Ok(captioned(report, markdown::twins_by_size(report)))
         }
         "twins" => {
             let report = sources.bench(source)?;

@@ -234,6 +234,32 @@ pub fn twins(report: &Report) -> String {
     text
 }
 
+/// Every kernel against its CUDA C++ twin at every size of the run, both
+/// medians and the ratio, the ratios under the 0.97× the project holds
+/// itself to in bold.
+pub fn twins_by_size(report: &Report) -> String {
+    let mut text = String::from(
+        "| kernel | size | Rust ms | C++ ms | vs C++ |\n| --- | --- | ---: | ---: | ---: |\n",
+    );
+    for row in &report.results {
+        let (Some(twin_ms), Some(ratio)) = (row.twin_median_ms, row.vs_cuda_cpp) else {
+            continue;
+        };
+        // Bold as the table rounds it: 0.969 shows as 0.97 and is not.
+        let shown = format!("{ratio:.2}");
+        let ratio = match shown.parse::<f64>().is_ok_and(|ratio| ratio < 0.97) {
+            true => format!("**{shown}×**"),
+            false => format!("{shown}×"),
+        };
+        let _ = writeln!(
+            text,
+            "| `{}` | {} | {:.4} | {twin_ms:.4} | {ratio} |",
+            row.kernel, row.size, row.median_ms,
+        );
+    }
+    text
+}
+
 /// Each family that picks among its kernels by shape: at every size of
 /// the run, the kernel it picks for this run's GPU, against the library
 /// and beside the ladder's fastest there, all from the same run. Empty

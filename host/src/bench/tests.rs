@@ -375,6 +375,31 @@ fn the_picked_kernel_is_shown_at_every_size_timed_or_not() {
 }
 
 #[test]
+fn every_kernel_meets_its_twin_at_every_size_in_a_row_of_its_own() {
+    let mut report = sample_report();
+    let twinned = report
+        .results
+        .iter()
+        .filter(|row| row.vs_cuda_cpp.is_some())
+        .count();
+    let text = markdown::twins_by_size(&report);
+    assert_eq!(
+        text.lines().filter(|line| line.starts_with("| `")).count(),
+        twinned
+    );
+    assert!(text.contains("| `matmul_naive` | 512×512×512 |"), "{text}");
+    assert!(
+        !text.contains("**"),
+        "the sample's twins are all slower: {text}"
+    );
+    let row = &mut report.results[0];
+    row.vs_cuda_cpp = Some(0.9649);
+    assert!(markdown::twins_by_size(&report).contains("| **0.96×** |"));
+    report.results[0].vs_cuda_cpp = Some(0.9651);
+    assert!(markdown::twins_by_size(&report).contains("| 0.97× |"));
+}
+
+#[test]
 fn matmul_wins_back_its_copies_and_gemv_does_not() {
     let report = sample_report();
     // The sample's matmul beats the CPU end to end from the smallest
