@@ -6,8 +6,8 @@ use crate::families::width::{Width, WidthShape};
 use crate::family::Declaration;
 
 use super::lab::{
-    COUNTED_ELEMENTS, Lab, Outcome, Point, Verdict, copy_rate, fetched_per_used, kernel_traffic,
-    listed, mean_y, outcome,
+    COUNTED_ELEMENTS, Criterion, Lab, Outcome, Point, Verdict, copy_rate, fetched_per_used,
+    kernel_traffic, listed, mean_y, outcome,
 };
 
 /// The strided copy at `stride` and `offset`, as the point at `x`: its
@@ -39,7 +39,7 @@ pub(super) fn coalescing(lab: &mut Lab<'_>) -> Result<Outcome> {
         ratio,
         last.counted.unwrap_or(f64::NAN),
     );
-    let verdict = Verdict::confirmed_if(ratio < 0.5, Verdict::NotShown);
+    let verdict = Verdict::confirmed_if(Criterion::below(ratio, 0.5), Verdict::NotShown);
     Ok(outcome(Access::KERNELS[0].name, points, (finding, verdict)))
 }
 
@@ -71,7 +71,7 @@ pub(super) fn alignment(lab: &mut Lab<'_>) -> Result<Outcome> {
          warp's, which L1 and L2 then serve.",
         worst / aligned,
     );
-    let verdict = Verdict::confirmed_if(ratio < 0.95, Verdict::Hidden);
+    let verdict = Verdict::confirmed_if(Criterion::below(ratio, 0.95), Verdict::Hidden);
     Ok(outcome(Access::KERNELS[0].name, points, (finding, verdict)))
 }
 
@@ -109,7 +109,10 @@ pub(super) fn width(lab: &mut Lab<'_>) -> Result<Outcome> {
         align_8.counted.unwrap_or(f64::NAN),
         align_8.y / align_4.y,
     );
-    let verdict = Verdict::confirmed_if(align_4.y < 0.95 * align_8.y, Verdict::Hidden);
+    let verdict = Verdict::confirmed_if(
+        Criterion::below(align_4.y / align_8.y, 0.95),
+        Verdict::Hidden,
+    );
     Ok(outcome(
         "copy_bytes_{1,2,4,8,16}, copy_pairs_align_{4,8}",
         points,

@@ -4,7 +4,7 @@ use crate::error::Result;
 use crate::families::intensity::{Intensity, IntensityShape};
 use crate::family::{Declaration, Family};
 
-use super::lab::{Lab, Outcome, Point, Verdict, outcome};
+use super::lab::{Criterion, Lab, Outcome, Point, Verdict, outcome};
 
 /// FMAs per element from 1 to 2048, doubling: 0.25 to 512 FLOP/B.
 pub(super) fn intensity(lab: &mut Lab<'_>) -> Result<Outcome> {
@@ -43,7 +43,8 @@ pub(super) fn intensity(lab: &mut Lab<'_>) -> Result<Outcome> {
         flops,
         (flat - 1.0) * 100.0,
     );
-    let verdict = Verdict::confirmed_if(flat < 1.2 && !below.is_empty(), Verdict::NotShown);
+    let shown = Criterion::below(flat, 1.2).and(Criterion::exact(!below.is_empty()));
+    let verdict = Verdict::confirmed_if(shown, Verdict::NotShown);
     Ok(Outcome {
         bound: Some(bound),
         ..outcome(Intensity::KERNELS[0].name, points, (finding, verdict))

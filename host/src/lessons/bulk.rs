@@ -14,7 +14,9 @@ use crate::families::tensor::Tensor;
 use crate::families::transpose::TransposeShape;
 use crate::family::Family;
 
-use super::lab::{Lab, Outcome, Point, Verdict, copy_rate, kernel_traffic, listed, outcome};
+use super::lab::{
+    Criterion, Judgement, Lab, Outcome, Point, Verdict, copy_rate, kernel_traffic, listed, outcome,
+};
 
 /// The sizes swept, in elements: from buffers the L2 holds (4 MiB) to
 /// 1 GiB, twenty times an H100's L2.
@@ -85,14 +87,17 @@ fn staged<F: Family>(
 
 /// The finding and verdict: shown where the bulk copy stages tiles at
 /// [`TOLERANCE`] or more of the per-thread copies' rate at every size.
-fn judge(points: &[Point], what: &str) -> (String, Verdict) {
+fn judge(points: &[Point], what: &str) -> (String, Judgement) {
     let [loads, copies, bulk] = [0, 1, 2].map(|k| &points[k * SIZES.len()..(k + 1) * SIZES.len()]);
     let ratios = |of: &[Point], to: &[Point]| -> Vec<f64> {
         of.iter().zip(to).map(|(a, b)| b.ms / a.ms).collect()
     };
     let (over_copies, over_loads) = (ratios(bulk, copies), ratios(bulk, loads));
-    let lowest = over_copies.iter().copied().fold(f64::INFINITY, f64::min);
-    let shown = lowest >= TOLERANCE;
+    let shown = Criterion::all(
+        over_copies
+            .iter()
+            .map(|&ratio| Criterion::at_least(ratio, TOLERANCE)),
+    );
     let list = |ratios: &[f64]| {
         listed(bulk.iter().zip(ratios), |(point, ratio)| {
             format!("{} MiB {ratio:.2}×", point.x)
@@ -107,7 +112,7 @@ fn judge(points: &[Point], what: &str) -> (String, Verdict) {
         loads[0].counted.unwrap_or(0.0),
         list(&over_copies),
         list(&over_loads),
-        if shown {
+        if shown.holds {
             "The threads issue almost nothing and the tile arrives as fast: who moves the data \
              no longer costs the threads' instructions."
         } else {

@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::families::distributed::{Distributed, DistributedShape};
 use crate::family::Declaration;
 
-use super::lab::{Lab, Outcome, Point, Verdict, listed, outcome};
+use super::lab::{Criterion, Judgement, Lab, Outcome, Point, Verdict, listed, outcome};
 
 /// The cluster sizes swept: one block (the neighbour is the block itself,
 /// through the cluster's window) to the most a cluster portably holds.
@@ -105,16 +105,17 @@ fn ratios(of: &[Point], to: &[Point]) -> String {
 /// Whether `better` beats `worse` at every cluster of more than one block
 /// (the neighbour of a cluster of one is the block itself): higher where
 /// `higher`, else lower.
-fn beats(better: &[Point], worse: &[Point], higher: bool) -> bool {
+fn beats(better: &[Point], worse: &[Point], higher: bool) -> Criterion {
     let clusters = better.iter().zip(worse).skip(1);
-    clusters
-        .into_iter()
-        .all(|(a, b)| if higher { a.y > b.y } else { a.y < b.y })
+    Criterion::all(clusters.map(|(a, b)| match higher {
+        true => Criterion::above(a.y / b.y, 1.0),
+        false => Criterion::below(a.y / b.y, 1.0),
+    }))
 }
 
 /// Shown where the neighbour's shared memory reads slower than the
 /// block's own and faster than the L2, at every cluster of 2 or more.
-fn judge_bandwidth(points: &[Point]) -> (String, Verdict) {
+fn judge_bandwidth(points: &[Point]) -> (String, Judgement) {
     let [own, neighbour, l2] = series(points);
     let (below_own, above_l2) = (beats(own, neighbour, true), beats(neighbour, l2, true));
     let finding = format!(
@@ -124,7 +125,7 @@ fn judge_bandwidth(points: &[Point]) -> (String, Verdict) {
         ratios(neighbour, l2),
         own[0].y,
         l2[0].y,
-        match (below_own, above_l2) {
+        match (below_own.holds, above_l2.holds) {
             (true, true) => {
                 "A neighbour's tile crosses the SM-to-SM network slower than the SM's own banks \
                  serve it, but faster than any SM gets it from the L2."
@@ -137,16 +138,16 @@ fn judge_bandwidth(points: &[Point]) -> (String, Verdict) {
             _ => "On this GPU a neighbour's shared memory reads as fast as the block's own.",
         }
     );
-    let shown = below_own && above_l2;
+    let shown = below_own.and(above_l2);
     (finding, Verdict::confirmed_if(shown, Verdict::NotShown))
 }
 
 /// Shown where a read of the neighbour's shared memory takes longer than
 /// one of the block's own and less than an L2 hit, at every cluster of 2
 /// or more.
-fn judge_latency(points: &[Point]) -> (String, Verdict) {
+fn judge_latency(points: &[Point]) -> (String, Judgement) {
     let [own, neighbour, l2] = series(points);
-    let shown = beats(own, neighbour, false) && beats(neighbour, l2, false);
+    let shown = beats(own, neighbour, false).and(beats(neighbour, l2, false));
     let finding = format!(
         "a dependent read of the next block's shared memory takes {} as long as one of the \
          block's own and {} as long as an L2 hit, by blocks a cluster ({:.1} ns own, {:.1} ns \
@@ -155,7 +156,7 @@ fn judge_latency(points: &[Point]) -> (String, Verdict) {
         ratios(neighbour, l2),
         own[0].y,
         l2[0].y,
-        if shown {
+        if shown.holds {
             "The round trip to a neighbouring SM is longer than to the SM's own banks and \
              shorter than to the L2."
         } else {

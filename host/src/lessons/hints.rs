@@ -7,7 +7,7 @@ use crate::families::l2::L2;
 use crate::family::Declaration;
 
 use super::l2::{MARGIN, sizes_where, speedups, sweep};
-use super::lab::{Lab, Outcome, Verdict, outcome};
+use super::lab::{Criterion, Judgement, Lab, Outcome, Verdict, outcome};
 
 /// Both kernels at every set size, and where the hint keeps the set.
 pub(super) fn hints(lab: &mut Lab<'_>) -> Result<Outcome> {
@@ -27,8 +27,12 @@ pub(super) fn hints(lab: &mut Lab<'_>) -> Result<Outcome> {
 /// The finding and verdict from the hinted kernel's speedup over the
 /// plain one at each set size: shown where it is [`MARGIN`] faster at
 /// some size.
-fn judge_hints(speedups: &[f64]) -> (String, Verdict) {
-    let shown = speedups.iter().any(|&speedup| speedup >= MARGIN);
+fn judge_hints(speedups: &[f64]) -> (String, Judgement) {
+    let shown = Criterion::any(
+        speedups
+            .iter()
+            .map(|&speedup| Criterion::at_least(speedup, MARGIN)),
+    );
     let finding = format!(
         "the evict-first stream over plain accesses, by reused set: faster at {}; the same at \
          {}; slower at {}. {}",
@@ -36,7 +40,7 @@ fn judge_hints(speedups: &[f64]) -> (String, Verdict) {
         sizes_where(speedups, |speedup| (1.0 / MARGIN..MARGIN)
             .contains(&speedup)),
         sizes_where(speedups, |speedup| speedup < 1.0 / MARGIN),
-        if shown {
+        if shown.holds {
             "Where the set fits the L2 but not beside the stream's lines, the hint gives those \
              lines up first and the set's reads hit; smaller sets stay without it, larger ones \
              fit in no way."

@@ -7,7 +7,10 @@ use crate::error::Result;
 use crate::families::histogram::{Bytes, Histogram, HistogramShape};
 use crate::family::{Declaration, Shape};
 
-use super::lab::{Lab, Outcome, Point, Verdict, kernel_traffic, listed, outcome, with_speedups};
+use super::lab::{
+    Criterion, Judgement, Lab, Outcome, Point, Verdict, kernel_traffic, listed, outcome,
+    with_speedups,
+};
 
 /// Bytes the emulator counts the atomics of.
 const COUNTED_BYTES: usize = 1 << 16;
@@ -47,7 +50,7 @@ pub(super) fn privatisation(lab: &mut Lab<'_>) -> Result<Outcome> {
 /// order (global, aggregated, shared, warps), each on every source of
 /// bytes: privatisation shown where the block's copy is faster than the
 /// global bins on every source and makes fewer global atomics.
-fn judge(points: &[Point]) -> (String, Verdict) {
+fn judge(points: &[Point]) -> (String, Judgement) {
     let sources = Bytes::ALL.len();
     let rates = |kernel: usize| &points[kernel * sources..(kernel + 1) * sources];
     let labels: Vec<String> = Bytes::ALL.iter().map(|from| format!("{from:?}")).collect();
@@ -60,7 +63,8 @@ fn judge(points: &[Point]) -> (String, Verdict) {
     };
     let (aggregated, shared, warps) = (over(1, 0), over(2, 0), over(3, 2));
     let counted = |kernel: usize| rates(kernel)[0].counted.unwrap_or(f64::NAN);
-    let shown = shared.iter().all(|&speedup| speedup > 1.0) && counted(2) < counted(0);
+    let faster = Criterion::all(shared.iter().map(|&speedup| Criterion::above(speedup, 1.0)));
+    let shown = faster.and(Criterion::exact(counted(2) < counted(0)));
     let finding = format!(
         "GB/s counted, global bins: {}; aggregated in the warp: {}; a copy per block: {}; a \
          copy per warp: {}. Over the global bins, aggregated: {}; a copy per block: {}. The copy \

@@ -33,10 +33,17 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// Confirmed where the GPU shows the claim's effect, `otherwise` where
-    /// it does not.
-    pub fn confirmed_if(shown: bool, otherwise: Self) -> Self {
-        if shown { Self::Confirmed } else { otherwise }
+    /// Confirmed where `criterion` holds, `otherwise` where it does not;
+    /// with its margin.
+    pub fn confirmed_if(criterion: Criterion, otherwise: Self) -> Judgement {
+        Judgement {
+            verdict: if criterion.holds {
+                Self::Confirmed
+            } else {
+                otherwise
+            },
+            margin: criterion.margin,
+        }
     }
 
     pub fn describe(self) -> &'static str {
@@ -47,6 +54,97 @@ impl Verdict {
             Self::Wrong => "WRONG: a kernel's output did not match the CPU reference",
             Self::Skipped => "skipped: this GPU lacks what the lesson needs",
         }
+    }
+}
+
+/// What a claim's verdict rests on: a measured quantity against the
+/// threshold it must pass, and by how much it passes or misses it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Criterion {
+    pub holds: bool,
+    /// How far the quantity lies from its threshold, as a fraction of the
+    /// threshold: positive where the test holds, negative where it does
+    /// not; infinite for a criterion of what the emulator counts, which
+    /// no timing moves.
+    pub margin: f64,
+}
+
+impl Criterion {
+    /// `value` under `threshold`.
+    pub fn below(value: f64, threshold: f64) -> Self {
+        Self {
+            holds: value < threshold,
+            margin: threshold / value - 1.0,
+        }
+    }
+
+    /// `value` over `threshold`.
+    pub fn above(value: f64, threshold: f64) -> Self {
+        Self {
+            holds: value > threshold,
+            margin: value / threshold - 1.0,
+        }
+    }
+
+    /// `value` at `threshold` or over it.
+    pub fn at_least(value: f64, threshold: f64) -> Self {
+        Self {
+            holds: value >= threshold,
+            ..Self::above(value, threshold)
+        }
+    }
+
+    /// A criterion of counts, not of times.
+    pub fn exact(holds: bool) -> Self {
+        Self {
+            holds,
+            margin: if holds {
+                f64::INFINITY
+            } else {
+                f64::NEG_INFINITY
+            },
+        }
+    }
+
+    /// Every one of `criteria`: the margin is the narrowest pass, or the
+    /// widest miss.
+    pub fn all(criteria: impl IntoIterator<Item = Criterion>) -> Self {
+        criteria
+            .into_iter()
+            .fold(Self::exact(true), |all, one| Self {
+                holds: all.holds && one.holds,
+                margin: all.margin.min(one.margin),
+            })
+    }
+
+    /// Any of `criteria`: the margin is the widest pass, or the narrowest
+    /// miss.
+    pub fn any(criteria: impl IntoIterator<Item = Criterion>) -> Self {
+        criteria
+            .into_iter()
+            .fold(Self::exact(false), |any, one| Self {
+                holds: any.holds || one.holds,
+                margin: any.margin.max(one.margin),
+            })
+    }
+
+    /// This criterion and `other`.
+    pub fn and(self, other: Criterion) -> Self {
+        Self::all([self, other])
+    }
+}
+
+/// A verdict, and the margin of the criterion it rests on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Judgement {
+    pub verdict: Verdict,
+    /// [`Criterion::margin`].
+    pub margin: f64,
+}
+
+impl PartialEq<Verdict> for Judgement {
+    fn eq(&self, verdict: &Verdict) -> bool {
+        self.verdict == *verdict
     }
 }
 
@@ -135,6 +233,26 @@ pub struct Outcome {
     pub bound: Option<Vec<(f64, f64)>>,
     pub finding: String,
     pub verdict: Verdict,
+    /// The margin of the criterion the verdict rests on
+    /// ([`Criterion::margin`]); none for one of counts alone, or a lesson
+    /// not run.
+    #[serde(default)]
+    pub margin: Option<f64>,
+    /// The widest run-to-run spread among its points ([`Point::spread`]),
+    /// which the margin must exceed for the verdict to stand from run to
+    /// run.
+    #[serde(default)]
+    pub spread: Option<f64>,
+}
+
+impl Outcome {
+    /// Whether the margin is no wider than the spread: a verdict another
+    /// run may not repeat.
+    pub fn within_spread(&self) -> bool {
+        self.margin
+            .zip(self.spread)
+            .is_some_and(|(margin, spread)| margin.abs() <= spread)
+    }
 }
 
 impl Outcome {
@@ -146,6 +264,8 @@ impl Outcome {
             bound: None,
             finding: format!("skipped: {why}."),
             verdict: Verdict::Skipped,
+            margin: None,
+            spread: None,
         }
     }
 }
@@ -288,23 +408,92 @@ pub(super) fn with_speedups(
 pub(super) fn outcome(
     kernel: &str,
     points: Vec<Point>,
-    (finding, verdict): (String, Verdict),
+    (finding, judgement): (String, Judgement),
 ) -> Outcome {
     let verdict = if points.iter().all(|point| point.correct) {
-        verdict
+        judgement.verdict
     } else {
         Verdict::Wrong
     };
+    let spread = points.iter().map(|point| point.spread).reduce(f64::max);
     Outcome {
         kernel: kernel.to_string(),
         points,
         bound: None,
         finding,
         verdict,
+        margin: judgement.margin.is_finite().then_some(judgement.margin),
+        spread,
     }
 }
 
 /// The items, each as `show` writes it, in a finding's list: "a, b, c".
 pub fn listed<T>(items: impl IntoIterator<Item = T>, show: impl Fn(T) -> String) -> String {
     items.into_iter().map(show).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    #[test]
+    fn a_criterion_s_margin_is_its_distance_from_the_threshold_signed_by_whether_it_holds() {
+        let passed = Criterion::below(0.4, 0.5);
+        assert!(passed.holds && close(passed.margin, 0.25));
+        let missed = Criterion::below(0.6, 0.5);
+        assert!(!missed.holds && missed.margin < 0.0);
+        let at = Criterion::at_least(0.97, 0.97);
+        assert!(at.holds && at.margin == 0.0);
+        assert!(!Criterion::above(0.97, 0.97).holds);
+        // All: the narrowest pass, or the widest miss.
+        let all = Criterion::all([Criterion::above(1.3, 1.0), Criterion::above(1.1, 1.0)]);
+        assert!(all.holds && close(all.margin, 0.1));
+        let all = Criterion::all([Criterion::above(1.3, 1.0), Criterion::above(0.8, 1.0)]);
+        assert!(!all.holds && close(all.margin, -0.2));
+        // Any: the widest pass, or the narrowest miss.
+        let any = Criterion::any([Criterion::above(0.9, 1.0), Criterion::above(1.2, 1.0)]);
+        assert!(any.holds && close(any.margin, 0.2));
+        let any = Criterion::any([Criterion::above(0.9, 1.0), Criterion::above(0.8, 1.0)]);
+        assert!(!any.holds && close(any.margin, -0.1));
+        // Counts move no margin but their own failure.
+        let counted = Criterion::exact(true).and(Criterion::above(1.2, 1.0));
+        assert!(counted.holds && close(counted.margin, 0.2));
+        assert_eq!(
+            Criterion::exact(false).and(passed).margin,
+            f64::NEG_INFINITY
+        );
+        assert!(!Criterion::any([]).holds && Criterion::all([]).holds);
+    }
+
+    #[test]
+    fn an_outcome_records_its_margin_and_its_widest_spread() {
+        let point = |ms: f64, spread: f64| Point {
+            spread,
+            ..Point::new(1.0, ms, 1.0, true)
+        };
+        let judged = Verdict::confirmed_if(Criterion::above(1.02, 1.0), Verdict::NotShown);
+        let close_call = outcome(
+            "k",
+            vec![point(1.0, 0.01), point(2.0, 0.03)],
+            (String::new(), judged),
+        );
+        assert_eq!(close_call.verdict, Verdict::Confirmed);
+        assert_eq!(close_call.spread, Some(0.03));
+        assert!(close_call.margin.is_some_and(|margin| close(margin, 0.02)));
+        assert!(close_call.within_spread());
+        let counted = Verdict::confirmed_if(Criterion::exact(true), Verdict::NotShown);
+        let exact = outcome("k", vec![point(1.0, 0.5)], (String::new(), counted));
+        assert_eq!(exact.margin, None);
+        assert!(!exact.within_spread());
+        let wrong = outcome(
+            "k",
+            vec![Point::new(1.0, 1.0, 1.0, false)],
+            (String::new(), judged),
+        );
+        assert_eq!(wrong.verdict, Verdict::Wrong);
+    }
 }

@@ -34,8 +34,8 @@ use crate::console::{self, say};
 use crate::error::{Error, Result};
 use crate::output::{self, Pending};
 
+pub use lab::{Criterion, Judgement, Outcome, Point, Verdict};
 use lab::{FETCHED_PER_USED, Lab};
-pub use lab::{Outcome, Point, Verdict};
 
 /// A lesson: the claim, and the sweep that tests it.
 pub struct Lesson {
@@ -482,6 +482,19 @@ fn describe(lesson: &Lesson, outcome: &Outcome) -> String {
         outcome.finding,
         outcome.verdict.describe()
     );
+    if let (Some(margin), Some(spread)) = (outcome.margin, outcome.spread) {
+        let side = if margin >= 0.0 { "past" } else { "short of" };
+        text += &format!(
+            "  margin: {:.1}% {side} its threshold, against a run-to-run spread of {:.1}%{}\n",
+            100.0 * margin.abs(),
+            100.0 * spread,
+            if outcome.within_spread() {
+                " (within it: another run may not repeat this verdict)"
+            } else {
+                ""
+            }
+        );
+    }
     text
 }
 

@@ -12,7 +12,10 @@ use crate::families::constant::{Constant, ConstantShape};
 use crate::families::registers::{Registers, RegistersShape};
 use crate::family::{Declaration, Family};
 
-use super::lab::{Lab, Outcome, Point, Verdict, kernel_traffic, listed, mean_y, outcome, traffic};
+use super::lab::{
+    Criterion, Judgement, Lab, Outcome, Point, Verdict, kernel_traffic, listed, mean_y, outcome,
+    traffic,
+};
 
 /// Both kernels with the warp's lanes on one coefficient and on 32.
 pub(super) fn constant(lab: &mut Lab<'_>) -> Result<Outcome> {
@@ -62,10 +65,9 @@ pub(super) fn constant(lab: &mut Lab<'_>) -> Result<Outcome> {
         rate(3) / rate(2),
         rate(0) / rate(2),
     );
-    let verdict = Verdict::confirmed_if(
-        rate(1) < rate(0) / 4.0 && rate(0) > 0.9 * rate(2),
-        Verdict::NotShown,
-    );
+    let serialised = Criterion::below(rate(1) / rate(0), 0.25);
+    let broadcast = Criterion::above(rate(0) / rate(2), 0.9);
+    let verdict = Verdict::confirmed_if(serialised.and(broadcast), Verdict::NotShown);
     Ok(outcome(
         "coefficients_from_constant, coefficients_from_global",
         points,
@@ -138,16 +140,18 @@ pub(super) fn registers(lab: &mut Lab<'_>) -> Result<Outcome> {
 /// The time of local memory and of spilled registers against registers'
 /// (points 1 and 2 over point 0), and the verdict they and the driver's
 /// local bytes of each give.
-fn judge_registers(points: &[Point], local_bytes: &[u32]) -> ([f64; 2], Verdict) {
+fn judge_registers(points: &[Point], local_bytes: &[u32]) -> ([f64; 2], Judgement) {
     let slower = |point: &Point| point.ms / points[0].ms;
     let (local, spilled) = (slower(&points[1]), slower(&points[2]));
     let used_local = local_bytes[0] == 0 && local_bytes[1..].iter().all(|&bytes| bytes > 0);
-    let verdict = match (used_local, local.min(spilled) > 1.1) {
-        (true, true) => Verdict::Confirmed,
-        (true, false) => Verdict::Hidden,
-        (false, _) => Verdict::NotShown,
+    let otherwise = if used_local {
+        Verdict::Hidden
+    } else {
+        Verdict::NotShown
     };
-    ([local, spilled], verdict)
+    let slower = Criterion::above(local.min(spilled), 1.1);
+    let judgement = Verdict::confirmed_if(Criterion::exact(used_local).and(slower), otherwise);
+    ([local, spilled], judgement)
 }
 
 /// The warps' reads at every stride from 1 to 32 words, and the
@@ -196,8 +200,13 @@ pub(super) fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
     });
     let finding =
         format!("by conflict degree gcd(stride, 32), averaged over its strides: {by_degree}.");
-    let falling = rates.windows(2).all(|pair| pair[1] < pair[0] * 1.05);
-    let verdict = Verdict::confirmed_if(falling && rates[5] < rates[0] / 8.0, Verdict::NotShown);
+    let falling = Criterion::all(
+        rates
+            .windows(2)
+            .map(|pair| Criterion::below(pair[1] / pair[0], 1.05)),
+    );
+    let serialised = Criterion::below(rates[5] / rates[0], 1.0 / 8.0);
+    let verdict = Verdict::confirmed_if(falling.and(serialised), Verdict::NotShown);
     Ok(outcome(Banks::KERNELS[0].name, points, (finding, verdict)))
 }
 
@@ -250,10 +259,9 @@ pub(super) fn caches(lab: &mut Lab<'_>) -> Result<Outcome> {
         l1_rate / l2_rate,
         l2_rate / memory_rate,
     );
-    let verdict = Verdict::confirmed_if(
-        l1_rate > 1.5 * l2_rate && l2_rate > 1.5 * memory_rate,
-        Verdict::NotShown,
-    );
+    let levels =
+        Criterion::above(l1_rate / l2_rate, 1.5).and(Criterion::above(l2_rate / memory_rate, 1.5));
+    let verdict = Verdict::confirmed_if(levels, Verdict::NotShown);
     Ok(outcome(Caches::KERNELS[0].name, points, (finding, verdict)))
 }
 
@@ -270,12 +278,17 @@ mod tests {
     #[test]
     fn the_register_lesson_sets_each_kernel_against_the_registers() {
         let points = timed(&[2.0, 5.0, 7.0]);
-        assert_eq!(
-            judge_registers(&points, &[0, 256, 280]),
-            ([2.5, 3.5], Verdict::Confirmed)
-        );
+        let (slower, judgement) = judge_registers(&points, &[0, 256, 280]);
+        assert_eq!(slower, [2.5, 3.5]);
+        // 2.5× against the 1.1× it must pass.
+        assert_eq!(judgement, Verdict::Confirmed);
+        assert!((judgement.margin - (2.5 / 1.1 - 1.0)).abs() < 1e-12);
         let points = timed(&[2.0, 2.1, 2.1]);
-        assert_eq!(judge_registers(&points, &[0, 256, 280]).1, Verdict::Hidden);
-        assert_eq!(judge_registers(&points, &[0, 0, 280]).1, Verdict::NotShown);
+        let judgement = judge_registers(&points, &[0, 256, 280]).1;
+        assert_eq!(judgement, Verdict::Hidden);
+        assert!(judgement.margin < 0.0);
+        let judgement = judge_registers(&points, &[0, 0, 280]).1;
+        assert_eq!(judgement, Verdict::NotShown);
+        assert_eq!(judgement.margin, f64::NEG_INFINITY);
     }
 }

@@ -7,7 +7,7 @@ use crate::families::l2::L2;
 use crate::family::Declaration;
 
 use super::l2::{MARGIN, SET_MIB, sizes_where, speedups, sweep};
-use super::lab::{Lab, Outcome, Verdict, outcome};
+use super::lab::{Criterion, Judgement, Lab, Outcome, Verdict, outcome};
 
 /// The plain kernel without a window and with each carve-out, and what
 /// each window gains or costs.
@@ -43,8 +43,11 @@ pub(super) fn persistence(lab: &mut Lab<'_>) -> Result<Outcome> {
 /// The finding and verdict from each window's speedup over no window at
 /// each set size, for carve-outs of `mib` (half, most): shown where the
 /// window of half the carve-out is [`MARGIN`] faster at some size.
-fn judge_persistence(half: &[f64], most: &[f64], mib: (f64, f64)) -> (String, Verdict) {
-    let shown = half.iter().any(|&speedup| speedup >= MARGIN);
+fn judge_persistence(half: &[f64], most: &[f64], mib: (f64, f64)) -> (String, Judgement) {
+    let shown = Criterion::any(
+        half.iter()
+            .map(|&speedup| Criterion::at_least(speedup, MARGIN)),
+    );
     let slowest = most.iter().copied().fold(f64::INFINITY, f64::min);
     let finding = format!(
         "a persisting window over the set, against none, by set size: with a carve-out of \
@@ -56,7 +59,7 @@ fn judge_persistence(half: &[f64], most: &[f64], mib: (f64, f64)) -> (String, Ve
         mib.1,
         sizes_where(most, |speedup| speedup >= MARGIN),
         sizes_where(most, |speedup| speedup < 1.0 / MARGIN),
-        if shown {
+        if shown.holds {
             "The window keeps the set's lines through the stream's passes, where plain \
              accesses let the stream push them out."
         } else {

@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::families::readonly::{ReadOnly, ReadOnlyShape};
 use crate::family::Declaration;
 
-use super::lab::{Lab, Outcome, Verdict, outcome};
+use super::lab::{Criterion, Lab, Outcome, Verdict, outcome};
 
 /// The radii swept: from reads that device memory bounds to reads that
 /// the SM's caches bound.
@@ -40,9 +40,11 @@ pub(super) fn read_only(lab: &mut Lab<'_>) -> Result<Outcome> {
     };
     // The claim holds where the read-only path beats plain loads by a
     // margin at the radii where the caches, not device memory, bound.
-    let shown = read_only[RADII.len() / 2..]
-        .iter()
-        .all(|&speedup| speedup > 1.1);
+    let shown = Criterion::all(
+        read_only[RADII.len() / 2..]
+            .iter()
+            .map(|&speedup| Criterion::above(speedup, 1.1)),
+    );
     let last = RADII.len() - 1;
     let finding = format!(
         "against plain loads (L1), at r = {} to {}: the read-only path {}, the shared tile {}. \
@@ -55,7 +57,7 @@ pub(super) fn read_only(lab: &mut Lab<'_>) -> Result<Outcome> {
         points[last].y,
         points[RADII.len() + last].y,
         points[2 * RADII.len() + last].y,
-        if shown {
+        if shown.holds {
             "The read-only path serves the shared reads faster than L1."
         } else {
             "On this GPU plain global loads are cached in the SM's one L1 and texture cache \

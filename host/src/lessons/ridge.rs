@@ -9,7 +9,7 @@ use crate::families::matmul::{Matmul, MatmulShape};
 use crate::families::matmul_bf16::MatmulBf16;
 use crate::family::{Declaration, Family};
 
-use super::lab::{Lab, Outcome, Point, Verdict, outcome};
+use super::lab::{Criterion, Judgement, Lab, Outcome, Point, Verdict, outcome};
 
 /// C's side: 4096×4096, 64 MiB of f32, more than an H100's L2.
 const SIDE: usize = 4096;
@@ -87,8 +87,9 @@ fn ridge(points: &[Point]) -> Option<usize> {
 
 /// Where each kind of arithmetic starts to cost time, and whether the
 /// tensor cores start [`LATER`] times further up k than the FP32 cores.
-/// Both sweeps are over [`DEPTHS`].
-fn judge(fp32: &[Point], tensor: &[Point]) -> (String, Verdict) {
+/// Both sweeps are over [`DEPTHS`]; the margin is that of the point
+/// nearest [`FREE`] times its sweep's first, which moves a ridge.
+fn judge(fp32: &[Point], tensor: &[Point]) -> (String, Judgement) {
     let best = |points: &[Point]| points.iter().map(|point| point.y).fold(0.0, f64::max);
     let crossing = |points: &[Point]| match ridge(points) {
         Some(at) => format!("from k = {} ({:.0} FLOP/B)", DEPTHS[at], points[at].x),
@@ -104,10 +105,19 @@ fn judge(fp32: &[Point], tensor: &[Point]) -> (String, Verdict) {
         best(fp32),
         best(tensor),
     );
-    let shown = match (ridge(fp32), ridge(tensor)) {
+    let holds = match (ridge(fp32), ridge(tensor)) {
         (Some(f), Some(t)) => DEPTHS[t] >= LATER * DEPTHS[f],
         (Some(_), None) => true,
         (None, _) => false,
+    };
+    let nearest = |points: &[Point]| {
+        let from_free = |point: &Point| (point.ms / points[0].ms / FREE - 1.0).abs();
+        points.iter().map(from_free).fold(f64::INFINITY, f64::min)
+    };
+    let margin = nearest(fp32).min(nearest(tensor));
+    let shown = Criterion {
+        holds,
+        margin: if holds { margin } else { -margin },
     };
     (finding, Verdict::confirmed_if(shown, Verdict::NotShown))
 }

@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::families::texture::{Modes, TextureFamily, TextureShape};
 use crate::family::Declaration;
 
-use super::lab::{Lab, Outcome, Point, Verdict, outcome, with_speedups};
+use super::lab::{Criterion, Judgement, Lab, Outcome, Point, Verdict, outcome, with_speedups};
 
 /// The angles swept, in degrees: 0° reads along the picture's rows, 90°
 /// down its columns.
@@ -44,7 +44,7 @@ pub(super) fn texture(lab: &mut Lab<'_>) -> Result<Outcome> {
 /// The finding and verdict from each kernel's time at every angle of
 /// [`ANGLES`], in order: the claim is shown where the texture path is
 /// [`MARGIN`] faster at some angle.
-fn judge_texture(global_ms: &[f64], texture_ms: &[f64]) -> (String, Verdict) {
+fn judge_texture(global_ms: &[f64], texture_ms: &[f64]) -> (String, Judgement) {
     let speedups: Vec<f64> = global_ms
         .iter()
         .zip(texture_ms)
@@ -52,13 +52,17 @@ fn judge_texture(global_ms: &[f64], texture_ms: &[f64]) -> (String, Verdict) {
         .collect();
     let angles = ANGLES.map(|degrees| format!("{degrees}°"));
     let at = |keep: fn(f64) -> bool| with_speedups(&angles, &speedups, keep);
-    let shown = speedups.iter().any(|&speedup| speedup >= MARGIN);
+    let shown = Criterion::any(
+        speedups
+            .iter()
+            .map(|&speedup| Criterion::at_least(speedup, MARGIN)),
+    );
     let finding = format!(
         "texture fetches over global loads, by angle: they win at {}; tie at {}; lose at {}. {}",
         at(|speedup| speedup >= MARGIN),
         at(|speedup| (1.0 / MARGIN..MARGIN).contains(&speedup)),
         at(|speedup| speedup < 1.0 / MARGIN),
-        if shown {
+        if shown.holds {
             "Where a warp's samples span many rows, the texture cache's 2-D layout serves them \
              from fewer lines than the row-major buffer does."
         } else {

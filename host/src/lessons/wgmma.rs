@@ -14,7 +14,9 @@ use crate::families::matmul::MatmulShape;
 use crate::families::matmul_bf16::MatmulBf16;
 use crate::family::{Declaration, Family};
 
-use super::lab::{Lab, Outcome, Point, Verdict, kernel_traffic, listed, outcome};
+use super::lab::{
+    Criterion, Judgement, Lab, Outcome, Point, Verdict, kernel_traffic, listed, outcome,
+};
 
 /// The three kernels: the warp's way, the warpgroup's with A from
 /// registers, the warpgroup's from shared memory alone.
@@ -89,7 +91,7 @@ pub(super) fn wgmma(lab: &mut Lab<'_>) -> Result<Outcome> {
 /// every side from [`JUDGED_FROM`] on, A from registers loading fewer than
 /// `mma.sync` and more than none. `points` are [`KERNELS`]' in order, each
 /// at every side of [`SIDES`].
-fn judge(points: &[Point], registers: [u32; 3]) -> (String, Verdict) {
+fn judge(points: &[Point], registers: [u32; 3]) -> (String, Judgement) {
     let (warp, rest) = points.split_at(SIDES.len());
     let (a_registers, shared) = rest.split_at(SIDES.len());
     let speedups = |kernel: &[Point]| -> Vec<(usize, f64)> {
@@ -119,13 +121,12 @@ fn judge(points: &[Point], registers: [u32; 3]) -> (String, Verdict) {
         sides(&speedups(a_registers)),
         sides(&from_shared),
     );
-    let shown = shared_loads == 0.0
-        && a_loads > 0.0
-        && a_loads < warp_loads
-        && from_shared
-            .iter()
-            .filter(|&&(side, _)| side >= JUDGED_FROM)
-            .all(|&(_, speedup)| speedup >= MARGIN);
+    let counted = shared_loads == 0.0 && a_loads > 0.0 && a_loads < warp_loads;
+    let faster = from_shared
+        .iter()
+        .filter(|&&(side, _)| side >= JUDGED_FROM)
+        .map(|&(_, speedup)| Criterion::at_least(speedup, MARGIN));
+    let shown = Criterion::exact(counted).and(Criterion::all(faster));
     (finding, Verdict::confirmed_if(shown, Verdict::NotShown))
 }
 
