@@ -265,10 +265,31 @@ pub fn twins_by_size(report: &Report) -> String {
 /// and beside the ladder's fastest there, all from the same run. Empty
 /// where no family picks, or the run knows no SM count.
 pub fn picked(report: &Report) -> String {
-    let Some(sms) = report.device.multiprocessors else {
+    let rows = picked_rows(report);
+    if rows.is_empty() {
         return String::new();
+    }
+    let mut text = String::from(
+        "| family | size | picks | median ms | vs the library | fastest of the ladder | vs the library |\n\
+         | --- | --- | --- | ---: | --- | --- | --- |\n",
+    );
+    for [family, size, picks, ms, versus, fastest, fastest_versus] in rows {
+        let _ = writeln!(
+            text,
+            "| {family} | {size} | `{picks}` | {ms} | {versus} | `{fastest}` | {fastest_versus} |"
+        );
+    }
+    text
+}
+
+/// [`picked`]'s rows: family, size, the picked kernel, its median and its
+/// ratio to the library (or "not timed in this run" and nothing), the
+/// ladder's fastest and its ratio.
+pub fn picked_rows(report: &Report) -> Vec<[String; 7]> {
+    let Some(sms) = report.device.multiprocessors else {
+        return Vec::new();
     };
-    let mut lines = String::new();
+    let mut rows = Vec::new();
     for family in &report.families {
         let kernels = || {
             report
@@ -294,22 +315,18 @@ pub fn picked(report: &Report) -> String {
                 Some(row) => (format!("{:.3}", row.median_ms), versus_baseline(row)),
                 None => ("not timed in this run".to_string(), String::new()),
             };
-            let _ = writeln!(
-                lines,
-                "| {} | {size} | `{name}` | {ms} | {versus} | `{}` | {} |",
-                family.name,
-                fastest.kernel,
+            rows.push([
+                family.name.clone(),
+                size.to_string(),
+                name.to_string(),
+                ms,
+                versus,
+                fastest.kernel.clone(),
                 versus_baseline(fastest),
-            );
+            ]);
         }
     }
-    if lines.is_empty() {
-        return lines;
-    }
-    format!(
-        "| family | size | picks | median ms | vs the library | fastest of the ladder | vs the library |\n\
-         | --- | --- | --- | ---: | --- | --- | --- |\n{lines}"
-    )
+    rows
 }
 
 /// The kernel `family` picks at `size` on a GPU of `sms` SMs, for a family

@@ -169,9 +169,10 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize, seed: u64) -> Result<(
     };
     // The reports are written even when the table cannot be printed.
     let printed = console::print(format_args!(
-        "{}\n{}{}",
+        "{}\n{}{}{}",
         table::results(&report.results),
         table::trips(&report),
+        table::picked(&report),
         sweep
             .left_out
             .iter()

@@ -2,7 +2,7 @@
 //! size.
 
 use super::json::{Ceilings, ComputeSource, Report, Roofline, Row};
-use super::markdown::pays_off_from;
+use super::markdown::{pays_off_from, picked_rows};
 use crate::report::{WHOLE_TRIP, aligned};
 
 /// A rate given in G/s, shown in G or T.
@@ -168,4 +168,27 @@ pub fn trips(report: &Report) -> String {
          copy out, pinned · vs CPU: CPU baseline time / GPU time\n",
     );
     table
+}
+
+/// The kernel each family that picks by shape launches at each size,
+/// against the library and beside the ladder's fastest; empty where none
+/// picks.
+pub fn picked(report: &Report) -> String {
+    let rows: Vec<Vec<String>> = picked_rows(report).into_iter().map(Vec::from).collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let header = [
+        "family",
+        "size",
+        "picks",
+        "median ms",
+        "vs the library",
+        "fastest of the ladder",
+        "vs the library",
+    ];
+    format!(
+        "\nthe kernel each family that picks by shape launches at each size:\n{}",
+        aligned(&header, &rows, |column| column != 3)
+    )
 }

@@ -370,8 +370,18 @@ fn the_picked_kernel_is_shown_at_every_size_timed_or_not() {
         "{at_8192}"
     );
     assert!(markdown::render(&report).contains(&text));
+    let printed = table::picked(&report);
+    assert_eq!(
+        printed
+            .lines()
+            .filter(|line| line.starts_with("matmul "))
+            .count(),
+        5,
+        "{printed}"
+    );
     report.device.multiprocessors = None;
     assert_eq!(markdown::picked(&report), "");
+    assert_eq!(table::picked(&report), "");
 }
 
 #[test]
