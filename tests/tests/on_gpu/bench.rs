@@ -134,6 +134,18 @@ fn lessons_trial() -> Trial {
                     if plots.join(format!("{name}.svg")).is_file() != expected.plotted() {
                         return Err(format!("{name}'s plot is not as its lesson says").into());
                     }
+                    // Every point timed records its spread, and the lesson
+                    // the widest of them beside its margin.
+                    let points = lesson["points"].as_array().into_iter().flatten();
+                    if lesson["verdict"] != "skipped"
+                        && (!lesson["spread"].is_f64()
+                            || lesson.get("margin").is_none()
+                            || points.clone().any(|point| !point["spread"].is_f64()))
+                    {
+                        return Err(
+                            format!("lesson {name} records no spread or margin: {lesson}").into(),
+                        );
+                    }
                 }
                 if lessons.len() != locality::lessons::LESSONS.len() {
                     return Err(format!("{} lessons in the JSON", lessons.len()).into());
