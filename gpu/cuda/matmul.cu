@@ -373,30 +373,39 @@ __device__ __forceinline__ uint2 tile_of_block() {
     return tile_at<BAND_ROWS>(blockIdx.y * gridDim.x + blockIdx.x, gridDim.x, gridDim.y);
 }
 
-// The pipelined kernels' one body (gpu/src/matmul/pipelined.rs): two
-// stages of a ROWS×COLS tile and SLICE_K of k, each warp 64 rows ×
-// 4·THREAD_COLS columns, each thread 8 × THREAD_COLS, tiles taken in
-// bands of BAND_ROWS rows.
+// The pipelined kernels' main loop (gpu/src/matmul/pipelined.rs,
+// accumulate): two stages of a ROWS×COLS tile and SLICE_K of k, each warp
+// 64 rows × 4·THREAD_COLS columns, each thread 8 × THREAD_COLS, tiles
+// taken in bands of BAND_ROWS rows; the slices [first, last) of k, a
+// range not empty, summed into `sums`, the block's tile at
+// (first_row, first_col) of C and the thread's first row and column of
+// it at (row, col).
 template <int ROWS, int COLS, int SLICE_K, int THREAD_COLS, unsigned BAND_ROWS>
-__device__ __forceinline__ void pipelined(const float* __restrict__ a,
-                                          const float* __restrict__ b, float* __restrict__ c,
-                                          int m, int n, int k) {
+__device__ __forceinline__ void accumulate(const float* __restrict__ a,
+                                           const float* __restrict__ b, int m, int n, int k,
+                                           int first, int last, float (&sums)[8][THREAD_COLS],
+                                           int& first_row, int& first_col, int& row, int& col) {
     constexpr int A_ROWS = ROWS + 4, STAGE = A_ROWS * SLICE_K + SLICE_K * COLS;
     constexpr int WARP_COLS = 4 * THREAD_COLS, WARPS_ACROSS = COLS / WARP_COLS;
     float* tiles = reinterpret_cast<float*>(aligned_tiles);
     int t = threadIdx.x;
     uint2 tile = tile_of_block<BAND_ROWS>();
-    int first_row = tile.x * ROWS, first_col = tile.y * COLS;
+    first_row = tile.x * ROWS;
+    first_col = tile.y * COLS;
     int warp = t / 32, lane = t % 32;
-    int row = warp / WARPS_ACROSS * 64 + lane / 4 * 4;
-    int col = warp % WARPS_ACROSS * WARP_COLS + lane % 4 * 4;
-    int slices = (k + SLICE_K - 1) / SLICE_K;
+    row = warp / WARPS_ACROSS * 64 + lane / 4 * 4;
+    col = warp % WARPS_ACROSS * WARP_COLS + lane % 4 * 4;
+#pragma unroll
+    for (int r = 0; r < 8; ++r)
+#pragma unroll
+        for (int j = 0; j < THREAD_COLS; ++j) sums[r][j] = 0.0f;
     // Copies `slice`, where there is one, and commits a group either way.
     auto copy = [&](int slice) {
-        if (slice < slices) {
+        if (slice < last) {
             float* a_tile = tiles + slice % 2 * STAGE;
-            copy_slice<ROWS, COLS, SLICE_K, ROWS / 8 * COLS / THREAD_COLS>(a, b, a_tile, a_tile + A_ROWS * SLICE_K, A_ROWS,
-                                            first_row, first_col, slice * SLICE_K, m, n, k);
+            copy_slice<ROWS, COLS, SLICE_K, ROWS / 8 * COLS / THREAD_COLS>(
+                a, b, a_tile, a_tile + A_ROWS * SLICE_K, A_ROWS, first_row, first_col,
+                slice * SLICE_K, m, n, k);
         }
         commit_copies();
     };
@@ -406,15 +415,14 @@ __device__ __forceinline__ void pipelined(const float* __restrict__ a,
         fragment(a_column, a_tile, i * A_ROWS + row, 32);
         fragment(b_row, a_tile + A_ROWS * SLICE_K, i * COLS + col, 16);
     };
-    copy(0);
+    copy(first);
     wait_for_copies<0>();
     __syncthreads();
-    float sums[8][THREAD_COLS] = {};
     // Steps in pairs, each on fragments loaded the step before; the last
     // step covers the wait and the barrier.
     float even_a[8], even_b[THREAD_COLS], odd_a[8], odd_b[THREAD_COLS];
-    load(even_a, even_b, 0, 0);
-    for (int slice = 0; slice < slices; ++slice) {
+    load(even_a, even_b, first, 0);
+    for (int slice = first; slice < last; ++slice) {
         copy(slice + 1);
         for (int i = 0; i < SLICE_K - 2; i += 2) {
             load(odd_a, odd_b, slice, i + 1);
@@ -426,9 +434,22 @@ __device__ __forceinline__ void pipelined(const float* __restrict__ a,
         add_outer_product(sums, even_a, even_b);
         wait_for_copies<0>();
         __syncthreads();
-        load(even_a, even_b, min(slice + 1, slices - 1), 0);
+        load(even_a, even_b, min(slice + 1, last - 1), 0);
         add_outer_product(sums, odd_a, odd_b);
     }
+}
+
+// The pipelined kernels' one body (gpu/src/matmul/pipelined.rs): every
+// slice of k, then the thread's block stored, 4×4 blocks 32 rows and 16
+// columns apart.
+template <int ROWS, int COLS, int SLICE_K, int THREAD_COLS, unsigned BAND_ROWS>
+__device__ __forceinline__ void pipelined(const float* __restrict__ a,
+                                          const float* __restrict__ b, float* __restrict__ c,
+                                          int m, int n, int k) {
+    float sums[8][THREAD_COLS];
+    int first_row, first_col, row, col;
+    accumulate<ROWS, COLS, SLICE_K, THREAD_COLS, BAND_ROWS>(
+        a, b, m, n, k, 0, (k + SLICE_K - 1) / SLICE_K, sums, first_row, first_col, row, col);
     store_block(c, sums, [&](int r) { return first_row + row + r / 4 * 32 + r % 4; },
                 [&](int j) { return first_col + col + j / 4 * 16 + j % 4; }, m, n);
 }
@@ -466,3 +487,62 @@ matmul_small_tiles(const float* __restrict__ a, const float* __restrict__ b,
                    float* __restrict__ c, int m, int n, int k) {
     pipelined<SMALL_TILE, SMALL_TILE, SLICE, SMALL_THREAD_COLS, 1>(a, b, c, m, n, k);
 }
+
+// Split k (gpu/src/matmul/split.rs): the small tiles with k divided among
+// the SPLIT_K blocks of a cluster along z, each summing its range of
+// slices, writing its partial tile into its own shared memory and, after a
+// cluster barrier, summing its SPLIT_K-th of the tile's rows across the
+// cluster's shared memory, in rank order.
+constexpr int SPLIT_K = 4;
+
+extern "C" __global__ void __launch_bounds__(SMALL_TILE / 8 * SMALL_TILE / SMALL_THREAD_COLS, 4)
+matmul_split_k(const float* __restrict__ a, const float* __restrict__ b,
+               float* __restrict__ c, int m, int n, int k) {
+#if __CUDA_ARCH__ >= 900
+    int rank = __clusterRelativeBlockRank();
+    int slices = (k + SLICE - 1) / SLICE, each = (slices + SPLIT_K - 1) / SPLIT_K;
+    int first = min(rank * each, slices), last = min((rank + 1) * each, slices);
+    float sums[8][SMALL_THREAD_COLS] = {};
+    int first_row = blockIdx.y * SMALL_TILE, first_col = blockIdx.x * SMALL_TILE, row, col;
+    constexpr int WARPS_ACROSS = SMALL_TILE / (4 * SMALL_THREAD_COLS);
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    row = warp / WARPS_ACROSS * 64 + lane / 4 * 4;
+    col = warp % WARPS_ACROSS * 4 * SMALL_THREAD_COLS + lane % 4 * 4;
+    // A block whose range is empty (k of fewer slices than blocks) adds
+    // zeros.
+    if (first < last)
+        accumulate<SMALL_TILE, SMALL_TILE, SLICE, SMALL_THREAD_COLS, 1>(
+            a, b, m, n, k, first, last, sums, first_row, first_col, row, col);
+    // Every warp is done with the stages before they hold the tile.
+    __syncthreads();
+    // Rows padded by 4 words: a quarter-warp's 16-byte stores, two rows
+    // of four threads, then fall in different banks.
+    constexpr int STRIDE = SMALL_TILE + 4;
+    float* tile = reinterpret_cast<float*>(aligned_tiles);
+#pragma unroll
+    for (int r = 0; r < 8; ++r)
+#pragma unroll
+        for (int j = 0; j < SMALL_THREAD_COLS; j += 4)
+            *reinterpret_cast<float4*>(
+                &tile[(row + r / 4 * 32 + r % 4) * STRIDE + col + j / 4 * 16]) =
+                make_float4(sums[r][j], sums[r][j + 1], sums[r][j + 2], sums[r][j + 3]);
+    __cluster_barrier_arrive();
+    __cluster_barrier_wait();
+    constexpr int ROWS_EACH = SMALL_TILE / SPLIT_K;
+    for (int element = threadIdx.x; element < ROWS_EACH * SMALL_TILE; element += blockDim.x) {
+        int tile_row = rank * ROWS_EACH + element / SMALL_TILE, tile_col = element % SMALL_TILE;
+        float sum = 0.0f;
+#pragma unroll
+        for (int peer = 0; peer < SPLIT_K; ++peer)
+            sum += static_cast<const float*>(
+                __cluster_map_shared_rank(tile, peer))[tile_row * STRIDE + tile_col];
+        int c_row = first_row + tile_row, c_col = first_col + tile_col;
+        if (c_row < m && c_col < n) c[c_row * n + c_col] = sum;
+    }
+    __cluster_barrier_arrive();
+    __cluster_barrier_wait();
+#else
+    __trap();
+#endif
+}
+

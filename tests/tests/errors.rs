@@ -290,7 +290,7 @@ fn launch_contracts_cover_every_output() {
                 (launch.block.0, launch.block.1)
             }
             "matmul_wide" | "matmul_rasterised" => (WIDE_BLOCKING.cols, WIDE_BLOCKING.rows),
-            "matmul_small_tiles" => (SMALL_TILES.cols, SMALL_TILES.rows),
+            "matmul_small_tiles" | "matmul_split_k" => (SMALL_TILES.cols, SMALL_TILES.rows),
             _ => (BLOCKED_2D.cols, BLOCKED_2D.rows),
         };
         let (cols, rows) = (launch.grid.0 * covered.0, launch.grid.1 * covered.1);

@@ -63,6 +63,18 @@ impl Blocking {
             cluster: (1, 1, 1),
         }
     }
+
+    /// [`matmul_split_k`](super::matmul_split_k)'s launch: one block a tile
+    /// with `shared_elements` f32, [`SPLIT_K`] blocks a tile along z, each
+    /// cluster the blocks of one tile.
+    pub(super) fn split_launch(&self, problem: &Problem, shared_elements: u32) -> Launch {
+        let whole = self.launch(problem, shared_elements);
+        Launch {
+            grid: (whole.grid.0, whole.grid.1, SPLIT_K),
+            cluster: (1, 1, SPLIT_K),
+            ..whole
+        }
+    }
 }
 
 /// [`matmul_coarse_1d`](super::matmul_coarse_1d): a 64×64 tile of C per block,
@@ -139,6 +151,12 @@ pub const SMALL_TILES: Blocking = Blocking {
     thread_rows: 8,
     thread_cols: 4,
 };
+
+/// Blocks a tile's k is split among in
+/// [`matmul_split_k`](super::matmul_split_k), one cluster a tile: each
+/// block sums a quarter of the slices, and a quarter of the tile's rows
+/// across the cluster.
+pub const SPLIT_K: u32 = 4;
 
 /// Elements of launch-sized shared memory of a kernel blocked as `blocking`:
 /// an A tile (each of its `slice` k-rows or rows padded by `padding`) and a

@@ -23,6 +23,7 @@ mod geometry;
 #[cfg(not(target_arch = "nvptx64"))]
 mod pick;
 mod pipelined;
+mod split;
 mod staging;
 mod tiled;
 pub use geometry::*;
@@ -30,26 +31,14 @@ pub use geometry::*;
 pub use pick::{SMALL_TILES_RATE, Tiles, tiles};
 use pipelined::pipelined;
 pub use pipelined::pipelined_shared_elements;
+use split::split_k;
+pub use split::split_shared_elements;
 use staging::*;
 pub(crate) use staging::{TileOrder, in_bands, tile_position};
 use tiled::matmul_tiled;
 
 /// The parameters every matmul kernel takes: A, B, C, m, n, k.
 pub type Args = (Global<f32>, Global<f32>, GlobalMut<f32>, u32, u32, u32);
-
-/// The kernel a library would launch for `problem` on a GPU of `sms` SMs:
-/// [`matmul_rasterised`] or [`matmul_small_tiles`], as [`tiles`] picks.
-#[cfg(not(target_arch = "nvptx64"))]
-pub fn pick(problem: &Problem, sms: u32) -> &'static gpu_std::Kernel<Args, Problem> {
-    let name = match tiles(problem, sms) {
-        Tiles::Wide => "matmul_rasterised",
-        Tiles::Small => "matmul_small_tiles",
-    };
-    KERNELS
-        .iter()
-        .find(|kernel| kernel.name == name)
-        .expect("both are kernels of the ladder")
-}
 
 kernels! {
     /// The matmul kernels, in teaching order.
@@ -450,7 +439,7 @@ kernels! {
     /// and four blocks fit an SM. Each step of a thread turns three 16-byte
     /// shared loads into 32 FMAs, where the wide tiles turn six into 128:
     /// where both fill the GPU, these run at 0.85 of the wide tiles' rate
-    /// (H200, 4096³), which is the rule [`pick`] chooses by.
+    /// (H200, 4096³), which is the rule [`tiles`] chooses by.
     ///
     /// Compute-to-memory-access ratios: 2·64·64 FLOP per (64 + 64)·4 bytes
     /// staged, 16 FLOP/B from global memory; 64 FLOP per 48 bytes of
@@ -470,16 +459,35 @@ kernels! {
         // SAFETY: forwarded contract.
         unsafe { pipelined::<{ SMALL_TILES.thread_cols as usize }>(SMALL_TILES, TileOrder::RowByRow, a, b, c, (m, n, k)) }
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_of_the_tiles_picks_a_kernel_of_the_ladder() {
-        let problem = |n| Problem { m: n, n, k: n };
-        assert_eq!(pick(&problem(8192), 132).name, "matmul_rasterised");
-        assert_eq!(pick(&problem(512), 132).name, "matmul_small_tiles");
+    /// Split k: the small tiles with k divided among the four blocks of a cluster, whose partial tiles meet in distributed shared memory.
+    ///
+    /// [`matmul_small_tiles`] where even its grid leaves SMs idle (512³:
+    /// 64 blocks for 132 SMs): each tile of C is a cluster of [`SPLIT_K`]
+    /// blocks (along z), each of which sums a quarter of k's slices into
+    /// its registers, writes that partial tile into its own shared memory,
+    /// and after a cluster barrier reads the four partial tiles' values of
+    /// a quarter of the tile's rows from the cluster's shared memory
+    /// (`ld.shared::cluster`), adds them in rank order and stores them.
+    /// Four times the blocks, and no atomics, no second kernel and no
+    /// buffer in global memory for the partial sums.
+    ///
+    /// Compute-to-memory-access ratios: as [`matmul_small_tiles`] from
+    /// global and shared memory; the reduction reads 4·64·64 words of
+    /// distributed shared memory a tile and stores 64·64 of C. Bound as
+    /// [`matmul_small_tiles`] at sizes it is for, plus the reduction and
+    /// its two cluster barriers.
+    ///
+    /// Launch bounds: as [`matmul_small_tiles`]. Compute capability 9.0 or
+    /// newer (clusters).
+    ///
+    /// # Safety
+    /// As [`split_k`] with [`SMALL_TILES`].
+    #[launch(|problem| SMALL_TILES.split_launch(problem, split_shared_elements(SMALL_TILES)))]
+    #[launch_bounds(SMALL_TILES.threads(), 4)]
+    #[compute_capability(9, 0)]
+    pub unsafe fn matmul_split_k(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
+        // SAFETY: forwarded contract.
+        unsafe { split_k::<{ SMALL_TILES.thread_cols as usize }>(SMALL_TILES, a, b, c, (m, n, k)) }
     }
 }

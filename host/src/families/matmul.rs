@@ -1,7 +1,7 @@
 //! Matrix multiplication, C = A·B, f32, row-major: the family's shapes,
 //! inputs and reference, and cuBLAS SGEMM as its baseline.
 
-use kernels::matmul::{Args, KERNELS, Problem, pick};
+use kernels::matmul::{Args, KERNELS, Problem, Tiles, tiles};
 
 use crate::families::prelude::*;
 use crate::family::Baseline;
@@ -142,8 +142,13 @@ impl Family for Matmul {
         Some(SGEMM)
     }
 
+    /// The wide tiles in bands or the small tiles, as [`tiles`] picks.
     fn pick(problem: &Problem, sms: u32) -> Option<&'static Kernel<Args, Problem>> {
-        Some(pick(problem, sms))
+        let name = match tiles(problem, sms) {
+            Tiles::Wide => "matmul_rasterised",
+            Tiles::Small => "matmul_small_tiles",
+        };
+        KERNELS.iter().find(|kernel| kernel.name == name)
     }
 }
 
