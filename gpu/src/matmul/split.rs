@@ -10,9 +10,9 @@ use super::geometry::{A_TILE_PADDING, Blocking, SPLIT_K};
 use super::pipelined::{Partial, accumulate, pipelined_shared_elements};
 use super::staging::TileOrder;
 
-/// Shared memory of [`split_k`] blocked as `blocking`, in f32: the
-/// pipelined stages, or the partial tile with its padded rows where that is
-/// more.
+/// Shared memory of a split-k kernel blocked as `blocking`
+/// ([`matmul_split_k`](super::matmul_split_k)), in f32: the pipelined
+/// stages, or the partial tile with its padded rows where that is more.
 pub const fn split_shared_elements(blocking: Blocking) -> u32 {
     let tile = blocking.rows * (blocking.cols + A_TILE_PADDING);
     let stages = pipelined_shared_elements(blocking);
