@@ -33,7 +33,7 @@ impl Timing {
     /// The timing of runs that took `times` milliseconds each.
     pub fn of(times: &mut [f64]) -> Self {
         times.sort_by(f64::total_cmp);
-        let median_ms = median(times);
+        let median_ms = quantile(times, 0.5);
         let spread = match median_ms > 0.0 {
             true => (quantile(times, 0.75) - quantile(times, 0.25)) / median_ms,
             false => 0.0,

@@ -332,22 +332,32 @@ pub fn picked_rows(report: &Report) -> Vec<[String; 7]> {
 /// The kernel `family` picks at `size` on a GPU of `sms` SMs, for a family
 /// that picks among its kernels by shape.
 fn picked_at(family: &str, size: &Size, sms: u32) -> Option<&'static str> {
-    struct Pick<'a>(&'a str, &'a Size, u32, Option<&'static str>);
+    struct Pick<'a> {
+        family: &'a str,
+        size: &'a Size,
+        sms: u32,
+        picked: Option<&'static str>,
+    }
     impl Visitor for Pick<'_> {
         fn visit<F: Family>(&mut self) -> Result<()> {
-            if F::NAME == self.0
-                && self.3.is_none()
-                && let Some(shape) = self.1.shape::<F::Shape>()
+            if F::NAME == self.family
+                && self.picked.is_none()
+                && let Some(shape) = self.size.shape::<F::Shape>()
                 && let Ok(problem) = F::problem(shape)
             {
-                self.3 = F::pick(&problem, self.2).map(|kernel| kernel.name);
+                self.picked = F::pick(&problem, self.sms).map(|kernel| kernel.name);
             }
             Ok(())
         }
     }
-    let mut pick = Pick(family, size, sms, None);
+    let mut pick = Pick {
+        family,
+        size,
+        sms,
+        picked: None,
+    };
     families::visit(&mut pick).expect("picking cannot fail");
-    pick.3
+    pick.picked
 }
 
 /// The rows of `rows` at the largest size among them, by the side of the
