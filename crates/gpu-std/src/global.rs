@@ -364,6 +364,47 @@ macro_rules! ldg {
 
 ldg!(f32 => "ld.global.nc.f32", u32 => "ld.global.nc.u32");
 
+/// `Global::ldg` for the tensor cores' 16-bit inputs.
+macro_rules! ldg_half {
+    ($($type:ident),*) => {$(
+        impl Global<super::scalar::$type> {
+            /// Reads element `index`, a tensor core's 16-bit input, through
+            /// the read-only data cache (`ld.global.nc.b16`,
+            /// `LDG.E.U16.CONSTANT`), as the 32-bit `ldg` does.
+            ///
+            /// # Safety
+            /// As the 32-bit `ldg`: `index` lies inside the buffer, and no
+            /// thread writes the element during the launch.
+            #[inline(always)]
+            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+            pub unsafe fn ldg(self, index: usize) -> super::scalar::$type {
+                #[cfg(target_arch = "nvptx64")]
+                {
+                    let bits: u16;
+                    // SAFETY: by this function's contract; the load only reads.
+                    unsafe {
+                        core::arch::asm!(
+                            "ld.global.nc.b16 {}, [{}];",
+                            out(reg16) bits,
+                            in(reg64) self.base.add(index),
+                            options(pure, readonly, nostack),
+                        );
+                    }
+                    super::scalar::$type::from_bits(bits)
+                }
+                #[cfg(not(target_arch = "nvptx64"))]
+                {
+                    self.access_through(index, 1, 1, AccessKind::Read, Path::ReadOnly);
+                    // SAFETY: checked inside the buffer just now.
+                    unsafe { self.base.add(index).read_unaligned() }
+                }
+            }
+        }
+    )*};
+}
+
+ldg_half!(bf16, f16);
+
 /// A line: sixteen bytes moved by one 16-byte load or store, as four
 /// little-endian words, the registers it lands in.
 pub type Line = [u32; 4];

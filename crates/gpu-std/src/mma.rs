@@ -87,10 +87,14 @@ pub struct Pair<T> {
 }
 
 impl<T: Half> Pair<T> {
-    /// `first` in the low half, `second` in the high.
+    /// `first` in the low half, `second` in the high: one `PRMT` of the
+    /// two. (Written as a shift and an or, LLVM moves both into the branch
+    /// that loads a guarded `second`, and ptxas then waits for that load
+    /// before it issues the next.)
     #[inline(always)]
     pub fn new(first: T, second: T) -> Self {
-        Self::from_bits(u32::from(first.to_bits()) | u32::from(second.to_bits()) << 16)
+        let (first, second) = (u32::from(first.to_bits()), u32::from(second.to_bits()));
+        Self::from_bits(super::bits::byte_perm(first, second, 0x5410))
     }
 
     /// The pair of the register `bits`.

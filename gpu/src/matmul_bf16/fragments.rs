@@ -26,17 +26,18 @@ pub unsafe fn from_global(
     let (g, q) = (lane / 4, lane % 4);
     let row = (2 * block_idx_y() + warp / 2) * MMA_ROWS + g;
     let col = (2 * block_idx_x() + warp % 2) * MMA_COLS + g;
-    // SAFETY: each read is guarded by the matrix's bounds.
+    // SAFETY: each read is guarded by the matrix's bounds, and no thread
+    // writes A or B (C overlaps neither): the read-only path may hold them.
     let a_at = move |r: u32, i: u32| {
         if r < m && i < k {
-            unsafe { a.read(row_major(r, i, k)) }
+            unsafe { a.ldg(row_major(r, i, k)) }
         } else {
             bf16::ZERO
         }
     };
     let b_at = move |i: u32, j: u32| {
         if i < k && j < n {
-            unsafe { b.read(row_major(i, j, n)) }
+            unsafe { b.ldg(row_major(i, j, n)) }
         } else {
             bf16::ZERO
         }

@@ -171,7 +171,8 @@ kernels! {
     ///
     /// Each warp computes a 16×8 tile of C, one `mma.sync` a step of 16
     /// along k, each lane loading its own elements of A and B (two 16-bit
-    /// loads a register, B's along a column).
+    /// loads a register, B's along a column) through the read-only path,
+    /// as the twin's `const __restrict__` pointers let nvcc load them.
     ///
     /// Compute-to-global-memory-access ratio: 4096 multiply-adds (8192
     /// FLOP) per 768 bytes of fragments, 10.7 FLOP/B, where the tensor
@@ -180,7 +181,10 @@ kernels! {
     /// re-reads, at a few per cent of the tensor cores' peak.
     ///
     /// Launch bounds: 128 threads (four warps, 2×2), no fewest blocks:
-    /// a few registers, as many warps as the SM holds.
+    /// 40 registers, which keep a step's twelve loads in flight before
+    /// the first is used, and 12 blocks an SM. (Held to the twin's 32 by
+    /// asking for 16 blocks, ptxas for sm_90a uses three loads' values
+    /// before it issues the last three, and for sm_80 spills.)
     ///
     /// # Safety
     /// `a`, `b` and `c` are m×k, k×n and m×n arrays, `c` overlapping
