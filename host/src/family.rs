@@ -461,15 +461,23 @@ pub trait Family: Declaration {
         None
     }
 
-    /// The kernel a library would launch for `problem` on a GPU of `sms`
-    /// SMs, for a family that picks among its kernels by shape.
+    /// The kernel a library would launch for `problem` on `gpu`, for a
+    /// family that picks among its kernels by shape.
     fn pick(
         problem: &Self::Problem,
-        sms: u32,
+        gpu: PickFor,
     ) -> Option<&'static Kernel<Self::Args, Self::Problem>> {
-        let _ = (problem, sms);
+        let _ = (problem, gpu);
         None
     }
+}
+
+/// What a family that picks by shape ([`Family::pick`]) knows of the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PickFor {
+    pub multiprocessors: u32,
+    /// (major, minor).
+    pub compute_capability: (u32, u32),
 }
 
 /// A launch as [`Family::args`] sees it: the shape, its problem, and the

@@ -438,8 +438,9 @@ kernels! {
     /// 512³ it has 8. These tiles make 256 blocks of four warps at 1024³
     /// and four blocks fit an SM. Each step of a thread turns three 16-byte
     /// shared loads into 32 FMAs, where the wide tiles turn six into 128:
-    /// where both fill the GPU, these run at 0.85 of the wide tiles' rate
-    /// (H200, 4096³), which is the rule [`tiles`] chooses by.
+    /// where both fill the GPU, these run at [`SMALL_TILES_RATE`] of the
+    /// wide tiles' rate (H200, 4096³), which is the rule [`tiles`] chooses
+    /// by.
     ///
     /// Compute-to-memory-access ratios: 2·64·64 FLOP per (64 + 64)·4 bytes
     /// staged, 16 FLOP/B from global memory; 64 FLOP per 48 bytes of
@@ -463,7 +464,8 @@ kernels! {
     /// Split k: the small tiles with k divided among the four blocks of a cluster, whose partial tiles meet in distributed shared memory.
     ///
     /// [`matmul_small_tiles`] where even its grid leaves SMs idle (512³:
-    /// 64 blocks for 132 SMs): each tile of C is a cluster of [`SPLIT_K`]
+    /// 64 blocks for 132 SMs), as [`tiles`] picks it: each tile of C is a
+    /// cluster of [`SPLIT_K`]
     /// blocks (along z), each of which sums a quarter of k's slices into
     /// its registers, writes that partial tile into its own shared memory,
     /// and after a cluster barrier reads the four partial tiles' values of

@@ -5,10 +5,10 @@
 
 use std::fmt::Write;
 
-use super::json::{Report, Role, Row, Size};
+use super::json::{Device, Report, Role, Row, Size};
 use crate::error::Result;
 use crate::families::{self, Visitor};
-use crate::family::{DEVICE_COPY, Family};
+use crate::family::{DEVICE_COPY, Family, PickFor};
 
 /// The Markdown of `report`.
 pub fn render(report: &Report) -> String {
@@ -263,7 +263,8 @@ pub fn twins_by_size(report: &Report) -> String {
 /// Each family that picks among its kernels by shape: at every size of
 /// the run, the kernel it picks for this run's GPU, against the library
 /// and beside the ladder's fastest there, all from the same run. Empty
-/// where no family picks, or the run knows no SM count.
+/// where no family picks, or the run does not record the GPU's SM count
+/// and compute capability.
 pub fn picked(report: &Report) -> String {
     let rows = picked_rows(report);
     if rows.is_empty() {
@@ -286,7 +287,7 @@ pub fn picked(report: &Report) -> String {
 /// ratio to the library (or "not timed in this run" and nothing), the
 /// ladder's fastest and its ratio.
 pub fn picked_rows(report: &Report) -> Vec<[String; 7]> {
-    let Some(sms) = report.device.multiprocessors else {
+    let Some(gpu) = pick_for(&report.device) else {
         return Vec::new();
     };
     let mut rows = Vec::new();
@@ -305,7 +306,7 @@ pub fn picked_rows(report: &Report) -> Vec<[String; 7]> {
         }
         for size in sizes {
             let at_size = || kernels().filter(|row| row.size == *size);
-            let Some(name) = picked_at(&family.name, size, sms) else {
+            let Some(name) = picked_at(&family.name, size, gpu) else {
                 continue;
             };
             let Some(fastest) = at_size().min_by(|a, b| a.median_ms.total_cmp(&b.median_ms)) else {
@@ -329,13 +330,23 @@ pub fn picked_rows(report: &Report) -> Vec<[String; 7]> {
     rows
 }
 
-/// The kernel `family` picks at `size` on a GPU of `sms` SMs, for a family
-/// that picks among its kernels by shape.
-fn picked_at(family: &str, size: &Size, sms: u32) -> Option<&'static str> {
+/// What a family that picks by shape knows of the run's GPU: its SM count
+/// and compute capability, where the run recorded both.
+fn pick_for(device: &Device) -> Option<PickFor> {
+    let (major, minor) = device.compute_capability.as_deref()?.split_once('.')?;
+    Some(PickFor {
+        multiprocessors: device.multiprocessors?,
+        compute_capability: (major.parse().ok()?, minor.parse().ok()?),
+    })
+}
+
+/// The kernel `family` picks at `size` on `gpu`, for a family that picks
+/// among its kernels by shape.
+fn picked_at(family: &str, size: &Size, gpu: PickFor) -> Option<&'static str> {
     struct Pick<'a> {
         family: &'a str,
         size: &'a Size,
-        sms: u32,
+        gpu: PickFor,
         picked: Option<&'static str>,
     }
     impl Visitor for Pick<'_> {
@@ -345,7 +356,7 @@ fn picked_at(family: &str, size: &Size, sms: u32) -> Option<&'static str> {
                 && let Some(shape) = self.size.shape::<F::Shape>()
                 && let Ok(problem) = F::problem(shape)
             {
-                self.picked = F::pick(&problem, self.sms).map(|kernel| kernel.name);
+                self.picked = F::pick(&problem, self.gpu).map(|kernel| kernel.name);
             }
             Ok(())
         }
@@ -353,7 +364,7 @@ fn picked_at(family: &str, size: &Size, sms: u32) -> Option<&'static str> {
     let mut pick = Pick {
         family,
         size,
-        sms,
+        gpu,
         picked: None,
     };
     families::visit(&mut pick).expect("picking cannot fail");

@@ -349,11 +349,22 @@ fn the_picked_kernel_is_shown_at_every_size_timed_or_not() {
     assert_eq!(matmul(&text), 5, "{text}");
     assert!(
         text.contains(
-            "| matmul | 512×512×512 | `matmul_small_tiles` | not timed in this run |  | \
+            "| matmul | 512×512×512 | `matmul_split_k` | not timed in this run |  | \
              `matmul_tiled_32` |"
         ),
         "{text}"
     );
+    // A GPU without clusters gets the small tiles there, and a run that
+    // did not record its GPU's capability is shown no pick.
+    let mut older = sample_report();
+    older.device.compute_capability = Some("8.0".to_string());
+    assert!(
+        markdown::picked(&older).contains("| matmul | 512×512×512 | `matmul_small_tiles` |"),
+        "{}",
+        markdown::picked(&older)
+    );
+    older.device.compute_capability = None;
+    assert_eq!(markdown::picked(&older), "");
     for row in &mut report.results {
         if row.kernel == "matmul_tiled_32" {
             row.kernel = "matmul_rasterised".to_string();

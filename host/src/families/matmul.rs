@@ -4,7 +4,7 @@
 use kernels::matmul::{Args, KERNELS, Problem, Tiles, tiles};
 
 use crate::families::prelude::*;
-use crate::family::Baseline;
+use crate::family::{Baseline, PickFor};
 use crate::reference;
 
 shape! {
@@ -142,11 +142,14 @@ impl Family for Matmul {
         Some(SGEMM)
     }
 
-    /// The wide tiles in bands or the small tiles, as [`tiles`] picks.
-    fn pick(problem: &Problem, sms: u32) -> Option<&'static Kernel<Args, Problem>> {
-        let name = match tiles(problem, sms) {
+    /// The wide tiles in bands, the small tiles or split k, as [`tiles`]
+    /// picks; split k where the GPU runs clusters.
+    fn pick(problem: &Problem, gpu: PickFor) -> Option<&'static Kernel<Args, Problem>> {
+        let clusters = gpu.compute_capability >= (9, 0);
+        let name = match tiles(problem, gpu.multiprocessors, clusters) {
             Tiles::Wide => "matmul_rasterised",
             Tiles::Small => "matmul_small_tiles",
+            Tiles::SplitK => "matmul_split_k",
         };
         KERNELS.iter().find(|kernel| kernel.name == name)
     }
