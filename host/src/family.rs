@@ -461,6 +461,10 @@ pub trait Family: Declaration {
         None
     }
 
+    /// How [`Family::pick`] chooses, for the kernel list, where the family
+    /// picks among its kernels by shape.
+    const PICKS: Option<&'static str> = None;
+
     /// The kernel a library would launch for `problem` on `gpu`, for a
     /// family that picks among its kernels by shape.
     fn pick(

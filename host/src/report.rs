@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use crate::bench::ceilings::Peaks;
 use crate::error::Result;
-use crate::families::KernelInfo;
+use crate::families::{self, KernelInfo};
 use crate::suite::{Copies, Row};
 
 /// One line per kernel: its family, what the driver gave it on `gpu` (when
@@ -39,9 +39,14 @@ pub fn kernels(kernels: &[KernelInfo], gpu: Option<&Gpu>) -> Result<String> {
         rows.push(row);
     }
     let lesson = header.len() - 1;
-    Ok(aligned(&header, &rows, |column| {
-        column < 2 || column == lesson
-    }))
+    let mut table = aligned(&header, &rows, |column| column < 2 || column == lesson);
+    for (family, picks) in families::pickers() {
+        let _ = writeln!(
+            table,
+            "\n{family} by shape, as a library launches it (bench times it at every size): {picks}"
+        );
+    }
+    Ok(table)
 }
 
 /// The first screen of the default run: one line per problem of a ladder
@@ -345,4 +350,28 @@ pub fn whole(rows: &[Row]) -> String {
          end: copy in + kernel + copy out, pinned · {cpu_note} · vs CPU: CPU time / GPU time"
     );
     table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kernel_list_says_how_a_family_that_picks_by_shape_picks() {
+        let list = kernels(&families::kernels(), None).unwrap();
+        let picks = list
+            .lines()
+            .find(|line| line.starts_with("matmul by shape"))
+            .unwrap_or_else(|| panic!("{list}"));
+        for kernel in ["matmul_rasterised", "matmul_small_tiles", "matmul_split_k"] {
+            assert!(picks.contains(kernel), "{picks}");
+        }
+        assert_eq!(
+            list.lines()
+                .filter(|line| line.contains(" by shape"))
+                .count(),
+            1,
+            "{list}"
+        );
+    }
 }

@@ -142,6 +142,12 @@ impl Family for Matmul {
         Some(SGEMM)
     }
 
+    const PICKS: Option<&'static str> = Some(
+        "matmul_rasterised where its blocks fill the GPU's waves, matmul_small_tiles where \
+         they would leave SMs idle, matmul_split_k where even the small tiles are fewer than \
+         the SMs and the GPU runs clusters (kernels::matmul::tiles)",
+    );
+
     /// The wide tiles in bands, the small tiles or split k, as [`tiles`]
     /// picks; split k where the GPU runs clusters.
     fn pick(problem: &Problem, gpu: PickFor) -> Option<&'static Kernel<Args, Problem>> {

@@ -110,6 +110,23 @@ pub fn kernels() -> Vec<KernelInfo> {
     collect.0
 }
 
+/// Each family that picks among its kernels by shape, and how
+/// ([`Family::PICKS`]).
+pub fn pickers() -> Vec<(&'static str, &'static str)> {
+    struct Collect(Vec<(&'static str, &'static str)>);
+    impl Visitor for Collect {
+        fn visit<F: Family>(&mut self) -> Result<()> {
+            if let Some(picks) = F::PICKS {
+                self.0.push((F::NAME, picks));
+            }
+            Ok(())
+        }
+    }
+    let mut collect = Collect(Vec::new());
+    visit(&mut collect).expect("collecting pickers cannot fail");
+    collect.0
+}
+
 /// Every family's name, once, in teaching order.
 pub fn names() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = kernels().iter().map(|kernel| kernel.family).collect();
