@@ -95,18 +95,12 @@ mod tests {
         assert_eq!(picked(64 * 12, 64 * 11, 512, 132), Tiles::SplitK);
         assert_eq!(picked(64 * 7, 64 * 19, 512, 132), Tiles::Small);
         // Without clusters, the small tiles.
-        assert_eq!(
-            tiles(
-                &Problem {
-                    m: 512,
-                    n: 512,
-                    k: 512
-                },
-                132,
-                false
-            ),
-            Tiles::Small
-        );
+        let square = Problem {
+            m: 512,
+            n: 512,
+            k: 512,
+        };
+        assert_eq!(tiles(&square, 132, false), Tiles::Small);
         assert_eq!(picked(u32::MAX, u32::MAX, 1, 132), Tiles::Wide);
     }
 }
