@@ -374,4 +374,25 @@ mod tests {
             "{list}"
         );
     }
+
+    #[test]
+    fn the_kernel_list_aligns_names_and_lessons_left_and_launch_bounds_right() {
+        let list = kernels(&families::kernels(), None).unwrap();
+        let mut lines = list.lines();
+        let header = lines.next().unwrap();
+        let kernel = header.find("kernel").unwrap();
+        let bounds_end = header.find("launch bounds").unwrap() + "launch bounds".len();
+        let lesson = header.find("lesson").unwrap();
+        // The columns before the lesson are ASCII: byte offsets are columns.
+        for row in lines.take_while(|line| !line.is_empty()) {
+            let byte = |at: usize| row.as_bytes()[at];
+            assert_ne!(byte(0), b' ', "{row}");
+            assert!(byte(kernel - 1) == b' ' && byte(kernel) != b' ', "{row}");
+            assert!(
+                byte(bounds_end - 1) != b' ' && byte(bounds_end) == b' ',
+                "{row}"
+            );
+            assert!(byte(lesson - 1) == b' ' && byte(lesson) != b' ', "{row}");
+        }
+    }
 }
