@@ -149,15 +149,17 @@ impl Family for Matmul {
     );
 
     /// The wide tiles in bands, the small tiles or split k, as [`tiles`]
-    /// picks; split k where the GPU runs clusters.
+    /// picks; split k where the GPU has the capability its kernel declares
+    /// (clusters).
     fn pick(problem: &Problem, gpu: PickFor) -> Option<&'static Kernel<Args, Problem>> {
-        let clusters = gpu.compute_capability >= (9, 0);
-        let name = match tiles(problem, gpu.multiprocessors, clusters) {
-            Tiles::Wide => "matmul_rasterised",
-            Tiles::Small => "matmul_small_tiles",
-            Tiles::SplitK => "matmul_split_k",
-        };
-        KERNELS.iter().find(|kernel| kernel.name == name)
+        let named = |name: &str| KERNELS.iter().find(|kernel| kernel.name == name);
+        let split = named("matmul_split_k")?;
+        let clusters = gpu.compute_capability >= split.capability;
+        match tiles(problem, gpu.multiprocessors, clusters) {
+            Tiles::Wide => named("matmul_rasterised"),
+            Tiles::Small => named("matmul_small_tiles"),
+            Tiles::SplitK => Some(split),
+        }
     }
 }
 
