@@ -106,6 +106,11 @@ pub enum Error {
         kernel: &'static str,
         comparison: String,
     },
+    #[error("{kernel} computed a wrong output while measuring a ceiling: {comparison}")]
+    WrongCeiling {
+        kernel: &'static str,
+        comparison: String,
+    },
     #[error(
         "no cuBLAS found: libcublas could not be loaded (is the CUDA toolkit's cuBLAS installed?)"
     )]

@@ -136,7 +136,8 @@ pub enum Op {
     None,
 }
 
-/// The work of one run: operations, and the fewest bytes it must move.
+/// The work of one run: operations, the fewest bytes it must move, and
+/// what it reads again from nearer the SMs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Work {
     pub op: Op,
@@ -146,6 +147,10 @@ pub struct Work {
     /// Of those, the outputs': what comes back from the GPU; the rest goes
     /// to it.
     pub output_bytes: f64,
+    /// Bytes read again and again from a cache or from shared memory, for
+    /// a kernel whose lesson is that level: the hierarchical roofline holds
+    /// them to that level's bandwidth, as it holds `bytes` to the DRAM's.
+    pub reread: Option<Reread>,
 }
 
 impl Work {
@@ -156,8 +161,34 @@ impl Work {
             ops,
             bytes: read + written,
             output_bytes: written,
+            reread: None,
         }
     }
+
+    /// This work, with `bytes` read again from `from`.
+    pub fn rereading(self, bytes: f64, from: Source) -> Self {
+        Self {
+            reread: Some(Reread { bytes, from }),
+            ..self
+        }
+    }
+}
+
+/// Bytes a kernel reads again from nearer the SMs than the DRAM.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reread {
+    pub bytes: f64,
+    pub from: Source,
+}
+
+/// Where a kernel's rereads come from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Source {
+    /// Shared memory.
+    Shared,
+    /// A working set of this many bytes, read over and over: from L1, the
+    /// L2 or the DRAM by its size (see `bench::ceilings::Level::holding`).
+    WorkingSet(f64),
 }
 
 /// Which ceiling of the roofline the family's kernels are meant to approach,

@@ -87,7 +87,13 @@ pub fn summary(rows: &[Row], timed: bool, peak: Option<Peaks>) -> String {
                     let roof = peak.roof_for(fastest.bound);
                     cells.push(format!(
                         "{:.1}%",
-                        100.0 * roof.fraction(work.ops, work.bytes, ms)
+                        100.0
+                            * roof.fraction_rereading(
+                                work.ops,
+                                work.bytes,
+                                peak.nearer(work.reread),
+                                ms
+                            )
                     ));
                 }
                 cells.push(match &fastest.twin {

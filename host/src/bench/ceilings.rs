@@ -6,16 +6,21 @@
 use cudarc::driver::sys::CUdevice_attribute as Attribute;
 use rand::Rng;
 use rand::distr::Uniform;
+use rand::rngs::SmallRng;
 
-use super::json::{Bound, Ceilings, Device};
-use super::roofline::{Roof, per_second_g};
+use super::json::{Bound, Ceilings, Device, Level};
+use super::roofline::{Nearer, Roof, per_second_g};
 use gpu_host::Gpu;
 use gpu_host::backend::Backend;
 use gpu_host::timing::{Runs, gpu_median_ms};
 use half::bf16;
 
 use crate::blas::Blas;
-use crate::error::Result;
+use crate::case::Case;
+use crate::error::{Error, Result};
+use crate::families::banks::{Banks, BanksShape};
+use crate::families::caches::{self, Caches, CachesShape};
+use crate::family::{Family, Reread};
 use crate::verify::{random_vec, uniform_floats};
 
 /// The copy moves at most this many bytes each way: far more than any L2,
@@ -83,6 +88,13 @@ impl Hardware {
         Some(f64::from(sms) * f64::from(flops) * f64::from(clock) * 1e3 / 1e9)
     }
 
+    /// Peak shared-memory bandwidth in GB/s: 32 banks of 4 bytes each per
+    /// SM clock, on every SM.
+    pub fn peak_shared_gbytes(&self) -> Option<f64> {
+        let (sms, clock) = (self.multiprocessors?, self.sm_clock_khz?);
+        Some(f64::from(sms) * 128.0 * f64::from(clock) * 1e3 / 1e9)
+    }
+
     /// The roofline of the theoretical peaks, where the bandwidth is known:
     /// the yardstick of a run that measures no ceiling.
     pub fn peak(&self) -> Option<Peaks> {
@@ -93,6 +105,8 @@ impl Hardware {
         Some(Peaks {
             fp32,
             tensor: self.peak_tensor_gflops(),
+            shared: self.peak_shared_gbytes(),
+            l2_bytes: self.l2_bytes,
         })
     }
 
@@ -137,6 +151,10 @@ fn tensor_flops_per_sm_clock((major, minor): (u32, u32)) -> Option<u32> {
 pub struct Peaks {
     pub fp32: Roof,
     pub tensor: Option<f64>,
+    /// Shared memory's bandwidth, GB/s.
+    pub shared: Option<f64>,
+    /// The L2's size, which tells which level holds a working set.
+    pub l2_bytes: Option<usize>,
 }
 
 impl Peaks {
@@ -152,6 +170,21 @@ impl Peaks {
             Bound::Compute | Bound::Memory => self.fp32,
         }
     }
+
+    /// Rereads held to their level's peak, where it has one: the L2 has
+    /// none the driver tells.
+    pub fn nearer(&self, reread: Option<Reread>) -> Option<Nearer> {
+        let reread = reread?;
+        let bandwidth_gbytes = match Level::holding(reread.from, self.l2_bytes) {
+            Level::OnChip => self.shared?,
+            Level::L2 => return None,
+            Level::Dram => self.fp32.bandwidth_gbytes,
+        };
+        Some(Nearer {
+            bytes: reread.bytes,
+            bandwidth_gbytes,
+        })
+    }
 }
 
 /// Measures the ceilings: the copy always, SGEMM when cuBLAS is there, and
@@ -162,9 +195,12 @@ pub fn measure(
     hardware: &Hardware,
     blas: Option<&Blas>,
     runs: Runs,
-    rng: &mut impl Rng,
+    rng: &mut SmallRng,
 ) -> Result<Ceilings> {
     let (copy_bytes, copy_gbytes_per_s) = copy_bandwidth(gpu, runs, rng)?;
+    let sms = hardware.multiprocessors.unwrap_or(1);
+    let l2 = l2_bandwidth(gpu, sms, hardware.l2_bytes, runs, rng)?;
+    let shared_gbytes_per_s = shared_bandwidth(gpu, sms, runs, rng)?;
     let sgemm_gflops = blas
         .map(|blas| sgemm_throughput(gpu, blas, runs, rng))
         .transpose()?;
@@ -182,7 +218,66 @@ pub fn measure(
         tensor_n: tensor_gflops.map(|_| SGEMM_N),
         theoretical_gbytes_per_s: hardware.peak_bandwidth_gbytes(),
         theoretical_fp32_gflops: hardware.peak_fp32_gflops(),
+        l2_gbytes_per_s: l2.map(|(_, rate)| rate),
+        l2_set_bytes: l2.map(|(set, _)| set),
+        shared_gbytes_per_s: Some(shared_gbytes_per_s),
+        theoretical_shared_gbytes_per_s: hardware.peak_shared_gbytes(),
     })
+}
+
+/// The L2's read bandwidth: the cache lesson's kernel at every set of its
+/// L2 plateau, from [`caches::L2_SETS_FROM`] to a quarter of the L2,
+/// doubling, each checked; the fastest set and its GB/s. `None` where the
+/// L2 is too small for a set of the plateau.
+fn l2_bandwidth(
+    gpu: &Gpu,
+    sms: u32,
+    l2_bytes: Option<usize>,
+    runs: Runs,
+    rng: &mut SmallRng,
+) -> Result<Option<(usize, f64)>> {
+    let l2 = l2_bytes.unwrap_or(caches::UNKNOWN_L2_BYTES);
+    let mut best: Option<(usize, f64)> = None;
+    let mut set = caches::L2_SETS_FROM;
+    while set <= l2 / 4 {
+        let shape = CachesShape::filling(sms, set);
+        let ms = checked_median_ms::<Caches>(gpu, shape, runs, rng)?;
+        let rate = per_second_g(shape.bytes_read(), ms);
+        if best.is_none_or(|(_, fastest)| rate > fastest) {
+            best = Some((set, rate));
+        }
+        set *= 2;
+    }
+    Ok(best)
+}
+
+/// Shared memory's bandwidth: the bank lesson's kernel reading without
+/// conflicts, checked.
+fn shared_bandwidth(gpu: &Gpu, sms: u32, runs: Runs, rng: &mut SmallRng) -> Result<f64> {
+    let shape = BanksShape::filling(sms, 1);
+    let ms = checked_median_ms::<Banks>(gpu, shape, runs, rng)?;
+    Ok(per_second_g(shape.bytes_read(), ms))
+}
+
+/// The median time of `F`'s first kernel at `shape`, once its output
+/// matched the reference: a ceiling from a wrong kernel would be no
+/// ceiling.
+fn checked_median_ms<F: Family>(
+    gpu: &Gpu,
+    shape: F::Shape,
+    runs: Runs,
+    rng: &mut SmallRng,
+) -> Result<f64> {
+    let kernel = &F::KERNELS[0];
+    let mut case = Case::<Gpu, F>::new(gpu, shape, rng)?;
+    let comparison = case.check(gpu, kernel)?;
+    if !comparison.passed() {
+        return Err(Error::WrongCeiling {
+            kernel: kernel.name,
+            comparison: comparison.to_string(),
+        });
+    }
+    gpu_median_ms(gpu.stream(), runs, || case.launch(gpu, kernel))
 }
 
 /// The bytes a device-to-device copy moves per second, counting each byte
@@ -259,6 +354,8 @@ mod tests {
         let peaks = H100.peak().unwrap();
         assert_eq!(peaks.roof_for(Bound::Tensor).compute_gops, 1_070_530.56);
         assert_eq!(peaks.roof_for(Bound::Compute).compute_gops, 66_908.16);
+        // 128 bytes a clock an SM: 33.5 TB/s.
+        assert_relative_eq!(H100.peak_shared_gbytes().unwrap(), 33_454.08);
     }
 
     #[test]

@@ -15,9 +15,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::roofline::Roof;
 use gpu_host::gpu::Resources;
 
-use crate::families::{self, Visitor};
+use crate::families::{self, Visitor, caches};
 pub use crate::family::{Bound, Op};
-use crate::family::{Family, Parameter, Shape};
+use crate::family::{Family, Parameter, Shape, Source};
 pub use crate::suite::Copies;
 
 /// The whole report.
@@ -135,6 +135,50 @@ pub struct Ceilings {
     pub theoretical_gbytes_per_s: Option<f64>,
     /// SMs × FP32 lanes per SM × 2 FLOP (an FMA) × SM clock.
     pub theoretical_fp32_gflops: Option<f64>,
+    /// The L2: the cache lesson's kernel reading a set the L2 holds, at
+    /// every full GPU's warps, the best of the sets from 4 MiB to a
+    /// quarter of the L2 (`l2_set_bytes` the best one's); null where not
+    /// measured.
+    #[serde(default)]
+    pub l2_gbytes_per_s: Option<f64>,
+    #[serde(default)]
+    pub l2_set_bytes: Option<usize>,
+    /// Shared memory (and L1, the same memory): the bank-conflict lesson's
+    /// kernel reading without conflicts, at every full GPU's warps.
+    #[serde(default)]
+    pub shared_gbytes_per_s: Option<f64>,
+    /// SMs × 32 banks × 4 bytes × SM clock.
+    #[serde(default)]
+    pub theoretical_shared_gbytes_per_s: Option<f64>,
+}
+
+/// The level of the memory hierarchy that a kernel's rereads are held to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    /// Shared memory, or L1: one memory on the SM, whose bandwidth is
+    /// shared memory's.
+    OnChip,
+    L2,
+    Dram,
+}
+
+impl Level {
+    /// Where a kernel's rereads come from: shared memory's from shared
+    /// memory; a working set's by the cache lesson's plateaus: from the SM
+    /// below the L2's (past 64 KiB L1 serves a set less and less, but, at
+    /// the lesson's shapes, faster than the L2 alone), from the L2 up to
+    /// twice its size (past its size it still serves part of the set), and
+    /// from the DRAM beyond.
+    pub fn holding(source: Source, l2_bytes: Option<usize>) -> Self {
+        let l2 = l2_bytes.unwrap_or(caches::UNKNOWN_L2_BYTES) as f64;
+        match source {
+            Source::Shared => Self::OnChip,
+            Source::WorkingSet(set) if set < caches::L2_SETS_FROM as f64 => Self::OnChip,
+            Source::WorkingSet(set) if set <= 2.0 * l2 => Self::L2,
+            Source::WorkingSet(_) => Self::Dram,
+        }
+    }
 }
 
 /// The roofline every result is measured against.
@@ -151,6 +195,12 @@ pub struct Roofline {
     pub tensor_gops_per_s: Option<f64>,
     /// The memory slope: the measured copy bandwidth.
     pub bandwidth_gbytes_per_s: f64,
+    /// The slopes rereads are held to, where measured: the L2's and shared
+    /// memory's.
+    #[serde(default)]
+    pub l2_gbytes_per_s: Option<f64>,
+    #[serde(default)]
+    pub on_chip_gbytes_per_s: Option<f64>,
 }
 
 impl Roofline {
@@ -168,6 +218,17 @@ impl Roofline {
             compute_source: source,
             tensor_gops_per_s: ceilings.tensor_gflops,
             bandwidth_gbytes_per_s: ceilings.copy_gbytes_per_s,
+            l2_gbytes_per_s: ceilings.l2_gbytes_per_s,
+            on_chip_gbytes_per_s: ceilings.shared_gbytes_per_s,
+        }
+    }
+
+    /// The bandwidth of `level`, where measured.
+    pub fn bandwidth_of(&self, level: Level) -> Option<f64> {
+        match level {
+            Level::OnChip => self.on_chip_gbytes_per_s,
+            Level::L2 => self.l2_gbytes_per_s,
+            Level::Dram => Some(self.bandwidth_gbytes_per_s),
         }
     }
 
@@ -241,8 +302,17 @@ pub struct Row {
     pub roofline_bound_gops_per_s: Option<f64>,
     /// The shortest time the roofline allows over the measured time: for
     /// work with operations, `gops_per_s / roofline_bound_gops_per_s`; for a
-    /// copy, the fraction of the copy bandwidth.
+    /// copy, the fraction of the copy bandwidth; for a kernel that reads
+    /// again from nearer the SMs, the longest of that and its rereads at
+    /// their level's bandwidth (the hierarchical roofline).
     pub roofline_fraction: f64,
+    /// The level a kernel's rereads are held to, for a kernel whose lesson
+    /// is a level nearer the SMs than the DRAM (the caches', the banks').
+    #[serde(default)]
+    pub reread_level: Option<Level>,
+    /// Those rereads' bytes per second.
+    #[serde(default)]
+    pub reread_gbytes_per_s: Option<f64>,
     /// What the kernel is compared with; null for a baseline itself, or
     /// when cuBLAS is missing.
     pub baseline: Option<String>,

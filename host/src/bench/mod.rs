@@ -164,7 +164,7 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize, seed: u64) -> Result<(
         },
         families: sweep.families,
         kernels: sweep.kernels,
-        results: rows(&sweep.measured, &roofline, &sweep.trips),
+        results: rows(&sweep.measured, &roofline, &sweep.trips, hardware.l2_bytes),
         trips: sweep.trips,
     };
     // The reports are written even when the table cannot be printed.

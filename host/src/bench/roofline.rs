@@ -56,6 +56,22 @@ impl Roof {
     pub fn fraction(self, ops: f64, bytes: f64, ms: f64) -> f64 {
         self.min_ms(ops, bytes) / ms
     }
+
+    /// [`Roof::fraction`] of work that also reads bytes again from a level
+    /// nearer the SMs: the hierarchical roofline's shortest time is the
+    /// longest that any one level allows.
+    pub fn fraction_rereading(self, ops: f64, bytes: f64, nearer: Option<Nearer>, ms: f64) -> f64 {
+        let nearer_ms = nearer.map_or(0.0, |nearer| nearer.bytes / nearer.bandwidth_gbytes / 1e6);
+        self.min_ms(ops, bytes).max(nearer_ms) / ms
+    }
+}
+
+/// Bytes read again from a level of the memory nearer the SMs than the
+/// DRAM, and that level's bandwidth in GB/s.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Nearer {
+    pub bytes: f64,
+    pub bandwidth_gbytes: f64,
 }
 
 #[cfg(test)]
@@ -109,6 +125,20 @@ mod tests {
         };
         assert_relative_eq!(roof.bound(1000.0), 3_000_000.0);
         assert_relative_eq!(roof.fraction(1e12, 1e9, 1.0), 1.0 / 3.0);
+    }
+
+    #[test]
+    fn rereads_are_held_to_their_own_level() {
+        // 1 GB read again at 10 TB/s takes 0.1 ms, longer than the 30 MB
+        // from the DRAM (0.01 ms): a kernel taking 0.2 ms is at half.
+        let nearer = Nearer {
+            bytes: 1e9,
+            bandwidth_gbytes: 10_000.0,
+        };
+        assert_relative_eq!(ROOF.fraction_rereading(0.0, 3e7, Some(nearer), 0.2), 0.5);
+        // Where the DRAM's bytes take longer, they bound.
+        assert_relative_eq!(ROOF.fraction_rereading(0.0, 6e8, Some(nearer), 0.4), 0.5);
+        assert_relative_eq!(ROOF.fraction_rereading(0.0, 3e8, None, 0.2), 0.5);
     }
 
     #[test]

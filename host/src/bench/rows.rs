@@ -3,8 +3,8 @@
 
 use crate::family::{Bound, Work};
 
-use super::json::{Role, Roofline, Row, Size, Trip};
-use super::roofline::{intensity, per_second_g, ratio_to_baseline};
+use super::json::{Level, Role, Roofline, Row, Size, Trip};
+use super::roofline::{Nearer, intensity, per_second_g, ratio_to_baseline};
 
 /// One median, before it is set against the roofline and its baseline.
 pub(super) struct Measurement {
@@ -26,7 +26,13 @@ pub(super) struct Measurement {
 /// The report's rows: grouped by family, kernels before baselines, each in
 /// teaching order, sizes in the order given; each kernel set against its
 /// problem's trip.
-pub(super) fn rows(measured: &[Measurement], roofline: &Roofline, trips: &[Trip]) -> Vec<Row> {
+/// `l2_bytes` tells which level holds a working set.
+pub(super) fn rows(
+    measured: &[Measurement],
+    roofline: &Roofline,
+    trips: &[Trip],
+    l2_bytes: Option<usize>,
+) -> Vec<Row> {
     let mut measured: Vec<&Measurement> = measured.iter().collect();
     measured.sort_by_key(|m| m.order);
     measured
@@ -41,6 +47,17 @@ pub(super) fn rows(measured: &[Measurement], roofline: &Roofline, trips: &[Trip]
             let Work { op, ops, bytes, .. } = m.work;
             let roof = roofline.roof_for(m.bound);
             let intensity = intensity(ops, bytes);
+            let reread = m
+                .work
+                .reread
+                .map(|reread| (Level::holding(reread.from, l2_bytes), reread.bytes));
+            let nearer = reread.and_then(|(level, bytes)| {
+                let bandwidth_gbytes = roofline.bandwidth_of(level)?;
+                Some(Nearer {
+                    bytes,
+                    bandwidth_gbytes,
+                })
+            });
             let trip = trips
                 .iter()
                 .find(|trip| trip.kernels.iter().any(|k| k == m.kernel) && trip.size == m.size);
@@ -59,7 +76,9 @@ pub(super) fn rows(measured: &[Measurement], roofline: &Roofline, trips: &[Trip]
                 gbytes_per_s: per_second_g(bytes, m.median_ms),
                 intensity,
                 roofline_bound_gops_per_s: intensity.map(|i| roof.bound(i)),
-                roofline_fraction: roof.fraction(ops, bytes, m.median_ms),
+                roofline_fraction: roof.fraction_rereading(ops, bytes, nearer, m.median_ms),
+                reread_level: reread.map(|(level, _)| level),
+                reread_gbytes_per_s: reread.map(|(_, bytes)| per_second_g(bytes, m.median_ms)),
                 baseline: baseline_ms.and(m.baseline.map(str::to_string)),
                 ratio_to_baseline: baseline_ms.map(|b| ratio_to_baseline(b, m.median_ms)),
                 twin_median_ms: m.twin_ms,

@@ -42,11 +42,29 @@ pub fn ceilings(ceilings: &Ceilings, roofline: &Roofline) -> String {
         ),
         _ => String::new(),
     };
+    let l2 = match (ceilings.l2_gbytes_per_s, ceilings.l2_set_bytes) {
+        (Some(gbytes), Some(set)) => format!(
+            "L2       {} measured (the cache lesson's kernel, a {} MiB set)\n",
+            rate(gbytes, "B/s"),
+            set >> 20
+        ),
+        _ => String::new(),
+    };
+    let shared = match ceilings.shared_gbytes_per_s {
+        Some(gbytes) => format!(
+            "shared   {} measured (the bank lesson's kernel, no conflicts) · {} theoretical\n",
+            rate(gbytes, "B/s"),
+            or_na(ceilings.theoretical_shared_gbytes_per_s, "B/s"),
+        ),
+        None => String::new(),
+    };
     format!(
         "memory   {} measured ({} MiB device-to-device copy, bytes read + written) · {} theoretical\n\
+         {l2}{shared}\
          compute  {sgemm} · {} theoretical FP32\n\
          {tensor}\
-         roofline min(compute {compute}, intensity × {} copy bandwidth)\n",
+         roofline min(compute {compute}, intensity × {} copy bandwidth); what a kernel reads \
+         again from the L2 or shared memory, at theirs\n",
         rate(ceilings.copy_gbytes_per_s, "B/s"),
         ceilings.copy_bytes >> 20,
         or_na(ceilings.theoretical_gbytes_per_s, "B/s"),

@@ -4,15 +4,15 @@
 use approx::assert_relative_eq;
 
 use super::json::{
-    Bound, Ceilings, ComputeSource, Copies, Device, FamilySummary, Op, Report, Role, Roofline,
-    Runs, Size, Trip,
+    Bound, Ceilings, ComputeSource, Copies, Device, FamilySummary, Level, Op, Report, Role,
+    Roofline, Row, Runs, Size, Trip,
 };
 use super::rows::{Measurement, rows};
 use super::{markdown, plot, table};
 use crate::families::blur::BlurShape;
 use crate::families::gemv::GemvShape;
 use crate::families::matmul::{MatmulShape, SGEMM};
-use crate::family::{DEVICE_COPY, Work};
+use crate::family::{DEVICE_COPY, Source, Work};
 
 /// Made-up numbers shaped like an H100's, not a measurement: enough to
 /// exercise the report, the table and every plot without a GPU.
@@ -26,6 +26,10 @@ fn sample_report() -> Report {
         tensor_n: Some(8192),
         theoretical_gbytes_per_s: Some(3_352.32),
         theoretical_fp32_gflops: Some(66_908.16),
+        l2_gbytes_per_s: Some(11_500.0),
+        l2_set_bytes: Some(4 << 20),
+        shared_gbytes_per_s: Some(29_500.0),
+        theoretical_shared_gbytes_per_s: Some(33_454.08),
     };
     let roofline = Roofline::from_ceilings(&ceilings);
     let mut measured = Vec::new();
@@ -258,7 +262,7 @@ fn sample_report() -> Report {
             summary("blur", Bound::Memory, "n (the image is n×n pixels)"),
         ],
         kernels: Vec::new(),
-        results: rows(&measured, &roofline, &trips),
+        results: rows(&measured, &roofline, &trips, Some(50 << 20)),
         trips,
     }
 }
@@ -295,6 +299,67 @@ fn rows_carry_their_baseline_and_come_grouped_in_teaching_order() {
         (DEVICE_COPY, None, None)
     );
     assert!(table::results(&report.results).lines().count() > report.results.len());
+}
+
+/// The cache lesson's kernel at `set_bytes`, reading 1 GiB in `ms`, set
+/// against the sample's ceilings.
+fn working_set_row(set_bytes: f64, ms: f64) -> Row {
+    let report = sample_report();
+    let reads = f64::from(1 << 30);
+    let work = Work::new(Op::Flop, reads / 4.0, set_bytes.min(reads), 1e6)
+        .rereading(reads, Source::WorkingSet(set_bytes));
+    let measured = Measurement {
+        family: "caches",
+        bound: Bound::Memory,
+        order: (0, Role::Kernel, 0),
+        kernel: "read_working_set",
+        size: report.results[0].size.clone(),
+        median_ms: ms,
+        twin_ms: None,
+        work,
+        baseline: None,
+    };
+    rows(&[measured], &report.roofline, &[], report.device.l2_bytes).remove(0)
+}
+
+#[test]
+fn rereads_are_held_to_the_level_that_holds_their_set() {
+    let reads = f64::from(1 << 30);
+    // 64 MiB, past the sample's 50 MiB L2 and within twice it: the L2's
+    // 11.5 TB/s, where the DRAM's would have made 5 TB/s 170%.
+    let ms = reads / 5_000.0 / 1e6;
+    let row = working_set_row(f64::from(64 << 20), ms);
+    assert_eq!(row.reread_level, Some(Level::L2));
+    assert_relative_eq!(row.reread_gbytes_per_s.unwrap(), 5_000.0);
+    assert_relative_eq!(row.roofline_fraction, 5_000.0 / 11_500.0);
+    // 64 KiB: shared memory's 29.5 TB/s, which L1 shares.
+    let row = working_set_row(f64::from(64 << 10), reads / 26_000.0 / 1e6);
+    assert_eq!(row.reread_level, Some(Level::OnChip));
+    assert_relative_eq!(row.roofline_fraction, 26_000.0 / 29_500.0);
+    // 256 MiB: the DRAM, the set itself being a quarter of the reads.
+    let row = working_set_row(f64::from(256 << 20), reads / 2_900.0 / 1e6);
+    assert_eq!(row.reread_level, Some(Level::Dram));
+    assert_relative_eq!(row.roofline_fraction, 2_900.0 / 2_950.0);
+    // Without the rereads' ceiling, the DRAM's bytes alone bound.
+    let mut roofline = sample_report().roofline;
+    roofline.l2_gbytes_per_s = None;
+    let measured = Measurement {
+        family: "caches",
+        bound: Bound::Memory,
+        order: (0, Role::Kernel, 0),
+        kernel: "read_working_set",
+        size: row.size.clone(),
+        median_ms: ms,
+        twin_ms: None,
+        work: Work::new(Op::Flop, reads / 4.0, f64::from(64 << 20), 0.0)
+            .rereading(reads, Source::WorkingSet(f64::from(64 << 20))),
+        baseline: None,
+    };
+    let row = rows(&[measured], &roofline, &[], Some(50 << 20)).remove(0);
+    assert_relative_eq!(
+        row.roofline_fraction,
+        f64::from(64 << 20) / 2_950.0 / 1e6 / ms
+    );
 }
 
 #[test]

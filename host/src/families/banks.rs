@@ -1,6 +1,7 @@
 //! The bank-conflict lesson's kernel: its shapes, inputs and reference.
 //! The reference sums, in f64, the very words each thread reads.
 
+use gpu_std::FULL_SM_THREADS;
 use kernels::banks::{Args, BLOCK, KERNELS, Problem, TILE};
 
 use crate::families::prelude::*;
@@ -20,6 +21,16 @@ shape! {
 }
 
 impl BanksShape {
+    /// Reads at `stride` by the blocks that fill every SM of a GPU of `sms`
+    /// SMs once, the on-GPU size's reads each.
+    pub fn filling(sms: u32, stride: u32) -> Self {
+        Self {
+            stride,
+            blocks: sms as usize * (FULL_SM_THREADS / BLOCK) as usize,
+            rounds: Banks::SIZE.on_gpu[1],
+        }
+    }
+
     /// Bytes read from shared memory by one launch.
     pub fn bytes_read(self) -> f64 {
         4.0 * self.threads() as f64 * self.rounds as f64
@@ -89,12 +100,13 @@ impl Family for Banks {
     }
 
     /// An addition per word read; the bytes are the tile read from global
-    /// memory and the sums written: the reads the lesson is about are
-    /// shared memory's.
+    /// memory and the sums written; the reads the lesson is about are
+    /// shared memory's, held to its bandwidth.
     fn work(shape: BanksShape) -> Work {
         let tiles = 4.0 * f64::from(TILE) * shape.blocks as f64;
         let sums = 4.0 * shape.threads() as f64;
         Work::new(Op::Flop, shape.bytes_read() / 4.0, tiles, sums)
+            .rereading(shape.bytes_read(), Source::Shared)
     }
 
     fn host_bytes(shape: BanksShape) -> f64 {

@@ -2,6 +2,7 @@
 //! reference sums, in f64, the very elements each thread reads, found by
 //! the kernel's own index arithmetic.
 
+use gpu_std::FULL_SM_THREADS;
 use kernels::caches::{Args, BLOCK, CHUNK, KERNELS, Problem};
 
 use crate::families::prelude::*;
@@ -18,7 +19,32 @@ shape! {
     short(format!("{} KiB", set >> 8))
 }
 
+/// Where the lesson's plateaus lie: sets up to this are read from L1…
+pub const L1_SETS_UP_TO: usize = 64 << 10;
+/// …sets from this to a quarter of the L2 from the L2, and sets of twice
+/// the L2 and more from the DRAM.
+pub const L2_SETS_FROM: usize = 4 << 20;
+/// The L2 taken where the driver does not tell it.
+pub const UNKNOWN_L2_BYTES: usize = 64 << 20;
+
+/// Bytes the shapes that fill a GPU read a launch: enough to time even
+/// from L1.
+pub const FILLING_BYTES_READ: usize = 1 << 30;
+
 impl CachesShape {
+    /// A set of `set_bytes` read by the blocks that fill every SM of a GPU
+    /// of `sms` SMs once, [`FILLING_BYTES_READ`] in all (at least a chunk
+    /// each).
+    pub fn filling(sms: u32, set_bytes: usize) -> Self {
+        let blocks = sms as usize * (FULL_SM_THREADS / BLOCK) as usize;
+        let chunks = (FILLING_BYTES_READ / (blocks * 4 * CHUNK as usize)).max(1);
+        Self {
+            set: set_bytes / 4,
+            blocks,
+            chunks,
+        }
+    }
+
     /// Bytes read by one launch.
     pub fn bytes_read(self) -> f64 {
         (self.blocks * CHUNK as usize * 4) as f64 * self.chunks as f64
@@ -92,12 +118,15 @@ impl Family for Caches {
         shapes.map(CachesShape::from).to_vec()
     }
 
-    /// An addition per element read; the bytes are every read, the lesson
-    /// being which level of the hierarchy serves them, and the sums.
+    /// An addition per element read. From the DRAM at least the set, once
+    /// (no more than the reads), and the sums; every read again from the
+    /// level that holds the set, the lesson being which level that is.
     fn work(shape: CachesShape) -> Work {
         let reads = shape.bytes_read();
+        let set = 4.0 * shape.set as f64;
         let sums = 4.0 * shape.threads() as f64;
-        Work::new(Op::Flop, reads / 4.0, reads, sums)
+        Work::new(Op::Flop, reads / 4.0, set.min(reads), sums)
+            .rereading(reads, Source::WorkingSet(set))
     }
 
     fn host_bytes(shape: CachesShape) -> f64 {

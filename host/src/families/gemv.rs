@@ -254,12 +254,13 @@ where
     /// fewest bytes are A and x read once, y read and written once.
     fn work(shape: GemvShape) -> Work {
         let (m, n) = (shape.m as f64, shape.n as f64);
-        Work {
-            op: Op::Flop,
-            ops: 2.0 * m * n + 3.0 * m,
-            bytes: size_of::<T>() as f64 * (m * n + n + 2.0 * m),
-            output_bytes: size_of::<T>() as f64 * m,
-        }
+        let element = size_of::<T>() as f64;
+        Work::new(
+            Op::Flop,
+            2.0 * m * n + 3.0 * m,
+            element * (m * n + n + m),
+            element * m,
+        )
     }
 
     /// A, x and y twice (the inputs and the emulator's buffers), y's

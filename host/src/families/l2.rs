@@ -144,12 +144,8 @@ impl Family for L2 {
     /// set read once and the output written once.
     fn work(shape: L2Shape) -> Work {
         let output_bytes = 4.0 * shape.n as f64;
-        Work {
-            op: Op::Flop,
-            ops: shape.n as f64,
-            bytes: shape.streamed_bytes() + shape.reused_bytes() as f64,
-            output_bytes,
-        }
+        let bytes = shape.streamed_bytes() + shape.reused_bytes() as f64;
+        Work::new(Op::Flop, shape.n as f64, bytes - output_bytes, output_bytes)
     }
 
     fn host_bytes(shape: L2Shape) -> f64 {

@@ -85,12 +85,12 @@ impl Family for Matmul {
     /// 2mnk FLOP; the fewest bytes are A and B read once, C written once.
     fn work(shape: MatmulShape) -> Work {
         let MatmulShape { m, n, k } = shape;
-        Work {
-            op: Op::Flop,
-            ops: 2.0 * m as f64 * n as f64 * k as f64,
-            bytes: 4.0 * (m * k + k * n + m * n) as f64,
-            output_bytes: 4.0 * (m * n) as f64,
-        }
+        Work::new(
+            Op::Flop,
+            2.0 * m as f64 * n as f64 * k as f64,
+            4.0 * (m * k + k * n) as f64,
+            4.0 * (m * n) as f64,
+        )
     }
 
     /// A and B in f32, B again in f64 for the reference, C's reference

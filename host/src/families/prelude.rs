@@ -16,7 +16,7 @@ pub(crate) use crate::families::declare::family;
 pub(crate) use crate::families::shape::shape;
 pub use crate::family::{
     Arrays, Bound, Buffers, CpuOutput, Declaration, Family, Host, InputOutput, Kernels, Launch,
-    NAMES, Op, Shape, SizeSyntax, TwoInputs, Work, at_most, dims, expect_len, expect_map,
+    NAMES, Op, Shape, SizeSyntax, Source, TwoInputs, Work, at_most, dims, expect_len, expect_map,
     indexable, multiple_of, nonzero, option, power_of_two, square_or_whole, value,
 };
 pub use crate::reference::{Expected, gamma};

@@ -174,12 +174,7 @@ impl Family for TextureFamily {
     /// read once and the output written once.
     fn work(shape: TextureShape) -> Work {
         let bytes = 4.0 * shape.pixels() as f64;
-        Work {
-            op: Op::Flop,
-            ops: 4.0 * shape.pixels() as f64,
-            bytes: 2.0 * bytes,
-            output_bytes: bytes,
-        }
+        Work::new(Op::Flop, 4.0 * shape.pixels() as f64, bytes, bytes)
     }
 
     fn host_bytes(shape: TextureShape) -> f64 {

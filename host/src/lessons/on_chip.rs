@@ -7,7 +7,7 @@ use gpu_host::gpu::with_register_cap;
 
 use crate::error::Result;
 use crate::families::banks::{Banks, BanksShape};
-use crate::families::caches::{Caches, CachesShape};
+use crate::families::caches::{Caches, CachesShape, L1_SETS_UP_TO, L2_SETS_FROM, UNKNOWN_L2_BYTES};
 use crate::families::constant::{Constant, ConstantShape};
 use crate::families::registers::{Registers, RegistersShape};
 use crate::family::{Declaration, Family};
@@ -157,14 +157,10 @@ fn judge_registers(points: &[Point], local_bytes: &[u32]) -> ([f64; 2], Judgemen
 /// The warps' reads at every stride from 1 to 32 words, and the
 /// wavefronts the emulator counts for each.
 pub(super) fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
-    let blocks = full_gpu_blocks(lab, kernels::banks::BLOCK);
+    let sms = lab.hardware.multiprocessors.unwrap_or(1);
     let mut points = Vec::new();
     for stride in 1..=32 {
-        let shape = BanksShape {
-            stride,
-            blocks,
-            rounds: Banks::SIZE.on_gpu[1],
-        };
+        let shape = BanksShape::filling(sms, stride);
         let (timing, correct) = lab.measure::<Banks>(shape)?;
         let ms = timing.median_ms;
         let loads = traffic::<Banks>(BanksShape {
@@ -185,12 +181,7 @@ pub(super) fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
     }
     let degree_rate = |degree: u32| {
         mean_y(&points, |point| {
-            let shape = BanksShape {
-                stride: point.x as u32,
-                blocks,
-                rounds: Banks::SIZE.on_gpu[1],
-            };
-            shape.conflict_degree() == degree
+            BanksShape::filling(sms, point.x as u32).conflict_degree() == degree
         })
     };
     let degrees = [1, 2, 4, 8, 16, 32];
@@ -210,32 +201,14 @@ pub(super) fn banks(lab: &mut Lab<'_>) -> Result<Outcome> {
     Ok(outcome(Banks::KERNELS[0].name, points, (finding, verdict)))
 }
 
-/// Blocks of `block` threads that fill every SM of the GPU once.
-pub(super) fn full_gpu_blocks(lab: &Lab<'_>, block: u32) -> usize {
-    let sms = lab.hardware.multiprocessors.unwrap_or(1) as usize;
-    sms * THREADS_PER_SM / block as usize
-}
-
-/// Bytes the cache lesson reads per launch: enough to time from L1.
-pub(super) const CACHE_BYTES_READ: usize = 1 << 30;
-/// Threads an SM holds at once on every GPU since Volta, and so blocks of
-/// the cache kernel per SM that fill it.
-pub(super) const THREADS_PER_SM: usize = 2048;
-
 /// The working set from 16 KiB to four times the L2, doubling.
 pub(super) fn caches(lab: &mut Lab<'_>) -> Result<Outcome> {
-    let blocks = full_gpu_blocks(lab, kernels::caches::BLOCK);
-    let chunk_bytes = 4 * kernels::caches::CHUNK as usize;
-    let chunks = (CACHE_BYTES_READ / (blocks * chunk_bytes)).max(1);
-    let l2 = lab.hardware.l2_bytes.unwrap_or(64 << 20);
+    let sms = lab.hardware.multiprocessors.unwrap_or(1);
+    let l2 = lab.hardware.l2_bytes.unwrap_or(UNKNOWN_L2_BYTES);
     let mut points = Vec::new();
     let mut set_bytes = 16 << 10;
     while set_bytes <= 4 * l2.next_power_of_two() {
-        let shape = CachesShape {
-            set: set_bytes / 4,
-            blocks,
-            chunks,
-        };
+        let shape = CachesShape::filling(sms, set_bytes);
         let (timing, correct) = lab.measure::<Caches>(shape)?;
         points.push(Point::timed(
             set_bytes as f64,
@@ -248,8 +221,8 @@ pub(super) fn caches(lab: &mut Lab<'_>) -> Result<Outcome> {
     let plateau =
         |range: std::ops::RangeInclusive<f64>| mean_y(&points, |point| range.contains(&point.x));
     let l2 = l2 as f64;
-    let l1_rate = plateau(0.0..=(64 << 10) as f64);
-    let l2_rate = plateau((4 << 20) as f64..=l2 / 4.0);
+    let l1_rate = plateau(0.0..=L1_SETS_UP_TO as f64);
+    let l2_rate = plateau(L2_SETS_FROM as f64..=l2 / 4.0);
     let memory_rate = plateau(2.0 * l2..=f64::INFINITY);
     let finding = format!(
         "sets up to 64 KiB: {l1_rate:.0} GB/s (L1); 4 MiB to a quarter of the L2 ({:.0} MiB): \
