@@ -17,6 +17,7 @@
 //! | `plot BENCH.json NAME` | one of `bench --plots`' SVGs, drawn into the folder named as the JSON |
 //! | `lessons LESSONS.json` | each lesson's claim, what the GPU showed and the verdict |
 //! | `verdicts LESSONS.json` | each lesson in one line, with its verdict |
+//! | `verdicts-by-seed LESSONS.json...` | each lesson's verdict in runs at several seeds, each with its margin and spread |
 //! | `lesson-plot LESSONS.json NAME` | one of `lessons --plots`' SVGs, drawn the same way |
 //! | `output FILE FIRST-LAST` | those lines of a captured run, as a code block |
 //!
@@ -253,6 +254,14 @@ fn block(sources: &mut Sources<'_>, path: &Path, spec: &str) -> Result<String, S
             }
             Ok(text)
         }
+        "verdicts-by-seed" => {
+            let mut runs = vec![(sources.lessons(source)?.clone(), link)];
+            for more in rest {
+                let more = Path::new(more);
+                runs.push((sources.lessons(more)?.clone(), relative(path, more)));
+            }
+            Ok(verdicts_by_seed(&runs))
+        }
         "lesson-plot" => {
             let name = family()?;
             let device = sources.lessons(source)?.device.clone();
@@ -283,6 +292,66 @@ fn block(sources: &mut Sources<'_>, path: &Path, spec: &str) -> Result<String, S
 fn image(path: &Path, source: &Path, name: &str, device: &str) -> String {
     let svg = source.with_extension("").join(format!("{name}.svg"));
     format!("![{name}, on an {device}]({})", relative(path, &svg))
+}
+
+/// Each lesson's verdict in each of `runs` (a report and its link), one
+/// column a run, each with its margin and the widest spread of its points;
+/// where the runs' verdicts differ, so does the row's first column.
+fn verdicts_by_seed(runs: &[(LessonsReport, String)]) -> String {
+    let seeds: Vec<String> = runs
+        .iter()
+        .map(|(report, link)| format!("[{}]({link})", report.seed))
+        .collect();
+    let mut text = format!(
+        "On an {}, {} timed runs a point, seeds {} (margin / spread):\n\n| lesson | verdict |",
+        runs[0].0.device,
+        runs[0].0.runs,
+        seeds.join(", ")
+    );
+    let mut rule = "\n| --- | --- |".to_string();
+    for (report, _) in runs {
+        let _ = write!(text, " seed {} |", report.seed);
+        rule.push_str(" --- |");
+    }
+    text.push_str(&rule);
+    text.push('\n');
+    let percent = |value: Option<f64>| match value {
+        Some(value) => format!("{:+.1}%", 100.0 * value),
+        None => "counts".to_string(),
+    };
+    for entry in &runs[0].0.lessons {
+        let outcomes: Vec<_> = runs
+            .iter()
+            .map(|(report, _)| {
+                report
+                    .lessons
+                    .iter()
+                    .find(|other| other.name == entry.name)
+                    .map(|other| &other.outcome)
+            })
+            .collect();
+        let verdicts: Vec<&str> = outcomes
+            .iter()
+            .map(|outcome| outcome.map_or("not run", |outcome| outcome.verdict.describe()))
+            .collect();
+        let verdict = if verdicts.iter().all(|verdict| *verdict == verdicts[0]) {
+            verdicts[0].to_string()
+        } else {
+            format!("**differs**: {}", verdicts.join(" / "))
+        };
+        let _ = write!(text, "| {} | {verdict} |", entry.name);
+        for outcome in outcomes {
+            let cell = outcome.map_or(String::new(), |outcome| {
+                let spread = outcome
+                    .spread
+                    .map_or(String::new(), |spread| format!(" / {:.1}%", 100.0 * spread));
+                format!("{}{spread}", percent(outcome.margin))
+            });
+            let _ = write!(text, " {cell} |");
+        }
+        text.push('\n');
+    }
+    text
 }
 
 /// Each lesson's claim, what the GPU showed, and the verdict.

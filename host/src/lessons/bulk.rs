@@ -89,7 +89,33 @@ fn staged<F: Family>(
         }
     }
     let (finding, verdict) = judge(&points, what);
-    Ok(outcome(&kernels, points, (finding, verdict)))
+    // The spread that matters is that of the points the verdict rests on:
+    // the short launches', shown only, reach 13%.
+    let decided = decisive(&points);
+    let spread = points
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| decided.contains(&(i % SIZES.len())))
+        .map(|(_, point)| point.spread)
+        .reduce(f64::max);
+    Ok(Outcome {
+        spread,
+        ..outcome(&kernels, points, (finding, verdict))
+    })
+}
+
+/// The sizes whose launches of both the bulk copy and the per-thread
+/// copies last [`DECISIVE_MS`] or more (every size, where none does), by
+/// their index in [`SIZES`].
+fn decisive(points: &[Point]) -> Vec<usize> {
+    let [copies, bulk] = [1, 2].map(|k| &points[k * SIZES.len()..(k + 1) * SIZES.len()]);
+    let long = |i: &usize| bulk[*i].ms.min(copies[*i].ms) >= DECISIVE_MS;
+    let decisive: Vec<usize> = (0..SIZES.len()).filter(long).collect();
+    if decisive.is_empty() {
+        (0..SIZES.len()).collect()
+    } else {
+        decisive
+    }
 }
 
 /// The finding and verdict: shown where the bulk copy stages tiles at
@@ -102,13 +128,7 @@ fn judge(points: &[Point], what: &str) -> (String, Judgement) {
         of.iter().zip(to).map(|(a, b)| b.ms / a.ms).collect()
     };
     let (over_copies, over_loads) = (ratios(bulk, copies), ratios(bulk, loads));
-    let long = |i: usize| bulk[i].ms.min(copies[i].ms) >= DECISIVE_MS;
-    let decisive: Vec<usize> = (0..SIZES.len()).filter(|&i| long(i)).collect();
-    let decisive = if decisive.is_empty() {
-        (0..SIZES.len()).collect()
-    } else {
-        decisive
-    };
+    let decisive = decisive(points);
     let shown = Criterion::all(
         decisive
             .iter()
@@ -143,6 +163,7 @@ fn judge(points: &[Point], what: &str) -> (String, Judgement) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::lab::{COMMITTED_SEEDS, committed_points};
     use super::*;
 
     fn points(ms: [f64; 3]) -> Vec<Point> {
@@ -195,16 +216,8 @@ mod tests {
             ("bulk", Verdict::Confirmed),
             ("bulk-tensor", Verdict::NotShown),
         ] {
-            for seed in [24, 25, 26] {
-                let path = format!(
-                    "{}/../docs/results/h200/verdicts/seed-{seed}.json",
-                    env!("CARGO_MANIFEST_DIR")
-                );
-                let run: serde_json::Value =
-                    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-                let lessons = run["lessons"].as_array().unwrap();
-                let found = lessons.iter().find(|one| one["name"] == lesson).unwrap();
-                let points: Vec<Point> = serde_json::from_value(found["points"].clone()).unwrap();
+            for seed in COMMITTED_SEEDS {
+                let points = committed_points(lesson, seed);
                 let (finding, verdict) = judge(&points, "stages tiles");
                 assert_eq!(verdict, expected, "{lesson}, seed {seed}: {finding}");
             }

@@ -53,11 +53,13 @@ fn judge_hints(speedups: &[f64]) -> (String, Judgement) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::l2::speedups;
+    use super::super::lab::{COMMITTED_SEEDS, committed_points};
     use super::*;
 
     #[test]
     fn the_hints_verdict_reads_each_set_size_in_order() {
-        let speedups = [1.0, 1.02, 1.1, 1.2, 1.05, 0.98, 1.0, 0.8, 1.0];
+        let speedups = [1.0, 1.02, 1.1, 1.2, 1.04, 0.98, 1.0, 0.8, 1.0];
         let (finding, verdict) = judge_hints(&speedups);
         assert_eq!(verdict, Verdict::Confirmed);
         assert!(
@@ -68,5 +70,17 @@ mod tests {
         let (finding, verdict) = judge_hints(&[1.0; 9]);
         assert_eq!(verdict, Verdict::NotShown);
         assert!(finding.contains("faster at none;"), "{finding}");
+    }
+
+    #[test]
+    fn the_committed_h200_runs_at_three_seeds_give_one_verdict() {
+        // 1.10× to 1.11× at 16 MiB: at least 5% past the margin.
+        for seed in COMMITTED_SEEDS {
+            let points = committed_points("hints", seed);
+            let (plain, streaming) = points.split_at(points.len() / 2);
+            let (finding, verdict) = judge_hints(&speedups(plain, streaming));
+            assert_eq!(verdict, Verdict::Confirmed, "seed {seed}: {finding}");
+            assert!(verdict.margin > 0.04, "seed {seed}: {finding}");
+        }
     }
 }

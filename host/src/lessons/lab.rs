@@ -432,6 +432,30 @@ pub fn listed<T>(items: impl IntoIterator<Item = T>, show: impl Fn(T) -> String)
     items.into_iter().map(show).collect::<Vec<_>>().join(", ")
 }
 
+/// The seeds of the committed H200 runs of every lesson
+/// (`docs/results/h200/verdicts/`), each verdict of which must not depend
+/// on the seed.
+#[cfg(test)]
+pub(super) const COMMITTED_SEEDS: [u64; 3] = [24, 25, 26];
+
+/// The points `lesson` measured in the committed H200 run at `seed`.
+#[cfg(test)]
+pub(super) fn committed_points(lesson: &str, seed: u64) -> Vec<Point> {
+    let path = format!(
+        "{}/../docs/results/h200/verdicts/seed-{seed}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("the committed run"))
+            .expect("JSON");
+    let lessons = run["lessons"].as_array().expect("the run's lessons");
+    let found = lessons
+        .iter()
+        .find(|one| one["name"] == lesson)
+        .expect("the lesson in the run");
+    serde_json::from_value(found["points"].clone()).expect("its points")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

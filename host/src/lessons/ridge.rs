@@ -76,54 +76,53 @@ fn sweep<F: Family<Shape = MatmulShape>>(
     })
 }
 
-/// The index in [`DEPTHS`] of the first point whose time is more than
-/// [`FREE`] times the first point's: where the sweep passes its ridge
-/// point; `None` if it never does.
-fn ridge(points: &[Point]) -> Option<usize> {
-    points
-        .iter()
-        .position(|point| point.ms > FREE * points[0].ms)
+/// The k at which the sweep's time passes [`FREE`] times its first: where
+/// it passes its ridge point, read between the two points that bracket it
+/// (the time ratio taken as linear in log₂ k), so that a time a little
+/// either side of the line moves the ridge a little, not a whole doubling;
+/// `None` if it never does.
+fn ridge(points: &[Point]) -> Option<f64> {
+    let ratio = |point: &Point| point.ms / points[0].ms;
+    let past = points.iter().position(|point| ratio(point) > FREE)?;
+    let (before, after) = (ratio(&points[past - 1]), ratio(&points[past]));
+    let step = (FREE - before) / (after - before);
+    Some(DEPTHS[past - 1] as f64 * 2f64.powf(step))
 }
 
 /// Where each kind of arithmetic starts to cost time, and whether the
-/// tensor cores start [`LATER`] times further up k than the FP32 cores.
-/// Both sweeps are over [`DEPTHS`]; the margin is that of the point
-/// nearest [`FREE`] times its sweep's first, which moves a ridge.
+/// tensor cores start at least [`LATER`] times further up k than the FP32
+/// cores; the margin is how far their ratio is from [`LATER`].
 fn judge(fp32: &[Point], tensor: &[Point]) -> (String, Judgement) {
     let best = |points: &[Point]| points.iter().map(|point| point.y).fold(0.0, f64::max);
     let crossing = |points: &[Point]| match ridge(points) {
-        Some(at) => format!("from k = {} ({:.0} FLOP/B)", DEPTHS[at], points[at].x),
+        Some(k) => format!("from k ≈ {k:.0}"),
         None => "at no k swept".to_string(),
+    };
+    let later = match (ridge(fp32), ridge(tensor)) {
+        (Some(f), Some(t)) => format!(" ({:.1}× further up k)", t / f),
+        _ => String::new(),
     };
     let finding = format!(
         "the arithmetic hides under the bytes (the time within {FREE}× that at k = {}) up to a \
-         ridge, past which the time grows with k: on the FP32 cores {}, on the tensor cores {}. \
-         Best rates: {:.0} and {:.0} GFLOP/s.",
+         ridge, past which the time grows with k: on the FP32 cores {}, on the tensor cores \
+         {}{later}. Best rates: {:.0} and {:.0} GFLOP/s.",
         DEPTHS[0],
         crossing(fp32),
         crossing(tensor),
         best(fp32),
         best(tensor),
     );
-    let holds = match (ridge(fp32), ridge(tensor)) {
-        (Some(f), Some(t)) => DEPTHS[t] >= LATER * DEPTHS[f],
-        (Some(_), None) => true,
-        (None, _) => false,
-    };
-    let nearest = |points: &[Point]| {
-        let from_free = |point: &Point| (point.ms / points[0].ms / FREE - 1.0).abs();
-        points.iter().map(from_free).fold(f64::INFINITY, f64::min)
-    };
-    let margin = nearest(fp32).min(nearest(tensor));
-    let shown = Criterion {
-        holds,
-        margin: if holds { margin } else { -margin },
+    let shown = match (ridge(fp32), ridge(tensor)) {
+        (Some(f), Some(t)) => Criterion::at_least(t / f, LATER as f64),
+        (Some(_), None) => Criterion::exact(true),
+        (None, _) => Criterion::exact(false),
     };
     (finding, Verdict::confirmed_if(shown, Verdict::NotShown))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::lab::{COMMITTED_SEEDS, committed_points};
     use super::*;
 
     /// A sweep over [`DEPTHS`] whose times are `ms`.
@@ -135,19 +134,38 @@ mod tests {
             .collect()
     }
 
-    /// FP32 times that pass 1.5× the first at k = 128.
+    /// FP32 times that pass 1.5× the first between k = 64 (1.25×) and 128
+    /// (1.67×): at k ≈ 97.
     const FP32: [f64; 9] = [0.12, 0.13, 0.15, 0.2, 0.3, 0.48, 0.87, 1.6, 3.1];
 
     #[test]
-    fn a_tensor_ridge_two_doublings_up_confirms_the_claim() {
-        // 1.5× the first at k = 512.
-        let tensor = sweep([0.04, 0.04, 0.04, 0.045, 0.053, 0.07, 0.1, 0.17, 0.31]);
+    fn a_tensor_ridge_four_times_further_up_confirms_the_claim() {
+        // 1.5× the first between k = 512 (1.375×) and 1024 (2×): k ≈ 588.
+        let tensor = sweep([0.04, 0.04, 0.04, 0.042, 0.046, 0.055, 0.08, 0.17, 0.31]);
         let (finding, verdict) = judge(&sweep(FP32), &tensor);
         assert_eq!(verdict, Verdict::Confirmed, "{finding}");
         assert!(
-            finding.contains("on the FP32 cores from k = 128 (64 FLOP/B), on the tensor cores from k = 512 (256 FLOP/B)"),
+            finding.contains(
+                "on the FP32 cores from k ≈ 97, on the tensor cores from k ≈ 588 (6.1× further up k)"
+            ),
             "{finding}"
         );
+        assert!((verdict.margin - (588.1336 / 97.0059 / 4.0 - 1.0)).abs() < 1e-4);
+    }
+
+    /// A time a hair either side of the line moves the ridge a hair, not
+    /// a doubling: the verdict cannot flip on it.
+    #[test]
+    fn a_point_on_the_line_moves_the_ridge_a_little() {
+        let near = |at_512: f64| {
+            ridge(&sweep([
+                0.04, 0.04, 0.04, 0.042, 0.05, at_512, 0.08, 0.17, 0.31,
+            ]))
+            .unwrap()
+        };
+        let (below, above) = (near(0.0598), near(0.0602));
+        assert!(below > 512.0 && above < 512.0, "{below} {above}");
+        assert!(below / above < 1.03, "{below} {above}");
     }
 
     #[test]
@@ -166,5 +184,20 @@ mod tests {
             "{finding}"
         );
         assert_eq!(judge(&flat, &flat).1, Verdict::NotShown);
+    }
+
+    #[test]
+    fn the_committed_h200_runs_at_three_seeds_give_one_verdict() {
+        // Read at whole doublings, the tensor cores' ridge fell at k = 512
+        // or 1024 as a point 1.47× or 1.53× its first fell below or above
+        // the line: not shown, or confirmed. Read between the points, it
+        // is 3.3–3.7× the FP32 cores' at every seed.
+        for seed in COMMITTED_SEEDS {
+            let points = committed_points("tensor-ridge", seed);
+            let (fp32, tensor) = points.split_at(DEPTHS.len());
+            let (finding, verdict) = judge(fp32, tensor);
+            assert_eq!(verdict, Verdict::NotShown, "seed {seed}: {finding}");
+            assert!(verdict.margin < -0.05, "seed {seed}: {finding}");
+        }
     }
 }
