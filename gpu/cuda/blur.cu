@@ -437,7 +437,29 @@ __device__ __forceinline__ unsigned spread(const unsigned words[4], int p) {
     return __byte_perm(words[p / 2], 0, p % 2 == 0 ? 0x4140 : 0x4342);
 }
 
-template <int C, int R>
+// The staged kernel: the shuffled walk with each whole line's rows copied
+// STAGED_DEPTH rows ahead into a ring of 16-byte slots of the lane's own
+// in shared memory (r ≤ 3).
+#define STAGED_DEPTH 3
+
+__host__ __device__ constexpr int ring_slots(int radius) {
+    int slots = 1;
+    while (slots < 2 * radius + 3 + STAGED_DEPTH) slots *= 2;
+    return slots;
+}
+
+// Starts copying the 16 bytes from `from` on into those from `to` on: one
+// cp.async from compute capability 8.0 on, a load and a store below.
+__device__ __forceinline__ void copy_line_async(unsigned char* to, const unsigned char* from) {
+#if __CUDA_ARCH__ >= 800
+    unsigned shared = static_cast<unsigned>(__cvta_generic_to_shared(to));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(shared), "l"(from));
+#else
+    *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(from);
+#endif
+}
+
+template <int C, int R, bool STAGED>
 __device__ void walk_band_shuffled(const unsigned char* __restrict__ input,
                                    unsigned char* __restrict__ output, int width, int height) {
     constexpr int reach = R * C, pairs = LINE / 2;
@@ -495,19 +517,57 @@ __device__ void walk_band_shuffled(const unsigned char* __restrict__ input,
         }
         return;
     }
+    // With STAGED, a whole line's rows through the lane's ring: every row
+    // of the band's windows copied once, STAGED_DEPTH rows before it
+    // enters, one commit group a row (empty past the band's rows; the
+    // groups are matmul.cu's commit_copies and wait_for_copies); a row
+    // that leaves read again from its slot.
+    extern __shared__ __align__(16) unsigned char ring[];
+    const bool staged = STAGED && whole;
+    const int lowest = max(first_row - R, 0), beyond = min(end_row + R + 1, height);
+    constexpr int slots = ring_slots(R);
+    auto slot = [&](int row) { return ring + ((row % slots) * SHUFFLED_THREADS + threadIdx.x) * LINE; };
+    auto stage = [&](int row) {
+        if (row < beyond) copy_line_async(slot(row), input + (long long)row * stride + start);
+        commit_copies();
+    };
+    auto read_slot = [&](int row, unsigned words[4]) {
+        uint4 line = *reinterpret_cast<const uint4*>(slot(row));
+        words[0] = line.x, words[1] = line.y, words[2] = line.z, words[3] = line.w;
+    };
+    if (staged) {
+        for (int row = lowest; row < lowest + STAGED_DEPTH; ++row) stage(row);
+    }
+    auto enter = [&](int row, unsigned words[4]) {
+        if (staged) {
+            stage(row + STAGED_DEPTH);
+            wait_for_copies<STAGED_DEPTH>();
+            read_slot(row, words);
+        } else {
+            read_row(row, words);
+        }
+    };
+    auto leave = [&](int row, unsigned words[4]) {
+        if (staged) {
+            read_slot(row, words);
+        } else {
+            read_row(row, words);
+        }
+    };
+
     constexpr unsigned full_count = (2 * R + 1) * (2 * R + 1);
     const unsigned full_multiplier = (unsigned)(((1ull << 32) + full_count - 1) / full_count);
     unsigned sums[pairs] = {};
     for (int row = max(first_row - R, 0); row < min(first_row + R + 1, height); ++row) {
         unsigned entering[4];
-        read_row(row, entering);
+        enter(row, entering);
 #pragma unroll
         for (int p = 0; p < pairs; ++p) sums[p] += spread(entering, p);
     }
     // The row entering the window below `row`, loaded a row ahead.
     auto entering_below = [&](int row, unsigned words[4]) {
         if (height - row > R + 1) {
-            read_row(row + R + 1, words);
+            enter(row + R + 1, words);
         } else {
 #pragma unroll
             for (int w = 0; w < 4; ++w) words[w] = 0;
@@ -517,7 +577,7 @@ __device__ void walk_band_shuffled(const unsigned char* __restrict__ input,
     entering_below(first_row, entering);
     for (int row = first_row; row < end_row; ++row) {
         unsigned leaving[4] = {}, entering_next[4] = {};
-        if (row >= R) read_row(row - R, leaving);
+        if (row >= R) leave(row - R, leaving);
         if (row + 1 < end_row) entering_below(row + 1, entering_next);
         // Word k of the column sums, from this line's first, at k + 16.
         unsigned words[16 + pairs + 16];
@@ -611,7 +671,7 @@ __device__ void walk_band_shuffled(const unsigned char* __restrict__ input,
         blur_shuffled_##C##_##R(const unsigned char* __restrict__ input,              \
                                 unsigned char* __restrict__ output, int width,        \
                                 int height, int /* channels */, int /* radius */) {   \
-        walk_band_shuffled<C, R>(input, output, width, height);                       \
+        walk_band_shuffled<C, R, false>(input, output, width, height);                \
     }
 SHUFFLED_INSTANCE(1, 0)
 SHUFFLED_INSTANCE(1, 1)
@@ -640,3 +700,28 @@ SHUFFLED_INSTANCE(4, 1)
 SHUFFLED_INSTANCE(4, 2)
 SHUFFLED_INSTANCE(4, 3)
 SHUFFLED_INSTANCE(4, 4)
+
+// The staged kernel's instances: 1 to 4 channels, r ≤ 3.
+#define STAGED_INSTANCE(C, R)                                                         \
+    extern "C" __global__ void __launch_bounds__(SHUFFLED_THREADS, 6)                 \
+        blur_staged_##C##_##R(const unsigned char* __restrict__ input,                \
+                              unsigned char* __restrict__ output, int width,          \
+                              int height, int /* channels */, int /* radius */) {     \
+        walk_band_shuffled<C, R, true>(input, output, width, height);                 \
+    }
+STAGED_INSTANCE(1, 0)
+STAGED_INSTANCE(1, 1)
+STAGED_INSTANCE(1, 2)
+STAGED_INSTANCE(1, 3)
+STAGED_INSTANCE(2, 0)
+STAGED_INSTANCE(2, 1)
+STAGED_INSTANCE(2, 2)
+STAGED_INSTANCE(2, 3)
+STAGED_INSTANCE(3, 0)
+STAGED_INSTANCE(3, 1)
+STAGED_INSTANCE(3, 2)
+STAGED_INSTANCE(3, 3)
+STAGED_INSTANCE(4, 0)
+STAGED_INSTANCE(4, 1)
+STAGED_INSTANCE(4, 2)
+STAGED_INSTANCE(4, 3)

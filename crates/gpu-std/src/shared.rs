@@ -164,6 +164,34 @@ impl<T: Copy> SharedArray<T> {
 }
 
 impl<T: Copy> SharedArray<T> {
+    /// Reads the 16 bytes from element `index` on with one 16-byte load
+    /// (`LDS.128`), whatever the element type, four words.
+    ///
+    /// # Safety
+    /// As [`SharedArray::read`] for each of the bytes, which start on a
+    /// 16-byte boundary. The emulator checks it.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn read_line(self, index: u32) -> crate::global::Line {
+        let address = self.base.wrapping_add(index as usize);
+        #[cfg(target_arch = "nvptx64")]
+        // SAFETY: by this function's contract.
+        unsafe {
+            address.cast::<Aligned<crate::global::Line>>().read().0
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            emulator::shared_access(
+                address.cast(),
+                16,
+                emulator::AccessKind::Read,
+                core::panic::Location::caller(),
+            );
+            // SAFETY: checked just now, as in `read_vector`.
+            unsafe { address.cast::<crate::global::Line>().read_unaligned() }
+        }
+    }
+
     /// Writes the 16 bytes from element `index` on with one 16-byte store
     /// (`STS.128`), whatever the element type: a tile of 16-bit elements
     /// is staged eight at a time.

@@ -329,6 +329,47 @@ kernels! {
         (4, 0) (4, 1) (4, 2) (4, 3) (4, 4))]
     pub unsafe fn blur_shuffled<const CHANNELS: usize, const RADIUS: usize>(input: Global<u8>, output: GlobalMut<u8>, width: u32, height: u32, channels: u32, radius: u32) {
         // SAFETY: by this kernel's contract.
-        unsafe { walk_band_shuffled::<CHANNELS, RADIUS>(input, output, (width, height)) }
+        unsafe { walk_band_shuffled::<CHANNELS, RADIUS>(input, output, (width, height), None) }
+    }
+
+    /// Staged: the shuffled walk's rows copied into shared memory three rows ahead, by `cp.async`.
+    ///
+    /// [`blur_shuffled`] has each warp wait on the row it loaded a row
+    /// ahead, and keeps that row in registers until it arrives: with a
+    /// third of an SM's warps resident, too few loads are in flight to
+    /// keep the memory busy (Nsight Compute, one channel, r = 1: the DRAM
+    /// a quarter busy, no warp eligible half the time). Here each lane
+    /// copies its line of each row into a ring of slots of its own in
+    /// shared memory, [`STAGED_DEPTH`] rows before the walk takes the row
+    /// in (`cp.async`, one commit group a row, `cp.async.wait_group` for
+    /// the oldest): the copies in flight hold no register, and the row
+    /// leaving a window is read again from its slot, not from L1. The
+    /// walk is [`blur_shuffled`]'s otherwise; no barrier, since no lane
+    /// reads another's slots.
+    ///
+    /// Compute-to-global-memory-access ratio: as [`blur_shuffled`], about
+    /// 4 adds per output over 2 bytes moved (one read, one written):
+    /// 2 OP/B. Bound by memory.
+    ///
+    /// Launch bounds: 128 threads, and six blocks an SM, as
+    /// [`blur_shuffled`]; its ring takes 16 KiB a block at r = 1, 32 KiB
+    /// at r = 2 and 3.
+    ///
+    /// # Safety
+    /// As for [`blur_shuffled`], with a radius of at most
+    /// [`STAGED_MAX_RADIUS`] and [`staged_shared_bytes`] bytes of
+    /// launch-sized shared memory.
+    #[launch(staged_launch)]
+    #[launch_bounds(SHUFFLED_THREADS, 6)]
+    #[instances(channels, radius in
+        (1, 0) (1, 1) (1, 2) (1, 3)
+        (2, 0) (2, 1) (2, 2) (2, 3)
+        (3, 0) (3, 1) (3, 2) (3, 3)
+        (4, 0) (4, 1) (4, 2) (4, 3))]
+    pub unsafe fn blur_staged<const CHANNELS: usize, const RADIUS: usize>(input: Global<u8>, output: GlobalMut<u8>, width: u32, height: u32, channels: u32, radius: u32) {
+        // SAFETY: the launch provides staged_shared_bytes(radius).
+        let ring = unsafe { SharedArray::<u8>::launch_sized() };
+        // SAFETY: by this kernel's contract.
+        unsafe { walk_band_shuffled::<CHANNELS, RADIUS>(input, output, (width, height), Some(ring)) }
     }
 }

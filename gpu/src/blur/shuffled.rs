@@ -10,6 +10,8 @@ use super::window::clipped_window;
 use gpu_std::bits::{byte_perm, umulhi};
 use gpu_std::global::{Global, GlobalMut, Line};
 use gpu_std::hint::per_iteration;
+use gpu_std::pipeline::{commit, memcpy_async_line, wait_prior};
+use gpu_std::shared::SharedArray;
 use gpu_std::warp::{self, ALL_LANES, shfl_down_sync, shfl_up_sync};
 use gpu_std::{Launch, thread::*};
 
@@ -46,6 +48,38 @@ pub const fn shuffled_max_radius(channels: u32) -> u32 {
 
 /// The channel counts [`super::blur_shuffled`] is compiled for: 1 to this.
 pub const SHUFFLED_CHANNELS: u32 = 4;
+
+/// Rows [`super::blur_staged`] copies into shared memory ahead of the row
+/// whose windows take them in.
+pub const STAGED_DEPTH: u32 = 3;
+
+/// The largest radius [`super::blur_staged`] is compiled for.
+pub const STAGED_MAX_RADIUS: u32 = 3;
+
+/// Slots of each lane's ring in [`super::blur_staged`]: the 2r + 1 rows
+/// of the window, the row entering it and the one after (read a row
+/// ahead), and [`STAGED_DEPTH`] rows in flight, to a power of two.
+pub const fn ring_slots(radius: u32) -> u32 {
+    (2 * radius + 3 + STAGED_DEPTH).next_power_of_two()
+}
+
+/// Bytes of launch-sized shared memory [`super::blur_staged`] needs: a
+/// ring of 16-byte slots for each thread; none at radius 0, which copies.
+pub const fn staged_shared_bytes(radius: u32) -> u32 {
+    if radius == 0 || radius > STAGED_MAX_RADIUS {
+        0
+    } else {
+        ring_slots(radius) * SHUFFLED_THREADS * LINE
+    }
+}
+
+/// The grid of [`shuffled_launch`], with [`staged_shared_bytes`].
+pub fn staged_launch(problem: &Problem) -> Launch {
+    Launch {
+        shared_bytes: staged_shared_bytes(problem.radius),
+        ..shuffled_launch(problem)
+    }
+}
 
 /// Lanes at each end of a warp that only lend their column sums to the
 /// others' windows: enough whole lines for the r·C samples a window
@@ -122,16 +156,18 @@ fn spread(words: &[u32; WORDS], p: usize) -> u32 {
 
 /// The body of [`super::blur_shuffled`] for `C` channels and radius `R`,
 /// both constants, so that every index into a thread's samples, its
-/// neighbours' and its windows' is one and all of them live in registers.
+/// neighbours' and its windows' is one and all of them live in registers;
+/// and of [`super::blur_staged`], given a `ring` to stage rows in.
 ///
 /// # Safety
 /// As for [`super::blur_shuffled`], with `C` the image's channel count and
-/// `R` the radius.
+/// `R` the radius; with a `ring`, as for [`super::blur_staged`].
 #[inline(always)]
 pub(super) unsafe fn walk_band_shuffled<const C: usize, const R: usize>(
     input: Global<u8>,
     output: GlobalMut<u8>,
     (width, height): (u32, u32),
+    ring: Option<SharedArray<u8>>,
 ) {
     // The windows' sums fit in 16 bits up to r = 7: (2r+1)²·255 + its
     // rounding ≤ 57 487.
@@ -216,6 +252,52 @@ pub(super) unsafe fn walk_band_shuffled<const C: usize, const R: usize>(
         return;
     }
 
+    // With a ring, a whole line's rows come through shared memory, each
+    // lane's own slots, every row of the band's windows copied once,
+    // STAGED_DEPTH rows before the walk takes it in: the copies in flight
+    // hold no register. A row enters in order, one after the other (the
+    // first sums' rows, then each next row below); a row that leaves is
+    // read again from its slot, not from the caches.
+    let staged = ring.filter(|_| whole);
+    let (lowest, beyond) = (
+        first_row.saturating_sub(radius),
+        end_row.saturating_add(radius + 1).min(height),
+    );
+    let slots = ring_slots(radius);
+    let slot = |row: u32| ((row % slots) * SHUFFLED_THREADS + thread_idx_x()) * LINE;
+    // One commit group a row, empty past the band's rows, so that the
+    // group of the row entering is always STAGED_DEPTH from the newest.
+    let stage = |ring: SharedArray<u8>, row: u32| {
+        if row < beyond {
+            let (first, _) = row_bounds(row);
+            // SAFETY: the line lies inside the row, on a 16-byte
+            // boundary; its slot is this lane's, last read before the
+            // row STAGED_DEPTH rows back entered.
+            unsafe { memcpy_async_line(ring, slot(row), input, Some(first)) };
+        }
+        commit();
+    };
+    if let Some(ring) = staged {
+        for row in lowest..lowest + STAGED_DEPTH {
+            stage(ring, row);
+        }
+    }
+    let enter = |row: u32| match staged {
+        Some(ring) => {
+            stage(ring, row + STAGED_DEPTH);
+            wait_prior::<STAGED_DEPTH>();
+            // SAFETY: this lane's slot, its copy landed.
+            unsafe { ring.read_line(slot(row)) }
+        }
+        None => read_row(row),
+    };
+    let leave = |row: u32| match staged {
+        // SAFETY: this lane's slot, which the row filled when it entered
+        // and no row since has.
+        Some(ring) => unsafe { ring.read_line(slot(row)) },
+        None => read_row(row),
+    };
+
     // Every window inside the image's rows divides by one multiply.
     let full_count = (2 * radius + 1) * (2 * radius + 1);
     let full_multiplier = NonZeroU32::new(full_count).map_or(0, multiplier);
@@ -223,7 +305,7 @@ pub(super) unsafe fn walk_band_shuffled<const C: usize, const R: usize>(
     // (2r+1)·255 = 4335, so that one add moves two columns.
     let mut sums = [0u32; PAIRS];
     for row in first_row.saturating_sub(radius)..first_row.saturating_add(radius + 1).min(height) {
-        let entering = read_row(row);
+        let entering = enter(row);
         for p in 0..PAIRS {
             sums[p] += spread(&entering, p);
         }
@@ -231,7 +313,7 @@ pub(super) unsafe fn walk_band_shuffled<const C: usize, const R: usize>(
     // The row entering the window below `row`, where there is one.
     let entering_below = |row: u32| {
         if height - row > radius + 1 {
-            read_row(row + radius + 1)
+            enter(row + radius + 1)
         } else {
             [0; WORDS]
         }
@@ -245,7 +327,7 @@ pub(super) unsafe fn walk_band_shuffled<const C: usize, const R: usize>(
         // the row entering it after the next, loaded first so that they
         // arrive while this row's windows are summed.
         let leaving = if row >= radius {
-            read_row(row - radius)
+            leave(row - radius)
         } else {
             [0; WORDS]
         };

@@ -66,13 +66,21 @@ fn every_kernel_has_a_cuda_cpp_twin_and_no_twin_lacks_a_kernel() {
             [format!("{kernel}_f32"), format!("{kernel}_f64")]
         })
         .collect();
-    // The shuffled blur's instances too: blur_shuffled_C_R.
+    // The shuffled and staged blurs' instances too: blur_shuffled_C_R,
+    // blur_staged_C_R.
     let shuffled: Vec<String> = kernels::CUDA_TWINS
         .lines()
-        .filter_map(|line| line.strip_prefix("SHUFFLED_INSTANCE("))
-        .map(|rest| {
+        .filter_map(|line| {
+            [
+                ("SHUFFLED_INSTANCE(", "shuffled"),
+                ("STAGED_INSTANCE(", "staged"),
+            ]
+            .iter()
+            .find_map(|(prefix, kernel)| Some((*kernel, line.strip_prefix(prefix)?)))
+        })
+        .map(|(kernel, rest)| {
             let values = rest.trim_end_matches(')').replace(", ", "_");
-            format!("blur_shuffled_{values}")
+            format!("blur_{kernel}_{values}")
         })
         .collect();
     // And the kernels of a macro whose first argument is the kernel's name.

@@ -101,6 +101,10 @@ impl Family for Blur {
             (1001, 70, 3, 2),
             // Several stretches of the specialised kernel.
             (2100, 66, 2, 3),
+            // Rows on 16-byte lines over several bands: what the staged
+            // kernel copies through its ring.
+            (1024, 50, 1, 1),
+            (256, 40, 3, 3),
         ]
         .map(|(width, height, channels, radius)| BlurShape::new(width, height, channels, radius))
         .to_vec()
