@@ -88,11 +88,42 @@ pub fn render(report: &Report) -> String {
             device.multiprocessors.unwrap_or_default()
         );
     }
+    text.push_str(&above_the_roofline(&report.results));
     let every: Vec<&Row> = report.results.iter().collect();
     text.push_str("\n<details><summary>Every size</summary>\n\n");
     text.push_str(&table(&every));
     text.push_str("\n</details>\n");
     text
+}
+
+/// How far past its roofline a run may put a kernel before the roofline,
+/// not the kernel, is wrong: the ceilings' own run-to-run spread.
+pub const ROOFLINE_SLACK: f64 = 1.05;
+
+/// The rows past [`ROOFLINE_SLACK`] of their roofline, each at its size:
+/// a kernel there reads from a level its ceiling does not describe.
+pub fn above_the_roofline(rows: &[Row]) -> String {
+    let above: Vec<String> = rows
+        .iter()
+        .filter(|row| row.roofline_fraction > ROOFLINE_SLACK)
+        .map(|row| {
+            format!(
+                "`{}` at {} ({:.1}%)",
+                row.kernel,
+                row.size,
+                100.0 * row.roofline_fraction
+            )
+        })
+        .collect();
+    format!(
+        "\nPast {:.0}% of its roofline, where the roofline would misjudge it: {}.\n",
+        100.0 * ROOFLINE_SLACK,
+        if above.is_empty() {
+            "none".to_string()
+        } else {
+            above.join(", ")
+        }
+    )
 }
 
 /// The run's device and ceilings in one line, for a table taken from it.

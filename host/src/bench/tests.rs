@@ -323,6 +323,23 @@ fn working_set_row(set_bytes: f64, ms: f64) -> Row {
 }
 
 #[test]
+fn the_markdown_names_every_row_past_its_roofline() {
+    let reads = f64::from(1 << 30);
+    let within = working_set_row(f64::from(64 << 20), reads / 5_000.0 / 1e6);
+    assert!(
+        markdown::above_the_roofline(&[within]).ends_with("misjudge it: none.\n"),
+        "a row at 43% of its roofline"
+    );
+    // 64 MiB held to the L2's 11.5 TB/s, read at 12.5.
+    let past = working_set_row(f64::from(64 << 20), reads / 12_500.0 / 1e6);
+    assert_eq!(
+        markdown::above_the_roofline(&[past]),
+        "\nPast 105% of its roofline, where the roofline would misjudge it: \
+         `read_working_set` at 512×512×512 (108.7%).\n"
+    );
+}
+
+#[test]
 fn rereads_are_held_to_the_level_that_holds_their_set() {
     let reads = f64::from(1 << 30);
     // 64 MiB, past the sample's 50 MiB L2 and within twice it: the L2's
