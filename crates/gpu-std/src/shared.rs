@@ -173,20 +173,15 @@ impl<T: Copy> SharedArray<T> {
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub unsafe fn read_line(self, index: u32) -> crate::global::Line {
-        let address = self.base.wrapping_add(index as usize);
         #[cfg(target_arch = "nvptx64")]
         // SAFETY: by this function's contract.
         unsafe {
+            let address = self.base.wrapping_add(index as usize);
             address.cast::<Aligned<crate::global::Line>>().read().0
         }
         #[cfg(not(target_arch = "nvptx64"))]
         {
-            emulator::shared_access(
-                address.cast(),
-                16,
-                emulator::AccessKind::Read,
-                core::panic::Location::caller(),
-            );
+            let address = self.access(index, 16, emulator::AccessKind::Read);
             // SAFETY: checked just now, as in `read_vector`.
             unsafe { address.cast::<crate::global::Line>().read_unaligned() }
         }
