@@ -325,17 +325,40 @@ fn working_set_row(set_bytes: f64, ms: f64) -> Row {
 #[test]
 fn the_markdown_names_every_row_past_its_roofline() {
     let reads = f64::from(1 << 30);
-    let within = working_set_row(f64::from(64 << 20), reads / 5_000.0 / 1e6);
+    let mut within = working_set_row(f64::from(64 << 20), reads / 5_000.0 / 1e6);
     assert!(
-        markdown::above_the_roofline(&[within]).ends_with("misjudge it: none.\n"),
+        markdown::above_the_roofline(std::slice::from_ref(&within))
+            .ends_with("misjudge it: none.\n"),
         "a row at 43% of its roofline"
     );
+    within.roofline_fraction = markdown::ROOFLINE_SLACK;
+    assert!(markdown::above_the_roofline(&[within]).ends_with("misjudge it: none.\n"));
     // 64 MiB held to the L2's 11.5 TB/s, read at 12.5.
     let past = working_set_row(f64::from(64 << 20), reads / 12_500.0 / 1e6);
     assert_eq!(
         markdown::above_the_roofline(&[past]),
         "\nPast 105% of its roofline, where the roofline would misjudge it: \
          `read_working_set` at 512×512×512 (108.7%).\n"
+    );
+}
+
+#[test]
+fn the_ceilings_of_reads_again_are_named_with_the_copys() {
+    let report = sample_report();
+    let levels = "reads again from the L2 11.50 TB/s and from shared memory 29.50 TB/s";
+    let line = markdown::measured_on(&report);
+    assert!(
+        line.starts_with("NVIDIA H100 80GB HBM3 (sample numbers), seed 21, ceilings measured")
+            && line.contains(&format!("a device copy 2.95 TB/s, {levels}, cuBLAS SGEMM")),
+        "{line}"
+    );
+    let rendered = markdown::render(&report);
+    assert!(
+        rendered.contains(
+            "; reads again from the L2 reached **11.50 TB/s** and from shared memory \
+             **29.50 TB/s** (theoretical 33.45)"
+        ),
+        "{rendered}"
     );
 }
 
@@ -349,6 +372,9 @@ fn rereads_are_held_to_the_level_that_holds_their_set() {
     assert_eq!(row.reread_level, Some(Level::L2));
     assert_relative_eq!(row.reread_gbytes_per_s.unwrap(), 5_000.0);
     assert_relative_eq!(row.roofline_fraction, 5_000.0 / 11_500.0);
+    // 4 MiB, where the cache lesson's L2 plateau starts: the L2's.
+    let row = working_set_row(f64::from(4 << 20), reads / 10_000.0 / 1e6);
+    assert_eq!(row.reread_level, Some(Level::L2));
     // 64 KiB: shared memory's 29.5 TB/s, which L1 shares.
     let row = working_set_row(f64::from(64 << 10), reads / 26_000.0 / 1e6);
     assert_eq!(row.reread_level, Some(Level::OnChip));
