@@ -89,19 +89,23 @@ fn staged<F: Family>(
         }
     }
     let (finding, verdict) = judge(&points, what);
-    // The spread that matters is that of the points the verdict rests on:
-    // the short launches', shown only, reach 13%.
-    let decided = decisive(&points);
-    let spread = points
+    Ok(Outcome {
+        spread: judged_spread(&points),
+        ..outcome(&kernels, points, (finding, verdict))
+    })
+}
+
+/// The widest spread of the points the verdict rests on, every kernel's
+/// at the [`decisive`] sizes: the short launches', shown only, reached
+/// 13% on the H200.
+fn judged_spread(points: &[Point]) -> Option<f64> {
+    let decided = decisive(points);
+    points
         .iter()
         .enumerate()
         .filter(|(i, _)| decided.contains(&(i % SIZES.len())))
         .map(|(_, point)| point.spread)
-        .reduce(f64::max);
-    Ok(Outcome {
-        spread,
-        ..outcome(&kernels, points, (finding, verdict))
-    })
+        .reduce(f64::max)
 }
 
 /// The sizes whose launches of both the bulk copy and the per-thread
@@ -205,6 +209,25 @@ mod tests {
         let (finding, verdict) = judge(&all_short, "stages tiles");
         assert_eq!(verdict, Verdict::NotShown, "{finding}");
         assert!(finding.contains("(judged from 4 MiB"), "{finding}");
+    }
+
+    #[test]
+    fn the_spread_is_that_of_the_judged_points() {
+        // The loads take 1 ms at every size and never decide; the copies'
+        // and the bulk copy's 4 MiB launches are too short, and spread
+        // widest.
+        let mut points = points([1.0, 0.03, 0.03]);
+        for (k, spread) in [(0, 0.5), (1, 0.2), (2, 0.3)] {
+            points[k * SIZES.len()].spread = spread;
+        }
+        points[SIZES.len()].ms = 0.004;
+        points[2 * SIZES.len()].ms = 0.005;
+        points[SIZES.len() + 3].spread = 0.04;
+        assert_eq!(decisive(&points), [1, 2, 3, 4]);
+        assert_eq!(judged_spread(&points), Some(0.04));
+        // Where no launch is long enough, every point counts.
+        let short = self::points([0.001, 0.001, 0.001]);
+        assert_eq!(decisive(&short), [0, 1, 2, 3, 4]);
     }
 
     #[test]
