@@ -8,7 +8,7 @@ use rand::Rng;
 use rand::distr::Uniform;
 use rand::rngs::SmallRng;
 
-use super::json::{Bound, Ceilings, Device, Level};
+use super::json::{Bound, Ceilings, Device, Level, held};
 use super::roofline::{Nearer, Roof, per_second_g};
 use gpu_host::Gpu;
 use gpu_host::backend::Backend;
@@ -174,33 +174,37 @@ impl Peaks {
     /// Rereads held to their level's peak, where it has one: the L2 has
     /// none the driver tells.
     pub fn nearer(&self, reread: Option<Reread>) -> Option<Nearer> {
-        let reread = reread?;
-        let bandwidth_gbytes = match Level::holding(reread.from, self.l2_bytes) {
-            Level::OnChip => self.shared?,
-            Level::L2 => return None,
-            Level::Dram => self.fp32.bandwidth_gbytes,
+        let bandwidth_of = |level| match level {
+            Level::OnChip => self.shared,
+            Level::L2 => None,
+            Level::Dram => Some(self.fp32.bandwidth_gbytes),
         };
-        Some(Nearer {
-            bytes: reread.bytes,
-            bandwidth_gbytes,
-        })
+        held(reread?, self.l2_bytes, bandwidth_of).1
     }
 }
 
-/// Measures the ceilings: the copy always, SGEMM when cuBLAS is there, and
-/// the tensor cores' bf16 gemm when the GPU has them too (compute
-/// capability 8.0 on).
+/// Measures the ceilings: the copy always, the L2's and shared memory's
+/// where `levels` asks for them (a kernel of the run reads again from
+/// them), SGEMM when cuBLAS is there, and the tensor cores' bf16 gemm
+/// when the GPU has them too (compute capability 8.0 on).
 pub fn measure(
     gpu: &Gpu,
     hardware: &Hardware,
     blas: Option<&Blas>,
     runs: Runs,
+    levels: bool,
     rng: &mut SmallRng,
 ) -> Result<Ceilings> {
     let (copy_bytes, copy_gbytes_per_s) = copy_bandwidth(gpu, runs, rng)?;
     let sms = hardware.multiprocessors.unwrap_or(1);
-    let l2 = l2_bandwidth(gpu, sms, hardware.l2_bytes, runs, rng)?;
-    let shared_gbytes_per_s = shared_bandwidth(gpu, sms, runs, rng)?;
+    let (l2, shared_gbytes_per_s) = if levels {
+        (
+            l2_bandwidth(gpu, sms, hardware.l2_bytes, runs, rng)?,
+            Some(shared_bandwidth(gpu, sms, runs, rng)?),
+        )
+    } else {
+        (None, None)
+    };
     let sgemm_gflops = blas
         .map(|blas| sgemm_throughput(gpu, blas, runs, rng))
         .transpose()?;
@@ -220,7 +224,7 @@ pub fn measure(
         theoretical_fp32_gflops: hardware.peak_fp32_gflops(),
         l2_gbytes_per_s: l2.map(|(_, rate)| rate),
         l2_set_bytes: l2.map(|(set, _)| set),
-        shared_gbytes_per_s: Some(shared_gbytes_per_s),
+        shared_gbytes_per_s,
         theoretical_shared_gbytes_per_s: hardware.peak_shared_gbytes(),
     })
 }

@@ -12,12 +12,12 @@ use std::fmt;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::roofline::Roof;
+use super::roofline::{Nearer, Roof};
 use gpu_host::gpu::Resources;
 
 use crate::families::{self, Visitor, caches};
 pub use crate::family::{Bound, Op};
-use crate::family::{Family, Parameter, Shape, Source};
+use crate::family::{Family, Parameter, Reread, Shape, Source};
 pub use crate::suite::Copies;
 
 /// The whole report.
@@ -179,6 +179,22 @@ impl Level {
             Source::WorkingSet(_) => Self::Dram,
         }
     }
+}
+
+/// `reread` held to the level that holds it, at that level's bandwidth as
+/// `bandwidth_of` knows it: the level, and the hierarchical roofline's
+/// term where the bandwidth is known.
+pub fn held(
+    reread: Reread,
+    l2_bytes: Option<usize>,
+    bandwidth_of: impl Fn(Level) -> Option<f64>,
+) -> (Level, Option<Nearer>) {
+    let level = Level::holding(reread.from, l2_bytes);
+    let nearer = bandwidth_of(level).map(|bandwidth_gbytes| Nearer {
+        bytes: reread.bytes,
+        bandwidth_gbytes,
+    });
+    (level, nearer)
 }
 
 /// The roofline every result is measured against.

@@ -132,7 +132,8 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize, seed: u64) -> Result<(
     say!("random inputs from seed {seed} (--seed {seed} replays them)")?;
     let mut rng = SmallRng::seed_from_u64(seed);
     say!("measuring the ceilings…")?;
-    let ceilings = ceilings::measure(&gpu, &hardware, blas.as_ref(), plan.runs, &mut rng)?;
+    let levels = rereads(plan);
+    let ceilings = ceilings::measure(&gpu, &hardware, blas.as_ref(), plan.runs, levels, &mut rng)?;
     let roofline = json::Roofline::from_ceilings(&ceilings);
     console::print(format_args!("{}", table::ceilings(&ceilings, &roofline)))?;
 
@@ -208,6 +209,27 @@ fn needs(plan: &Plan, library: Library) -> bool {
     };
     families::visit(&mut needs).expect("looking at baselines cannot fail");
     needs.found
+}
+
+/// Whether a kernel of the plan reads again from the L2 or shared memory
+/// at one of its sizes, so that a run that times none does not measure
+/// their ceilings.
+fn rereads(plan: &Plan) -> bool {
+    struct Rereads<'a> {
+        plan: &'a Plan,
+        found: bool,
+    }
+    impl Visitor for Rereads<'_> {
+        fn visit<F: Family>(&mut self) -> Result<()> {
+            self.found |= !self.plan.kernels::<F>().is_empty()
+                && (self.plan.sizes.shapes::<F>().into_iter())
+                    .any(|shape| F::work(shape).reread.is_some());
+            Ok(())
+        }
+    }
+    let mut rereads = Rereads { plan, found: false };
+    families::visit(&mut rereads).expect("looking at the work cannot fail");
+    rereads.found
 }
 
 /// NPP, or `None` after saying why it cannot be had.

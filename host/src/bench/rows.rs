@@ -3,8 +3,8 @@
 
 use crate::family::{Bound, Work};
 
-use super::json::{Level, Role, Roofline, Row, Size, Trip};
-use super::roofline::{Nearer, intensity, per_second_g, ratio_to_baseline};
+use super::json::{Role, Roofline, Row, Size, Trip, held};
+use super::roofline::{intensity, per_second_g, ratio_to_baseline};
 
 /// One median, before it is set against the roofline and its baseline.
 pub(super) struct Measurement {
@@ -47,17 +47,11 @@ pub(super) fn rows(
             let Work { op, ops, bytes, .. } = m.work;
             let roof = roofline.roof_for(m.bound);
             let intensity = intensity(ops, bytes);
-            let reread = m
+            let held = m
                 .work
                 .reread
-                .map(|reread| (Level::holding(reread.from, l2_bytes), reread.bytes));
-            let nearer = reread.and_then(|(level, bytes)| {
-                let bandwidth_gbytes = roofline.bandwidth_of(level)?;
-                Some(Nearer {
-                    bytes,
-                    bandwidth_gbytes,
-                })
-            });
+                .map(|reread| held(reread, l2_bytes, |level| roofline.bandwidth_of(level)));
+            let nearer = held.and_then(|(_, nearer)| nearer);
             let trip = trips
                 .iter()
                 .find(|trip| trip.kernels.iter().any(|k| k == m.kernel) && trip.size == m.size);
@@ -77,8 +71,11 @@ pub(super) fn rows(
                 intensity,
                 roofline_bound_gops_per_s: intensity.map(|i| roof.bound(i)),
                 roofline_fraction: roof.fraction_rereading(ops, bytes, nearer, m.median_ms),
-                reread_level: reread.map(|(level, _)| level),
-                reread_gbytes_per_s: reread.map(|(_, bytes)| per_second_g(bytes, m.median_ms)),
+                reread_level: held.map(|(level, _)| level),
+                reread_gbytes_per_s: m
+                    .work
+                    .reread
+                    .map(|reread| per_second_g(reread.bytes, m.median_ms)),
                 baseline: baseline_ms.and(m.baseline.map(str::to_string)),
                 ratio_to_baseline: baseline_ms.map(|b| ratio_to_baseline(b, m.median_ms)),
                 twin_median_ms: m.twin_ms,

@@ -94,29 +94,29 @@ fn ridge(points: &[Point]) -> Option<f64> {
 /// cores; the margin is how far their ratio is from [`LATER`].
 fn judge(fp32: &[Point], tensor: &[Point]) -> (String, Judgement) {
     let best = |points: &[Point]| points.iter().map(|point| point.y).fold(0.0, f64::max);
-    let crossing = |points: &[Point]| match ridge(points) {
+    let ridges = (ridge(fp32), ridge(tensor));
+    let crossing = |ridge: Option<f64>| match ridge {
         Some(k) => format!("from k ≈ {k:.0}"),
         None => "at no k swept".to_string(),
     };
-    let later = match (ridge(fp32), ridge(tensor)) {
-        (Some(f), Some(t)) => format!(" ({:.1}× further up k)", t / f),
-        _ => String::new(),
+    let (later, shown) = match ridges {
+        (Some(f), Some(t)) => (
+            format!(" ({:.1}× further up k)", t / f),
+            Criterion::at_least(t / f, LATER as f64),
+        ),
+        (Some(_), None) => (String::new(), Criterion::exact(true)),
+        (None, _) => (String::new(), Criterion::exact(false)),
     };
     let finding = format!(
         "the arithmetic hides under the bytes (the time within {FREE}× that at k = {}) up to a \
          ridge, past which the time grows with k: on the FP32 cores {}, on the tensor cores \
          {}{later}. Best rates: {:.0} and {:.0} GFLOP/s.",
         DEPTHS[0],
-        crossing(fp32),
-        crossing(tensor),
+        crossing(ridges.0),
+        crossing(ridges.1),
         best(fp32),
         best(tensor),
     );
-    let shown = match (ridge(fp32), ridge(tensor)) {
-        (Some(f), Some(t)) => Criterion::at_least(t / f, LATER as f64),
-        (Some(_), None) => Criterion::exact(true),
-        (None, _) => Criterion::exact(false),
-    };
     (finding, Verdict::confirmed_if(shown, Verdict::NotShown))
 }
 
