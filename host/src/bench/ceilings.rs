@@ -336,6 +336,7 @@ mod tests {
     use approx::assert_relative_eq;
 
     use super::*;
+    use crate::family::Source;
 
     /// An H100 SXM as its driver describes it.
     const H100: Hardware = Hardware {
@@ -360,6 +361,16 @@ mod tests {
         assert_eq!(peaks.roof_for(Bound::Compute).compute_gops, 66_908.16);
         // 128 bytes a clock an SM: 33.5 TB/s.
         assert_relative_eq!(H100.peak_shared_gbytes().unwrap(), 33_454.08);
+        // Rereads at their level's peak: shared memory's, none for the
+        // L2 (the driver tells no such peak), the DRAM's.
+        let nearer = |from| peaks.nearer(Some(Reread { bytes: 1e9, from }));
+        let at = |from| nearer(from).map(|nearer: Nearer| nearer.bandwidth_gbytes);
+        assert_eq!(at(Source::Shared), Some(33_454.08));
+        assert_eq!(at(Source::WorkingSet(f64::from(64 << 10))), Some(33_454.08));
+        assert_eq!(at(Source::WorkingSet(f64::from(64 << 20))), None);
+        assert_eq!(at(Source::WorkingSet(f64::from(1 << 30))), Some(3352.32));
+        assert_eq!(nearer(Source::Shared).unwrap().bytes, 1e9);
+        assert_eq!(peaks.nearer(None), None);
     }
 
     #[test]
