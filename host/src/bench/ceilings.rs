@@ -205,6 +205,7 @@ pub fn measure(
     } else {
         (None, None)
     };
+    let reads = reads_bandwidth(gpu, sms, (copy_bytes, hardware.l2_bytes), runs, rng)?;
     let sgemm_gflops = blas
         .map(|blas| sgemm_throughput(gpu, blas, runs, rng))
         .transpose()?;
@@ -226,7 +227,29 @@ pub fn measure(
         l2_set_bytes: l2.map(|(set, _)| set),
         shared_gbytes_per_s,
         theoretical_shared_gbytes_per_s: hardware.peak_shared_gbytes(),
+        reads_gbytes_per_s: reads.map(|(_, rate)| rate),
+        reads_set_bytes: reads.map(|(set, _)| set),
     })
+}
+
+/// Reads alone from the DRAM: the cache lesson's kernel at the largest
+/// power-of-two set the copy's buffer holds, checked; the set and its
+/// GB/s. `None` where that set is no more than twice the L2 (the cache
+/// lesson's last L2 plateau), too small to stream from the DRAM.
+fn reads_bandwidth(
+    gpu: &Gpu,
+    sms: u32,
+    (copy_bytes, l2_bytes): (usize, Option<usize>),
+    runs: Runs,
+    rng: &mut SmallRng,
+) -> Result<Option<(usize, f64)>> {
+    let set = 1usize << copy_bytes.ilog2();
+    if set <= 2 * l2_bytes.unwrap_or(caches::UNKNOWN_L2_BYTES) {
+        return Ok(None);
+    }
+    let shape = CachesShape::filling(sms, set);
+    let ms = checked_median_ms::<Caches>(gpu, shape, runs, rng)?;
+    Ok(Some((set, per_second_g(shape.bytes_read(), ms))))
 }
 
 /// The L2's read bandwidth: the cache lesson's kernel at every set of its

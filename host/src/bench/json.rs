@@ -12,12 +12,12 @@ use std::fmt;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::roofline::{Nearer, Roof};
+use super::roofline::{Nearer, Roof, streaming_gbytes};
 use gpu_host::gpu::Resources;
 
 use crate::families::{self, Visitor, caches};
 pub use crate::family::{Bound, Op};
-use crate::family::{Family, Parameter, Reread, Shape, Source};
+use crate::family::{Family, Parameter, Reread, Shape, Source, Work};
 pub use crate::suite::Copies;
 
 /// The whole report.
@@ -150,6 +150,13 @@ pub struct Ceilings {
     /// SMs × 32 banks × 4 bytes × SM clock.
     #[serde(default)]
     pub theoretical_shared_gbytes_per_s: Option<f64>,
+    /// Reads alone from the DRAM: the cache lesson's kernel reading a set
+    /// of `reads_set_bytes`, far more than the L2, at every full GPU's
+    /// warps; null where not measured.
+    #[serde(default)]
+    pub reads_gbytes_per_s: Option<f64>,
+    #[serde(default)]
+    pub reads_set_bytes: Option<usize>,
 }
 
 /// The level of the memory hierarchy that a kernel's rereads are held to.
@@ -217,6 +224,10 @@ pub struct Roofline {
     pub l2_gbytes_per_s: Option<f64>,
     #[serde(default)]
     pub on_chip_gbytes_per_s: Option<f64>,
+    /// Reads alone from the DRAM, where measured: work that reads more
+    /// than it writes is held to a slope between the copy's and this.
+    #[serde(default)]
+    pub reads_gbytes_per_s: Option<f64>,
 }
 
 impl Roofline {
@@ -236,6 +247,7 @@ impl Roofline {
             bandwidth_gbytes_per_s: ceilings.copy_gbytes_per_s,
             l2_gbytes_per_s: ceilings.l2_gbytes_per_s,
             on_chip_gbytes_per_s: ceilings.shared_gbytes_per_s,
+            reads_gbytes_per_s: ceilings.reads_gbytes_per_s,
         }
     }
 
@@ -244,7 +256,12 @@ impl Roofline {
         match level {
             Level::OnChip => self.on_chip_gbytes_per_s,
             Level::L2 => self.l2_gbytes_per_s,
-            Level::Dram => Some(self.bandwidth_gbytes_per_s),
+            Level::Dram => Some(streaming_gbytes(
+                self.bandwidth_gbytes_per_s,
+                self.reads_gbytes_per_s,
+                1.0,
+                0.0,
+            )),
         }
     }
 
@@ -265,6 +282,21 @@ impl Roofline {
                 ..self.roof()
             },
             Bound::Compute | Bound::Memory => self.roof(),
+        }
+    }
+
+    /// [`Roofline::roof_for`] with the DRAM slope of `work`'s own mix of
+    /// reads and writes: reads alone stream faster than a copy.
+    pub fn roof_moving(&self, bound: Bound, work: &Work) -> Roof {
+        let read = work.bytes - work.output_bytes;
+        Roof {
+            bandwidth_gbytes: streaming_gbytes(
+                self.bandwidth_gbytes_per_s,
+                self.reads_gbytes_per_s,
+                read,
+                work.output_bytes,
+            ),
+            ..self.roof_for(bound)
         }
     }
 }
@@ -489,6 +521,30 @@ mod tests {
         let unmeasured = Roofline::from_ceilings(&ceilings);
         assert_eq!(
             unmeasured.roof_for(Bound::Tensor).compute_gops,
+            f64::INFINITY
+        );
+        // Reads alone unmeasured: every mix at the copy's slope.
+        assert_eq!(ceilings.reads_gbytes_per_s, None);
+        let gemv = Work::new(Op::Flop, 2e6, 4e6, 4e3);
+        assert_eq!(
+            unmeasured
+                .roof_moving(Bound::Memory, &gemv)
+                .bandwidth_gbytes,
+            3000.0
+        );
+        // Measured, a gemv's reads at nearly theirs, a copy's mix at the copy's.
+        let reading = Roofline::from_ceilings(&Ceilings {
+            reads_gbytes_per_s: Some(3300.0),
+            ..ceilings
+        });
+        let slope = reading.roof_moving(Bound::Memory, &gemv).bandwidth_gbytes;
+        assert!(slope > 3299.0 && slope < 3300.0, "{slope}");
+        let copy = Work::new(Op::None, 0.0, 4e6, 4e6);
+        let copy_slope = reading.roof_moving(Bound::Memory, &copy).bandwidth_gbytes;
+        assert!((copy_slope - 3000.0).abs() < 1e-9, "{copy_slope}");
+        assert_eq!(reading.bandwidth_of(Level::Dram), Some(3300.0));
+        assert_eq!(
+            reading.roof_moving(Bound::Tensor, &gemv).compute_gops,
             f64::INFINITY
         );
     }

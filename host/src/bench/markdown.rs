@@ -51,10 +51,14 @@ pub fn render(report: &Report) -> String {
         ),
         _ => String::new(),
     };
+    let reads = match ceilings.reads_gbytes_per_s {
+        Some(reads) => format!(", reads alone **{:.2} TB/s**", reads / 1e3),
+        None => String::new(),
+    };
     let _ = writeln!(
         text,
         "{} ({}), {} warm-up and {} timed runs per measurement, random inputs from seed {}. \
-         Ceilings measured in the same run: a {} MiB device copy moved **{:.2} TB/s**{}{levels}{sgemm}{tensor}.\n",
+         Ceilings measured in the same run: a {} MiB device copy moved **{:.2} TB/s**{}{reads}{levels}{sgemm}{tensor}.\n",
         device.name,
         about.join(", "),
         report.runs.warmup,
@@ -137,6 +141,10 @@ pub fn measured_on(report: &Report) -> String {
         Some(gflops) => format!(", cuBLAS bf16 gemm {:.1} TFLOP/s", gflops / 1e3),
         None => String::new(),
     };
+    let reads = match ceilings.reads_gbytes_per_s {
+        Some(reads) => format!(", reads alone {:.2} TB/s", reads / 1e3),
+        None => String::new(),
+    };
     let levels = match (ceilings.l2_gbytes_per_s, ceilings.shared_gbytes_per_s) {
         (Some(l2), Some(shared)) => format!(
             ", reads again from the L2 {:.2} TB/s and from shared memory {:.2} TB/s",
@@ -146,7 +154,7 @@ pub fn measured_on(report: &Report) -> String {
         _ => String::new(),
     };
     format!(
-        "{}, seed {}, ceilings measured in the same run: a device copy {:.2} TB/s{levels}{sgemm}{tensor}",
+        "{}, seed {}, ceilings measured in the same run: a device copy {:.2} TB/s{reads}{levels}{sgemm}{tensor}",
         report.device.name,
         report.runs.seed,
         ceilings.copy_gbytes_per_s / 1e3

@@ -66,6 +66,19 @@ impl Roof {
     }
 }
 
+/// The DRAM bandwidth, in GB/s, of work that reads `read` bytes and
+/// writes `written`: a stream of reads alone moves `reads_alone` GB/s, and
+/// each written byte costs what makes a copy's equal reads and writes take
+/// exactly the copy's time. A copy is held to the copy's bandwidth, work
+/// that only reads to the reads'; none to less than the copy's.
+pub fn streaming_gbytes(copy: f64, reads_alone: Option<f64>, read: f64, written: f64) -> f64 {
+    let Some(reads) = reads_alone.filter(|&reads| reads > copy) else {
+        return copy;
+    };
+    let per_written = 2.0 / copy - 1.0 / reads;
+    ((read + written) / (read / reads + written * per_written)).max(copy)
+}
+
 /// Bytes read again from a level of the memory nearer the SMs than the
 /// DRAM, and that level's bandwidth in GB/s.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -139,6 +152,23 @@ mod tests {
         // Where the DRAM's bytes take longer, they bound.
         assert_relative_eq!(ROOF.fraction_rereading(0.0, 6e8, Some(nearer), 0.4), 0.5);
         assert_relative_eq!(ROOF.fraction_rereading(0.0, 3e8, None, 0.2), 0.5);
+    }
+
+    #[test]
+    fn reads_alone_stream_at_their_own_bandwidth_and_a_copy_at_the_copys() {
+        let reads = Some(4_500.0);
+        // A copy, reads and writes alike: the copy's bandwidth.
+        assert_relative_eq!(streaming_gbytes(4_000.0, reads, 1e9, 1e9), 4_000.0);
+        // Reads alone: theirs; writes alone: the copy's, not below it.
+        assert_relative_eq!(streaming_gbytes(4_000.0, reads, 1e9, 0.0), 4_500.0);
+        assert_relative_eq!(streaming_gbytes(4_000.0, reads, 0.0, 1e9), 4_000.0);
+        assert_relative_eq!(streaming_gbytes(4_000.0, reads, 1e9, 2e9), 4_000.0);
+        // A gemv's mix, mostly reads: between the two.
+        let gemv = streaming_gbytes(4_000.0, reads, 1e9, 1e6);
+        assert!(gemv > 4_490.0 && gemv < 4_500.0, "{gemv}");
+        // Unmeasured, or slower than the copy: the copy's, whatever the mix.
+        assert_relative_eq!(streaming_gbytes(4_000.0, None, 1e9, 0.0), 4_000.0);
+        assert_relative_eq!(streaming_gbytes(4_000.0, Some(3_000.0), 1e9, 0.0), 4_000.0);
     }
 
     #[test]

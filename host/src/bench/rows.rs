@@ -45,7 +45,7 @@ pub(super) fn rows(
                     .map(|b| b.median_ms)
             });
             let Work { op, ops, bytes, .. } = m.work;
-            let roof = roofline.roof_for(m.bound);
+            let roof = roofline.roof_moving(m.bound, &m.work);
             let intensity = intensity(ops, bytes);
             let held = m
                 .work

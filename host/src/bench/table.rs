@@ -50,6 +50,14 @@ pub fn ceilings(ceilings: &Ceilings, roofline: &Roofline) -> String {
         ),
         _ => String::new(),
     };
+    let reads = match (ceilings.reads_gbytes_per_s, ceilings.reads_set_bytes) {
+        (Some(gbytes), Some(set)) => format!(
+            "reads    {} measured (the cache lesson's kernel, a {} MiB set): the slope of work that reads more than it writes\n",
+            rate(gbytes, "B/s"),
+            set >> 20
+        ),
+        _ => String::new(),
+    };
     let shared = match ceilings.shared_gbytes_per_s {
         Some(gbytes) => format!(
             "shared   {} measured (the bank lesson's kernel, no conflicts) · {} theoretical\n",
@@ -60,10 +68,10 @@ pub fn ceilings(ceilings: &Ceilings, roofline: &Roofline) -> String {
     };
     format!(
         "memory   {} measured ({} MiB device-to-device copy, bytes read + written) · {} theoretical\n\
-         {l2}{shared}\
+         {reads}{l2}{shared}\
          compute  {sgemm} · {} theoretical FP32\n\
          {tensor}\
-         roofline min(compute {compute}, intensity × {} copy bandwidth); what a kernel reads \
+         roofline min(compute {compute}, intensity × {} copy bandwidth, nearer reads alone for work that reads more than it writes); what a kernel reads \
          again from the L2 or shared memory, at theirs\n",
         rate(ceilings.copy_gbytes_per_s, "B/s"),
         ceilings.copy_bytes >> 20,
