@@ -232,10 +232,16 @@ pub fn measure(
     })
 }
 
-/// Reads alone from the DRAM: the cache lesson's kernel at the largest
-/// power-of-two set the copy's buffer holds, checked; the set and its
-/// GB/s. `None` where that set is no more than twice the L2 (the cache
-/// lesson's last L2 plateau), too small to stream from the DRAM.
+/// The set reads alone are measured at: the largest power of two the
+/// copy's buffer holds, where that is more than twice the L2 (the cache
+/// lesson's last L2 plateau), so that it streams from the DRAM.
+fn reads_set(copy_bytes: usize, l2_bytes: Option<usize>) -> Option<usize> {
+    let set = 1usize << copy_bytes.checked_ilog2()?;
+    (set > 2 * l2_bytes.unwrap_or(caches::UNKNOWN_L2_BYTES)).then_some(set)
+}
+
+/// Reads alone from the DRAM: the cache lesson's kernel at [`reads_set`],
+/// checked; the set and its GB/s, where there is such a set.
 fn reads_bandwidth(
     gpu: &Gpu,
     sms: u32,
@@ -243,10 +249,9 @@ fn reads_bandwidth(
     runs: Runs,
     rng: &mut SmallRng,
 ) -> Result<Option<(usize, f64)>> {
-    let set = 1usize << copy_bytes.ilog2();
-    if set <= 2 * l2_bytes.unwrap_or(caches::UNKNOWN_L2_BYTES) {
+    let Some(set) = reads_set(copy_bytes, l2_bytes) else {
         return Ok(None);
-    }
+    };
     let shape = CachesShape::filling(sms, set);
     let ms = checked_median_ms::<Caches>(gpu, shape, runs, rng)?;
     Ok(Some((set, per_second_g(shape.bytes_read(), ms))))
@@ -394,6 +399,19 @@ mod tests {
         assert_eq!(at(Source::WorkingSet(f64::from(1 << 30))), Some(3352.32));
         assert_eq!(nearer(Source::Shared).unwrap().bytes, 1e9);
         assert_eq!(peaks.nearer(None), None);
+    }
+
+    #[test]
+    fn reads_alone_stream_a_set_of_more_than_twice_the_l2() {
+        // The whole 1 GiB copy buffer past an H100's or an H200's L2.
+        assert_eq!(reads_set(1 << 30, Some(50 << 20)), Some(1 << 30));
+        // A buffer cut to a quarter of the free memory: its power of two.
+        assert_eq!(reads_set(300 << 20, Some(50 << 20)), Some(256 << 20));
+        // Twice the L2 is still the L2's plateau; an unknown L2 is 64 MiB.
+        assert_eq!(reads_set(128 << 20, Some(64 << 20)), None);
+        assert_eq!(reads_set(128 << 20, None), None);
+        assert_eq!(reads_set(256 << 20, None), Some(256 << 20));
+        assert_eq!(reads_set(0, Some(50 << 20)), None);
     }
 
     #[test]
