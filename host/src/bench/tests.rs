@@ -367,6 +367,26 @@ fn the_ceilings_of_reads_again_are_named_with_the_copys() {
 }
 
 #[test]
+fn the_console_names_every_ceiling_measured() {
+    let report = sample_report();
+    let printed = table::ceilings(&report.ceilings, &report.roofline);
+    for line in [
+        "memory   2.95 TB/s measured (1024 MiB device-to-device copy",
+        "reads    3.15 TB/s measured (the cache lesson's kernel, a 1024 MiB set)",
+        "L2       11.50 TB/s measured (the cache lesson's kernel, a 4 MiB set)",
+        "shared   29.50 TB/s measured (the bank lesson's kernel, no conflicts)",
+        "compute  51.00 TFLOP/s measured (cuBLAS SGEMM 8192³",
+    ] {
+        assert!(printed.contains(line), "{line:?} not in\n{printed}");
+    }
+    let unmeasured = Ceilings {
+        reads_gbytes_per_s: None,
+        ..report.ceilings
+    };
+    assert!(!table::ceilings(&unmeasured, &report.roofline).contains("reads    "));
+}
+
+#[test]
 fn rereads_are_held_to_the_level_that_holds_their_set() {
     let reads = f64::from(1 << 30);
     // 64 MiB, past the sample's 50 MiB L2 and within twice it: the L2's
