@@ -256,12 +256,8 @@ impl Roofline {
         match level {
             Level::OnChip => self.on_chip_gbytes_per_s,
             Level::L2 => self.l2_gbytes_per_s,
-            Level::Dram => Some(streaming_gbytes(
-                self.bandwidth_gbytes_per_s,
-                self.reads_gbytes_per_s,
-                1.0,
-                0.0,
-            )),
+            // Rereads are reads.
+            Level::Dram => Some(self.dram_gbytes_per_s(1.0, 0.0)),
         }
     }
 
@@ -285,17 +281,23 @@ impl Roofline {
         }
     }
 
+    /// The DRAM slope of work reading `read` bytes and writing `written`:
+    /// reads alone stream faster than a copy.
+    fn dram_gbytes_per_s(&self, read: f64, written: f64) -> f64 {
+        streaming_gbytes(
+            self.bandwidth_gbytes_per_s,
+            self.reads_gbytes_per_s,
+            read,
+            written,
+        )
+    }
+
     /// [`Roofline::roof_for`] with the DRAM slope of `work`'s own mix of
-    /// reads and writes: reads alone stream faster than a copy.
+    /// reads and writes.
     pub fn roof_moving(&self, bound: Bound, work: &Work) -> Roof {
-        let read = work.bytes - work.output_bytes;
         Roof {
-            bandwidth_gbytes: streaming_gbytes(
-                self.bandwidth_gbytes_per_s,
-                self.reads_gbytes_per_s,
-                read,
-                work.output_bytes,
-            ),
+            bandwidth_gbytes: self
+                .dram_gbytes_per_s(work.bytes - work.output_bytes, work.output_bytes),
             ..self.roof_for(bound)
         }
     }
