@@ -314,9 +314,12 @@ pub(super) unsafe fn prefix_window_sums(
     }
     sync_threads();
     let mut before = inclusive - run[3];
-    for earlier_warp in 0..warp_index {
-        // SAFETY: written before the barrier.
-        before += unsafe { partials.read(earlier_warp) };
+    for earlier_warp in 0..STRETCH_THREADS / warp::SIZE {
+        // SAFETY: every warp wrote its partial before the barrier.
+        let partial = unsafe { partials.read(earlier_warp) };
+        if earlier_warp < warp_index {
+            before += partial;
+        }
     }
     if first == 0 {
         // SAFETY: the empty prefix, written by thread 0 alone.

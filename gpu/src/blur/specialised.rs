@@ -27,6 +27,9 @@ pub const SPECIALISED_CHANNELS: u32 = 4;
 const MOST_SAMPLES: usize = (THREAD_PIXELS * SPECIALISED_CHANNELS) as usize;
 const MOST_WORDS: usize = MOST_SAMPLES / 4;
 
+/// The warps of a block of [`blur_specialised`](super::blur_specialised).
+const WARPS: usize = (SPECIALISED_THREADS / warp::SIZE) as usize;
+
 /// The stretch of [`blur_specialised`](super::blur_specialised): [`THREAD_PIXELS`] pixels a thread,
 /// with a halo of at least `radius + 1` rounded up to whole threads, so
 /// that every thread's pixels are all halo or all output.
@@ -173,6 +176,11 @@ pub(super) unsafe fn walk_band_specialised<const C: usize>(
         let mut totals = [0u32; C];
         totals.copy_from_slice(&prefix[samples - C..samples]);
         let mut inclusive = totals;
+        // ptxas cannot tell that the warp has come back together after
+        // the edge threads' byte loads above, and would guard every
+        // shuffle below with a check and a fallback for a diverged warp:
+        // 23 more instructions a row. The barrier tells it.
+        warp::syncwarp(ALL_LANES);
         let mut delta = 1;
         while delta < warp::SIZE {
             for k in 0..C {
@@ -194,10 +202,24 @@ pub(super) unsafe fn walk_band_specialised<const C: usize>(
         for k in 0..C {
             before[k] = inclusive[k] - totals[k];
         }
-        for earlier_warp in 0..warp_index {
-            for k in 0..C {
-                // SAFETY: written before the barrier.
-                before[k] += unsafe { warp_totals.read(earlier_warp * channels + k as u32) };
+        // The earlier warps' totals, four warps' at a time: C lines of
+        // four words, read whole. A loop over each earlier warp instead
+        // ran a load and a branch a word.
+        for group in 0..WARPS / 4 {
+            if 4 * group < warp_index as usize {
+                for line in 0..C {
+                    // SAFETY: every warp wrote its totals before the
+                    // barrier; they start on a line, after the stretch's
+                    // whole lines of prefix sums.
+                    let words = unsafe { warp_totals.read_line((4 * (group * C + line)) as u32) };
+                    for j in 0..4 {
+                        let (earlier_warp, k) =
+                            (4 * group + (4 * line + j) / C, (4 * line + j) % C);
+                        if earlier_warp < warp_index as usize {
+                            before[k] += words[j];
+                        }
+                    }
+                }
             }
         }
         for i in 0..samples {
