@@ -314,6 +314,10 @@ pub(super) unsafe fn prefix_window_sums(
     }
     sync_threads();
     let mut before = inclusive - run[3];
+    // Over every warp, a constant count: a loop up to `warp_index`, LLVM
+    // unrolled eight times, which no block enters, and left one load and
+    // one branch a warp (docs/rust-as-fast-as-cuda.md §17). ptxas puts
+    // each load under its add's condition, alike for the whole warp.
     for earlier_warp in 0..STRETCH_THREADS / warp::SIZE {
         // SAFETY: every warp wrote its partial before the barrier.
         let partial = unsafe { partials.read(earlier_warp) };
