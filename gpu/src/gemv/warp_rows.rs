@@ -7,11 +7,6 @@ use super::parts::{Gemv, butterfly_sum, read_each};
 use gpu_std::global::row_major;
 use gpu_std::{Real, thread::*, warp};
 
-/// Bytes of its row that each lane of `gemv_row_major_warp` reads in one
-/// pass: 8 steps in f32, 4 in f64 (whose passes LLVM unrolls 4 times
-/// more, to the 16 steps ptxas gives the twin's loop in both types).
-const PASS_BYTES: u32 = 32;
-
 /// This thread's lane, and the row its warp owns: [`WARP_ROWS_PER_BLOCK`]
 /// rows a block.
 #[inline(always)]
@@ -43,32 +38,11 @@ pub(super) unsafe fn gemv_row_major_warp<T: Real>(gemv: Gemv<T>) {
     let (lane, row) = lane_and_row();
     // The same for the whole warp: the shuffles below have every lane.
     if row < m {
-        // This lane reads step s of its row at column lane + 32·s.
-        let steps = if lane < n {
-            (n - lane - 1) / warp::SIZE + 1
-        } else {
-            0
-        };
-        let step = |s: u32, partial: T| {
-            let j = lane + s * warp::SIZE;
-            // SAFETY: row < m, and every caller passes s < steps: j < n.
-            let (a_value, x_value) = unsafe { (a.read(row_major(row, j, n)), x.read(j as usize)) };
-            a_value.mul_add(x_value, partial)
-        };
-        // Whole passes first, so that a warp has 1 KiB of its row in
-        // flight: LLVM unrolls the plain loop by 4 steps whatever the
-        // type, and ptxas unrolls the twin's by 16 where it leaves this one
-        // as it is.
-        let pass = PASS_BYTES / size_of::<T>() as u32;
-        let whole = steps - steps % pass;
         let mut partial = T::ZERO;
-        for first in (0..whole).step_by(pass as usize) {
-            for k in 0..pass {
-                partial = step(first + k, partial);
-            }
-        }
-        for s in whole..steps {
-            partial = step(s, partial);
+        for j in (lane..n).step_by(warp::SIZE as usize) {
+            // SAFETY: row < m and j < n.
+            let (a_value, x_value) = unsafe { (a.read(row_major(row, j, n)), x.read(j as usize)) };
+            partial = a_value.mul_add(x_value, partial);
         }
         let dot = butterfly_sum(partial, 1);
         if lane == 0 {
