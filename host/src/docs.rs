@@ -14,6 +14,7 @@
 //! | `picked BENCH.json` | at every size, the kernel each family that picks by shape launches, against the library and the ladder's fastest |
 //! | `twins-by-size BENCH.json` | every kernel against its CUDA C++ twin at every size |
 //! | `twins BENCH.json` | every kernel against its CUDA C++ twin, and both sides' registers |
+//! | `twins-beside BENCH.json... KERNEL...` | the kernels named against their twins in each run, side by side (no plots drawn from these runs) |
 //! | `plot BENCH.json NAME` | one of `bench --plots`' SVGs, drawn into the folder named as the JSON |
 //! | `lessons LESSONS.json` | each lesson's claim, what the GPU showed and the verdict |
 //! | `verdicts LESSONS.json` | each lesson in one line, with its verdict |
@@ -49,6 +50,7 @@ pub fn generate(root: &Path) -> Result<Vec<Generated>> {
     let mut sources = Sources {
         root,
         bench: BTreeMap::new(),
+        compared: BTreeMap::new(),
         lessons: BTreeMap::new(),
     };
     let mut generated = Vec::new();
@@ -74,12 +76,19 @@ pub fn generate(root: &Path) -> Result<Vec<Generated>> {
 struct Sources<'a> {
     root: &'a Path,
     bench: BTreeMap<PathBuf, BenchReport>,
+    /// Runs only set beside others (`twins-beside`), whose plots are not
+    /// drawn: most are experiments kept as evidence.
+    compared: BTreeMap<PathBuf, BenchReport>,
     lessons: BTreeMap<PathBuf, LessonsReport>,
 }
 
 impl Sources<'_> {
     fn bench(&mut self, json: &Path) -> Result<&BenchReport, String> {
         parsed(self.root, &mut self.bench, json)
+    }
+
+    fn compared(&mut self, json: &Path) -> Result<&BenchReport, String> {
+        parsed(self.root, &mut self.compared, json)
     }
 
     fn lessons(&mut self, json: &Path) -> Result<&LessonsReport, String> {
@@ -230,6 +239,30 @@ fn block(sources: &mut Sources<'_>, path: &Path, spec: &str) -> Result<String, S
         "twins-by-size" => {
             let report = sources.bench(source)?;
             Ok(captioned(report, markdown::twins_by_size(report)))
+        }
+        "twins-beside" => {
+            let files = arguments.iter().take_while(|word| word.ends_with(".json"));
+            let files: Vec<&Path> = files.map(Path::new).collect();
+            let kernels = &arguments[files.len()..];
+            if files.len() < 2 || kernels.is_empty() {
+                return Err(format!("{what} names two runs or more, then kernels"));
+            }
+            for file in &files {
+                sources.compared(file)?;
+            }
+            let runs: Vec<(String, &BenchReport)> = files
+                .iter()
+                .map(|&file| {
+                    let name = file.file_stem().unwrap_or_default().to_string_lossy();
+                    let heading = format!("[{name}]({})", relative(path, file));
+                    (heading, &sources.compared[file])
+                })
+                .collect();
+            Ok(format!(
+                "Each kernel against its CUDA C++ twin, lowest and highest over each run's \
+                 sweep:\n\n{}",
+                markdown::twins_beside(&runs, kernels)
+            ))
         }
         "twins" => {
             let report = sources.bench(source)?;
@@ -400,6 +433,7 @@ mod tests {
         let mut sources = Sources {
             root,
             bench: BTreeMap::new(),
+            compared: BTreeMap::new(),
             lessons: BTreeMap::new(),
         };
         fill(&mut sources, Path::new("docs/chapter.md"), text)
@@ -425,6 +459,14 @@ mod tests {
         assert!(error("<!-- BEGIN output run.txt 1-2 -->\n<!-- END -->\n").contains("has 1 lines"));
         assert!(error("x\n<!-- BEGIN chart run.txt -->\n<!-- END -->\n").starts_with("line 2:"));
         assert!(error("<!-- BEGIN summary none.json -->\n<!-- END -->\n").contains("none.json"));
+        let beside = |arguments: &str| {
+            error(&format!(
+                "<!-- BEGIN twins-beside {arguments} -->\n<!-- END -->\n"
+            ))
+        };
+        assert!(beside("a.json k").contains("two runs or more, then kernels"));
+        assert!(beside("a.json b.json").contains("two runs or more, then kernels"));
+        assert!(beside("a.json b.json k").contains("a.json"));
     }
 
     #[test]

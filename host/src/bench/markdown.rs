@@ -268,13 +268,6 @@ pub fn twins(report: &Report) -> String {
         let (low, high) = span(rows.iter().filter_map(|row| row.vs_cuda_cpp));
         let largest = at_largest_size(rows.iter().copied());
         let (at_low, at_high) = span(largest.iter().filter_map(|row| row.vs_cuda_cpp));
-        let range = |low: f64, high: f64| {
-            if format!("{low:.2}") == format!("{high:.2}") {
-                format!("{low:.2}×")
-            } else {
-                format!("{low:.2}–{high:.2}×")
-            }
-        };
         let registers = match kernel.twin_resources {
             Some(twin) => format!("{} / {}", kernel.resources.registers, twin.registers),
             None => kernel.resources.registers.to_string(),
@@ -283,9 +276,43 @@ pub fn twins(report: &Report) -> String {
             text,
             "| `{}` | {} | {} | {registers} |",
             kernel.name,
-            range(low, high),
-            range(at_low, at_high),
+            ratio_range(low, high),
+            ratio_range(at_low, at_high),
         );
+    }
+    text
+}
+
+/// The kernels named against their CUDA C++ twins in several runs, side
+/// by side: each run's lowest and highest ratio over its sweep. `runs` are
+/// each run's column heading and report.
+pub fn twins_beside(runs: &[(String, &Report)], kernels: &[&str]) -> String {
+    let mut text = String::from("| kernel |");
+    for (heading, _) in runs {
+        let _ = write!(text, " {heading} |");
+    }
+    text.push_str("\n| --- |");
+    text.push_str(&" ---: |".repeat(runs.len()));
+    text.push('\n');
+    for kernel in kernels {
+        let _ = write!(text, "| `{kernel}` |");
+        for (_, report) in runs {
+            let mut ratios = report
+                .results
+                .iter()
+                .filter(|row| row.kernel == *kernel)
+                .filter_map(|row| row.vs_cuda_cpp)
+                .peekable();
+            let cell = match ratios.peek() {
+                Some(_) => {
+                    let (low, high) = span(ratios);
+                    ratio_range(low, high)
+                }
+                None => "not run".to_string(),
+            };
+            let _ = write!(text, " {cell} |");
+        }
+        text.push('\n');
     }
     text
 }
@@ -435,6 +462,15 @@ pub fn at_largest_size<'a>(rows: impl Iterator<Item = &'a Row> + Clone) -> Vec<&
 }
 
 /// The lowest and the highest of `values`.
+/// `low–high×`, or one ratio where both round alike.
+fn ratio_range(low: f64, high: f64) -> String {
+    if format!("{low:.2}") == format!("{high:.2}") {
+        format!("{low:.2}×")
+    } else {
+        format!("{low:.2}–{high:.2}×")
+    }
+}
+
 fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
     values.fold((f64::INFINITY, 0.0), |(low, high), value| {
         (low.min(value), high.max(value))

@@ -648,3 +648,28 @@ fn the_sample_report_renders_every_plot() {
         }
     }
 }
+
+#[test]
+fn twins_beside_sets_each_run_s_ratios_in_a_column_of_its_own() {
+    let first = sample_report();
+    let mut second = sample_report();
+    for row in second
+        .results
+        .iter_mut()
+        .filter(|row| row.kernel == "matmul_naive")
+    {
+        row.vs_cuda_cpp = Some(0.5);
+    }
+    let runs = [("one".to_string(), &first), ("two".to_string(), &second)];
+    let text = markdown::twins_beside(&runs, &["matmul_naive", "no_such_kernel"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "| kernel | one | two |", "{text}");
+    assert_eq!(lines[1], "| --- | ---: | ---: |", "{text}");
+    assert!(lines[2].starts_with("| `matmul_naive` | "), "{text}");
+    assert!(lines[2].ends_with(" | 0.50× |"), "{text}");
+    assert!(!lines[2].contains("| 0.50× | 0.50× |"), "{text}");
+    assert_eq!(
+        lines[3], "| `no_such_kernel` | not run | not run |",
+        "{text}"
+    );
+}
