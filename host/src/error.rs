@@ -175,6 +175,24 @@ pub enum Error {
     },
     #[error("{}: {message}", path.display())]
     Docs { path: PathBuf, message: String },
+    #[error("{} is not a bench run's JSON (`bench --json`): {why}", path.display())]
+    NotABenchRun { path: PathBuf, why: String },
+    #[error(
+        "the ceilings in {} were measured on {there}, and this GPU is {here}: measure them \
+         (without --ceilings) or give a run of this GPU",
+        path.display()
+    )]
+    CeilingsElsewhere {
+        path: PathBuf,
+        there: String,
+        here: String,
+    },
+    #[error(
+        "{} has no ceiling for {which}, which this run needs: measure them (without \
+         --ceilings) or give a run that has it",
+        path.display()
+    )]
+    CeilingMissing { path: PathBuf, which: &'static str },
     #[error("cannot write {}: {source}", path.display())]
     Write {
         path: PathBuf,

@@ -336,6 +336,30 @@ fn the_bench_command_checks_sizes_before_looking_for_a_gpu() {
 }
 
 #[test]
+fn the_bench_command_reads_an_earlier_run_s_ceilings_before_looking_for_a_gpu() {
+    let folder = tempfile::tempdir().unwrap();
+    let run = |ceilings: &std::path::Path| {
+        let cli = Cli::try_parse_from(
+            ["locality", "bench", "--ceilings"]
+                .map(std::ffi::OsStr::new)
+                .into_iter()
+                .chain([ceilings.as_os_str()]),
+        )
+        .unwrap();
+        locality::cli::run(&cli).unwrap_err()
+    };
+    let absent = folder.path().join("absent.json");
+    let error = run(&absent);
+    assert!(matches!(error, Error::Read { .. }), "{error:?}");
+    assert!(message(error).contains("absent.json"));
+    let not_a_run = folder.path().join("lessons.json");
+    std::fs::write(&not_a_run, "{\"lessons\": []}").unwrap();
+    let error = run(&not_a_run);
+    assert!(matches!(error, Error::NotABenchRun { .. }), "{error:?}");
+    assert!(message(error).contains("is not a bench run's JSON"));
+}
+
+#[test]
 fn the_command_line_rejects_malformed_arguments() {
     for args in [
         &["--matmul", "3x4"][..],

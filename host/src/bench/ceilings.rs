@@ -88,6 +88,12 @@ impl Hardware {
         Some(f64::from(sms) * f64::from(flops) * f64::from(clock) * 1e3 / 1e9)
     }
 
+    /// Whether the GPU has tensor cores that compute in bf16 (compute
+    /// capability 8.0 on), whose gemm is a ceiling of its own.
+    pub fn tensor_cores(&self) -> bool {
+        self.compute_capability.is_some_and(|cc| cc >= (8, 0))
+    }
+
     /// Peak shared-memory bandwidth in GB/s: 32 banks of 4 bytes each per
     /// SM clock, on every SM.
     pub fn peak_shared_gbytes(&self) -> Option<f64> {
@@ -209,9 +215,8 @@ pub fn measure(
     let sgemm_gflops = blas
         .map(|blas| sgemm_throughput(gpu, blas, runs, rng))
         .transpose()?;
-    let tensor_cores = hardware.compute_capability.is_some_and(|cc| cc >= (8, 0));
     let tensor_gflops = blas
-        .filter(|_| tensor_cores)
+        .filter(|_| hardware.tensor_cores())
         .map(|blas| tensor_throughput(gpu, blas, runs, rng))
         .transpose()?;
     Ok(Ceilings {

@@ -27,6 +27,10 @@ pub struct Report {
     pub schema_version: u32,
     pub device: Device,
     pub ceilings: Ceilings,
+    /// The earlier run whose ceilings this one took (`bench --ceilings`),
+    /// as given; absent where they were measured in this run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceilings_from: Option<String>,
     pub roofline: Roofline,
     pub runs: Runs,
     /// Every family timed, in teaching order.

@@ -153,8 +153,12 @@ pub fn measured_on(report: &Report) -> String {
         ),
         _ => String::new(),
     };
+    let source = match &report.ceilings_from {
+        Some(earlier) => format!("ceilings from an earlier run ({earlier})"),
+        None => "ceilings measured in the same run".to_string(),
+    };
     format!(
-        "{}, seed {}, ceilings measured in the same run: a device copy {:.2} TB/s{reads}{levels}{sgemm}{tensor}",
+        "{}, seed {}, {source}: a device copy {:.2} TB/s{reads}{levels}{sgemm}{tensor}",
         report.device.name,
         report.runs.seed,
         ceilings.copy_gbytes_per_s / 1e3

@@ -3,6 +3,7 @@
 //! run instead, placed on a roofline.
 
 pub mod ceilings;
+mod earlier;
 mod inputs;
 pub mod json;
 pub mod markdown;
@@ -14,6 +15,7 @@ mod sweep;
 mod table;
 
 use std::io::IsTerminal;
+use std::path::Path;
 
 use gpu_host::Gpu;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -88,9 +90,19 @@ fn describe(plan: &Plan, tools: &Tools<'_>, with_twins: bool) -> (usize, String)
 }
 
 /// Runs the sweep on GPU `device` with inputs from `seed`, prints the
-/// table, writes the JSON and the plots.
-pub fn run(plan: &Plan, outputs: &Outputs, device: usize, seed: u64) -> Result<()> {
+/// table, writes the JSON and the plots; with the ceilings of the run in
+/// `ceilings_from`, where given, instead of measuring them.
+pub fn run(
+    plan: &Plan,
+    outputs: &Outputs,
+    device: usize,
+    seed: u64,
+    ceilings_from: Option<&Path>,
+) -> Result<()> {
     plan.validate()?;
+    let earlier = ceilings_from
+        .map(|path| earlier::read(path).map(|report| (path, report)))
+        .transpose()?;
     let gpu = crate::gpu::open(device)?;
     let outputs = OpenOutputs::open(outputs)?;
     let hardware = Hardware::read(&gpu);
@@ -131,9 +143,36 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize, seed: u64) -> Result<(
 
     say!("random inputs from seed {seed} (--seed {seed} replays them)")?;
     let mut rng = SmallRng::seed_from_u64(seed);
-    say!("measuring the ceilings…")?;
+    // The ceilings draw from a generator of their own, so that the
+    // kernels' inputs are the same whether they are measured or taken.
+    let mut ceilings_rng = SmallRng::from_rng(&mut rng);
     let levels = rereads(plan);
-    let ceilings = ceilings::measure(&gpu, &hardware, blas.as_ref(), plan.runs, levels, &mut rng)?;
+    let ceilings = match &earlier {
+        Some((path, earlier)) => {
+            let needed = earlier::Needed {
+                levels,
+                sgemm: blas.is_some(),
+                tensor: blas.is_some() && hardware.tensor_cores(),
+            };
+            let ceilings = earlier::ceilings(earlier, path, &device, needed)?;
+            say!(
+                "the ceilings of an earlier run on this GPU: {}",
+                path.display()
+            )?;
+            ceilings
+        }
+        None => {
+            say!("measuring the ceilings…")?;
+            ceilings::measure(
+                &gpu,
+                &hardware,
+                blas.as_ref(),
+                plan.runs,
+                levels,
+                &mut ceilings_rng,
+            )?
+        }
+    };
     let roofline = json::Roofline::from_ceilings(&ceilings);
     console::print(format_args!("{}", table::ceilings(&ceilings, &roofline)))?;
 
@@ -156,6 +195,7 @@ pub fn run(plan: &Plan, outputs: &Outputs, device: usize, seed: u64) -> Result<(
         schema_version: 2,
         device,
         ceilings,
+        ceilings_from: ceilings_from.map(|path| path.display().to_string()),
         roofline,
         runs: json::Runs {
             warmup: plan.runs.warmup,

@@ -243,6 +243,7 @@ fn sample_report() -> Report {
     }
     Report {
         schema_version: 2,
+        ceilings_from: None,
         device: Device {
             name: "NVIDIA H100 80GB HBM3 (sample numbers)".to_string(),
             compute_capability: Some("9.0".to_string()),
@@ -672,4 +673,63 @@ fn twins_beside_sets_each_run_s_ratios_in_a_column_of_its_own() {
         lines[3], "| `no_such_kernel` | not run | not run |",
         "{text}"
     );
+}
+
+#[test]
+fn an_earlier_run_lends_its_ceilings_only_to_a_gpu_like_its_own_and_only_those_it_has() {
+    use super::earlier::{Needed, ceilings};
+    use crate::error::Error;
+    let path = std::path::Path::new("earlier.json");
+    let every = Needed {
+        levels: true,
+        sgemm: true,
+        tensor: true,
+    };
+    let earlier = sample_report();
+    let lent = ceilings(&earlier, path, &earlier.device, every).unwrap();
+    assert_eq!(lent.copy_gbytes_per_s, earlier.ceilings.copy_gbytes_per_s);
+    assert_eq!(lent.l2_gbytes_per_s, earlier.ceilings.l2_gbytes_per_s);
+
+    let mut other = earlier.device.clone();
+    other.multiprocessors = Some(114);
+    let error = ceilings(&earlier, path, &other, every).unwrap_err();
+    assert!(
+        matches!(error, Error::CeilingsElsewhere { .. }),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("this GPU is"), "{error}");
+    assert!(error.to_string().contains("114 SMs"), "{error}");
+
+    let mut without = sample_report();
+    without.ceilings.l2_gbytes_per_s = None;
+    without.ceilings.tensor_gflops = None;
+    let missing = |needed| ceilings(&without, path, &without.device, needed).unwrap_err();
+    assert!(
+        missing(every)
+            .to_string()
+            .contains("the L2's read bandwidth")
+    );
+    let no_levels = Needed {
+        levels: false,
+        ..every
+    };
+    assert!(missing(no_levels).to_string().contains("bf16"));
+    let neither = Needed {
+        tensor: false,
+        ..no_levels
+    };
+    assert!(ceilings(&without, path, &without.device, neither).is_ok());
+}
+
+#[test]
+fn a_run_that_took_its_ceilings_says_so_where_its_figures_are_shown() {
+    let mut report = sample_report();
+    assert!(markdown::measured_on(&report).contains("ceilings measured in the same run"));
+    report.ceilings_from = Some("docs/results/h200/bench.json".to_string());
+    let caption = markdown::measured_on(&report);
+    assert!(
+        caption.contains("ceilings from an earlier run (docs/results/h200/bench.json)"),
+        "{caption}"
+    );
+    assert!(!caption.contains("same run"), "{caption}");
 }

@@ -41,8 +41,15 @@ pub fn run(cli: &Cli) -> Result<Verdict> {
     }
     match &cli.command {
         Some(Command::Bench(args)) => {
-            bench::run(&args.plan(), &args.outputs(), args.device, args.seed)
-                .map(|()| Verdict::Benchmarked)
+            let ceilings = args.ceilings.as_deref();
+            bench::run(
+                &args.plan(),
+                &args.outputs(),
+                args.device,
+                args.seed,
+                ceilings,
+            )
+            .map(|()| Verdict::Benchmarked)
         }
         Some(Command::Blur(args)) => picture::run(&args.request()).map(|()| Verdict::Blurred),
         Some(Command::Lessons(args)) => run_lessons(args),

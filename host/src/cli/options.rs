@@ -217,6 +217,13 @@ pub struct BenchArgs {
     /// The CUDA device to use.
     #[arg(long, default_value_t = 0)]
     pub device: usize,
+    /// Take the ceilings from an earlier run's `--json` FILE, on a GPU of
+    /// the same name, compute capability and SM count, instead of
+    /// measuring them: a minute or two saved on a run of a few kernels.
+    /// The kernels' ratios to their baselines and twins are measured in
+    /// the run either way.
+    #[arg(long, value_name = "FILE")]
+    pub ceilings: Option<PathBuf>,
 }
 
 impl BenchArgs {
