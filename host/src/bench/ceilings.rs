@@ -88,12 +88,6 @@ impl Hardware {
         Some(f64::from(sms) * f64::from(flops) * f64::from(clock) * 1e3 / 1e9)
     }
 
-    /// Whether the GPU has tensor cores that compute in bf16 (compute
-    /// capability 8.0 on), whose gemm is a ceiling of its own.
-    pub fn tensor_cores(&self) -> bool {
-        self.compute_capability.is_some_and(|cc| cc >= (8, 0))
-    }
-
     /// Peak shared-memory bandwidth in GB/s: 32 banks of 4 bytes each per
     /// SM clock, on every SM.
     pub fn peak_shared_gbytes(&self) -> Option<f64> {
@@ -189,21 +183,45 @@ impl Peaks {
     }
 }
 
-/// Measures the ceilings: the copy always, the L2's and shared memory's
-/// where `levels` asks for them (a kernel of the run reads again from
-/// them), SGEMM when cuBLAS is there, and the tensor cores' bf16 gemm
-/// when the GPU has them too (compute capability 8.0 on).
+/// The ceilings a run measures beyond the copy and the reads alone,
+/// which every run measures; a run that takes them from an earlier one
+/// (`bench --ceilings`) needs that run to have them too.
+#[derive(Clone, Copy, Debug)]
+pub struct Needed {
+    /// The L2's and shared memory's: a kernel of the run reads again from
+    /// them.
+    pub levels: bool,
+    /// SGEMM: cuBLAS is there.
+    pub sgemm: bool,
+    /// The tensor cores' bf16 gemm: cuBLAS is there, and the GPU has
+    /// tensor cores that compute in bf16 (compute capability 8.0 on).
+    pub tensor: bool,
+}
+
+impl Needed {
+    pub fn of(hardware: &Hardware, blas: bool, levels: bool) -> Self {
+        let tensor_cores = hardware.compute_capability.is_some_and(|cc| cc >= (8, 0));
+        Self {
+            levels,
+            sgemm: blas,
+            tensor: blas && tensor_cores,
+        }
+    }
+}
+
+/// Measures the ceilings: the copy and the reads alone always, and those
+/// `needed` names.
 pub fn measure(
     gpu: &Gpu,
     hardware: &Hardware,
     blas: Option<&Blas>,
     runs: Runs,
-    levels: bool,
+    needed: Needed,
     rng: &mut SmallRng,
 ) -> Result<Ceilings> {
     let (copy_bytes, copy_gbytes_per_s) = copy_bandwidth(gpu, runs, rng)?;
     let sms = hardware.multiprocessors.unwrap_or(1);
-    let (l2, shared_gbytes_per_s) = if levels {
+    let (l2, shared_gbytes_per_s) = if needed.levels {
         (
             l2_bandwidth(gpu, sms, hardware.l2_bytes, runs, rng)?,
             Some(shared_bandwidth(gpu, sms, runs, rng)?),
@@ -213,10 +231,11 @@ pub fn measure(
     };
     let reads = reads_bandwidth(gpu, sms, (copy_bytes, hardware.l2_bytes), runs, rng)?;
     let sgemm_gflops = blas
+        .filter(|_| needed.sgemm)
         .map(|blas| sgemm_throughput(gpu, blas, runs, rng))
         .transpose()?;
     let tensor_gflops = blas
-        .filter(|_| hardware.tensor_cores())
+        .filter(|_| needed.tensor)
         .map(|blas| tensor_throughput(gpu, blas, runs, rng))
         .transpose()?;
     Ok(Ceilings {
@@ -417,6 +436,30 @@ mod tests {
         assert_eq!(reads_set(128 << 20, None), None);
         assert_eq!(reads_set(256 << 20, None), Some(256 << 20));
         assert_eq!(reads_set(0, Some(50 << 20)), None);
+    }
+
+    #[test]
+    fn a_run_measures_the_tensor_cores_only_with_cublas_on_a_gpu_that_has_them() {
+        let needed = Needed::of(&H100, true, false);
+        assert!(
+            needed.sgemm && needed.tensor && !needed.levels,
+            "{needed:?}"
+        );
+        assert!(Needed::of(&H100, false, true).levels);
+        let without_cublas = Needed::of(&H100, false, false);
+        assert!(!without_cublas.sgemm && !without_cublas.tensor);
+        for (cc, tensor) in [((7, 5), false), ((8, 0), true), ((9, 0), true)] {
+            let gpu = Hardware {
+                compute_capability: Some(cc),
+                ..H100
+            };
+            assert_eq!(Needed::of(&gpu, true, false).tensor, tensor, "{cc:?}");
+        }
+        let unknown = Hardware {
+            compute_capability: None,
+            ..H100
+        };
+        assert!(!Needed::of(&unknown, true, false).tensor);
     }
 
     #[test]

@@ -6,18 +6,9 @@
 
 use std::path::Path;
 
+use super::ceilings::Needed;
 use super::json::{Ceilings, Device, Report};
 use crate::error::{Error, Result};
-
-/// The ceilings a run needs: each is measured where the run has what it
-/// takes (cuBLAS, tensor cores, a kernel that reads again from the L2 or
-/// shared memory), so an earlier run must have them too.
-#[derive(Clone, Copy, Debug)]
-pub struct Needed {
-    pub levels: bool,
-    pub sgemm: bool,
-    pub tensor: bool,
-}
 
 /// The report at `path`, read and parsed before the GPU is opened.
 pub fn read(path: &Path) -> Result<Report> {
@@ -32,8 +23,8 @@ pub fn read(path: &Path) -> Result<Report> {
 }
 
 /// `earlier`'s ceilings, where it ran on a GPU like `device` (the same
-/// name, compute capability and SM count) and has every ceiling in
-/// `needed`.
+/// name, compute capability and SM count) and has every ceiling this run
+/// would measure (`needed`).
 pub fn ceilings(
     earlier: &Report,
     path: &Path,

@@ -465,7 +465,6 @@ pub fn at_largest_size<'a>(rows: impl Iterator<Item = &'a Row> + Clone) -> Vec<&
     rows.filter(|row| row.size.side() == side).collect()
 }
 
-/// The lowest and the highest of `values`.
 /// `low–high×`, or one ratio where both round alike.
 fn ratio_range(low: f64, high: f64) -> String {
     if format!("{low:.2}") == format!("{high:.2}") {
@@ -475,6 +474,7 @@ fn ratio_range(low: f64, high: f64) -> String {
     }
 }
 
+/// The lowest and the highest of `values`.
 fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
     values.fold((f64::INFINITY, 0.0), |(low, high), value| {
         (low.min(value), high.max(value))

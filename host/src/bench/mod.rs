@@ -146,14 +146,9 @@ pub fn run(
     // The ceilings draw from a generator of their own, so that the
     // kernels' inputs are the same whether they are measured or taken.
     let mut ceilings_rng = SmallRng::from_rng(&mut rng);
-    let levels = rereads(plan);
+    let needed = ceilings::Needed::of(&hardware, blas.is_some(), rereads(plan));
     let ceilings = match &earlier {
         Some((path, earlier)) => {
-            let needed = earlier::Needed {
-                levels,
-                sgemm: blas.is_some(),
-                tensor: blas.is_some() && hardware.tensor_cores(),
-            };
             let ceilings = earlier::ceilings(earlier, path, &device, needed)?;
             say!(
                 "the ceilings of an earlier run on this GPU: {}",
@@ -168,7 +163,7 @@ pub fn run(
                 &hardware,
                 blas.as_ref(),
                 plan.runs,
-                levels,
+                needed,
                 &mut ceilings_rng,
             )?
         }

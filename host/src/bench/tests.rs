@@ -677,7 +677,8 @@ fn twins_beside_sets_each_run_s_ratios_in_a_column_of_its_own() {
 
 #[test]
 fn an_earlier_run_lends_its_ceilings_only_to_a_gpu_like_its_own_and_only_those_it_has() {
-    use super::earlier::{Needed, ceilings};
+    use super::ceilings::Needed;
+    use super::earlier::ceilings;
     use crate::error::Error;
     let path = std::path::Path::new("earlier.json");
     let every = Needed {
