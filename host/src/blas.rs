@@ -11,8 +11,9 @@ use std::ffi::c_int;
 use std::sync::Arc;
 
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, Gemv as BlasGemv, GemvConfig, result, sys};
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 use gpu_host::Gpu;
+use gpu_host::gpu::DeviceBuffer;
 use half::bf16;
 
 use crate::error::{During, Error, Result};
@@ -64,9 +65,9 @@ impl Blas {
     pub unsafe fn sgemm(
         &self,
         dims: [usize; 3],
-        a: &CudaSlice<f32>,
-        b: &CudaSlice<f32>,
-        c: &mut CudaSlice<f32>,
+        a: &DeviceBuffer<f32>,
+        b: &DeviceBuffer<f32>,
+        c: &mut DeviceBuffer<f32>,
     ) -> Result<()> {
         let (config, first, second) = sgemm_call(dims, a, b)?;
         // SAFETY: every buffer holds exactly the elements of its matrix (by
@@ -85,9 +86,9 @@ impl Blas {
     pub unsafe fn gemm_bf16(
         &self,
         dims: [usize; 3],
-        a: &CudaSlice<bf16>,
-        b: &CudaSlice<bf16>,
-        c: &mut CudaSlice<f32>,
+        a: &DeviceBuffer<bf16>,
+        b: &DeviceBuffer<bf16>,
+        c: &mut DeviceBuffer<f32>,
     ) -> Result<()> {
         let (config, first, second) = sgemm_call(dims, a, b)?;
         let stream = &self.stream;
@@ -137,10 +138,10 @@ impl Blas {
         layout: Layout,
         dims: [usize; 2],
         alpha: T,
-        a: &CudaSlice<T>,
-        x: &CudaSlice<T>,
+        a: &DeviceBuffer<T>,
+        x: &DeviceBuffer<T>,
         beta: T,
-        y: &mut CudaSlice<T>,
+        y: &mut DeviceBuffer<T>,
     ) -> Result<()>
     where
         CudaBlas: BlasGemv<T>,

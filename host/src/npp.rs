@@ -12,8 +12,9 @@ use std::ffi::{c_int, c_uint, c_void};
 use std::sync::Arc;
 
 use cudarc::driver::sys::CUdevice_attribute as Attribute;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 use gpu_host::Gpu;
+use gpu_host::gpu::DeviceBuffer;
 use libloading::Library;
 
 use crate::error::{Error, Result};
@@ -149,8 +150,8 @@ impl Npp {
     /// `output`, edges replicated.
     pub fn box_filter(
         &self,
-        input: &CudaSlice<u8>,
-        output: &mut CudaSlice<u8>,
+        input: &DeviceBuffer<u8>,
+        output: &mut DeviceBuffer<u8>,
         (width, height, channels): (usize, usize, usize),
         radius: u32,
     ) -> Result<()> {

@@ -36,6 +36,12 @@ fn every_kernel_on_its_familys_test_shapes() {
     check_every_family(&Emulator::from_seed(seed), seed).unwrap();
 }
 
+#[test]
+fn a_kernel_reads_and_writes_buffers_of_every_placement() {
+    let seed = seed();
+    locality_tests::placements::check_placements(&Emulator::from_seed(seed), seed).unwrap();
+}
+
 /// Sizes that stress the bounds: 1, primes, one off the tile and block
 /// widths, and anything up to a few tiles.
 fn size() -> impl Strategy<Value = usize> {

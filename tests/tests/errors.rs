@@ -168,7 +168,7 @@ fn clusters_that_do_not_tile_the_blocks_are_rejected() {
 /// Accelerator cannot copy, or of another length than its array, before
 /// any GPU work.
 #[test]
-fn tensor_maps_the_hardware_cannot_copy_are_rejected() {
+fn tensor_maps_the_hardware_cannot_copy_are_rejected() -> Result<(), HostError> {
     let error = Tensor::problem(TransposeShape::new(8, 10)).unwrap_err();
     assert_eq!(
         message(error),
@@ -197,7 +197,7 @@ fn tensor_maps_the_hardware_cannot_copy_are_rejected() {
         ),
         (map(64, 64, 4, Swizzle::Bytes128), "128 bytes or fewer"),
     ] {
-        let source = vec![0.0f32; shape.width as usize * 8];
+        let source = emulator.alloc::<f32>("source", shape.width as usize * 8)?;
         let error = emulator.tensor_map(source, shape).err().expect("refused");
         assert!(
             matches!(error, HostError::TensorMapShape { .. }),
@@ -210,12 +210,15 @@ fn tensor_maps_the_hardware_cannot_copy_are_rejected() {
         ..map(8, 8, 8, Swizzle::None)
     };
     let error = emulator
-        .tensor_map(vec![0.0f32; 64], bf16_map)
+        .tensor_map(emulator.alloc::<f32>("source", 64)?, bf16_map)
         .err()
         .expect("refused");
     assert!(message(error).contains("the map's element type must be the buffer's"));
     let error = emulator
-        .tensor_map(vec![0.0; 40], map(8, 8, 8, Swizzle::Bytes128))
+        .tensor_map(
+            emulator.alloc::<f32>("source", 40)?,
+            map(8, 8, 8, Swizzle::Bytes128),
+        )
         .err()
         .expect("refused");
     assert_eq!(
@@ -224,9 +227,13 @@ fn tensor_maps_the_hardware_cannot_copy_are_rejected() {
     );
     assert!(
         emulator
-            .tensor_map(vec![0.0; 256], map(32, 32, 8, Swizzle::Bytes128))
+            .tensor_map(
+                emulator.alloc::<f32>("source", 256)?,
+                map(32, 32, 8, Swizzle::Bytes128)
+            )
             .is_ok()
     );
+    Ok(())
 }
 
 #[test]

@@ -4,6 +4,8 @@
 //! reference on the same run, so the counts are those of a correct kernel.
 
 use gpu_emulator::traffic::Traffic;
+use gpu_std::Placement;
+use kernels::access;
 use locality::Backend;
 use locality::CountingEmulator;
 use locality::case::Case;
@@ -39,6 +41,43 @@ fn traffic<F: Family>(name: &str, shape: F::Shape) -> Traffic {
     let comparison = case.check(&backend, kernel).unwrap();
     assert!(comparison.passed(), "{name}: {comparison}");
     backend.traffic(name).unwrap()
+}
+
+#[test]
+fn the_traffic_is_counted_by_where_each_buffer_lives() {
+    // A coalesced copy of 4096 f32 from mapped host memory into managed
+    // memory: 128 warps, each one request of four sectors each way, every
+    // one of them over the host's link or to a managed page.
+    let backend = CountingEmulator::default();
+    let n = 4096;
+    let values = vec![1.0f32; n as usize];
+    let input = backend
+        .upload_in("input", &values, Placement::MappedHost)
+        .unwrap();
+    let mut output = backend
+        .alloc_in::<f32>("output", n as usize, Placement::Managed)
+        .unwrap();
+    let copy = kernel::<Access>("copy_strided");
+    // SAFETY: both buffers hold the n elements a stride-1 copy reads and
+    // writes.
+    unsafe { backend.launch(copy, &access::Problem { n }, (&input, &mut output, n, 1, 0)) }
+        .unwrap();
+    let traffic = backend.traffic("copy_strided").unwrap();
+    let warps = u64::from(n / 32);
+    let mapped = traffic.by_placement[&Placement::MappedHost];
+    let managed = traffic.by_placement[&Placement::Managed];
+    assert_eq!(
+        (mapped.load.requests, mapped.load.sectors),
+        (warps, 4 * warps)
+    );
+    assert_eq!(
+        (managed.store.requests, managed.store.sectors),
+        (warps, 4 * warps)
+    );
+    assert_eq!(mapped.load, traffic.global_load);
+    assert_eq!(managed.store, traffic.global_store);
+    assert_eq!((mapped.store.requests, managed.load.requests), (0, 0));
+    assert!(!traffic.by_placement.contains_key(&Placement::Device));
 }
 
 #[test]

@@ -390,3 +390,20 @@ impl Reduction {
         }
     }
 }
+
+/// Where the bytes behind a global-memory pointer live: the same loads
+/// and stores reach each, over a different path.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Placement {
+    /// The GPU's own DRAM (`cudaMalloc`).
+    #[default]
+    Device,
+    /// Page-locked host memory mapped into the GPU's address space
+    /// (`cudaHostAlloc(…, cudaHostAllocMapped)`): every access crosses
+    /// the host link, and nothing is copied first.
+    MappedHost,
+    /// Managed memory (`cudaMallocManaged`): pages the driver moves to
+    /// whichever processor touches them, on a fault or ahead of it when
+    /// prefetched.
+    Managed,
+}

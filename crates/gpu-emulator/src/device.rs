@@ -424,6 +424,8 @@ pub struct GlobalAccess {
     /// An atomic's scope: the threads it is atomic with. `None` for a
     /// plain access.
     pub scope: Option<super::Scope>,
+    /// Where the buffer's bytes live, which the traffic counts apart.
+    pub placement: super::Placement,
 }
 
 /// Checks and records an access to elements `index..index + elements` of a
@@ -446,6 +448,7 @@ pub fn global_access(access: GlobalAccess, site: &'static Location<'static>) {
                 Space::Global {
                     base: access.base,
                     buffer: access.buffer,
+                    placement: access.placement,
                 }
             };
             let offset = (access.index * access.element_bytes) as u64;

@@ -83,7 +83,7 @@ pub use fault::{
 };
 pub use global::SHADOW_BYTES_PER_BYTE;
 pub use gpu_core::{
-    Dim3, Launch, LaunchBounds, SHARED_LIMIT_BYTES, SHARED_OPT_IN_LIMIT_BYTES, Scope,
+    Dim3, Launch, LaunchBounds, Placement, SHARED_LIMIT_BYTES, SHARED_OPT_IN_LIMIT_BYTES, Scope,
 };
 pub use mbarrier::{MAX_ARRIVALS, Outstanding};
 pub use order::BlockOrder;

@@ -22,7 +22,7 @@
 use core::ops::AddAssign;
 use std::collections::BTreeMap;
 
-use super::AccessKind;
+use super::{AccessKind, Placement};
 
 /// What a launch moved, counted per warp-level instruction.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -55,6 +55,19 @@ pub struct Traffic {
     pub shared_atomic: Atomics,
     /// The global loads again, by buffer.
     pub loads_by_buffer: BTreeMap<&'static str, Global>,
+    /// The global loads and stores again, by where their buffers' bytes
+    /// live: the device's DRAM, host memory mapped into the GPU's address
+    /// space, or managed memory.
+    pub by_placement: BTreeMap<Placement, Placed>,
+}
+
+/// The global loads and stores of one [`Placement`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Placed {
+    /// Loads.
+    pub load: Global,
+    /// Stores.
+    pub store: Global,
 }
 
 /// Global-memory instructions of one kind.
@@ -148,6 +161,7 @@ add_fields! {
     Atomics: requests, updates, addresses, sectors;
     Constant: requests, addresses;
     Texture: requests, texels;
+    Placed: load, store;
 }
 
 impl AddAssign for Traffic {
@@ -166,22 +180,40 @@ impl AddAssign for Traffic {
         for (buffer, loads) in other.loads_by_buffer {
             *self.loads_by_buffer.entry(buffer).or_default() += loads;
         }
+        for (placement, placed) in other.by_placement {
+            *self.by_placement.entry(placement).or_default() += placed;
+        }
     }
 }
 
-/// Which memory an access went to: a global buffer (by its base address),
+/// Which memory an access went to: a global buffer (by its base address,
+/// with its name and placement),
 /// the block's shared memory, the shared memory of a block of the cluster
 /// through its mapped address (by its rank), a constant array (by its
 /// name's address), or a texture (by its handle, with the texels the
 /// fetch read, `u32::MAX` for none).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Space {
-    Global { base: usize, buffer: &'static str },
-    Bulk { base: usize, copy: u32 },
+    Global {
+        base: usize,
+        buffer: &'static str,
+        placement: Placement,
+    },
+    Bulk {
+        base: usize,
+        copy: u32,
+    },
     Shared,
-    Distributed { rank: u32 },
-    Constant { array: &'static str },
-    Texture { handle: u64, texels: [u32; 4] },
+    Distributed {
+        rank: u32,
+    },
+    Constant {
+        array: &'static str,
+    },
+    Texture {
+        handle: u64,
+        texels: [u32; 4],
+    },
 }
 
 /// One emulated thread's access: where from, what, and where to.
@@ -244,13 +276,21 @@ pub(super) fn count(records: &[Record]) -> Traffic {
         for instruction in instructions(lanes) {
             let first = &instruction[0];
             match (first.space, first.kind) {
-                (Space::Global { buffer, .. }, AccessKind::Read) => {
+                (
+                    Space::Global {
+                        buffer, placement, ..
+                    },
+                    AccessKind::Read,
+                ) => {
                     let loads = global(&instruction);
                     traffic.global_load += loads;
                     *traffic.loads_by_buffer.entry(buffer).or_default() += loads;
+                    traffic.by_placement.entry(placement).or_default().load += loads;
                 }
-                (Space::Global { .. }, AccessKind::Write) => {
-                    traffic.global_store += global(&instruction);
+                (Space::Global { placement, .. }, AccessKind::Write) => {
+                    let stores = global(&instruction);
+                    traffic.global_store += stores;
+                    traffic.by_placement.entry(placement).or_default().store += stores;
                 }
                 (Space::Global { .. }, AccessKind::Atomic) => {
                     traffic.global_atomic += atomics(&instruction);
@@ -435,6 +475,7 @@ mod tests {
     const BUFFER: Space = Space::Global {
         base: 0,
         buffer: "a",
+        placement: Placement::Device,
     };
 
     #[test]

@@ -5,12 +5,12 @@
 
 use std::any::Any;
 
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
+use cudarc::driver::{CudaStream, DevicePtr};
 use gpu_emulator::traffic::Traffic;
 use gpu_std::global::{Global, GlobalMut};
 use gpu_std::tensor::{MapElement, TensorMap2d, TiledMap};
 use gpu_std::texture::Texture2d;
-use gpu_std::{Kernel, Sampling};
+use gpu_std::{Kernel, Placement, Sampling};
 
 use crate::error::{Error, Result};
 use crate::l2::{PersistingL2, PersistingWindow};
@@ -29,6 +29,9 @@ pub trait Memory: 'static {
     /// bytes in global memory; nothing for the emulator, which reads the
     /// map's shape.
     type EncodedMap;
+
+    /// Where `buffer`'s bytes live.
+    fn placement<T: Value>(buffer: &Self::Buffer<T>) -> Placement;
 }
 
 /// A tiled tensor map over a buffer of `T` ([`Backend::tensor_map`]),
@@ -115,7 +118,8 @@ pub(crate) fn check_texture(len: usize, width: usize, height: usize) -> Result<(
     Ok(())
 }
 
-/// The GPU's memory: device slices (its [`Memory`] is in `gpu`).
+/// The GPU's memory: device buffers in any placement (its [`Memory`] is
+/// in `gpu`).
 pub enum DeviceMemory {}
 
 /// The emulator's memory: the host's own vectors (its [`Memory`] is in
@@ -169,11 +173,11 @@ impl<T: Value> Param for Global<T> {
         host.device_ptr(stream).0
     }
 
-    fn emulated(host: &Vec<T>, name: &'static str) -> Self {
-        Global::new(name, host)
+    fn emulated(host: Self::Host<'_, HostMemory>, name: &'static str) -> Self {
+        Global::new(name, host).placed(HostMemory::placement(host))
     }
 
-    fn elements(host: &&CudaSlice<T>) -> usize {
+    fn elements(host: &Self::Host<'_, DeviceMemory>) -> usize {
         host.len()
     }
 }
@@ -188,11 +192,12 @@ impl<T: Value> Param for GlobalMut<T> {
         host.device_ptr(stream).0
     }
 
-    fn emulated(host: &mut Vec<T>, name: &'static str) -> Self {
-        GlobalMut::new(name, host)
+    fn emulated(host: Self::Host<'_, HostMemory>, name: &'static str) -> Self {
+        let placement = HostMemory::placement(host);
+        GlobalMut::new(name, host).placed(placement)
     }
 
-    fn elements(host: &&mut CudaSlice<T>) -> usize {
+    fn elements(host: &Self::Host<'_, DeviceMemory>) -> usize {
         host.len()
     }
 }
@@ -223,7 +228,8 @@ impl<T: MapElement + Value> Param for TensorMap2d<T> {
     }
 
     fn emulated(host: Self::Host<'_, HostMemory>, name: &'static str) -> Self {
-        TensorMap2d::new(Global::new(name, &host.source), host.shape)
+        let source = Global::new(name, &host.source).placed(HostMemory::placement(&host.source));
+        TensorMap2d::new(source, host.shape)
     }
 }
 
@@ -379,6 +385,20 @@ pub struct Transfer {
     pub pinned: bool,
 }
 
+/// How a managed buffer is used, which the driver places its pages by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Advice {
+    /// Read far more than written: a processor that reads a page gets a
+    /// copy of its own, and a write invalidates the others.
+    ReadMostly,
+    /// Keep the pages in the device's DRAM; the host's accesses map them
+    /// rather than move them.
+    PreferDevice,
+    /// Keep the pages in the host's memory; the device's accesses map them
+    /// rather than move them.
+    PreferHost,
+}
+
 /// A place to run the kernels, with buffers of its own.
 pub trait Backend {
     /// Where its buffers live.
@@ -388,10 +408,43 @@ pub trait Backend {
     fn description(&self) -> String;
 
     /// A new buffer holding `data`; `what` names it in errors.
-    fn upload<T: Value>(&self, what: &'static str, data: &[T]) -> Result<Buffer<Self, T>>;
+    fn upload<T: Value>(&self, what: &'static str, data: &[T]) -> Result<Buffer<Self, T>> {
+        self.upload_in(what, data, Placement::Device)
+    }
+
+    /// A new buffer holding `data` in `placement`'s memory.
+    fn upload_in<T: Value>(
+        &self,
+        what: &'static str,
+        data: &[T],
+        placement: Placement,
+    ) -> Result<Buffer<Self, T>> {
+        let mut buffer = self.alloc_in(what, data.len(), placement)?;
+        self.overwrite(data, &mut buffer)?;
+        Ok(buffer)
+    }
 
     /// A new buffer of `len` poisoned elements.
-    fn alloc<T: Value>(&self, what: &'static str, len: usize) -> Result<Buffer<Self, T>>;
+    fn alloc<T: Value>(&self, what: &'static str, len: usize) -> Result<Buffer<Self, T>> {
+        self.alloc_in(what, len, Placement::Device)
+    }
+
+    /// A new buffer of `len` poisoned elements in `placement`'s memory.
+    /// Host memory mapped into the GPU's address space is page-locked
+    /// (`cuMemHostAlloc`); managed memory is refused where it is larger
+    /// than the device's free memory ([`Error::ManagedBeyondFree`]),
+    /// before anything is allocated.
+    fn alloc_in<T: Value>(
+        &self,
+        what: &'static str,
+        len: usize,
+        placement: Placement,
+    ) -> Result<Buffer<Self, T>>;
+
+    /// Where `buffer`'s bytes live.
+    fn placement<T: Value>(&self, buffer: &Buffer<Self, T>) -> Placement {
+        Self::Memory::placement(buffer)
+    }
 
     /// The number of elements of `buffer`.
     fn len<T: Value>(&self, buffer: &Buffer<Self, T>) -> usize;
@@ -404,6 +457,17 @@ pub trait Backend {
 
     /// The contents of `buffer`, once every kernel before has finished.
     fn download<T: Value>(&self, buffer: &Buffer<Self, T>) -> Result<Vec<T>>;
+
+    /// Moves a managed buffer's pages to the device, or to the host, after
+    /// the work before it and ahead of the accesses that would fault them
+    /// in one by one (`cuMemPrefetchAsync`); [`Error::NotManaged`] for a
+    /// buffer in another placement.
+    fn prefetch<T: Value>(&self, buffer: &Buffer<Self, T>, to_device: bool) -> Result<()>;
+
+    /// Tells the driver how a managed buffer is used (`cuMemAdvise`):
+    /// what it does with the pages, not what a kernel reads.
+    /// [`Error::NotManaged`] for a buffer in another placement.
+    fn advise<T: Value>(&self, buffer: &Buffer<Self, T>, advice: Advice) -> Result<()>;
 
     /// A 2-D texture of `width × height` texels, a copy of `texels`
     /// (row-major, exactly that many) made after the work before it, read

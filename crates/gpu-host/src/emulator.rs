@@ -10,10 +10,10 @@ use gpu_emulator::texture::{self, Texture};
 use gpu_emulator::traffic::Traffic;
 use gpu_emulator::{BlockOrder, Diagnostic, Limits};
 use gpu_std::tensor::{MapElement, TiledMap};
-use gpu_std::{Kernel, Launch, Sampling, shared};
+use gpu_std::{Kernel, Launch, Placement, Sampling, shared};
 
 use crate::backend::{
-    Backend, HostMemory, Memory, Params, TensorMap, TextureObject, Value, check_tensor_map,
+    Advice, Backend, HostMemory, Memory, Params, TensorMap, TextureObject, Value, check_tensor_map,
     check_texture, checked_launch_within,
 };
 use crate::error::{Error, Result};
@@ -46,10 +46,45 @@ impl Drop for HostTexture {
     }
 }
 
+/// A buffer of the emulator's: the host's own vector, with the placement
+/// it stands for, which the traffic report counts its accesses by.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostBuffer<T> {
+    elements: Vec<T>,
+    placement: Placement,
+}
+
+impl<T> std::ops::Deref for HostBuffer<T> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        &self.elements
+    }
+}
+
+impl<T> std::ops::DerefMut for HostBuffer<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        &mut self.elements
+    }
+}
+
 impl Memory for HostMemory {
-    type Buffer<T: Value> = Vec<T>;
+    type Buffer<T: Value> = HostBuffer<T>;
     type Texture = HostTexture;
     type EncodedMap = ();
+
+    fn placement<T: Value>(buffer: &HostBuffer<T>) -> Placement {
+        buffer.placement
+    }
+}
+
+/// A managed buffer's placement; a buffer in any other is refused, as the
+/// driver would refuse it.
+fn check_managed<T>(buffer: &HostBuffer<T>) -> Result<()> {
+    match buffer.placement {
+        Placement::Managed => Ok(()),
+        placement => Err(Error::NotManaged { placement }),
+    }
 }
 
 /// Runs kernels on the CPU, one emulated thread at a time, each launch's
@@ -79,52 +114,73 @@ impl Backend for Emulator {
         format!("CPU emulator, {}", self.order)
     }
 
-    fn upload<T: Value>(&self, what: &'static str, data: &[T]) -> Result<Vec<T>> {
-        let mut buffer = self.alloc(what, data.len())?;
-        buffer.copy_from_slice(data);
-        Ok(buffer)
-    }
-
-    fn len<T: Value>(&self, buffer: &Vec<T>) -> usize {
+    fn len<T: Value>(&self, buffer: &HostBuffer<T>) -> usize {
         buffer.len()
     }
 
-    fn alloc<T: Value>(&self, what: &'static str, len: usize) -> Result<Vec<T>> {
-        let mut buffer = Vec::new();
-        buffer
+    /// Host memory whatever the placement: the emulator's device is the
+    /// host, and the placement is what its accesses are counted under.
+    fn alloc_in<T: Value>(
+        &self,
+        what: &'static str,
+        len: usize,
+        placement: Placement,
+    ) -> Result<HostBuffer<T>> {
+        let mut elements = Vec::new();
+        elements
             .try_reserve_exact(len)
             .map_err(|_| Error::OutOfHostMemory {
                 what,
                 bytes: len.saturating_mul(size_of::<T>()),
             })?;
-        buffer.resize(len, T::POISON);
-        Ok(buffer)
+        elements.resize(len, T::POISON);
+        Ok(HostBuffer {
+            elements,
+            placement,
+        })
     }
 
-    fn poison<T: Value>(&self, buffer: &mut Vec<T>) -> Result<()> {
+    fn poison<T: Value>(&self, buffer: &mut HostBuffer<T>) -> Result<()> {
         buffer.fill(T::POISON);
         Ok(())
     }
 
-    fn overwrite<T: Value>(&self, data: &[T], buffer: &mut Vec<T>) -> Result<()> {
+    fn overwrite<T: Value>(&self, data: &[T], buffer: &mut HostBuffer<T>) -> Result<()> {
+        if buffer.len() != data.len() {
+            return Err(Error::LengthMismatch {
+                what: "the buffer overwritten",
+                expected: data.len(),
+                actual: buffer.len(),
+            });
+        }
         buffer.copy_from_slice(data);
         Ok(())
     }
 
-    fn download<T: Value>(&self, buffer: &Vec<T>) -> Result<Vec<T>> {
-        Ok(buffer.clone())
+    fn download<T: Value>(&self, buffer: &HostBuffer<T>) -> Result<Vec<T>> {
+        Ok(buffer.to_vec())
+    }
+
+    /// Nothing to move: the emulator's memory is the host's.
+    fn prefetch<T: Value>(&self, buffer: &HostBuffer<T>, _to_device: bool) -> Result<()> {
+        check_managed(buffer)
+    }
+
+    /// Nothing to place: the emulator's memory is the host's.
+    fn advise<T: Value>(&self, buffer: &HostBuffer<T>, _advice: Advice) -> Result<()> {
+        check_managed(buffer)
     }
 
     fn texture(
         &self,
-        texels: &Vec<f32>,
+        texels: &HostBuffer<f32>,
         width: usize,
         height: usize,
         sampling: Sampling,
     ) -> Result<HostTexture> {
         check_texture(texels.len(), width, height)?;
         let handle = texture::create_texture(Texture {
-            texels: texels.clone(),
+            texels: texels.to_vec(),
             width: width as u32,
             height: height as u32,
             sampling,
@@ -134,7 +190,7 @@ impl Backend for Emulator {
 
     fn tensor_map<T: MapElement + Value>(
         &self,
-        source: Vec<T>,
+        source: HostBuffer<T>,
         shape: TiledMap,
     ) -> Result<TensorMap<HostMemory, T>> {
         check_tensor_map::<T>(source.len(), shape)?;
@@ -147,9 +203,13 @@ impl Backend for Emulator {
 
     /// Checks the window as the GPU would and sets nothing: the emulator
     /// has no L2, and a window changes no value a kernel computes.
-    fn persist<T: Value>(&self, buffer: &Vec<T>, carve_out: usize) -> Result<PersistingWindow> {
+    fn persist<T: Value>(
+        &self,
+        buffer: &HostBuffer<T>,
+        carve_out: usize,
+    ) -> Result<PersistingWindow> {
         let holder = WINDOW.with(Arc::clone);
-        let bytes = size_of_val(buffer.as_slice());
+        let bytes = size_of_val(&**buffer);
         let hit_ratio = check_window(self.persisting_l2()?, bytes, carve_out, &holder)?;
         Ok(PersistingWindow::new(hit_ratio, holder, || ()))
     }
@@ -213,33 +273,42 @@ impl Backend for CountingEmulator {
         format!("{}, counting memory traffic", self.emulator.description())
     }
 
-    fn upload<T: Value>(&self, what: &'static str, data: &[T]) -> Result<Vec<T>> {
-        self.emulator.upload(what, data)
-    }
-
-    fn len<T: Value>(&self, buffer: &Vec<T>) -> usize {
+    fn len<T: Value>(&self, buffer: &HostBuffer<T>) -> usize {
         buffer.len()
     }
 
-    fn alloc<T: Value>(&self, what: &'static str, len: usize) -> Result<Vec<T>> {
-        self.emulator.alloc(what, len)
+    fn alloc_in<T: Value>(
+        &self,
+        what: &'static str,
+        len: usize,
+        placement: Placement,
+    ) -> Result<HostBuffer<T>> {
+        self.emulator.alloc_in(what, len, placement)
     }
 
-    fn poison<T: Value>(&self, buffer: &mut Vec<T>) -> Result<()> {
+    fn poison<T: Value>(&self, buffer: &mut HostBuffer<T>) -> Result<()> {
         self.emulator.poison(buffer)
     }
 
-    fn overwrite<T: Value>(&self, data: &[T], buffer: &mut Vec<T>) -> Result<()> {
+    fn overwrite<T: Value>(&self, data: &[T], buffer: &mut HostBuffer<T>) -> Result<()> {
         self.emulator.overwrite(data, buffer)
     }
 
-    fn download<T: Value>(&self, buffer: &Vec<T>) -> Result<Vec<T>> {
+    fn download<T: Value>(&self, buffer: &HostBuffer<T>) -> Result<Vec<T>> {
         self.emulator.download(buffer)
+    }
+
+    fn prefetch<T: Value>(&self, buffer: &HostBuffer<T>, to_device: bool) -> Result<()> {
+        self.emulator.prefetch(buffer, to_device)
+    }
+
+    fn advise<T: Value>(&self, buffer: &HostBuffer<T>, advice: Advice) -> Result<()> {
+        self.emulator.advise(buffer, advice)
     }
 
     fn texture(
         &self,
-        texels: &Vec<f32>,
+        texels: &HostBuffer<f32>,
         width: usize,
         height: usize,
         sampling: Sampling,
@@ -249,7 +318,7 @@ impl Backend for CountingEmulator {
 
     fn tensor_map<T: MapElement + Value>(
         &self,
-        source: Vec<T>,
+        source: HostBuffer<T>,
         shape: TiledMap,
     ) -> Result<TensorMap<HostMemory, T>> {
         self.emulator.tensor_map(source, shape)
@@ -259,7 +328,11 @@ impl Backend for CountingEmulator {
         self.emulator.persisting_l2()
     }
 
-    fn persist<T: Value>(&self, buffer: &Vec<T>, carve_out: usize) -> Result<PersistingWindow> {
+    fn persist<T: Value>(
+        &self,
+        buffer: &HostBuffer<T>,
+        carve_out: usize,
+    ) -> Result<PersistingWindow> {
         self.emulator.persist(buffer, carve_out)
     }
 

@@ -225,6 +225,27 @@ pub enum Error {
         /// Its size.
         bytes: usize,
     },
+    /// Managed memory larger than the device's free memory, refused
+    /// before it is allocated.
+    #[error(
+        "{what} would take {bytes} bytes of managed memory, more than the {free} the GPU has \
+         free: a kernel touching all of it would make the driver evict pages as it faults \
+         others in"
+    )]
+    ManagedBeyondFree {
+        /// The buffer's name.
+        what: &'static str,
+        /// Its size.
+        bytes: usize,
+        /// The device's free memory when it was asked for.
+        free: usize,
+    },
+    /// A prefetch or advice for a buffer that is not managed memory.
+    #[error("only managed memory can be prefetched or advised; this buffer is in {placement:?}")]
+    NotManaged {
+        /// Where the buffer is.
+        placement: gpu_std::Placement,
+    },
     /// The emulator caught a bug in a kernel: a race, a divergent barrier,
     /// an access out of bounds…
     #[error("the emulator caught a bug in {0}")]

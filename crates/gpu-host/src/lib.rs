@@ -62,13 +62,14 @@ pub mod timing;
 mod value;
 
 pub use backend::{
-    Backend, Buffer, TensorMap, Texture, TextureObject, Transfer, Value, checked_launch,
+    Advice, Backend, Buffer, TensorMap, Texture, TextureObject, Transfer, Value, checked_launch,
     checked_launch_within, runs,
 };
-pub use emulator::{CountingEmulator, Emulator};
+pub use emulator::{CountingEmulator, Emulator, HostBuffer};
 pub use error::{Error, Result};
-pub use gpu::{Gpu, Ptx};
+pub use gpu::{DeviceBuffer, Gpu, Ptx};
 pub use gpu_emulator::BlockOrder;
+pub use gpu_std::Placement;
 pub use l2::{PersistingL2, PersistingWindow};
 pub use timing::{Runs, Timing};
 

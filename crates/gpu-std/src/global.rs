@@ -34,10 +34,17 @@ macro_rules! view {
             base: $pointer,
             len: usize,
             buffer: &'static str,
+            placement: gpu_core::Placement,
         }
 
         #[cfg(not(target_arch = "nvptx64"))]
         impl<T> $name<T> {
+            /// The same view, of a buffer whose bytes live in `placement`,
+            /// which the traffic counts by.
+            pub fn placed(self, placement: gpu_core::Placement) -> Self {
+                Self { placement, ..self }
+            }
+
             /// Checks and records an access to `elements` elements from
             /// `index` on, made where the caller was called, `index`
             /// being a multiple of `alignment`.
@@ -75,6 +82,7 @@ macro_rules! view {
                         Path::Atomic(scope) => Some(scope),
                         _ => None,
                     },
+                    placement: self.placement,
                 };
                 emulator::global_access(access, core::panic::Location::caller());
             }
@@ -121,6 +129,8 @@ macro_rules! view {
                     len: self.len * size_of::<T>() / size_of::<U>(),
                     #[cfg(not(target_arch = "nvptx64"))]
                     buffer: self.buffer,
+                    #[cfg(not(target_arch = "nvptx64"))]
+                    placement: self.placement,
                 }
             }
         }
@@ -595,6 +605,7 @@ impl<T> Global<T> {
             base: data.as_ptr(),
             len: data.len(),
             buffer,
+            placement: gpu_core::Placement::Device,
         }
     }
 
@@ -617,6 +628,7 @@ impl<T> GlobalMut<T> {
             base: data.as_mut_ptr(),
             len: data.len(),
             buffer,
+            placement: gpu_core::Placement::Device,
         }
     }
 }

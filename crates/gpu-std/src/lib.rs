@@ -101,7 +101,7 @@
 
 pub use gpu_core::{
     AddressMode, Dim3, FULL_SM_THREADS, FilterMode, Launch, LaunchBounds, MAX_CLUSTER_BLOCKS,
-    Sampling, Scope, fraction_256, linear_weights,
+    Placement, Sampling, Scope, fraction_256, linear_weights,
 };
 
 #[macro_use]

@@ -2,7 +2,7 @@
 //! the command line's list and checks.
 
 use clap::Parser;
-use gpu_host::{Error as HostError, runs};
+use gpu_host::{Error as HostError, Placement, runs};
 use gpu_std::Kernel;
 use libtest_mimic::{Failed, Trial};
 use locality::Gpu;
@@ -39,6 +39,36 @@ pub fn error_trials() -> Vec<Trial> {
                 other => Err(format!("expected A's length to be flagged, got {other:?}").into()),
             }
         }),
+        Trial::test(
+            "a kernel reads and writes buffers of every placement",
+            || {
+                let seed = locality_tests::seed();
+                locality_tests::placements::check_placements(gpu()?, seed).map_err(Into::into)
+            },
+        ),
+        Trial::test(
+            "managed memory beyond the GPU's free memory is refused before it is allocated",
+            || {
+                let gpu = gpu()?;
+                let free = gpu.free_bytes().map_err(failed)?;
+                let elements = free / 4 + 1;
+                match gpu.alloc_in::<f32>("too much", elements, Placement::Managed) {
+                    Err(HostError::ManagedBeyondFree { bytes, .. }) if bytes == 4 * elements => {}
+                    other => {
+                        return Err(format!(
+                            "expected ManagedBeyondFree, got {:?}",
+                            other.map(|_| ())
+                        )
+                        .into());
+                    }
+                }
+                let after = gpu.free_bytes().map_err(failed)?;
+                match after + (64 << 20) >= free {
+                    true => Ok(()),
+                    false => Err(format!("free memory fell from {free} to {after} bytes").into()),
+                }
+            },
+        ),
         Trial::test(
             "an allocation larger than the GPU is out of memory",
             || match gpu()?.alloc::<f32>("a huge buffer", 1 << 46) {

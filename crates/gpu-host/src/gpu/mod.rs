@@ -3,6 +3,7 @@
 //! the driver reports them; and, where NVRTC is there and the caller gives
 //! them, the kernels' CUDA C++ twins compiled for this GPU.
 
+mod buffer;
 mod driver;
 mod l2;
 mod ptx;
@@ -12,19 +13,21 @@ mod texture;
 use std::sync::Arc;
 
 use cudarc::driver::{
-    CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DriverError, result, sys,
+    CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice, DriverError, result,
+    sys,
 };
 use cudarc::nvrtc::Ptx as NvrtcPtx;
 use gpu_std::tensor::{MapElement, TiledMap};
-use gpu_std::{Kernel, Sampling, shared};
+use gpu_std::{Kernel, Placement, Sampling, shared};
 
 use crate::backend::{
-    Backend, DeviceMemory, Memory, Params, TensorMap, Transfer, Value, check_tensor_map,
+    Advice, Backend, DeviceMemory, Memory, Params, TensorMap, Transfer, Value, check_tensor_map,
     check_texture, checked_launch_within, runs,
 };
 use crate::error::{During, Error, Result};
 use crate::l2::{PersistingL2, PersistingWindow, WindowHolder};
 use crate::timing::{self, Runs, Timing};
+pub use buffer::DeviceBuffer;
 use driver::{Functions, compile_twins, compute_capability, load_module, open};
 pub use driver::{Resources, availability};
 pub use ptx::{Ptx, arch_specific, entry_points, target, with_register_cap};
@@ -188,8 +191,8 @@ impl Gpu {
     /// on the GPU's stream.
     pub fn copy<T: Value>(
         &self,
-        source: &CudaSlice<T>,
-        destination: &mut CudaSlice<T>,
+        source: &DeviceBuffer<T>,
+        destination: &mut DeviceBuffer<T>,
     ) -> Result<()> {
         if source.len() != destination.len() {
             return Err(Error::LengthMismatch {
@@ -270,9 +273,13 @@ impl Gpu {
 }
 
 impl Memory for DeviceMemory {
-    type Buffer<T: Value> = CudaSlice<T>;
+    type Buffer<T: Value> = DeviceBuffer<T>;
     type Texture = DeviceTexture;
     type EncodedMap = CudaSlice<u8>;
+
+    fn placement<T: Value>(buffer: &DeviceBuffer<T>) -> Placement {
+        buffer.placement()
+    }
 }
 
 impl Backend for Gpu {
@@ -285,28 +292,39 @@ impl Backend for Gpu {
         }
     }
 
-    fn upload<T: Value>(&self, what: &'static str, data: &[T]) -> Result<CudaSlice<T>> {
-        let mut buffer = self.alloc(what, data.len())?;
-        self.overwrite(data, &mut buffer)?;
-        Ok(buffer)
-    }
-
-    fn len<T: Value>(&self, buffer: &CudaSlice<T>) -> usize {
+    fn len<T: Value>(&self, buffer: &DeviceBuffer<T>) -> usize {
         buffer.len()
     }
 
-    fn alloc<T: Value>(&self, what: &'static str, len: usize) -> Result<CudaSlice<T>> {
+    fn alloc_in<T: Value>(
+        &self,
+        what: &'static str,
+        len: usize,
+        placement: Placement,
+    ) -> Result<DeviceBuffer<T>> {
         let bytes = len.saturating_mul(size_of::<T>());
+        if placement == Placement::Managed {
+            buffer::check_managed(what, bytes, self.free_bytes()?)?;
+        }
         // SAFETY: the contents are poisoned right below, before any read.
-        let mut buffer =
-            unsafe { self.stream.alloc::<T>(len) }.map_err(|e| out_of_memory(e, what, bytes))?;
+        let mut buffer = match placement {
+            Placement::Device => unsafe { self.stream.alloc::<T>(len) }.map(DeviceBuffer::device),
+            _ => unsafe { DeviceBuffer::reachable(&self.stream, placement, len) },
+        }
+        .map_err(|e| out_of_memory(e, what, bytes))?;
         self.poison(&mut buffer)?;
         Ok(buffer)
     }
 
-    /// Sets every byte to 0xFF with one memset, which is [`Value::POISON`]
-    /// for every element type.
-    fn poison<T: Value>(&self, buffer: &mut CudaSlice<T>) -> Result<()> {
+    /// Sets every byte to 0xFF, which is [`Value::POISON`] for every
+    /// element type: one memset on the GPU for a device buffer, the host's
+    /// own writes for one it reaches in place, whose pages stay where
+    /// they are.
+    fn poison<T: Value>(&self, buffer: &mut DeviceBuffer<T>) -> Result<()> {
+        if let Some(elements) = buffer.host_mut()? {
+            elements.fill(T::POISON);
+            return Ok(());
+        }
         let bytes = buffer.num_bytes();
         let (pointer, _record) = buffer.device_ptr_mut(&self.stream);
         // SAFETY: the range is exactly the buffer's, on the buffer's stream.
@@ -314,21 +332,69 @@ impl Backend for Gpu {
             .during("poisoning a buffer")
     }
 
-    fn overwrite<T: Value>(&self, data: &[T], buffer: &mut CudaSlice<T>) -> Result<()> {
-        self.stream
-            .memcpy_htod(data, buffer)
-            .during("copying to the GPU")
+    /// A copy to the GPU for a device buffer; the host's own writes, once
+    /// the stream's work is done, for one it reaches in place.
+    fn overwrite<T: Value>(&self, data: &[T], buffer: &mut DeviceBuffer<T>) -> Result<()> {
+        if buffer.len() != data.len() {
+            return Err(Error::LengthMismatch {
+                what: "the buffer overwritten",
+                expected: data.len(),
+                actual: buffer.len(),
+            });
+        }
+        match buffer.host_mut()? {
+            Some(elements) => {
+                elements.copy_from_slice(data);
+                Ok(())
+            }
+            None => self
+                .stream
+                .memcpy_htod(data, buffer)
+                .during("copying to the GPU"),
+        }
     }
 
-    fn download<T: Value>(&self, buffer: &CudaSlice<T>) -> Result<Vec<T>> {
-        self.stream
-            .clone_dtoh(buffer)
-            .during("copying from the GPU")
+    fn download<T: Value>(&self, buffer: &DeviceBuffer<T>) -> Result<Vec<T>> {
+        match buffer.host()? {
+            Some(elements) => Ok(elements.to_vec()),
+            None => self
+                .stream
+                .clone_dtoh(buffer)
+                .during("copying from the GPU"),
+        }
+    }
+
+    fn prefetch<T: Value>(&self, buffer: &DeviceBuffer<T>, to_device: bool) -> Result<()> {
+        let pointer = managed(buffer)?;
+        let location = self.location(to_device);
+        // SAFETY: the range is exactly the managed buffer's.
+        unsafe {
+            result::mem_prefetch_async(
+                pointer,
+                buffer.num_bytes(),
+                location,
+                self.stream.cu_stream(),
+            )
+        }
+        .during("prefetching managed memory")
+    }
+
+    fn advise<T: Value>(&self, buffer: &DeviceBuffer<T>, advice: Advice) -> Result<()> {
+        let pointer = managed(buffer)?;
+        use sys::CUmem_advise::*;
+        let (advice, location) = match advice {
+            Advice::ReadMostly => (CU_MEM_ADVISE_SET_READ_MOSTLY, self.location(true)),
+            Advice::PreferDevice => (CU_MEM_ADVISE_SET_PREFERRED_LOCATION, self.location(true)),
+            Advice::PreferHost => (CU_MEM_ADVISE_SET_PREFERRED_LOCATION, self.location(false)),
+        };
+        // SAFETY: the range is exactly the managed buffer's.
+        unsafe { result::mem_advise(pointer, buffer.num_bytes(), advice, location) }
+            .during("advising the driver of managed memory")
     }
 
     fn texture(
         &self,
-        texels: &CudaSlice<f32>,
+        texels: &DeviceBuffer<f32>,
         width: usize,
         height: usize,
         sampling: Sampling,
@@ -339,7 +405,7 @@ impl Backend for Gpu {
 
     fn tensor_map<T: MapElement + Value>(
         &self,
-        source: CudaSlice<T>,
+        source: DeviceBuffer<T>,
         shape: TiledMap,
     ) -> Result<TensorMap<DeviceMemory, T>> {
         check_tensor_map::<T>(source.len(), shape)?;
@@ -353,7 +419,7 @@ impl Backend for Gpu {
 
     fn persist<T: Value>(
         &self,
-        buffer: &CudaSlice<T>,
+        buffer: &DeviceBuffer<T>,
         carve_out: usize,
     ) -> Result<PersistingWindow> {
         let (base, _record) = buffer.device_ptr(&self.stream);
@@ -467,6 +533,31 @@ impl Backend for Gpu {
             })?
         };
         Ok(Some(ms))
+    }
+}
+
+impl Gpu {
+    /// This GPU, or the host.
+    fn location(&self, device: bool) -> sys::CUmemLocation {
+        match device {
+            true => sys::CUmemLocation {
+                type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+                id: self.ordinal() as i32,
+            },
+            false => sys::CUmemLocation {
+                type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST,
+                id: 0,
+            },
+        }
+    }
+}
+
+/// A managed buffer's device pointer; a buffer in any other placement is
+/// refused, as the driver would refuse it.
+fn managed<T>(buffer: &DeviceBuffer<T>) -> Result<sys::CUdeviceptr> {
+    match buffer.placement() {
+        Placement::Managed => Ok(buffer.device_ptr(buffer.stream()).0),
+        placement => Err(Error::NotManaged { placement }),
     }
 }
 

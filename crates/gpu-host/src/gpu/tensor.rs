@@ -8,16 +8,19 @@ use cudarc::driver::sys::{
 use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
+
 use gpu_std::tensor::{Element, Swizzle, TiledMap};
 
 use crate::error::{During, Result};
+
+use super::DeviceBuffer;
 
 /// The map of `shape` over `source`, encoded and copied on `stream` (of
 /// `context`) to a buffer of its own.
 pub(super) fn encode<T>(
     context: &CudaContext,
     stream: &Arc<CudaStream>,
-    source: &CudaSlice<T>,
+    source: &DeviceBuffer<T>,
     shape: TiledMap,
 ) -> Result<CudaSlice<u8>> {
     context.bind_to_thread().during("encoding a tensor map")?;

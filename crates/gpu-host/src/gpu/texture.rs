@@ -5,11 +5,14 @@ use std::ptr;
 use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUaddress_mode, CUfilter_mode};
-use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, DriverError};
+use cudarc::driver::{CudaContext, CudaStream, DevicePtr, DriverError};
+
 use gpu_std::{AddressMode, FilterMode, Sampling};
 
 use crate::backend::TextureObject;
 use crate::error::{During, Result};
+
+use super::DeviceBuffer;
 
 /// A texture object and the CUDA array it reads, destroyed together when
 /// dropped.
@@ -46,7 +49,7 @@ impl Drop for DeviceTexture {
 pub(super) fn create(
     context: &Arc<CudaContext>,
     stream: &CudaStream,
-    texels: &CudaSlice<f32>,
+    texels: &DeviceBuffer<f32>,
     width: usize,
     height: usize,
     sampling: Sampling,
@@ -82,7 +85,7 @@ pub(super) fn create(
 /// Copies `texels` into `array` on `stream`, after the work before it.
 fn fill(
     stream: &CudaStream,
-    texels: &CudaSlice<f32>,
+    texels: &DeviceBuffer<f32>,
     array: sys::CUarray,
     width: usize,
     height: usize,
