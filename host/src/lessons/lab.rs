@@ -287,9 +287,8 @@ impl Lab<'_> {
         self.measure_on::<F>(self.gpu, &F::KERNELS[0], shape)
     }
 
-    /// [`Lab::measure`] for `kernel` as `gpu` loaded it. A launch shorter
-    /// than [`SAMPLE_MS`] is timed again in batches of launches back to
-    /// back, each batch at least that long, and divided.
+    /// [`Lab::measure`] for `kernel` as `gpu` loaded it, timed as
+    /// [`Lab::time`] times.
     pub(super) fn measure_on<F: Family>(
         &mut self,
         gpu: &Gpu,
@@ -298,15 +297,21 @@ impl Lab<'_> {
     ) -> Result<(Timing, bool)> {
         let mut case = Case::<Gpu, F>::new(gpu, shape, &mut self.rng)?;
         let correct = case.check(gpu, kernel)?.passed();
-        let timing = gpu.timing(self.runs, || case.launch(gpu, kernel))?;
+        let timing = self.time(gpu, || case.launch(gpu, kernel))?;
+        Ok((timing, correct))
+    }
+
+    /// The time of `launch` on `gpu`. A launch shorter than [`SAMPLE_MS`]
+    /// is timed again in batches of launches back to back, each batch at
+    /// least that long, and divided.
+    pub(super) fn time(&self, gpu: &Gpu, mut launch: impl FnMut() -> Result<()>) -> Result<Timing> {
+        let timing = gpu.timing(self.runs, &mut launch)?;
         if timing.median_ms >= SAMPLE_MS {
-            return Ok((timing, correct));
+            return Ok(timing);
         }
         let batch = (SAMPLE_MS / timing.median_ms.max(1e-6)).ceil() as usize;
-        let batched = gpu.timing(self.runs, || {
-            (0..batch).try_for_each(|_| case.launch(gpu, kernel))
-        })?;
-        Ok((batched.per_launch(batch), correct))
+        let batched = gpu.timing(self.runs, || (0..batch).try_for_each(|_| launch()))?;
+        Ok(batched.per_launch(batch))
     }
 
     /// `kernel` measured at `shape` as the point at `x` on its line, its
@@ -441,10 +446,14 @@ pub(super) const COMMITTED_SEEDS: [u64; 3] = [24, 25, 26];
 /// The points `lesson` measured in the committed H200 run at `seed`.
 #[cfg(test)]
 pub(super) fn committed_points(lesson: &str, seed: u64) -> Vec<Point> {
-    let path = format!(
-        "{}/../docs/results/h200/verdicts/seed-{seed}.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    points_in(&format!("h200/verdicts/seed-{seed}.json"), lesson)
+}
+
+/// The points `lesson` measured in the committed run `file`, a path under
+/// `docs/results/`.
+#[cfg(test)]
+pub(super) fn points_in(file: &str, lesson: &str) -> Vec<Point> {
+    let path = format!("{}/../docs/results/{file}", env!("CARGO_MANIFEST_DIR"));
     let run: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).expect("the committed run"))
             .expect("JSON");

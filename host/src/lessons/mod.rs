@@ -12,6 +12,7 @@ mod bulk;
 mod distributed;
 mod hints;
 mod histogram;
+mod host_memory;
 mod l2;
 mod lab;
 mod on_chip;
@@ -187,6 +188,19 @@ pub const LESSONS: &[Lesson] = &[
         y_axis: "GB/s of the stream read and written",
         counted: None,
         run: persistence::persistence,
+    },
+    Lesson {
+        name: "zero-copy",
+        title: "Host memory read in place: a kernel's loads across the host link",
+        claim: "A kernel can read page-locked host memory mapped into the GPU's address space \
+                in place (zero-copy), each access crossing the host link: coalesced warps \
+                use the link well, scattered warps waste it as they waste device memory, and \
+                data read more than once is worth copying into device memory first.",
+        x_axis: "stride s (elements of 4 bytes)",
+        log_x: Some(true),
+        y_axis: "read bandwidth (GB/s of the input's bytes used)",
+        counted: None,
+        run: host_memory::zero_copy,
     },
     Lesson {
         name: "bulk",
