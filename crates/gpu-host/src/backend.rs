@@ -554,6 +554,18 @@ pub trait Backend {
         &self,
         runs: Runs,
         launch: impl FnMut() -> Result<(), E>,
+    ) -> Result<Timing, E> {
+        self.timing_after(runs, || Ok(()), launch)
+    }
+
+    /// [`Backend::timing`], with `setup` run before each run (the warm-up
+    /// ones too) and left out of its time: what puts back the state each
+    /// run must start from, such as a managed buffer's pages on the host.
+    fn timing_after<E: From<Error>>(
+        &self,
+        runs: Runs,
+        setup: impl FnMut() -> Result<(), E>,
+        launch: impl FnMut() -> Result<(), E>,
     ) -> Result<Timing, E>;
 
     /// The median time of `launch`, in milliseconds.

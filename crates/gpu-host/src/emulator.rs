@@ -236,12 +236,13 @@ impl Backend for Emulator {
 
     /// Wall-clock time of the emulation: it says how long the emulator
     /// took, nothing about a GPU.
-    fn timing<E: From<Error>>(
+    fn timing_after<E: From<Error>>(
         &self,
         runs: Runs,
+        setup: impl FnMut() -> Result<(), E>,
         launch: impl FnMut() -> Result<(), E>,
     ) -> Result<Timing, E> {
-        timing::wall_timing(runs, launch)
+        timing::wall_timing_after(runs, setup, launch)
     }
 }
 
@@ -359,12 +360,13 @@ impl Backend for CountingEmulator {
         Ok(())
     }
 
-    fn timing<E: From<Error>>(
+    fn timing_after<E: From<Error>>(
         &self,
         runs: Runs,
+        setup: impl FnMut() -> Result<(), E>,
         launch: impl FnMut() -> Result<(), E>,
     ) -> Result<Timing, E> {
-        self.emulator.timing(runs, launch)
+        self.emulator.timing_after(runs, setup, launch)
     }
 
     fn traffic(&self, kernel: &str) -> Option<Traffic> {

@@ -74,9 +74,22 @@ pub fn gpu_median_ms<E: From<Error>>(
 pub fn gpu_timing<E: From<Error>>(
     stream: &CudaStream,
     runs: Runs,
+    launch: impl FnMut() -> Result<(), E>,
+) -> Result<Timing, E> {
+    gpu_timing_after(stream, runs, || Ok(()), launch)
+}
+
+/// [`gpu_timing`], with `setup` enqueued before each run, outside the
+/// events that time it: what puts the state a run must start from back
+/// (a managed buffer's pages on the host, say).
+pub fn gpu_timing_after<E: From<Error>>(
+    stream: &CudaStream,
+    runs: Runs,
+    mut setup: impl FnMut() -> Result<(), E>,
     mut launch: impl FnMut() -> Result<(), E>,
 ) -> Result<Timing, E> {
     for _ in 0..runs.warmup {
+        setup()?;
         launch()?;
     }
     let event = || {
@@ -88,6 +101,7 @@ pub fn gpu_timing<E: From<Error>>(
     let (start, end) = (event()?, event()?);
     let mut times = Vec::with_capacity(runs.timed);
     for _ in 0..runs.timed.max(1) {
+        setup()?;
         start.record(stream).during("recording an event")?;
         launch()?;
         end.record(stream).during("recording an event")?;
@@ -105,12 +119,23 @@ pub fn wall_median_ms<E>(runs: Runs, launch: impl FnMut() -> Result<(), E>) -> R
 }
 
 /// [`wall_median_ms`] with the runs' spread.
-pub fn wall_timing<E>(runs: Runs, mut launch: impl FnMut() -> Result<(), E>) -> Result<Timing, E> {
+pub fn wall_timing<E>(runs: Runs, launch: impl FnMut() -> Result<(), E>) -> Result<Timing, E> {
+    wall_timing_after(runs, || Ok(()), launch)
+}
+
+/// [`wall_timing`], with `setup` run before each run, outside its time.
+pub fn wall_timing_after<E>(
+    runs: Runs,
+    mut setup: impl FnMut() -> Result<(), E>,
+    mut launch: impl FnMut() -> Result<(), E>,
+) -> Result<Timing, E> {
     for _ in 0..runs.warmup {
+        setup()?;
         launch()?;
     }
     let mut times = Vec::with_capacity(runs.timed);
     for _ in 0..runs.timed.max(1) {
+        setup()?;
         let start = Instant::now();
         launch()?;
         times.push(start.elapsed().as_secs_f64() * 1e3);
@@ -160,6 +185,31 @@ mod tests {
                 spread: 0.0
             }
         );
+    }
+
+    #[test]
+    fn setup_runs_before_every_run_and_outside_its_time() {
+        let runs = super::Runs {
+            warmup: 2,
+            timed: 5,
+        };
+        // What ran, in order: S for a setup, L for a launch.
+        let order = std::cell::RefCell::new(String::new());
+        let timing = super::wall_timing_after::<()>(
+            runs,
+            || {
+                order.borrow_mut().push('S');
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                Ok(())
+            },
+            || {
+                order.borrow_mut().push('L');
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(order.into_inner(), "SL".repeat(7));
+        assert!(timing.median_ms < 10.0, "{timing:?}");
     }
 
     #[test]

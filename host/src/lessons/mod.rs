@@ -20,6 +20,7 @@ mod persistence;
 mod read_only;
 mod ridge;
 mod texture;
+mod unified;
 mod wgmma;
 
 use std::io::Write;
@@ -201,6 +202,18 @@ pub const LESSONS: &[Lesson] = &[
         y_axis: "read bandwidth (GB/s of the input's bytes used)",
         counted: None,
         run: host_memory::zero_copy,
+    },
+    Lesson {
+        name: "unified",
+        title: "Unified memory: pages faulted in by a kernel, or moved ahead of it",
+        claim: "Managed (unified) memory moves to the GPU when a kernel first touches it, a \
+                page fault at a time, which costs far more than moving the same pages ahead \
+                of the kernel: a prefetch moves them at close to an explicit copy's speed.",
+        x_axis: "input (MiB)",
+        log_x: Some(true),
+        y_axis: "GB/s of the input moved and read",
+        counted: None,
+        run: unified::unified,
     },
     Lesson {
         name: "bulk",

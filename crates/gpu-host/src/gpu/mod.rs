@@ -505,12 +505,13 @@ impl Backend for Gpu {
             .during("launching a kernel")
     }
 
-    fn timing<E: From<Error>>(
+    fn timing_after<E: From<Error>>(
         &self,
         runs: Runs,
+        setup: impl FnMut() -> Result<(), E>,
         launch: impl FnMut() -> Result<(), E>,
     ) -> Result<Timing, E> {
-        timing::gpu_timing(&self.stream, runs, launch)
+        timing::gpu_timing_after(&self.stream, runs, setup, launch)
     }
 
     fn transfer_ms(&self, bytes: usize, transfer: Transfer, runs: Runs) -> Result<Option<f64>> {
