@@ -12,6 +12,12 @@
 //! it, with the kernel's launch contract and launch bounds checked on the
 //! host first ([`checked_launch`]).
 //!
+//! A buffer lives in one [`Placement`] ([`Backend::alloc_in`]): the
+//! device's memory, page-locked host memory mapped into the GPU's address
+//! space (which a kernel reads in place across the host link), or managed
+//! memory (pages the driver moves, [`Backend::prefetch`]). A kernel takes
+//! each alike; the emulator counts each placement's traffic apart.
+//!
 //! ```
 //! use gpu_host::{Backend, Emulator};
 //! use gpu_std::global::{Global, GlobalMut};
