@@ -129,23 +129,15 @@ fn judge(mapped: &[f64], device: f64, link: f64) -> (String, Judgement) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::lab::points_in;
+    use super::super::lab::{assert_confirmed_past_spread, own_committed_runs};
     use super::*;
 
     #[test]
     fn the_committed_h200_runs_at_three_seeds_give_one_verdict() {
-        for run in [
-            "h200/zero-copy.json",
-            "h200/zero-copy/seed-25.json",
-            "h200/zero-copy/seed-26.json",
-        ] {
-            let points = points_in(run, "zero-copy");
+        for (file, points) in own_committed_runs("zero-copy") {
             let mapped: Vec<f64> = points[..STRIDES.len()].iter().map(|p| p.y).collect();
             let (device, link) = (points[STRIDES.len()].y, points[points.len() - 1].y);
-            let (finding, judgement) = judge(&mapped, device, link);
-            assert_eq!(judgement.verdict, Verdict::Confirmed, "{run}: {finding}");
-            let spread = points.iter().map(|p| p.spread).fold(0.0, f64::max);
-            assert!(judgement.margin > spread, "{run}: {finding}");
+            assert_confirmed_past_spread(&file, &points, judge(&mapped, device, link));
         }
     }
 

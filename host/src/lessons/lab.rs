@@ -449,10 +449,40 @@ pub(super) fn committed_points(lesson: &str, seed: u64) -> Vec<Point> {
     points_in(&format!("h200/verdicts/seed-{seed}.json"), lesson)
 }
 
+/// The committed H200 runs of `lesson` run on its own, one at each of the
+/// [`COMMITTED_SEEDS`] (`h200/LESSON.json` at the first, the others'
+/// `h200/LESSON/seed-N.json`, under `docs/results/`): each file's name and
+/// the points it holds.
+#[cfg(test)]
+pub(super) fn own_committed_runs(lesson: &str) -> Vec<(String, Vec<Point>)> {
+    let [_, rest @ ..] = COMMITTED_SEEDS;
+    let files = std::iter::once(format!("h200/{lesson}.json"))
+        .chain(rest.map(|seed| format!("h200/{lesson}/seed-{seed}.json")));
+    files
+        .map(|file| {
+            let points = points_in(&file, lesson);
+            (file, points)
+        })
+        .collect()
+}
+
+/// Asserts that the committed run `file` confirms its claim by a margin
+/// wider than the widest spread among its `points`.
+#[cfg(test)]
+pub(super) fn assert_confirmed_past_spread(
+    file: &str,
+    points: &[Point],
+    (finding, judgement): (String, Judgement),
+) {
+    assert_eq!(judgement.verdict, Verdict::Confirmed, "{file}: {finding}");
+    let spread = points.iter().map(|point| point.spread).fold(0.0, f64::max);
+    assert!(judgement.margin > spread, "{file}: {finding}");
+}
+
 /// The points `lesson` measured in the committed run `file`, a path under
 /// `docs/results/`.
 #[cfg(test)]
-pub(super) fn points_in(file: &str, lesson: &str) -> Vec<Point> {
+fn points_in(file: &str, lesson: &str) -> Vec<Point> {
     let path = format!("{}/../docs/results/{file}", env!("CARGO_MANIFEST_DIR"));
     let run: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).expect("the committed run"))

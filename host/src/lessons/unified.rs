@@ -138,25 +138,17 @@ fn judge(rates: &[[f64; 3]]) -> (String, Judgement) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::lab::points_in;
+    use super::super::lab::{assert_confirmed_past_spread, own_committed_runs};
     use super::*;
 
     #[test]
     fn the_committed_h200_runs_at_three_seeds_give_one_verdict() {
-        for run in [
-            "h200/unified.json",
-            "h200/unified/seed-25.json",
-            "h200/unified/seed-26.json",
-        ] {
-            let points = points_in(run, "unified");
+        for (file, points) in own_committed_runs("unified") {
             let rates: Vec<[f64; 3]> = points
                 .chunks(3)
                 .map(|ways| [ways[0].y, ways[1].y, ways[2].y])
                 .collect();
-            let (finding, judgement) = judge(&rates);
-            assert_eq!(judgement.verdict, Verdict::Confirmed, "{run}: {finding}");
-            let spread = points.iter().map(|p| p.spread).fold(0.0, f64::max);
-            assert!(judgement.margin > spread, "{run}: {finding}");
+            assert_confirmed_past_spread(&file, &points, judge(&rates));
         }
     }
 
