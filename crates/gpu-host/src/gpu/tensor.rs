@@ -13,7 +13,7 @@ use gpu_std::tensor::{Element, Swizzle, TiledMap};
 
 use crate::error::{During, Result};
 
-use super::DeviceBuffer;
+use super::buffer::DeviceBuffer;
 
 /// The map of `shape` over `source`, encoded and copied on `stream` (of
 /// `context`) to a buffer of its own.

@@ -12,7 +12,7 @@ use gpu_std::{AddressMode, FilterMode, Sampling};
 use crate::backend::TextureObject;
 use crate::error::{During, Result};
 
-use super::DeviceBuffer;
+use super::buffer::DeviceBuffer;
 
 /// A texture object and the CUDA array it reads, destroyed together when
 /// dropped.
