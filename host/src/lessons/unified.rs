@@ -55,8 +55,7 @@ fn at_size(lab: &mut Lab<'_>, mib: usize) -> Result<[Point; 3]> {
         output: gpu.alloc("output", n)?,
     });
     let to_host = || Ok(gpu.prefetch(&managed.borrow().input, false)?);
-    let mut points = Vec::new();
-    for prefetch in [false, true] {
+    let managed_way = |prefetch: bool| -> Result<Point> {
         let launch = || {
             let mut buffers = managed.borrow_mut();
             if prefetch {
@@ -70,8 +69,9 @@ fn at_size(lab: &mut Lab<'_>, mib: usize) -> Result<[Point; 3]> {
         let correct = Access::compare(gpu, &mut managed.borrow_mut(), &expected)?.passed();
         let timing = gpu.timing_after(lab.runs, to_host, launch)?;
         let point = Point::timed(mib as f64, timing, rate(timing.median_ms), correct);
-        points.push(point.on(WAYS[usize::from(prefetch)]));
-    }
+        Ok(point.on(WAYS[usize::from(prefetch)]))
+    };
+    let (faulted, prefetched) = (managed_way(false)?, managed_way(true)?);
     drop(managed);
     let mut device = InputOutput {
         input: gpu.upload("input", &inputs)?,
@@ -87,8 +87,7 @@ fn at_size(lab: &mut Lab<'_>, mib: usize) -> Result<[Point; 3]> {
     let copy_ms = gpu.transfer_ms(mib << 20, to_device, lab.runs)?;
     let ms = timing.median_ms + copy_ms.unwrap_or(f64::NAN);
     let copied = Point::timed(mib as f64, timing, rate(ms), correct);
-    points.push(Point { ms, ..copied }.on(WAYS[2]));
-    Ok(points.try_into().expect("three ways"))
+    Ok([faulted, prefetched, Point { ms, ..copied }.on(WAYS[2])])
 }
 
 /// Each way at each size.
