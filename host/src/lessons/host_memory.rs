@@ -172,5 +172,8 @@ mod tests {
         let (finding, judgement) = judge(&mapped, 40.0, 55.0);
         assert_eq!(judgement.verdict, Verdict::NotShown);
         assert!(finding.contains("copying first never pays"), "{finding}");
+        // Nor where device memory is exactly as fast.
+        let (finding, _) = judge(&mapped, 50.0, 55.0);
+        assert!(finding.contains("copying first never pays"), "{finding}");
     }
 }
