@@ -91,6 +91,28 @@ pub(crate) fn check_tensor_map<T: MapElement>(len: usize, shape: TiledMap) -> Re
     Ok(())
 }
 
+/// Checks that `data` fits a buffer of `len` elements exactly, as
+/// [`Backend::overwrite`] asks.
+pub(crate) fn check_overwrite<T>(len: usize, data: &[T]) -> Result<()> {
+    if len != data.len() {
+        return Err(Error::LengthMismatch {
+            what: "the buffer overwritten",
+            expected: data.len(),
+            actual: len,
+        });
+    }
+    Ok(())
+}
+
+/// Refuses a prefetch or advice for a buffer in `placement` unless it is
+/// managed memory, as the driver would.
+pub(crate) fn require_managed(placement: Placement) -> Result<()> {
+    match placement {
+        Placement::Managed => Ok(()),
+        placement => Err(Error::NotManaged { placement }),
+    }
+}
+
 /// A texture as the host holds it: its handle, which a kernel's
 /// [`Texture2d`] parameter receives; destroyed when dropped.
 pub trait TextureObject {

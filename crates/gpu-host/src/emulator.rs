@@ -13,8 +13,8 @@ use gpu_std::tensor::{MapElement, TiledMap};
 use gpu_std::{Kernel, Launch, Placement, Sampling, shared};
 
 use crate::backend::{
-    Advice, Backend, HostMemory, Memory, Params, TensorMap, TextureObject, Value, check_tensor_map,
-    check_texture, checked_launch_within,
+    Advice, Backend, HostMemory, Memory, Params, TensorMap, TextureObject, Value, check_overwrite,
+    check_tensor_map, check_texture, checked_launch_within, require_managed,
 };
 use crate::error::{Error, Result};
 use crate::l2::{
@@ -78,15 +78,6 @@ impl Memory for HostMemory {
     }
 }
 
-/// A managed buffer's placement; a buffer in any other is refused, as the
-/// driver would refuse it.
-fn check_managed<T>(buffer: &HostBuffer<T>) -> Result<()> {
-    match buffer.placement {
-        Placement::Managed => Ok(()),
-        placement => Err(Error::NotManaged { placement }),
-    }
-}
-
 /// Runs kernels on the CPU, one emulated thread at a time, each launch's
 /// blocks in `order` (forward by default).
 #[derive(Clone, Copy, Debug, Default)]
@@ -146,13 +137,7 @@ impl Backend for Emulator {
     }
 
     fn overwrite<T: Value>(&self, data: &[T], buffer: &mut HostBuffer<T>) -> Result<()> {
-        if buffer.len() != data.len() {
-            return Err(Error::LengthMismatch {
-                what: "the buffer overwritten",
-                expected: data.len(),
-                actual: buffer.len(),
-            });
-        }
+        check_overwrite(buffer.len(), data)?;
         buffer.copy_from_slice(data);
         Ok(())
     }
@@ -163,12 +148,12 @@ impl Backend for Emulator {
 
     /// Nothing to move: the emulator's memory is the host's.
     fn prefetch<T: Value>(&self, buffer: &HostBuffer<T>, _to_device: bool) -> Result<()> {
-        check_managed(buffer)
+        require_managed(buffer.placement)
     }
 
     /// Nothing to place: the emulator's memory is the host's.
     fn advise<T: Value>(&self, buffer: &HostBuffer<T>, _advice: Advice) -> Result<()> {
-        check_managed(buffer)
+        require_managed(buffer.placement)
     }
 
     fn texture(

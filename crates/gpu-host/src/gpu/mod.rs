@@ -21,8 +21,8 @@ use gpu_std::tensor::{MapElement, TiledMap};
 use gpu_std::{Kernel, Placement, Sampling, shared};
 
 use crate::backend::{
-    Advice, Backend, DeviceMemory, Memory, Params, TensorMap, Transfer, Value, check_tensor_map,
-    check_texture, checked_launch_within, runs,
+    Advice, Backend, DeviceMemory, Memory, Params, TensorMap, Transfer, Value, check_overwrite,
+    check_tensor_map, check_texture, checked_launch_within, require_managed, runs,
 };
 use crate::error::{During, Error, Result};
 use crate::l2::{PersistingL2, PersistingWindow, WindowHolder};
@@ -335,13 +335,7 @@ impl Backend for Gpu {
     /// A copy to the GPU for a device buffer; the host's own writes, once
     /// the stream's work is done, for one it reaches in place.
     fn overwrite<T: Value>(&self, data: &[T], buffer: &mut DeviceBuffer<T>) -> Result<()> {
-        if buffer.len() != data.len() {
-            return Err(Error::LengthMismatch {
-                what: "the buffer overwritten",
-                expected: data.len(),
-                actual: buffer.len(),
-            });
-        }
+        check_overwrite(buffer.len(), data)?;
         match buffer.host_mut()? {
             Some(elements) => {
                 elements.copy_from_slice(data);
@@ -556,10 +550,8 @@ impl Gpu {
 /// A managed buffer's device pointer; a buffer in any other placement is
 /// refused, as the driver would refuse it.
 fn managed<T>(buffer: &DeviceBuffer<T>) -> Result<sys::CUdeviceptr> {
-    match buffer.placement() {
-        Placement::Managed => Ok(buffer.device_ptr(buffer.stream()).0),
-        placement => Err(Error::NotManaged { placement }),
-    }
+    require_managed(buffer.placement())?;
+    Ok(buffer.device_ptr(buffer.stream()).0)
 }
 
 fn out_of_memory(error: DriverError, what: &'static str, bytes: usize) -> Error {
