@@ -163,6 +163,24 @@ fn clusters_that_do_not_tile_the_blocks_are_rejected() {
     assert!(checked_launch(neighbour, &fits).is_ok());
 }
 
+/// Data of another length than the buffer it overwrites is refused with
+/// both lengths, and the buffer keeps its contents.
+#[test]
+fn an_overwrite_of_another_length_is_rejected() -> Result<(), HostError> {
+    let emulator = Emulator::default();
+    let mut buffer = emulator.upload("kept", &[1.0f32; 4])?;
+    match emulator.overwrite(&[2.0f32; 3], &mut buffer) {
+        Err(HostError::LengthMismatch {
+            expected: 3,
+            actual: 4,
+            ..
+        }) => {}
+        other => panic!("expected LengthMismatch, got {other:?}"),
+    }
+    assert_eq!(emulator.download(&buffer)?, [1.0; 4]);
+    Ok(())
+}
+
 /// A tensor map's rows are whole 16-byte chunks: the family refuses
 /// other widths by name, and the host refuses a map the Tensor Memory
 /// Accelerator cannot copy, or of another length than its array, before
