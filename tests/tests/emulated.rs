@@ -42,6 +42,14 @@ fn a_kernel_reads_and_writes_buffers_of_every_placement() {
     locality_tests::placements::check_placements(&Emulator::from_seed(seed), seed).unwrap();
 }
 
+#[test]
+fn two_emulated_gpus_sum_and_chase_through_each_others_memory() {
+    let seed = seed();
+    let first = Emulator::from_seed(seed);
+    let second = first.on_device(1).unwrap();
+    locality_tests::peers::check_peers([&first, &second], seed).unwrap();
+}
+
 /// Sizes that stress the bounds: 1, primes, one off the tile and block
 /// widths, and anything up to a few tiles.
 fn size() -> impl Strategy<Value = usize> {

@@ -5,15 +5,15 @@
 
 use gpu_emulator::traffic::Traffic;
 use gpu_std::Placement;
-use kernels::access;
+use kernels::{access, pair_sum};
 use locality::Backend;
-use locality::CountingEmulator;
 use locality::case::Case;
 use locality::families::access::Access;
 use locality::families::banks::Banks;
 use locality::families::blur::{Blur, BlurShape};
 use locality::families::bulk::{Bulk, BulkShape};
 use locality::families::caches::Caches;
+use locality::families::chase::Chase;
 use locality::families::constant::{Constant, ConstantShape};
 use locality::families::distributed::{Distributed, DistributedShape};
 use locality::families::gemv::{Gemv, GemvShape};
@@ -22,6 +22,7 @@ use locality::families::intensity::Intensity;
 use locality::families::l2::{L2, L2Shape};
 use locality::families::matmul::{Matmul, MatmulShape};
 use locality::families::matmul_bf16::MatmulBf16;
+use locality::families::pair_sum::{PairSum, PairSumShape};
 use locality::families::readonly::ReadOnly;
 use locality::families::registers::Registers;
 use locality::families::tensor::Tensor;
@@ -29,6 +30,7 @@ use locality::families::texture::{Modes, TextureFamily, TextureShape};
 use locality::families::transpose::{Transpose, TransposeShape};
 use locality::families::width::{Width, WidthShape};
 use locality::family::Family;
+use locality::{CountingEmulator, Emulator};
 use locality_tests::{kernel, seed};
 use rand::{SeedableRng, rngs::SmallRng};
 
@@ -78,6 +80,40 @@ fn the_traffic_is_counted_by_where_each_buffer_lives() {
     assert_eq!(managed.store, traffic.global_store);
     assert_eq!((mapped.store.requests, managed.load.requests), (0, 0));
     assert!(!traffic.by_placement.contains_key(&Placement::Device));
+}
+
+#[test]
+fn a_peer_gpus_buffer_is_counted_as_the_peers() {
+    // The one-shot all-reduce's sum of 4096 f32 on emulated GPU 0, the
+    // second vector GPU 1's: 32 warps a vector, each one 16-byte request
+    // of 16 sectors, the peer's apart from the GPU's own.
+    let first = CountingEmulator::default();
+    let second = CountingEmulator::counting(Emulator::default().on_device(1).unwrap());
+    first.enable_peer_access(&second).unwrap();
+    let n = 4096;
+    let values = vec![1.0f32; n as usize];
+    let mine = first.upload("mine", &values).unwrap();
+    let theirs = second.upload("theirs", &values).unwrap();
+    let mut sum = first.alloc::<f32>("sum", n as usize).unwrap();
+    let sum_pair = kernel::<PairSum>("sum_pair");
+    // SAFETY: the three vectors hold n elements; GPU 0 reaches GPU 1's.
+    unsafe {
+        first.launch(
+            sum_pair,
+            &pair_sum::Problem { n },
+            (&mine, &theirs, &mut sum, n),
+        )
+    }
+    .unwrap();
+    let traffic = first.traffic("sum_pair").unwrap();
+    let warps = u64::from(n / 4 / 32);
+    let (own, peer) = (
+        traffic.by_placement[&Placement::Device],
+        traffic.by_placement[&Placement::Peer],
+    );
+    assert_eq!((peer.load.requests, peer.load.sectors), (warps, 16 * warps));
+    assert_eq!((own.load.requests, own.load.sectors), (warps, 16 * warps));
+    assert_eq!((peer.store.requests, own.store.requests), (0, warps));
 }
 
 #[test]
@@ -275,6 +311,8 @@ fn documented_counts(name: &str) -> [u64; 7] {
         _ if name.starts_with("rotate") => traffic::<TextureFamily>(name, TEXTURE_SHAPE),
         _ if name.starts_with("reuse") => traffic::<L2>(name, L2_SHAPE),
         _ if name.starts_with("reverse") => traffic::<Bulk>(name, BULK_SHAPE),
+        "chase" => traffic::<Chase>(name, (4096, 100, 0).into()),
+        "sum_pair" => traffic::<PairSum>(name, PairSumShape { n: 4096 }),
         _ if name.starts_with("sum") || name.starts_with("chase") => {
             traffic::<Distributed>(name, DISTRIBUTED_SHAPE)
         }

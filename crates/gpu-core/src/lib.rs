@@ -406,4 +406,21 @@ pub enum Placement {
     /// whichever processor touches them, on a fault or ahead of it when
     /// prefetched.
     Managed,
+    /// Another GPU's DRAM, reached by peer access over NVLink or PCIe:
+    /// how a kernel sees a buffer another GPU allocated, once that GPU's
+    /// memory is open to its own (`cudaDeviceEnablePeerAccess`).
+    Peer,
+    /// Another GPU's DRAM with no peer access to it: no kernel of this
+    /// GPU can reach it.
+    PeerWithoutAccess,
+    /// Host memory not mapped into the GPU's address space (pageable, the
+    /// host allocator's): copies reach it, no kernel does.
+    Unmapped,
+}
+
+impl Placement {
+    /// Whether a kernel can load from and store to it.
+    pub fn reachable(self) -> bool {
+        !matches!(self, Self::PeerWithoutAccess | Self::Unmapped)
+    }
 }

@@ -431,6 +431,14 @@ pub struct GlobalAccess {
 /// Checks and records an access to elements `index..index + elements` of a
 /// global buffer of `len` elements, made at `site`.
 pub fn global_access(access: GlobalAccess, site: &'static Location<'static>) {
+    if !access.placement.reachable() {
+        stop(Fault::GlobalUnreachable {
+            thread: with_current(|current| current.thread),
+            kind: access.kind,
+            buffer: access.buffer,
+            placement: access.placement,
+        });
+    }
     let in_bounds = access
         .index
         .checked_add(access.elements)

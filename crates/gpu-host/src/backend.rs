@@ -32,6 +32,30 @@ pub trait Memory: 'static {
 
     /// Where `buffer`'s bytes live.
     fn placement<T: Value>(buffer: &Self::Buffer<T>) -> Placement;
+
+    /// Where `buffer`'s bytes live as the kernel being launched sees
+    /// them: on the emulator, another emulated GPU's memory is
+    /// [`Placement::Peer`], or [`Placement::PeerWithoutAccess`]; otherwise
+    /// where they live.
+    fn seen_by_kernel<T: Value>(buffer: &Self::Buffer<T>) -> Placement {
+        Self::placement(buffer)
+    }
+}
+
+/// Refuses a placement no allocation makes on a backend: another GPU's
+/// memory, and unmapped host memory where `unmapped` is not allowed.
+pub(crate) fn check_allocatable(placement: Placement, unmapped: bool) -> Result<()> {
+    let why = match placement {
+        Placement::Peer | Placement::PeerWithoutAccess => {
+            "allocate it on the GPU whose memory it is, and enable peer access to that GPU"
+        }
+        Placement::Unmapped if !unmapped => {
+            "a GPU's buffers are memory its kernels reach; unmapped host memory is the host's own \
+             vector, which copies reach"
+        }
+        _ => return Ok(()),
+    };
+    Err(Error::NotAllocatable { placement, why })
 }
 
 /// A tiled tensor map over a buffer of `T` ([`Backend::tensor_map`]),
@@ -196,7 +220,7 @@ impl<T: Value> Param for Global<T> {
     }
 
     fn emulated(host: Self::Host<'_, HostMemory>, name: &'static str) -> Self {
-        Global::new(name, host).placed(HostMemory::placement(host))
+        Global::new(name, host).placed(HostMemory::seen_by_kernel(host))
     }
 
     fn elements(host: &Self::Host<'_, DeviceMemory>) -> usize {
@@ -215,7 +239,7 @@ impl<T: Value> Param for GlobalMut<T> {
     }
 
     fn emulated(host: Self::Host<'_, HostMemory>, name: &'static str) -> Self {
-        let placement = HostMemory::placement(host);
+        let placement = HostMemory::seen_by_kernel(host);
         GlobalMut::new(name, host).placed(placement)
     }
 
@@ -250,7 +274,8 @@ impl<T: MapElement + Value> Param for TensorMap2d<T> {
     }
 
     fn emulated(host: Self::Host<'_, HostMemory>, name: &'static str) -> Self {
-        let source = Global::new(name, &host.source).placed(HostMemory::placement(&host.source));
+        let source =
+            Global::new(name, &host.source).placed(HostMemory::seen_by_kernel(&host.source));
         TensorMap2d::new(source, host.shape)
     }
 }
@@ -490,6 +515,17 @@ pub trait Backend {
     /// what it does with the pages, not what a kernel reads.
     /// [`Error::NotManaged`] for a buffer in another placement.
     fn advise<T: Value>(&self, buffer: &Buffer<Self, T>, advice: Advice) -> Result<()>;
+
+    /// Lets this GPU's kernels reach `peer`'s buffers by their pointers
+    /// (peer access, over NVLink or PCIe); once is enough. Refused, naming
+    /// both GPUs, for the same GPU or where the driver says one cannot
+    /// reach the other ([`Error::PeerUnreachable`]).
+    fn enable_peer_access(&self, peer: &Self) -> Result<()>;
+
+    /// Makes this GPU's later work wait for all the work enqueued on
+    /// `other` so far: what a kernel reading `other`'s buffers needs
+    /// before it starts.
+    fn wait_for(&self, other: &Self) -> Result<()>;
 
     /// A 2-D texture of `width × height` texels, a copy of `texels`
     /// (row-major, exactly that many) made after the work before it, read

@@ -3,7 +3,8 @@
 //! which checks every barrier and every shared- and global-memory access; [`CountingEmulator`] also counts each launch's
 //! memory traffic as the hardware would.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use gpu_emulator::texture::{self, Texture};
@@ -13,8 +14,9 @@ use gpu_std::tensor::{MapElement, TiledMap};
 use gpu_std::{Kernel, Launch, Placement, Sampling, shared};
 
 use crate::backend::{
-    Advice, Backend, HostMemory, Memory, Params, TensorMap, TextureObject, Value, check_overwrite,
-    check_tensor_map, check_texture, checked_launch_within, require_managed,
+    Advice, Backend, HostMemory, Memory, Params, TensorMap, TextureObject, Value,
+    check_allocatable, check_overwrite, check_tensor_map, check_texture, checked_launch_within,
+    require_managed,
 };
 use crate::error::{Error, Result};
 use crate::l2::{
@@ -26,7 +28,17 @@ thread_local! {
     /// Who holds the persisting window of this OS thread's emulators,
     /// which share one stream as the launches of one GPU do.
     static WINDOW: Arc<WindowHolder> = Arc::default();
+    /// The pairs (from, to) of this OS thread's emulated GPUs where `from`
+    /// reaches `to`'s memory: peer access, as a process's CUDA contexts
+    /// hold it.
+    static PEERS: RefCell<BTreeSet<(usize, usize)>> = RefCell::default();
+    /// The emulated GPU whose launch is taking its arguments now.
+    static LAUNCHING: Cell<Option<usize>> = const { Cell::new(None) };
 }
+
+/// The emulated GPUs of a host: two, so that the two-GPU lessons' kernels
+/// run on the emulator as they do on a pair of GPUs.
+pub const EMULATED_GPUS: usize = 2;
 
 /// A texture of the emulator's: its handle in `gpu_emulator`'s registry
 /// of this OS thread, which holds a copy of its texels.
@@ -52,6 +64,8 @@ impl Drop for HostTexture {
 pub struct HostBuffer<T> {
     elements: Vec<T>,
     placement: Placement,
+    /// The emulated GPU that allocated it.
+    device: usize,
 }
 
 impl<T> std::ops::Deref for HostBuffer<T> {
@@ -76,14 +90,32 @@ impl Memory for HostMemory {
     fn placement<T: Value>(buffer: &HostBuffer<T>) -> Placement {
         buffer.placement
     }
+
+    /// Another emulated GPU's device memory is the peer's, reached or not
+    /// as peer access between the two says.
+    fn seen_by_kernel<T: Value>(buffer: &HostBuffer<T>) -> Placement {
+        match (buffer.placement, LAUNCHING.get()) {
+            (Placement::Device, Some(device)) if device != buffer.device => {
+                let reached = PEERS.with_borrow(|peers| peers.contains(&(device, buffer.device)));
+                match reached {
+                    true => Placement::Peer,
+                    false => Placement::PeerWithoutAccess,
+                }
+            }
+            (placement, _) => placement,
+        }
+    }
 }
 
 /// Runs kernels on the CPU, one emulated thread at a time, each launch's
-/// blocks in `order` (forward by default).
+/// blocks in `order` (forward by default), as emulated GPU 0 unless
+/// [`Emulator::on_device`] says another.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Emulator {
     /// The order in which each launch's blocks run.
     pub order: BlockOrder,
+    /// Which of the [`EMULATED_GPUS`] it is.
+    device: usize,
 }
 
 impl Emulator {
@@ -94,7 +126,29 @@ impl Emulator {
     pub fn from_seed(seed: u64) -> Self {
         Self {
             order: BlockOrder::from_seed(seed),
+            device: 0,
         }
+    }
+
+    /// The same emulator as emulated GPU `ordinal`, one of
+    /// [`EMULATED_GPUS`]: its buffers are that GPU's memory, which another
+    /// emulated GPU's kernels reach only by peer access.
+    pub fn on_device(self, ordinal: usize) -> Result<Self> {
+        if ordinal >= EMULATED_GPUS {
+            return Err(Error::NoSuchDevice {
+                requested: ordinal,
+                available: EMULATED_GPUS,
+            });
+        }
+        Ok(Self {
+            device: ordinal,
+            ..self
+        })
+    }
+
+    /// Which emulated GPU it is.
+    pub fn ordinal(&self) -> usize {
+        self.device
     }
 }
 
@@ -110,13 +164,15 @@ impl Backend for Emulator {
     }
 
     /// Host memory whatever the placement: the emulator's device is the
-    /// host, and the placement is what its accesses are counted under.
+    /// host, and the placement is what its accesses are counted under
+    /// (and, unmapped, refused).
     fn alloc_in<T: Value>(
         &self,
         what: &'static str,
         len: usize,
         placement: Placement,
     ) -> Result<HostBuffer<T>> {
+        check_allocatable(placement, true)?;
         let mut elements = Vec::new();
         elements
             .try_reserve_exact(len)
@@ -128,6 +184,7 @@ impl Backend for Emulator {
         Ok(HostBuffer {
             elements,
             placement,
+            device: self.device,
         })
     }
 
@@ -154,6 +211,23 @@ impl Backend for Emulator {
     /// Nothing to place: the emulator's memory is the host's.
     fn advise<T: Value>(&self, buffer: &HostBuffer<T>, _advice: Advice) -> Result<()> {
         require_managed(buffer.placement)
+    }
+
+    fn enable_peer_access(&self, peer: &Emulator) -> Result<()> {
+        if self.device == peer.device {
+            return Err(Error::PeerUnreachable {
+                from: self.device,
+                to: peer.device,
+                why: "it is the same GPU",
+            });
+        }
+        PEERS.with_borrow_mut(|peers| peers.insert((self.device, peer.device)));
+        Ok(())
+    }
+
+    /// Nothing to wait for: every emulated launch is done when it returns.
+    fn wait_for(&self, _other: &Emulator) -> Result<()> {
+        Ok(())
     }
 
     fn texture(
@@ -216,7 +290,7 @@ impl Backend for Emulator {
         args: A::Host<'_, HostMemory>,
     ) -> Result<()> {
         // SAFETY: passed on from the caller.
-        unsafe { emulate(kernel, problem, args, self.order, gpu_emulator::run_within) }
+        unsafe { emulate(kernel, problem, args, *self, gpu_emulator::run_within) }
     }
 
     /// Wall-clock time of the emulation: it says how long the emulator
@@ -245,8 +319,13 @@ impl CountingEmulator {
     /// The counting emulator, running each launch's blocks in the order
     /// `seed` picks, as [`Emulator::from_seed`] does.
     pub fn from_seed(seed: u64) -> Self {
+        Self::counting(Emulator::from_seed(seed))
+    }
+
+    /// `emulator`, counting.
+    pub fn counting(emulator: Emulator) -> Self {
         Self {
-            emulator: Emulator::from_seed(seed),
+            emulator,
             counted: RefCell::default(),
         }
     }
@@ -290,6 +369,14 @@ impl Backend for CountingEmulator {
 
     fn advise<T: Value>(&self, buffer: &HostBuffer<T>, advice: Advice) -> Result<()> {
         self.emulator.advise(buffer, advice)
+    }
+
+    fn enable_peer_access(&self, peer: &CountingEmulator) -> Result<()> {
+        self.emulator.enable_peer_access(&peer.emulator)
+    }
+
+    fn wait_for(&self, other: &CountingEmulator) -> Result<()> {
+        self.emulator.wait_for(&other.emulator)
     }
 
     fn texture(
@@ -336,9 +423,16 @@ impl Backend for CountingEmulator {
         problem: &P,
         args: A::Host<'_, HostMemory>,
     ) -> Result<()> {
-        let order = self.emulator.order;
         // SAFETY: passed on from the caller.
-        let traffic = unsafe { emulate(kernel, problem, args, order, gpu_emulator::run_counting) }?;
+        let traffic = unsafe {
+            emulate(
+                kernel,
+                problem,
+                args,
+                self.emulator,
+                gpu_emulator::run_counting,
+            )
+        }?;
         let mut counted = self.counted.borrow_mut();
         counted.retain(|(name, _)| *name != kernel.name);
         counted.push((kernel.name, traffic));
@@ -369,8 +463,10 @@ type EmulatorRun<R> =
     fn(&'static str, &Launch, Limits, BlockOrder, &dyn Fn()) -> Result<R, Diagnostic>;
 
 /// Runs `kernel` on `problem` with `run` (`gpu_emulator::run_within` or
-/// `run_counting`), its blocks in `order`, once its launch contract is within the limits and its
-/// arguments pick an instance it was compiled for.
+/// `run_counting`) as `emulator`'s GPU, its blocks in its order, once its
+/// launch contract is within the limits and its arguments pick an
+/// instance it was compiled for; each buffer argument is seen as that GPU
+/// sees it ([`Memory::seen_by_kernel`]).
 ///
 /// # Safety
 /// As for [`Backend::launch`].
@@ -378,13 +474,15 @@ unsafe fn emulate<A: Params, P, R>(
     kernel: &Kernel<A, P>,
     problem: &P,
     args: A::Host<'_, HostMemory>,
-    order: BlockOrder,
+    emulator: Emulator,
     run: EmulatorRun<R>,
 ) -> Result<R> {
     // Hopper's opt-in limit, as the emulator holds it.
     let launch = checked_launch_within(kernel, problem, shared::OPT_IN_LIMIT_BYTES)?;
     A::entry(kernel, &args)?;
+    LAUNCHING.set(Some(emulator.device));
     let args = A::emulated(args, kernel.params);
+    LAUNCHING.set(None);
     // SAFETY: the caller vouches for the kernel's contract; the emulator
     // runs the contract's own launch shape within the kernel's launch
     // bounds, and checks every global access against its buffer.
@@ -393,7 +491,7 @@ unsafe fn emulate<A: Params, P, R>(
         kernel.name,
         &launch,
         Limits::within(kernel.bounds),
-        order,
+        emulator.order,
         &body,
     )
     .map_err(Error::Emulator)

@@ -246,6 +246,41 @@ pub enum Error {
         /// Where the buffer is.
         placement: gpu_std::Placement,
     },
+    /// Peer access asked between two GPUs where one cannot reach the
+    /// other's memory, or of a GPU for itself.
+    #[error("GPU {from} cannot reach GPU {to}'s memory as a peer: {why}")]
+    PeerUnreachable {
+        /// The GPU whose kernels would reach.
+        from: usize,
+        /// The GPU whose memory they would reach.
+        to: usize,
+        /// Why not.
+        why: &'static str,
+    },
+    /// A buffer asked for in a placement no allocation makes: another
+    /// GPU's memory is allocated on that GPU, and unmapped host memory
+    /// only on the emulator, whose kernels it shows unable to reach it.
+    #[error("a buffer cannot be allocated in {placement:?}: {why}")]
+    NotAllocatable {
+        /// The placement asked for.
+        placement: gpu_std::Placement,
+        /// Why not.
+        why: &'static str,
+    },
+    /// NCCL's library could not be loaded.
+    #[error(
+        "NCCL could not be loaded: put a directory holding libnccl.so (NCCL 2.18 or newer) on \
+         LD_LIBRARY_PATH"
+    )]
+    NoNccl,
+    /// Any error NCCL reports.
+    #[error("NCCL error while {action}: {message}")]
+    Nccl {
+        /// What was being done.
+        action: &'static str,
+        /// NCCL's error.
+        message: String,
+    },
     /// The emulator caught a bug in a kernel: a race, a divergent barrier,
     /// an access out of bounds…
     #[error("the emulator caught a bug in {0}")]

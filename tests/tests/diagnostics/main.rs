@@ -19,6 +19,7 @@ mod limits;
 mod matmul;
 mod mma;
 mod panics;
+mod peers;
 mod proxy;
 mod races;
 mod read_only;

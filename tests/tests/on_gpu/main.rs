@@ -19,6 +19,7 @@ mod devices;
 mod host;
 mod kernels;
 mod npp;
+mod peers;
 mod requirement;
 mod shared_limits;
 
@@ -49,9 +50,14 @@ fn main() {
     trials.extend(host::error_trials());
     trials.extend(shared_limits::shared_limit_trials());
     trials.extend(bench::bench_trials());
+    let pair = gpu_host::gpu::device_count().unwrap_or(0) >= 2;
+    trials.extend(peers::peer_trials(pair));
     let mut trials: Vec<Trial> = trials
         .into_iter()
-        .map(|trial| trial.with_ignored_flag(missing.is_some() && !required))
+        .map(|trial| {
+            let ignored = trial.has_ignored_flag();
+            trial.with_ignored_flag(ignored || missing.is_some() && !required)
+        })
         .collect();
     // NPP comes with the CUDA toolkit, not the driver: on a GPU without it
     // the bench goes on without NPP, and this test is ignored.

@@ -100,6 +100,18 @@ pub enum Fault {
     },
 
     // Global memory: bounds, alignment, races, the read-only path.
+    /// An access to memory no kernel of this GPU reaches: another GPU's,
+    /// with no peer access to it, or host memory that is not mapped.
+    GlobalUnreachable {
+        /// The thread that made the access.
+        thread: Dim3,
+        /// Whether it read or wrote.
+        kind: AccessKind,
+        /// The buffer's name, as its view was given it.
+        buffer: &'static str,
+        /// Where the buffer's bytes are.
+        placement: gpu_core::Placement,
+    },
     /// An access past the end of a buffer in global memory.
     GlobalOutOfBounds {
         /// The thread that made the access.

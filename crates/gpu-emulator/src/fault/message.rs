@@ -93,6 +93,26 @@ impl fmt::Display for Fault {
             }
 
             // Global memory: bounds, alignment, races, the read-only path.
+            Self::GlobalUnreachable {
+                thread: t,
+                kind,
+                buffer,
+                placement,
+            } => write!(
+                f,
+                "{} {} global buffer {buffer}, which {}",
+                thread(*t),
+                verb(*kind),
+                match placement {
+                    gpu_core::Placement::PeerWithoutAccess => {
+                        "is another GPU's memory, and peer access to it was never enabled \
+                         (cudaDeviceEnablePeerAccess)"
+                    }
+                    _ =>
+                        "is host memory not mapped into the GPU's address space: allocate it \
+                          mapped (cudaHostAlloc with cudaHostAllocMapped) or copy it over",
+                }
+            ),
             Self::GlobalOutOfBounds {
                 thread: t,
                 kind,

@@ -29,6 +29,15 @@ pub fn availability() -> Result<()> {
     }
 }
 
+/// How many GPUs the driver finds: 0 where there is no driver.
+pub fn device_count() -> Result<usize> {
+    // SAFETY: only tries to open the driver library; no CUDA call is made.
+    if !unsafe { sys::is_culib_present() } {
+        return Ok(0);
+    }
+    Ok(CudaContext::device_count().during("counting GPUs")? as usize)
+}
+
 /// What a compiled kernel takes of the GPU, as the driver reports it once
 /// the PTX is compiled for this GPU (ptxas's register allocation and spills
 /// included, which the PTX itself cannot show).

@@ -4,8 +4,10 @@
 //! them, the kernels' CUDA C++ twins compiled for this GPU.
 
 mod buffer;
+mod collective;
 mod driver;
 mod l2;
+mod peer;
 mod ptx;
 mod tensor;
 mod texture;
@@ -13,23 +15,25 @@ mod texture;
 use std::sync::Arc;
 
 use cudarc::driver::{
-    CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice, DriverError, result,
-    sys,
+    CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice,
+    DriverError, result, sys,
 };
 use cudarc::nvrtc::Ptx as NvrtcPtx;
 use gpu_std::tensor::{MapElement, TiledMap};
 use gpu_std::{Kernel, Placement, Sampling, shared};
 
 use crate::backend::{
-    Advice, Backend, DeviceMemory, Memory, Params, TensorMap, Transfer, Value, check_overwrite,
-    check_tensor_map, check_texture, checked_launch_within, require_managed, runs,
+    Advice, Backend, DeviceMemory, Memory, Params, TensorMap, Transfer, Value, check_allocatable,
+    check_overwrite, check_tensor_map, check_texture, checked_launch_within, require_managed, runs,
 };
 use crate::error::{During, Error, Result};
 use crate::l2::{PersistingL2, PersistingWindow, WindowHolder};
 use crate::timing::{self, Runs, Timing};
 pub use buffer::DeviceBuffer;
+pub use collective::Communicators;
 use driver::{Functions, compile_twins, compute_capability, load_module, open};
-pub use driver::{Resources, availability};
+pub use driver::{Resources, availability, device_count};
+use peer::Side;
 pub use ptx::{Ptx, arch_specific, entry_points, target, with_register_cap};
 pub use texture::DeviceTexture;
 
@@ -60,6 +64,10 @@ pub struct Gpu {
     device: (u32, u32),
     /// Who holds the stream's persisting window.
     persisting: Arc<WindowHolder>,
+    /// The event another GPU's stream waits on to follow this one's work
+    /// ([`Gpu::wait_for`]), recorded afresh each time: one event, so that
+    /// ordering two GPUs costs a record and a wait, no allocation.
+    marker: Arc<CudaEvent>,
 }
 
 impl Gpu {
@@ -88,6 +96,9 @@ impl Gpu {
         let stream = context.default_stream();
         let kernels = load_module(&context, NvrtcPtx::from_src(ptx), entry_points(ptx))?;
         let name = context.name().during("reading the GPU's name")?;
+        let marker = context
+            .new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
+            .during("creating an event")?;
         Ok(Self {
             context,
             stream,
@@ -100,6 +111,7 @@ impl Gpu {
             build_arch_specific,
             device,
             persisting: Arc::default(),
+            marker: Arc::new(marker),
         })
     }
 
@@ -302,6 +314,7 @@ impl Backend for Gpu {
         len: usize,
         placement: Placement,
     ) -> Result<DeviceBuffer<T>> {
+        check_allocatable(placement, false)?;
         let bytes = len.saturating_mul(size_of::<T>());
         if placement == Placement::Managed {
             buffer::check_managed(what, bytes, self.free_bytes()?)?;
@@ -326,6 +339,7 @@ impl Backend for Gpu {
             return Ok(());
         }
         let bytes = buffer.num_bytes();
+        self.bind("poisoning a buffer")?;
         let (pointer, _record) = buffer.device_ptr_mut(&self.stream);
         // SAFETY: the range is exactly the buffer's, on the buffer's stream.
         unsafe { result::memset_d8_async(pointer, 0xFF, bytes, self.stream.cu_stream()) }
@@ -361,6 +375,7 @@ impl Backend for Gpu {
     fn prefetch<T: Value>(&self, buffer: &DeviceBuffer<T>, to_device: bool) -> Result<()> {
         let pointer = managed(buffer)?;
         let location = self.location(to_device);
+        self.bind("prefetching managed memory")?;
         // SAFETY: the range is exactly the managed buffer's.
         unsafe {
             result::mem_prefetch_async(
@@ -381,9 +396,18 @@ impl Backend for Gpu {
             Advice::PreferDevice => (CU_MEM_ADVISE_SET_PREFERRED_LOCATION, self.location(true)),
             Advice::PreferHost => (CU_MEM_ADVISE_SET_PREFERRED_LOCATION, self.location(false)),
         };
+        self.bind("advising the driver of managed memory")?;
         // SAFETY: the range is exactly the managed buffer's.
         unsafe { result::mem_advise(pointer, buffer.num_bytes(), advice, location) }
             .during("advising the driver of managed memory")
+    }
+
+    fn enable_peer_access(&self, peer: &Gpu) -> Result<()> {
+        peer::enable(self.side(), peer.side())
+    }
+
+    fn wait_for(&self, other: &Gpu) -> Result<()> {
+        peer::follow(self.side(), other.side())
     }
 
     fn texture(
@@ -532,19 +556,57 @@ impl Backend for Gpu {
 }
 
 impl Gpu {
+    /// Makes this GPU's context the thread's current one, as every call
+    /// to the driver that takes no context needs where a thread drives
+    /// two GPUs.
+    fn bind(&self, action: &'static str) -> Result<()> {
+        self.context.bind_to_thread().during(action)
+    }
+
     /// This GPU, or the host.
     fn location(&self, device: bool) -> sys::CUmemLocation {
-        match device {
-            true => sys::CUmemLocation {
-                type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
-                id: self.ordinal() as i32,
-            },
-            false => sys::CUmemLocation {
-                type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_HOST,
-                id: 0,
-            },
+        peer::location(self.ordinal(), device)
+    }
+
+    /// What the functions of two GPUs need of this one.
+    fn side(&self) -> Side<'_> {
+        Side {
+            context: &self.context,
+            stream: &self.stream,
+            marker: &self.marker,
         }
     }
+
+    /// Whether this GPU's kernels can reach `peer`'s memory, as the driver
+    /// says (`cuDeviceCanAccessPeer`); a GPU is no peer of itself.
+    pub fn can_access_peer(&self, peer: &Gpu) -> Result<bool> {
+        peer::can_access(self.side(), peer.side())
+    }
+
+    /// Enqueues a copy of `source`, a buffer of `peer`, into
+    /// `destination`, of the same length, on this GPU's stream
+    /// (`cuMemcpyPeerAsync`), after `peer`'s work so far: the copy engines
+    /// move it across the link, no kernel.
+    pub fn copy_from_peer<T: Value>(
+        &self,
+        peer: &Gpu,
+        source: &DeviceBuffer<T>,
+        destination: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        peer::copy_from(self.side(), peer.side(), source, destination)
+    }
+}
+
+/// The timing of `launch`, which enqueues work on every GPU of `gpus`, as
+/// one, from the earliest start to the latest end
+/// ([`Backend::wait_for`] orders them).
+pub fn timing_together<E: From<Error>>(
+    gpus: &[&Gpu],
+    runs: Runs,
+    launch: impl FnMut() -> Result<(), E>,
+) -> Result<Timing, E> {
+    let sides: Vec<Side<'_>> = gpus.iter().map(|gpu| gpu.side()).collect();
+    peer::timing_together(&sides, runs, launch)
 }
 
 /// A managed buffer's device pointer; a buffer in any other placement is
