@@ -23,6 +23,7 @@ pub mod banks;
 pub mod blur;
 pub mod bulk;
 pub mod caches;
+pub mod chase;
 pub mod constant;
 pub mod distributed;
 pub mod gemv;
@@ -31,6 +32,7 @@ pub mod intensity;
 pub mod l2;
 pub mod matmul;
 pub mod matmul_bf16;
+pub mod pair_sum;
 pub mod readonly;
 pub mod registers;
 pub mod tensor;
@@ -66,4 +68,6 @@ pub const CUDA_TWINS: &str = concat!(
     include_str!("../cuda/tensor.cu"),
     include_str!("../cuda/histogram.cu"),
     include_str!("../cuda/matmul_bf16.cu"),
+    include_str!("../cuda/chase.cu"),
+    include_str!("../cuda/pair_sum.cu"),
 );

@@ -6,6 +6,7 @@ pub mod banks;
 pub mod blur;
 pub mod bulk;
 pub mod caches;
+pub mod chase;
 pub mod constant;
 pub(crate) mod declare;
 pub mod distributed;
@@ -15,6 +16,7 @@ pub mod intensity;
 pub mod l2;
 pub mod matmul;
 pub mod matmul_bf16;
+pub mod pair_sum;
 pub mod prelude;
 pub mod readonly;
 pub mod registers;
@@ -56,6 +58,8 @@ pub fn visit(visitor: &mut impl Visitor) -> Result<()> {
     visitor.visit::<tensor::Tensor>()?;
     visitor.visit::<distributed::Distributed>()?;
     visitor.visit::<histogram::Histogram>()?;
+    visitor.visit::<chase::Chase>()?;
+    visitor.visit::<pair_sum::PairSum>()?;
     visitor.visit::<intensity::Intensity>()
 }
 
