@@ -393,6 +393,13 @@ pub trait Family: Declaration {
     /// fewest bytes it must move.
     fn work(shape: Self::Shape) -> Work;
 
+    /// The bytes of input a run ranges over, which the bench's copies of
+    /// the inputs must together span beyond the L2: the work's bytes,
+    /// unless a kernel reads a few scattered bytes of a larger input.
+    fn footprint(shape: Self::Shape) -> f64 {
+        Self::work(shape).bytes
+    }
+
     /// The operations the slowest code a run includes takes (the CPU
     /// reference, the naive kernel): what the work limits hold a size to.
     /// The roofline's count, unless the family's reference does more.

@@ -1,7 +1,8 @@
 //! The limits every kernel is held against: measured on the device in the
 //! same run (a device-to-device copy, cuBLAS SGEMM, cuBLAS's bf16 gemm on
-//! the tensor cores where the GPU has them), and the theoretical
-//! peaks that the device's attributes imply, shown beside them.
+//! the tensor cores where the GPU has them, and the links beyond the GPU:
+//! the host's and another GPU's), and the theoretical peaks that the
+//! device's attributes imply, shown beside them.
 
 use cudarc::driver::sys::CUdevice_attribute as Attribute;
 use rand::Rng;
@@ -11,7 +12,7 @@ use rand::rngs::SmallRng;
 use super::json::{Bound, Ceilings, Device, Level, held};
 use super::roofline::{Nearer, Roof, per_second_g};
 use gpu_host::Gpu;
-use gpu_host::backend::Backend;
+use gpu_host::backend::{Backend, Transfer};
 use gpu_host::timing::{Runs, gpu_median_ms};
 use half::bf16;
 
@@ -29,6 +30,9 @@ const COPY_BYTES: usize = 1 << 30;
 /// The SGEMM and tensor-core ceilings' matrix side: large enough for
 /// cuBLAS to reach its peak on every current GPU.
 const SGEMM_N: usize = 8192;
+/// The links' copies move this many bytes: long enough that the copy's
+/// start costs nothing beside it.
+pub const LINK_BYTES: usize = 1 << 28;
 
 /// What the driver says about the GPU; `None` wherever an attribute fails or
 /// reads 0, which newer drivers do for some of them.
@@ -238,7 +242,12 @@ pub fn measure(
         .filter(|_| needed.tensor)
         .map(|blas| tensor_throughput(gpu, blas, runs, rng))
         .transpose()?;
+    let host_link = gpu.transfer_ms(LINK_BYTES, HOST_TO_DEVICE, runs)?;
+    let peer = peer_bandwidth(gpu, runs)?;
     Ok(Ceilings {
+        host_link_gbytes_per_s: host_link.map(|ms| per_second_g(LINK_BYTES as f64, ms)),
+        peer_gbytes_per_s: peer.map(|(_, rate)| rate),
+        peer_device: peer.map(|(device, _)| device),
         copy_gbytes_per_s,
         copy_bytes,
         sgemm_gflops,
@@ -334,6 +343,33 @@ fn checked_median_ms<F: Family>(
         });
     }
     gpu_median_ms(gpu.stream(), runs, || case.launch(gpu, kernel))
+}
+
+/// A copy from pinned host memory to the device: the host link's way in.
+const HOST_TO_DEVICE: Transfer = Transfer {
+    to_device: true,
+    pinned: true,
+};
+
+/// The first other GPU of the host that `gpu` reaches as a peer, and the
+/// bytes a second a copy of [`LINK_BYTES`] from its memory moves
+/// (`cuMemcpyPeer`); `None` where there is none.
+fn peer_bandwidth(gpu: &Gpu, runs: Runs) -> Result<Option<(usize, f64)>> {
+    let others = (0..gpu_host::gpu::device_count()?).filter(|&other| other != gpu.ordinal());
+    for other in others {
+        let peer = Gpu::new(other, &crate::gpu::PTX)?;
+        if !gpu.can_access_peer(&peer)? {
+            continue;
+        }
+        gpu.enable_peer_access(&peer)?;
+        let source = peer.alloc::<u8>("the peer copy's source", LINK_BYTES)?;
+        let mut destination = gpu.alloc::<u8>("the peer copy's destination", LINK_BYTES)?;
+        let ms = gpu_median_ms(gpu.stream(), runs, || {
+            Ok::<_, Error>(gpu.copy_from_peer(&peer, &source, &mut destination)?)
+        })?;
+        return Ok(Some((other, per_second_g(LINK_BYTES as f64, ms))));
+    }
+    Ok(None)
 }
 
 /// The bytes a device-to-device copy moves per second, counting each byte

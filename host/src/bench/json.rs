@@ -161,6 +161,20 @@ pub struct Ceilings {
     pub reads_gbytes_per_s: Option<f64>,
     #[serde(default)]
     pub reads_set_bytes: Option<usize>,
+    /// The host's link: a pinned host-to-device copy of [`LINK_BYTES`],
+    /// bytes a second; null where not measured.
+    ///
+    /// [`LINK_BYTES`]: super::ceilings::LINK_BYTES
+    #[serde(default)]
+    pub host_link_gbytes_per_s: Option<f64>,
+    /// The link to another GPU of the host (NVLink where they have it):
+    /// a copy of as many bytes from its memory (`cuMemcpyPeer`), bytes a
+    /// second; null on a host of one GPU, or where the GPUs are no peers.
+    #[serde(default)]
+    pub peer_gbytes_per_s: Option<f64>,
+    /// The GPU copied from.
+    #[serde(default)]
+    pub peer_device: Option<usize>,
 }
 
 /// The level of the memory hierarchy that a kernel's rereads are held to.

@@ -55,10 +55,20 @@ pub fn render(report: &Report) -> String {
         Some(reads) => format!(", reads alone **{:.2} TB/s**", reads / 1e3),
         None => String::new(),
     };
+    let host_link = match ceilings.host_link_gbytes_per_s {
+        Some(link) => format!("; beyond the GPU, a pinned copy from the host **{link:.1} GB/s**"),
+        None => String::new(),
+    };
+    let peer = match (ceilings.peer_gbytes_per_s, ceilings.peer_device) {
+        (Some(peer), Some(device)) => {
+            format!(" and a copy from GPU {device}'s memory (cuMemcpyPeer) **{peer:.0} GB/s**")
+        }
+        _ => String::new(),
+    };
     let _ = writeln!(
         text,
         "{} ({}), {} warm-up and {} timed runs per measurement, random inputs from seed {}. \
-         Ceilings measured in the same run: a {} MiB device copy moved **{:.2} TB/s**{}{reads}{levels}{sgemm}{tensor}.\n",
+         Ceilings measured in the same run: a {} MiB device copy moved **{:.2} TB/s**{}{reads}{levels}{sgemm}{tensor}{host_link}{peer}.\n",
         device.name,
         about.join(", "),
         report.runs.warmup,

@@ -156,7 +156,7 @@ impl Visitor for Sweep<'_> {
             let inputs = F::inputs(shape, &mut self.rng)?;
             self.trips
                 .push(self.trip::<F>(shape, &inputs, work, &kernels)?);
-            let count = copies(work.bytes as usize, self.l2_bytes);
+            let count = copies(F::footprint(shape) as usize, self.l2_bytes);
             self.bar
                 .set_message(format!("{count} copies of the inputs uploaded at {shape}"));
             let mut sets = Rotation::build(count, || F::upload(gpu, shape, &inputs))?;

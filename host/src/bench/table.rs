@@ -66,9 +66,20 @@ pub fn ceilings(ceilings: &Ceilings, roofline: &Roofline) -> String {
         ),
         None => String::new(),
     };
+    let links = match (ceilings.host_link_gbytes_per_s, ceilings.peer_gbytes_per_s) {
+        (None, None) => String::new(),
+        (host, peer) => format!(
+            "links    host {} (a pinned copy in) · GPU {} {} (cuMemcpyPeer from its memory)\n",
+            or_na(host, "B/s"),
+            ceilings
+                .peer_device
+                .map_or("-".to_string(), |device| device.to_string()),
+            or_na(peer, "B/s"),
+        ),
+    };
     format!(
         "memory   {} measured ({} MiB device-to-device copy, bytes read + written) · {} theoretical\n\
-         {reads}{l2}{shared}\
+         {reads}{l2}{shared}{links}\
          compute  {sgemm} · {} theoretical FP32\n\
          {tensor}\
          roofline min(compute {compute}, intensity × {} copy bandwidth, nearer reads alone for work that reads more than it writes); what a kernel reads \

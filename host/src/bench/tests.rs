@@ -32,6 +32,9 @@ fn sample_report() -> Report {
         theoretical_shared_gbytes_per_s: Some(33_454.08),
         reads_gbytes_per_s: Some(3_150.0),
         reads_set_bytes: Some(1 << 30),
+        host_link_gbytes_per_s: Some(54.0),
+        peer_gbytes_per_s: Some(390.0),
+        peer_device: Some(1),
     };
     let roofline = Roofline::from_ceilings(&ceilings);
     let mut measured = Vec::new();
