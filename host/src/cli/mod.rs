@@ -85,6 +85,7 @@ fn run_lessons(args: &LessonsArgs) -> Result<Verdict> {
         },
         seed: args.seed,
         device: args.device,
+        peer: args.peer,
     };
     match lessons::run(&request) {
         Ok(true) => Ok(Verdict::Correct),

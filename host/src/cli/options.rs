@@ -121,6 +121,10 @@ pub struct LessonsArgs {
     /// The CUDA device to use.
     #[arg(long, default_value_t = 0)]
     pub device: usize,
+    /// The second GPU of the two-GPU lessons (peer, latency, all-reduce)
+    /// [default: the first GPU other than --device, where there is one].
+    #[arg(long, value_name = "DEVICE")]
+    pub peer: Option<usize>,
 }
 
 /// The options of `locality blur`.

@@ -134,7 +134,7 @@ mod tests {
 
     #[test]
     fn the_committed_h200_runs_at_three_seeds_give_one_verdict() {
-        for (file, points) in own_committed_runs("zero-copy") {
+        for (file, points) in own_committed_runs("h200", "zero-copy") {
             let mapped: Vec<f64> = points[..STRIDES.len()].iter().map(|p| p.y).collect();
             let (device, link) = (points[STRIDES.len()].y, points[points.len() - 1].y);
             assert_confirmed_past_spread(&file, &points, judge(&mapped, device, link));

@@ -275,12 +275,37 @@ impl Outcome {
 pub struct Lab<'a> {
     pub(super) gpu: &'a Gpu,
     pub(super) device: usize,
+    /// The second GPU the user named for the two-GPU lessons.
+    pub(super) peer: Option<usize>,
+    /// The second GPU's name, once a lesson has opened it.
+    pub(super) peer_name: Option<String>,
     pub(super) hardware: Hardware,
     pub(super) runs: Runs,
     pub(super) rng: SmallRng,
 }
 
 impl Lab<'_> {
+    /// The two-GPU lessons' second GPU, each GPU able to reach the other's
+    /// memory: the one the user named, or the first other than the lab's;
+    /// `None` on a host of one GPU, where the user named none. A GPU that
+    /// does not exist, the lab's own, or one the driver says is no peer
+    /// of it is an error.
+    pub(super) fn peer(&mut self) -> Result<Option<Gpu>> {
+        let count = gpu_host::gpu::device_count()?;
+        let ordinal = match self.peer {
+            Some(ordinal) => ordinal,
+            None => match (0..count).find(|&other| other != self.device) {
+                Some(other) => other,
+                None => return Ok(None),
+            },
+        };
+        let peer = crate::gpu::open(ordinal)?;
+        self.gpu.enable_peer_access(&peer)?;
+        peer.enable_peer_access(self.gpu)?;
+        self.peer_name = Some(peer.name().to_string());
+        Ok(Some(peer))
+    }
+
     /// Verifies family `F`'s kernel on `shape` (fresh inputs, poisoned
     /// output, every element), then times it.
     pub(super) fn measure<F: Family>(&mut self, shape: F::Shape) -> Result<(Timing, bool)> {
@@ -449,15 +474,16 @@ pub(super) fn committed_points(lesson: &str, seed: u64) -> Vec<Point> {
     points_in(&format!("h200/verdicts/seed-{seed}.json"), lesson)
 }
 
-/// The committed H200 runs of `lesson` run on its own, one at each of the
-/// [`COMMITTED_SEEDS`] (`h200/LESSON.json` at the first, the others'
-/// `h200/LESSON/seed-N.json`, under `docs/results/`): each file's name and
-/// the points it holds.
+/// The committed runs of `lesson` run on its own on `machine` (`h200`,
+/// or `h200-pair` for the two-GPU lessons), one at each of the
+/// [`COMMITTED_SEEDS`] (`MACHINE/LESSON.json` at the first, the others'
+/// `MACHINE/LESSON/seed-N.json`, under `docs/results/`): each file's name
+/// and the points it holds.
 #[cfg(test)]
-pub(super) fn own_committed_runs(lesson: &str) -> Vec<(String, Vec<Point>)> {
+pub(super) fn own_committed_runs(machine: &str, lesson: &str) -> Vec<(String, Vec<Point>)> {
     let [_, rest @ ..] = COMMITTED_SEEDS;
-    let files = std::iter::once(format!("h200/{lesson}.json"))
-        .chain(rest.map(|seed| format!("h200/{lesson}/seed-{seed}.json")));
+    let files = std::iter::once(format!("{machine}/{lesson}.json"))
+        .chain(rest.map(|seed| format!("{machine}/{lesson}/seed-{seed}.json")));
     files
         .map(|file| {
             let points = points_in(&file, lesson);

@@ -7,6 +7,7 @@
 //! run uses.
 
 mod access;
+mod all_reduce;
 mod arithmetic;
 mod bulk;
 mod distributed;
@@ -15,7 +16,9 @@ mod histogram;
 mod host_memory;
 mod l2;
 mod lab;
+mod latency;
 mod on_chip;
+mod peer;
 mod persistence;
 mod read_only;
 mod ridge;
@@ -216,6 +219,46 @@ pub const LESSONS: &[Lesson] = &[
         run: unified::unified,
     },
     Lesson {
+        name: "peer",
+        title: "Peer access: another GPU's memory, read in place over NVLink",
+        claim: "With peer access a kernel reads another GPU's memory by its pointers, as its \
+                own: the bytes come at the link's rate, a fraction of the GPU's own memory's, \
+                and a kernel streaming them keeps the link as busy as the copy engines do, so \
+                data read once need not be copied over first. (Needs two GPUs.)",
+        x_axis: "input (MiB)",
+        log_x: Some(true),
+        y_axis: "GB/s of the input",
+        counted: None,
+        run: peer::peer,
+    },
+    Lesson {
+        name: "latency",
+        title: "Latency: each level further from the SM costs more time a dependent read",
+        claim: "A read that must wait for the one before it costs the latency of wherever \
+                its data lies: a few hundred nanoseconds in the L2, more in device memory, \
+                and a microsecond or more across a link, to the host's memory over PCIe or \
+                another GPU's over NVLink.",
+        x_axis: "chain (MiB)",
+        log_x: Some(true),
+        y_axis: "ns a dependent read",
+        counted: None,
+        run: latency::latency,
+    },
+    Lesson {
+        name: "all-reduce",
+        title: "All-reduce: a one-shot kernel over NVLink, or NCCL",
+        claim: "Across GPUs, a small all-reduce is bound by latency: one kernel a GPU that \
+                reads the peer's data in place and sums beats NCCL's all-reduce, whose \
+                protocol pays more fixed cost; a large one is bound by the link's bandwidth, \
+                where NCCL, which moves each byte across the link once with few SMs, wins. \
+                (Needs two GPUs and NCCL.)",
+        x_axis: "bytes a GPU",
+        log_x: Some(true),
+        y_axis: "algorithm bandwidth (GB/s)",
+        counted: None,
+        run: all_reduce::all_reduce,
+    },
+    Lesson {
         name: "bulk",
         title: "Bulk copies: one thread stages a whole tile through the Tensor Memory Accelerator",
         claim: "On Hopper the Tensor Memory Accelerator copies a whole tile from global to \
@@ -351,6 +394,7 @@ pub struct Entry {
 /// What `--json` writes.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
+    /// The GPU, and the second one where a two-GPU lesson ran.
     pub device: String,
     pub seed: u64,
     pub runs: usize,
@@ -382,6 +426,8 @@ pub struct Request {
     pub runs: Runs,
     pub seed: u64,
     pub device: usize,
+    /// The two-GPU lessons' second GPU, where the user names one.
+    pub peer: Option<usize>,
 }
 
 /// The lessons `request` names, each run on the GPU, printed, and written
@@ -406,6 +452,8 @@ pub fn run(request: &Request) -> Result<bool> {
     let mut lab = Lab {
         gpu: &gpu,
         device: request.device,
+        peer: request.peer,
+        peer_name: None,
         hardware: Hardware::read(&gpu),
         runs: request.runs,
         rng: SmallRng::seed_from_u64(request.seed),
@@ -428,7 +476,10 @@ pub fn run(request: &Request) -> Result<bool> {
         .iter()
         .all(|outcome| outcome.verdict != Verdict::Wrong);
     let report = Report {
-        device: gpu.name().to_string(),
+        device: match &lab.peer_name {
+            Some(peer) => format!("{} with an {peer} as its peer", gpu.name()),
+            None => gpu.name().to_string(),
+        },
         seed: request.seed,
         runs: request.runs.timed,
         lessons: lessons

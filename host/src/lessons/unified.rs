@@ -142,7 +142,7 @@ mod tests {
 
     #[test]
     fn the_committed_h200_runs_at_three_seeds_give_one_verdict() {
-        for (file, points) in own_committed_runs("unified") {
+        for (file, points) in own_committed_runs("h200", "unified") {
             let rates: Vec<[f64; 3]> = points
                 .chunks(3)
                 .map(|ways| [ways[0].y, ways[1].y, ways[2].y])

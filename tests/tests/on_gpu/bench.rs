@@ -114,6 +114,7 @@ fn lessons_trial() -> Trial {
                     },
                     seed: locality_tests::quiet_seed(),
                     device: 0,
+                    peer: None,
                 };
                 if !locality::lessons::run(&request).map_err(failed)? {
                     return Err("a lesson's kernel computed a wrong output".into());
@@ -126,6 +127,14 @@ fn lessons_trial() -> Trial {
                     .ok_or("no lessons in the JSON")?;
                 for (lesson, expected) in lessons.iter().zip(locality::lessons::LESSONS) {
                     let name = expected.name;
+                    // The two-GPU lessons say so on a host of one, and
+                    // run nothing.
+                    if lesson["name"] == name && lesson["verdict"] == "skipped" {
+                        if !plots.join(format!("{name}.svg")).is_file() {
+                            continue;
+                        }
+                        return Err(format!("{name} was skipped, and plotted").into());
+                    }
                     if lesson["name"] != name
                         || lesson["points"].as_array().is_none_or(Vec::is_empty)
                     {
