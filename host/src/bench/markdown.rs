@@ -163,12 +163,21 @@ pub fn measured_on(report: &Report) -> String {
         ),
         _ => String::new(),
     };
+    let host_link = match ceilings.host_link_gbytes_per_s {
+        Some(link) => format!(", a pinned copy from the host {link:.1} GB/s"),
+        None => String::new(),
+    };
+    let peer = match (ceilings.peer_gbytes_per_s, ceilings.peer_device) {
+        (Some(peer), Some(device)) => format!(", a copy from GPU {device}'s memory {peer:.0} GB/s"),
+        _ => String::new(),
+    };
     let source = match &report.ceilings_from {
         Some(earlier) => format!("ceilings from an earlier run ({earlier})"),
         None => "ceilings measured in the same run".to_string(),
     };
     format!(
-        "{}, seed {}, {source}: a device copy {:.2} TB/s{reads}{levels}{sgemm}{tensor}",
+        "{}, seed {}, {source}: a device copy {:.2} TB/s{reads}{levels}{sgemm}{tensor}\
+         {host_link}{peer}",
         report.device.name,
         report.runs.seed,
         ceilings.copy_gbytes_per_s / 1e3
