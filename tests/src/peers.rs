@@ -11,8 +11,9 @@ use rand::{Rng, SeedableRng, rngs::SmallRng};
 /// Elements of each vector: whole fours and three past them.
 pub const N: u32 = 4099;
 
-/// Refuses peer access of a GPU to itself; enables it both ways between
-/// `gpus`; has each sum its vector and the other's into a poisoned sum of
+/// Refuses peer access of a GPU to itself; where the first GPU does not
+/// yet reach the second, checks that its kernel cannot take the second's
+/// buffer; enables access both ways between `gpus`; has each sum its vector and the other's into a poisoned sum of
 /// its own, after waiting for the other's uploads, and checks every
 /// element of both sums, bit for bit, against the same sums on the CPU;
 /// then chases a chain of the second GPU's from the first.
@@ -25,6 +26,9 @@ pub fn check_peers<B: Backend>(gpus: [&B; 2], seed: u64) -> Result<(), String> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let vectors: [Vec<f32>; 2] =
         std::array::from_fn(|_| (0..N).map(|_| rng.random_range(-1.0..1.0)).collect());
+    if !gpus[0].reaches(gpus[1]) {
+        check_refused(gpus).map_err(failed)?;
+    }
     let run = || -> gpu_host::Result<[Vec<f32>; 2]> {
         gpus[0].enable_peer_access(gpus[1])?;
         gpus[1].enable_peer_access(gpus[0])?;
@@ -62,6 +66,36 @@ pub fn check_peers<B: Backend>(gpus: [&B; 2], seed: u64) -> Result<(), String> {
         }
     }
     check_peer_chase(gpus, &mut rng).map_err(failed)
+}
+
+/// Before peer access, the first GPU's chase through a chain of the
+/// second's: refused before it runs on the GPU, stopped at its first read
+/// on the emulator.
+fn check_refused<B: Backend>(gpus: [&B; 2]) -> Result<(), String> {
+    let chain = gpus[1]
+        .upload("chain", &[0u32; 32])
+        .map_err(|e| e.to_string())?;
+    let mut reached = gpus[0]
+        .alloc::<u32>("reached", 1)
+        .map_err(|e| e.to_string())?;
+    // SAFETY: the chain's one link leads to itself; reaching the chain at
+    // all is what is refused.
+    let launched = unsafe {
+        gpus[0].launch(
+            &chase::KERNELS[0],
+            &chase::Problem,
+            (&chain, &mut reached, 0, 1),
+        )
+    };
+    match launched {
+        Err(HostError::PeerUnreachable { from: 0, to: 1, .. }) => Ok(()),
+        Err(HostError::Emulator(diagnostic)) if diagnostic.to_string().contains("peer access") => {
+            Ok(())
+        }
+        other => Err(format!(
+            "a chase through the peer's chain before peer access: {other:?}"
+        )),
+    }
 }
 
 /// The chase from the first GPU through a chain of four lines in the

@@ -201,6 +201,14 @@ pub trait Param: Copy + 'static {
         0
     }
 
+    /// The GPU whose device memory a buffer argument is; `None` for a
+    /// scalar, or memory every GPU of the process reaches (mapped host
+    /// memory, managed memory).
+    fn owner(host: &Self::Host<'_, DeviceMemory>) -> Option<usize> {
+        let _ = host;
+        None
+    }
+
     /// A `u32` argument's value, which may pick a generic kernel's
     /// instance; `None` for any other.
     fn value<M: Memory>(host: &Self::Host<'_, M>) -> Option<u32> {
@@ -226,6 +234,10 @@ impl<T: Value> Param for Global<T> {
     fn elements(host: &Self::Host<'_, DeviceMemory>) -> usize {
         host.len()
     }
+
+    fn owner(host: &Self::Host<'_, DeviceMemory>) -> Option<usize> {
+        host.owner()
+    }
 }
 
 impl<T: Value> Param for GlobalMut<T> {
@@ -245,6 +257,10 @@ impl<T: Value> Param for GlobalMut<T> {
 
     fn elements(host: &Self::Host<'_, DeviceMemory>) -> usize {
         host.len()
+    }
+
+    fn owner(host: &Self::Host<'_, DeviceMemory>) -> Option<usize> {
+        host.owner()
     }
 }
 
@@ -277,6 +293,10 @@ impl<T: MapElement + Value> Param for TensorMap2d<T> {
         let source =
             Global::new(name, &host.source).placed(HostMemory::seen_by_kernel(&host.source));
         TensorMap2d::new(source, host.shape)
+    }
+
+    fn owner(host: &Self::Host<'_, DeviceMemory>) -> Option<usize> {
+        host.source.owner()
     }
 }
 
@@ -337,6 +357,10 @@ pub trait Params: Copy + 'static {
     /// The elements of the largest buffer argument.
     fn largest(host: &Self::Host<'_, DeviceMemory>) -> usize;
 
+    /// The GPUs whose device memory the buffer arguments are
+    /// ([`Param::owner`]).
+    fn owners(host: &Self::Host<'_, DeviceMemory>) -> Vec<usize>;
+
     /// The entry point of `kernel` that runs these arguments: for a generic
     /// kernel, the instance its arguments pick.
     fn entry<P, M: Memory>(
@@ -363,6 +387,10 @@ macro_rules! tuple_params {
 
             fn largest(host: &Self::Host<'_, DeviceMemory>) -> usize {
                 [$($param::elements(&host.$index)),*].into_iter().max().unwrap_or(0)
+            }
+
+            fn owners(host: &Self::Host<'_, DeviceMemory>) -> Vec<usize> {
+                [$($param::owner(&host.$index)),*].into_iter().flatten().collect()
             }
 
             fn entry<P, M: Memory>(kernel: &Kernel<Self, P>, host: &Self::Host<'_, M>) -> Result<&'static str> {
@@ -521,6 +549,13 @@ pub trait Backend {
     /// both GPUs, for the same GPU or where the driver says one cannot
     /// reach the other ([`Error::PeerUnreachable`]).
     fn enable_peer_access(&self, peer: &Self) -> Result<()>;
+
+    /// Whether this GPU's kernels may take `other`'s buffers: it is the
+    /// same GPU, or peer access to it is enabled. A launch given another
+    /// GPU's buffer without it is refused ([`Error::PeerUnreachable`]) on
+    /// the GPU, before the kernel runs, and stopped at the first access on
+    /// the emulator.
+    fn reaches(&self, other: &Self) -> bool;
 
     /// Makes this GPU's later work wait for all the work enqueued on
     /// `other` so far: what a kernel reading `other`'s buffers needs

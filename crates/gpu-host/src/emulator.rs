@@ -96,8 +96,7 @@ impl Memory for HostMemory {
     fn seen_by_kernel<T: Value>(buffer: &HostBuffer<T>) -> Placement {
         match (buffer.placement, LAUNCHING.get()) {
             (Placement::Device, Some(device)) if device != buffer.device => {
-                let reached = PEERS.with_borrow(|peers| peers.contains(&(device, buffer.device)));
-                match reached {
+                match PEERS.with_borrow(|peers| peers.contains(&(device, buffer.device))) {
                     true => Placement::Peer,
                     false => Placement::PeerWithoutAccess,
                 }
@@ -223,6 +222,11 @@ impl Backend for Emulator {
         }
         PEERS.with_borrow_mut(|peers| peers.insert((self.device, peer.device)));
         Ok(())
+    }
+
+    fn reaches(&self, other: &Emulator) -> bool {
+        self.device == other.device
+            || PEERS.with_borrow(|peers| peers.contains(&(self.device, other.device)))
     }
 
     /// Nothing to wait for: every emulated launch is done when it returns.
@@ -373,6 +377,10 @@ impl Backend for CountingEmulator {
 
     fn enable_peer_access(&self, peer: &CountingEmulator) -> Result<()> {
         self.emulator.enable_peer_access(&peer.emulator)
+    }
+
+    fn reaches(&self, other: &CountingEmulator) -> bool {
+        self.emulator.reaches(&other.emulator)
     }
 
     fn wait_for(&self, other: &CountingEmulator) -> Result<()> {

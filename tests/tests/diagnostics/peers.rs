@@ -24,21 +24,23 @@ fn sum_with(first: &Emulator, theirs: &gpu_host::HostBuffer<f32>, n: u32) -> Fau
     }
 }
 
+/// The fault of thread 0's first read of `theirs`, in `placement`.
+fn unreachable(placement: Placement) -> Fault {
+    Fault::GlobalUnreachable {
+        thread: (0, 0, 0),
+        kind: AccessKind::Read,
+        buffer: "theirs",
+        placement,
+    }
+}
+
 #[test]
 fn a_peer_gpus_buffer_without_peer_access_is_stopped_at_the_first_read() {
     let first = Emulator::default();
     let second = first.on_device(1).unwrap();
     let theirs = second.upload("theirs", &[2.0f32; 8]).unwrap();
     let fault = sum_with(&first, &theirs, 8);
-    assert_eq!(
-        fault,
-        Fault::GlobalUnreachable {
-            thread: (0, 0, 0),
-            kind: AccessKind::Read,
-            buffer: "theirs",
-            placement: Placement::PeerWithoutAccess,
-        }
-    );
+    assert_eq!(fault, unreachable(Placement::PeerWithoutAccess));
     assert!(
         fault
             .to_string()
@@ -49,12 +51,7 @@ fn a_peer_gpus_buffer_without_peer_access_is_stopped_at_the_first_read() {
     second.enable_peer_access(&first).unwrap();
     assert_eq!(
         sum_with(&first, &theirs, 8),
-        Fault::GlobalUnreachable {
-            thread: (0, 0, 0),
-            kind: AccessKind::Read,
-            buffer: "theirs",
-            placement: Placement::PeerWithoutAccess,
-        }
+        unreachable(Placement::PeerWithoutAccess)
     );
 }
 
@@ -67,15 +64,7 @@ fn host_memory_that_was_not_mapped_is_stopped_at_the_first_read() {
     // The host reaches it: a copy in and out.
     assert_eq!(first.download(&theirs).unwrap(), vec![2.0f32; 8]);
     let fault = sum_with(&first, &theirs, 8);
-    assert_eq!(
-        fault,
-        Fault::GlobalUnreachable {
-            thread: (0, 0, 0),
-            kind: AccessKind::Read,
-            buffer: "theirs",
-            placement: Placement::Unmapped,
-        }
-    );
+    assert_eq!(fault, unreachable(Placement::Unmapped));
     assert!(
         fault.to_string().contains("host memory not mapped"),
         "{fault}"

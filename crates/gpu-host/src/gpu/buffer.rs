@@ -121,6 +121,15 @@ impl<T> DeviceBuffer<T> {
         self.len() == 0
     }
 
+    /// The GPU whose device memory it is; `None` for memory every GPU of
+    /// the process reaches (mapped host memory, managed memory).
+    pub fn owner(&self) -> Option<usize> {
+        match &self.storage {
+            Storage::Device(slice) => Some(slice.stream().context().ordinal()),
+            Storage::Reachable(_) => None,
+        }
+    }
+
     /// Where its bytes live.
     pub fn placement(&self) -> Placement {
         match &self.storage {

@@ -406,6 +406,10 @@ impl Backend for Gpu {
         peer::enable(self.side(), peer.side())
     }
 
+    fn reaches(&self, other: &Gpu) -> bool {
+        peer::reaches(self.ordinal(), other.ordinal())
+    }
+
     fn wait_for(&self, other: &Gpu) -> Result<()> {
         peer::follow(self.side(), other.side())
     }
@@ -501,6 +505,17 @@ impl Backend for Gpu {
         // arrays, rather than the portable 48 KiB.
         let launch = checked_launch_within(kernel, problem, u64::from(u32::MAX))?;
         runs(self, kernel)?;
+        let unreached = A::owners(&args)
+            .into_iter()
+            .find(|&owner| !peer::reaches(self.ordinal(), owner));
+        if let Some(owner) = unreached {
+            return Err(Error::PeerUnreachable {
+                from: self.ordinal(),
+                to: owner,
+                why: "a buffer of the second is an argument, and peer access to it was never \
+                      enabled (Backend::enable_peer_access)",
+            });
+        }
         let elements = A::largest(&args);
         if self.language == Language::CudaCpp && elements > i32::MAX as usize {
             return Err(Error::TwinTooLarge {

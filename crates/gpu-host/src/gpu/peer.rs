@@ -3,7 +3,8 @@
 //! it, PCIe otherwise), a copy from one to the other, and work enqueued on
 //! both, ordered and timed together on the GPUs' own clocks.
 
-use std::sync::Arc;
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys::{CUevent_flags, CUresult};
 use cudarc::driver::{
@@ -14,6 +15,20 @@ use super::buffer::DeviceBuffer;
 use crate::error::{During, Error, Result};
 use crate::timing::{Runs, Timing};
 use crate::value::Value;
+
+/// The pairs (from, to) of this process's GPUs where `from` reaches
+/// `to`'s memory: peer access, which CUDA holds per primary context, one
+/// a GPU in a process.
+static REACHED: Mutex<BTreeSet<(usize, usize)>> = Mutex::new(BTreeSet::new());
+
+/// Whether GPU `from`'s kernels reach GPU `to`'s device memory: its own,
+/// or a peer's once [`enable`] let it.
+pub(super) fn reaches(from: usize, to: usize) -> bool {
+    from == to
+        || REACHED
+            .lock()
+            .is_ok_and(|reached| reached.contains(&(from, to)))
+}
 
 /// What the functions below need of a [`Gpu`](super::Gpu): its context,
 /// its one stream, and the event another GPU's stream waits on to follow
@@ -88,7 +103,11 @@ pub(super) fn enable(from: Side<'_>, to: Side<'_>) -> Result<()> {
         CUresult::CUDA_SUCCESS | CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {}
         other => other.result().during(action)?,
     }
-    reach_pool(from, to)
+    reach_pool(from, to)?;
+    if let Ok(mut reached) = REACHED.lock() {
+        reached.insert((from.ordinal(), to.ordinal()));
+    }
+    Ok(())
 }
 
 /// Lets `from` reach what `to` allocates from its default memory pool
