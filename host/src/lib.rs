@@ -24,6 +24,7 @@ pub mod interrupt;
 pub mod lessons;
 pub mod npp;
 pub mod output;
+pub mod peers;
 pub mod picture;
 pub mod reference;
 pub mod report;

@@ -16,15 +16,14 @@
 //!
 //! [`placements::check_placements`] runs one kernel over buffers of every
 //! placement, on the GPU (`on_gpu`) and on the emulator (`emulated`);
-//! [`peers::check_peers`], the two-GPU lessons' kernels across two GPUs,
-//! or two emulated ones.
+//! `locality::peers::check_peers`, the two-GPU lessons' kernels across two
+//! GPUs, or two emulated ones.
 //!
 //! The helpers below are written once against `Family` and `Backend`, so
 //! that a new family or kernel is tested on both backends without a line
 //! here. Every randomised test draws from [`seed`]: `LOCALITY_SEED=N`
 //! replays it, and a failing one prints its N.
 
-pub mod peers;
 pub mod placements;
 
 use locality::Backend;

@@ -47,7 +47,7 @@ fn two_emulated_gpus_sum_and_chase_through_each_others_memory() {
     let seed = seed();
     let first = Emulator::from_seed(seed);
     let second = first.on_device(1).unwrap();
-    locality_tests::peers::check_peers([&first, &second], seed).unwrap();
+    locality::peers::check_peers([&first, &second], seed).unwrap();
 }
 
 /// Sizes that stress the bounds: 1, primes, one off the tile and block

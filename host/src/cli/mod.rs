@@ -113,7 +113,20 @@ fn run_lessons(args: &LessonsArgs) -> Result<Verdict> {
                 limit: WorkLimit::EMULATED,
             };
             plan.validate()?;
-            verify_without_gpu(&plan, request.seed, Screen::every_row())
+            let verdict = verify_without_gpu(&plan, request.seed, Screen::every_row())?;
+            let first = Emulator::from_seed(request.seed);
+            let second = first.on_device(1)?;
+            match crate::peers::check_peers([&first, &second], request.seed) {
+                Ok(()) => say!(
+                    "the two-GPU lessons' kernels (sum_pair, chase) across two emulated GPUs, \
+                     each reading the other's memory by peer access: correct"
+                )?,
+                Err(why) => {
+                    say!("the two-GPU lessons' kernels across two emulated GPUs: WRONG: {why}")?;
+                    return Ok(Verdict::Wrong);
+                }
+            }
+            Ok(verdict)
         }
         Err(error) => Err(error),
     }

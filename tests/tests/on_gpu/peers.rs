@@ -52,7 +52,7 @@ pub fn peer_trials(pair: bool) -> Vec<Trial> {
             "two GPUs sum and chase through each other's memory by peer access",
             || {
                 let seed = locality_tests::seed();
-                locality_tests::peers::check_peers([gpu()?, second()?], seed).map_err(Into::into)
+                locality::peers::check_peers([gpu()?, second()?], seed).map_err(Into::into)
             },
         )
         .with_ignored_flag(!pair),

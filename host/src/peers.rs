@@ -1,11 +1,12 @@
-//! Two GPUs reaching each other's memory: the one-shot all-reduce's sum,
-//! each GPU adding its own vector and its peer's, read in place, and the
-//! latency lesson's chase through a chain in the peer's memory, on either
-//! backend (two GPUs, or two emulated GPUs).
+//! The two-GPU lessons' kernels across two GPUs reaching each other's
+//! memory: the one-shot all-reduce's sum, each GPU adding its own vector
+//! and its peer's, read in place, and the latency lesson's chase through a
+//! chain in the peer's memory, on either backend. `locality lessons`
+//! without a GPU runs it on two emulated GPUs; the tests, on two GPUs too.
 
+use gpu_host::Backend;
 use gpu_host::Error as HostError;
 use kernels::{chase, pair_sum};
-use locality::Backend;
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 /// Elements of each vector: whole fours and three past them.
