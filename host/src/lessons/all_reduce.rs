@@ -249,13 +249,19 @@ mod tests {
 
     #[test]
     fn a_crossover_is_the_first_size_from_which_nccl_stays_ahead() {
-        // NCCL ahead at the third size (64 KiB), behind at the fourth,
-        // ahead from the fifth (1 MiB) on: the crossover is the fifth.
+        // NCCL ahead at the third size (64 KiB), level with the one-shot
+        // at the fourth (not ahead), ahead from the fifth (1 MiB) on: the
+        // crossover is the fifth.
         let points: Vec<Point> = SIZES
             .iter()
             .enumerate()
             .flat_map(|(i, &bytes)| {
-                let nccl = if i == 2 || i >= 4 { 2.0 } else { 0.5 };
+                let nccl = match i {
+                    2 => 2.0,
+                    3 => 1.0,
+                    i if i >= 4 => 2.0,
+                    _ => 0.5,
+                };
                 [(0, 1.0), (1, nccl), (2, 1.0)]
                     .map(|(way, y)| Point::new(bytes as f64, 1.0, y, true).on(WAYS[way]))
             })
