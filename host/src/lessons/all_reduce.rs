@@ -12,7 +12,7 @@ use crate::families::pair_sum::{PairSum, PairSumShape};
 use crate::family::{Declaration, Family};
 use crate::verify::compare;
 
-use super::lab::{Criterion, Judgement, Lab, Outcome, Point, SAMPLE_MS, Verdict, outcome};
+use super::lab::{Criterion, Judgement, Lab, Outcome, Point, Verdict, outcome};
 
 /// Bytes of each GPU's vector: 4 KiB, and every fourfold step to 1 GiB.
 const SIZES: [usize; 10] = [
@@ -79,20 +79,14 @@ fn both_correct(
     Ok(correct)
 }
 
-/// The time of `launch` on both GPUs as one; a run shorter than
-/// [`SAMPLE_MS`] is timed again in batches, as [`Lab::time`] does.
+/// The time of `launch` on both GPUs as one, batched as [`Lab::time`]
+/// batches.
 fn time_together(
     lab: &Lab<'_>,
     gpus: [&Gpu; 2],
-    mut launch: impl FnMut() -> Result<()>,
+    launch: impl FnMut() -> Result<()>,
 ) -> Result<Timing> {
-    let timing = timing_together(&gpus, lab.runs, &mut launch)?;
-    if timing.median_ms >= SAMPLE_MS {
-        return Ok(timing);
-    }
-    let batch = (SAMPLE_MS / timing.median_ms.max(1e-6)).ceil() as usize;
-    let batched = timing_together(&gpus, lab.runs, || (0..batch).try_for_each(|_| launch()))?;
-    Ok(batched.per_launch(batch))
+    lab.batched(|runs, launch| timing_together(&gpus, runs, launch), launch)
 }
 
 /// At `bytes` a GPU: the one-shot kernels, NCCL's all-reduce and the

@@ -329,13 +329,23 @@ impl Lab<'_> {
     /// The time of `launch` on `gpu`. A launch shorter than [`SAMPLE_MS`]
     /// is timed again in batches of launches back to back, each batch at
     /// least that long, and divided.
-    pub(super) fn time(&self, gpu: &Gpu, mut launch: impl FnMut() -> Result<()>) -> Result<Timing> {
-        let timing = gpu.timing(self.runs, &mut launch)?;
-        if timing.median_ms >= SAMPLE_MS {
-            return Ok(timing);
+    pub(super) fn time(&self, gpu: &Gpu, launch: impl FnMut() -> Result<()>) -> Result<Timing> {
+        self.batched(|runs, launch| gpu.timing(runs, launch), launch)
+    }
+
+    /// The time of `launch` as `timing` times its runs (on one GPU, or on
+    /// several together), in batches as [`Lab::time`] says.
+    pub(super) fn batched(
+        &self,
+        mut timing: impl FnMut(Runs, &mut dyn FnMut() -> Result<()>) -> Result<Timing>,
+        mut launch: impl FnMut() -> Result<()>,
+    ) -> Result<Timing> {
+        let once = timing(self.runs, &mut launch)?;
+        if once.median_ms >= SAMPLE_MS {
+            return Ok(once);
         }
-        let batch = (SAMPLE_MS / timing.median_ms.max(1e-6)).ceil() as usize;
-        let batched = gpu.timing(self.runs, || (0..batch).try_for_each(|_| launch()))?;
+        let batch = (SAMPLE_MS / once.median_ms.max(1e-6)).ceil() as usize;
+        let batched = timing(self.runs, &mut || (0..batch).try_for_each(|_| launch()))?;
         Ok(batched.per_launch(batch))
     }
 
