@@ -478,6 +478,16 @@ matmul_rasterised(const float* __restrict__ a, const float* __restrict__ b,
     pipelined<BLOCK, WIDE_COLS, WIDE_SLICE, WIDE_THREAD_COLS, BAND_ROWS>(a, b, c, m, n, k);
 }
 
+// A 128×192 tile of C per block, 8×12 per thread, slices of 16 of k
+// (gpu/src/matmul/geometry.rs, MID_TILES), in bands.
+constexpr int MID_COLS = 192, MID_THREAD_COLS = 12;
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+matmul_mid_tiles(const float* __restrict__ a, const float* __restrict__ b,
+                 float* __restrict__ c, int m, int n, int k) {
+    pipelined<BLOCK, MID_COLS, SLICE, MID_THREAD_COLS, BAND_ROWS>(a, b, c, m, n, k);
+}
+
 // A 64×64 tile of C per block of four warps, 8×4 per thread, slices of 16
 // of k (gpu/src/matmul/geometry.rs, SMALL_TILES).
 constexpr int SMALL_TILE = 64, SMALL_THREAD_COLS = 4;

@@ -369,7 +369,12 @@ mod tests {
             .lines()
             .find(|line| line.starts_with("matmul by shape"))
             .unwrap_or_else(|| panic!("{list}"));
-        for kernel in ["matmul_rasterised", "matmul_small_tiles", "matmul_split_k"] {
+        for kernel in [
+            "matmul_rasterised",
+            "matmul_mid_tiles",
+            "matmul_small_tiles",
+            "matmul_split_k",
+        ] {
             assert!(picks.contains(kernel), "{picks}");
         }
         assert_eq!(

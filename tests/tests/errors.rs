@@ -7,7 +7,7 @@ use gpu_host::checked_launch;
 use gpu_std::tensor::{Element, Swizzle, TiledMap};
 use gpu_std::{Kernel, LaunchBounds};
 use kernels::blur::MAX_RADIUS;
-use kernels::matmul::{BLOCKED_2D, COARSE_1D, SMALL_TILES, WIDE_BLOCKING};
+use kernels::matmul::{BLOCKED_2D, COARSE_1D, MID_TILES, SMALL_TILES, WIDE_BLOCKING};
 use locality::cli::Cli;
 use locality::families::blur::{Blur, BlurShape, max_channels, max_radius};
 use locality::families::distributed::{Distributed, DistributedShape};
@@ -315,6 +315,7 @@ fn launch_contracts_cover_every_output() {
                 (launch.block.0, launch.block.1)
             }
             "matmul_wide" | "matmul_rasterised" => (WIDE_BLOCKING.cols, WIDE_BLOCKING.rows),
+            "matmul_mid_tiles" => (MID_TILES.cols, MID_TILES.rows),
             "matmul_small_tiles" | "matmul_split_k" => (SMALL_TILES.cols, SMALL_TILES.rows),
             _ => (BLOCKED_2D.cols, BLOCKED_2D.rows),
         };

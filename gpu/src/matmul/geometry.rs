@@ -138,6 +138,18 @@ pub const WIDE_BLOCKING: Blocking = Blocking {
 /// of B.
 pub const BAND_ROWS: u32 = 16;
 
+/// [`matmul_mid_tiles`](super::matmul_mid_tiles): a 128×192 tile of C per
+/// block, three quarters of [`WIDE_BLOCKING`]'s, 8×12 of it per thread,
+/// slices of 16 of k (two stages of them take 41 KiB of shared memory; with
+/// slices of 8, B's 16-byte spans would not divide evenly among the threads).
+pub const MID_TILES: Blocking = Blocking {
+    rows: 128,
+    cols: 192,
+    slice: 16,
+    thread_rows: 8,
+    thread_cols: 12,
+};
+
 /// [`matmul_small_tiles`](super::matmul_small_tiles): a 64×64 tile of C per
 /// block of four warps, 8×4 of it per thread, slices of 16 of k. Two other
 /// small tiles were measured on the H200 (seed 24): 64×64 with 8×8 a thread

@@ -430,6 +430,33 @@ kernels! {
         unsafe { pipelined::<{ WIDE_BLOCKING.thread_cols as usize }>(WIDE_BLOCKING, TileOrder::Bands { rows: BAND_ROWS }, a, b, c, (m, n, k)) }
     }
 
+    /// Three-quarter tiles: a 128×192 tile of C per block, so that a grid of one wave of the wide tiles' kind fills more of the SMs.
+    ///
+    /// [`matmul_rasterised`] with [`MID_TILES`]: 8×12 of C a thread, warps
+    /// of 64×48, slices of 16 of k. One block still runs an SM, so a grid
+    /// takes its blocks in waves; where the wide tiles' last wave leaves
+    /// SMs idle, these tiles' may not: at 1000×3000×2000 the wide tiles
+    /// make 8 × 12 = 96 blocks for 132 SMs, and these 8 × 16 = 128, each
+    /// with three quarters of the work. [`tiles`] picks them by the time
+    /// their waves take.
+    ///
+    /// Compute-to-memory-access ratios: 2·128·192 FLOP per (128 + 192)·4
+    /// bytes staged, 38.4 FLOP/B from global memory; 192 FLOP per 80 bytes
+    /// of fragments (five 16-byte loads for 96 FMAs), 2.4 FLOP/B from
+    /// shared memory. Bound by FMA issue, as [`matmul_wide`].
+    ///
+    /// Launch bounds: 256 threads and one block an SM: its 96 sums and 40
+    /// fragment elements need more than the 128 registers of two.
+    ///
+    /// # Safety
+    /// As [`pipelined`] with [`MID_TILES`].
+    #[launch(|problem| MID_TILES.launch(problem, pipelined_shared_elements(MID_TILES)))]
+    #[launch_bounds(MID_TILES.threads(), 1)]
+    pub unsafe fn matmul_mid_tiles(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: u32, n: u32, k: u32) {
+        // SAFETY: forwarded contract.
+        unsafe { pipelined::<{ MID_TILES.thread_cols as usize }>(MID_TILES, TileOrder::Bands { rows: BAND_ROWS }, a, b, c, (m, n, k)) }
+    }
+
     /// Small tiles: a 64×64 tile of C per block and 8×4 per thread, so that a problem too small for the wide tiles' grid still gives every SM warps to run.
     ///
     /// [`matmul_pipelined`] with [`SMALL_TILES`]: four warps a block, side

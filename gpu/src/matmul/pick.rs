@@ -1,7 +1,7 @@
 //! The matmul a library would launch: the tiles that suit the shape of
 //! the problem and the number of SMs, as cuBLAS picks among its kernels.
 
-use super::geometry::{Problem, SMALL_TILES, SPLIT_K, WIDE_BLOCKING};
+use super::geometry::{Blocking, MID_TILES, Problem, SMALL_TILES, SPLIT_K, WIDE_BLOCKING};
 
 /// The fraction of the wide tiles' rate that
 /// [`matmul_small_tiles`](super::matmul_small_tiles) keeps where the grids
@@ -9,12 +9,23 @@ use super::geometry::{Problem, SMALL_TILES, SPLIT_K, WIDE_BLOCKING};
 /// (seed 24, `docs/results/h200/matmul-picked.json`).
 pub const SMALL_TILES_RATE: f64 = 0.81;
 
+/// The fraction of the wide tiles' rate that
+/// [`matmul_mid_tiles`](super::matmul_mid_tiles) keeps where the grids of
+/// both fill every wave: 2.229 against 2.301 ms at 1536×8448×4096, where
+/// the wide tiles make 3 waves on 132 SMs and these 4, on the H200 (seed
+/// 24, `docs/results/h200/matmul-mid-tiles.json`). At 8192³ the wide
+/// tiles' 16 waves then take less than these tiles' 21 of three quarters
+/// the work (16.25): 23.28 against 23.37 ms in that run.
+pub const MID_TILES_RATE: f64 = 0.97;
+
 /// The tiles of C a kernel of the ladder can take, where the ladder's
 /// last steps differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tiles {
     /// 128×256, one block an SM, taken in bands.
     Wide,
+    /// 128×192, one block an SM, taken in bands.
+    Mid,
     /// 64×64, four blocks an SM.
     Small,
     /// 64×64 with k split among the [`SPLIT_K`] blocks of a cluster.
@@ -22,20 +33,26 @@ pub enum Tiles {
 }
 
 /// The tiles to run `problem` with on a GPU of `sms` SMs, which runs
-/// clusters of blocks where `clusters` (compute capability 9.0 on).
+/// clusters of blocks where `clusters` (compute capability 9.0 on): those
+/// whose grid takes the least time, in the time one SM takes for one wide
+/// tile.
 ///
-/// The wide tiles, taken in bands
-/// ([`matmul_rasterised`](super::matmul_rasterised)), run one block an
-/// SM: a grid of `blocks` takes `blocks / sms` waves, rounded up, and in
-/// its last one the SMs without a block idle. The small tiles
+/// The wide and the three-quarter tiles
+/// ([`matmul_rasterised`](super::matmul_rasterised),
+/// [`matmul_mid_tiles`](super::matmul_mid_tiles)) run one block an SM: a
+/// grid of `blocks` takes `blocks / sms` waves, rounded up, and in its last
+/// one the SMs without a block idle. Each wave lasts as long as one of its
+/// tiles takes, its share of a wide tile's work over its rate
+/// ([`MID_TILES_RATE`]). The small tiles
 /// ([`matmul_small_tiles`](super::matmul_small_tiles)) run four blocks an
 /// SM, of an eighth of the work each and many more of them, so their last
-/// wave is a small part of the whole, and they keep every SM busy at
-/// [`SMALL_TILES_RATE`] of the wide tiles' rate. So the wide tiles win
-/// where their blocks fill more than that fraction of their waves' SMs:
-/// 128 blocks on 132 SMs at 2048³ (0.97), 512 on 4 waves at 4096³ (0.97);
-/// the small tiles win at 1000×3000×2000 (96 on 132, 0.73), at 1024³
-/// (32) and at 512³ (8).
+/// wave is a small part of the whole: they take their work spread over
+/// every SM, at [`SMALL_TILES_RATE`] of the wide tiles' rate. So the wide
+/// tiles win where their waves are full (128 blocks on 132 SMs at 2048³,
+/// 512 in 4 waves at 4096³), the three-quarter tiles where the wide tiles'
+/// one wave leaves many SMs idle and theirs does not (1000×3000×2000: 96
+/// wide blocks and 128 three-quarter ones on 132 SMs), and the small tiles
+/// where neither fills a wave (1024³: 32 and 48 blocks; 512³: 8 and 12).
 ///
 /// Where even the small tiles are fewer than the SMs, most of the GPU
 /// would idle through the whole of k: splitting it
@@ -45,17 +62,23 @@ pub enum Tiles {
 /// tiles at 512³ (64 tiles on 132 SMs); at 1024³ (256 tiles) the split
 /// grid takes two waves and the small tiles are 1.11× faster.
 pub fn tiles(problem: &Problem, sms: u32, clusters: bool) -> Tiles {
-    let count = |rows: u32, cols: u32| {
-        u64::from(problem.m.div_ceil(rows)) * u64::from(problem.n.div_ceil(cols))
-    };
-    let blocks = count(WIDE_BLOCKING.rows, WIDE_BLOCKING.cols);
     let sms = u64::from(sms.max(1));
-    let busy = blocks as f64 / (blocks.div_ceil(sms) * sms) as f64;
-    let small = count(SMALL_TILES.rows, SMALL_TILES.cols);
+    let count = |tiles: Blocking| {
+        u64::from(problem.m.div_ceil(tiles.rows)) * u64::from(problem.n.div_ceil(tiles.cols))
+    };
+    let work = |tiles: Blocking| {
+        f64::from(tiles.rows * tiles.cols) / f64::from(WIDE_BLOCKING.rows * WIDE_BLOCKING.cols)
+    };
+    let in_waves =
+        |tiles: Blocking, rate: f64| count(tiles).div_ceil(sms) as f64 * work(tiles) / rate;
+    let wide = in_waves(WIDE_BLOCKING, 1.0);
+    let mid = in_waves(MID_TILES, MID_TILES_RATE);
+    let small_tiles = count(SMALL_TILES);
+    let small = small_tiles as f64 * work(SMALL_TILES) / sms as f64 / SMALL_TILES_RATE;
     let slices = problem.k.div_ceil(SMALL_TILES.slice);
-    if busy > SMALL_TILES_RATE {
-        Tiles::Wide
-    } else if clusters && small <= sms && slices >= SPLIT_K {
+    if small >= wide.min(mid) {
+        if mid < wide { Tiles::Mid } else { Tiles::Wide }
+    } else if clusters && small_tiles <= sms && slices >= SPLIT_K {
         Tiles::SplitK
     } else {
         Tiles::Small
@@ -71,11 +94,11 @@ mod tests {
     }
 
     #[test]
-    fn the_wide_tiles_where_their_waves_are_full_the_small_ones_elsewhere_split_where_too_few() {
+    fn the_tiles_whose_waves_take_least_time_split_where_even_the_small_ones_are_too_few() {
         for (m, n, k, expected) in [
             (512, 512, 512, Tiles::SplitK),
             (1024, 1024, 1024, Tiles::Small),
-            (1000, 3000, 2000, Tiles::Small),
+            (1000, 3000, 2000, Tiles::Mid),
             (2048, 2048, 2048, Tiles::Wide),
             (4095, 4095, 4095, Tiles::Wide),
             (4096, 4096, 4096, Tiles::Wide),
@@ -84,6 +107,12 @@ mod tests {
         ] {
             assert_eq!(picked(m, n, k, 132), expected, "{m}×{n}×{k}");
         }
+        // Both one-block-an-SM grids full: 3 waves of wide tiles against 4
+        // of three quarters the work, at 0.97 of the rate (3.09).
+        assert_eq!(picked(1536, 8448, 4096, 132), Tiles::Wide);
+        // On 120 SMs the 128 three-quarter tiles take two waves; the small
+        // tiles' 752 blocks (0.97) beat the wide tiles' one wave.
+        assert_eq!(picked(1000, 3000, 2000, 120), Tiles::Small);
         // On 256 SMs, 2048³'s 128 wide blocks would leave half of them idle.
         assert_eq!(picked(2048, 2048, 2048, 256), Tiles::Small);
         assert_eq!(picked(2048, 2048, 2048, 0), Tiles::Wide);

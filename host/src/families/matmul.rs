@@ -143,12 +143,14 @@ impl Family for Matmul {
     }
 
     const PICKS: Option<&'static str> = Some(
-        "matmul_rasterised where its blocks fill the GPU's waves, matmul_small_tiles where \
-         they would leave SMs idle, matmul_split_k where even the small tiles are fewer than \
-         the SMs and the GPU runs clusters (kernels::matmul::tiles)",
+        "the tiles whose grid takes least time on the GPU's SMs: matmul_rasterised where its \
+         waves are full, matmul_mid_tiles where their one wave fills more SMs, \
+         matmul_small_tiles where neither fills its waves, matmul_split_k where even the small \
+         tiles are fewer than the SMs and the GPU runs clusters (kernels::matmul::tiles)",
     );
 
-    /// The wide tiles in bands, the small tiles or split k, as [`tiles`]
+    /// The wide tiles in bands, the three-quarter tiles, the small tiles
+    /// or split k, as [`tiles`]
     /// picks; split k where the GPU has the capability its kernel declares
     /// (clusters).
     fn pick(problem: &Problem, gpu: PickFor) -> Option<&'static Kernel<Args, Problem>> {
@@ -157,6 +159,7 @@ impl Family for Matmul {
         let clusters = gpu.compute_capability >= split.capability;
         match tiles(problem, gpu.multiprocessors, clusters) {
             Tiles::Wide => named("matmul_rasterised"),
+            Tiles::Mid => named("matmul_mid_tiles"),
             Tiles::Small => named("matmul_small_tiles"),
             Tiles::SplitK => Some(split),
         }

@@ -69,7 +69,8 @@ fn the_matmul_ladder_uses_the_instructions_its_lessons_name() {
     // outer product from four 16-byte shared loads. The pipelined ones step
     // in pairs, each on fragments loaded the step before: a pair in the
     // loop along the slice (8×8 outer products from 4 loads each, or, from
-    // the wide kernel on, 8×16 ones from 6) and the slice's last pair after
+    // the wide kernel on, 8×16 ones from 6; the three-quarter tiles' 8×12
+    // ones from 5) and the slice's last pair after
     // it. The next slice's first fragments LLVM loads at the slice's head,
     // in 16-byte loads too.
     for (name, fmas, vector_loads) in [
@@ -80,6 +81,7 @@ fn the_matmul_ladder_uses_the_instructions_its_lessons_name() {
         ("matmul_pipelined", 4 * 64, 4 + 2 * 4 + 4),
         ("matmul_wide", 4 * 128, 6 + 2 * 6 + 6),
         ("matmul_rasterised", 4 * 128, 6 + 2 * 6 + 6),
+        ("matmul_mid_tiles", 4 * 96, 5 + 2 * 5 + 5),
     ] {
         let body = body(name);
         assert_eq!(body.matches("fma.rn.f32").count(), fmas, "{name}");
