@@ -725,3 +725,181 @@ STAGED_INSTANCE(4, 0)
 STAGED_INSTANCE(4, 1)
 STAGED_INSTANCE(4, 2)
 STAGED_INSTANCE(4, 3)
+
+// The in-flight kernel (gpu/src/blur/in_flight.rs): each lane one word of
+// each row of a band of IN_FLIGHT_BAND_ROWS rows, every row the band's
+// windows take in loaded before any is summed; compiled per channel count
+// and radius (r ≤ 2 and r·C ≤ 4). No shared memory.
+#define IN_FLIGHT_THREADS 128
+#define IN_FLIGHT_BAND_ROWS 8
+#define IN_FLIGHT_WARP_OUTPUT ((32 - 2) * 4)
+
+// The in-flight walk down a band (gpu/src/blur/in_flight.rs): the column
+// sums of `rows`, the band's and the 2r around it, each row's two window
+// sums handed to `finish` with the row. Pair k of the column sums, from
+// this lane's first, at k + 2: the left lane's two, its own, the right
+// lane's two.
+template <int C, int R, typename Finish>
+__device__ __forceinline__ void walk_in_flight(const unsigned (&rows)[IN_FLIGHT_BAND_ROWS + 2 * R],
+                                               int first_row, Finish finish) {
+    constexpr int reach = R * C;
+    constexpr int first_pair = floor_div(-reach, 2), last_pair = floor_div(3 + reach, 2);
+    auto pair_of = [](unsigned word, int half) {
+        return __byte_perm(word, 0, half == 0 ? 0x4140 : 0x4342);
+    };
+    unsigned sums[2] = {};
+#pragma unroll
+    for (int i = 0; i < 2 * R; ++i) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) sums[h] += pair_of(rows[i], h);
+    }
+#pragma unroll
+    for (int i = 0; i < IN_FLIGHT_BAND_ROWS; ++i) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) sums[h] += pair_of(rows[i + 2 * R], h);
+        unsigned pairs[6] = {};
+#pragma unroll
+        for (int k = first_pair; k <= last_pair; ++k) {
+            unsigned own = sums[k & 1];
+            pairs[k + 2] = k < 0   ? __shfl_up_sync(0xffffffff, own, 1)
+                           : k < 2 ? own
+                                   : __shfl_down_sync(0xffffffff, own, 1);
+        }
+        auto column_pair = [&](int j) -> unsigned {
+            int k = floor_div(j, 2) + 2;
+            return j % 2 == 0 ? pairs[k] : __byte_perm(pairs[k], pairs[k + 1], 0x5432);
+        };
+        unsigned windows[2];
+#pragma unroll
+        for (int p = 0; p < 2; ++p) {
+            unsigned sum = 0;
+#pragma unroll
+            for (int t = 0; t < 2 * R + 1; ++t) sum += column_pair(2 * p - reach + t * C);
+            windows[p] = sum;
+        }
+        finish(first_row + i, windows);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) sums[h] -= pair_of(rows[i], h);
+    }
+}
+
+template <int C, int R>
+__device__ void walk_band_in_flight(const unsigned char* __restrict__ input,
+                                    unsigned char* __restrict__ output, int width, int height) {
+    int stride = width * C;
+    int lane = threadIdx.x % 32;
+    int stretch = blockIdx.x * (IN_FLIGHT_THREADS / 32) + threadIdx.x / 32;
+    long long start = (long long)stretch * IN_FLIGHT_WARP_OUTPUT + (lane - 1) * 4;
+    bool whole = stride % 4 == 0 && start >= 0 && start + 4 <= stride;
+    bool writes = lane >= 1 && lane < 31 && start < stride;
+    long long first_pixel = start / C, last_pixel = (start + 3) / C;
+    bool interior = first_pixel >= R && last_pixel + R < width;
+    auto inside = [&](int i) { return start + i >= 0 && start + i < stride; };
+    // A whole word from the nearest row inside the image, dropped where
+    // `row` lies outside, so that no branch separates a band's loads;
+    // elsewhere a sample at a time.
+    auto read_whole = [&](int row) -> unsigned {
+        long long first = (long long)min(max(row, 0), height - 1) * stride + start;
+        unsigned word = *reinterpret_cast<const unsigned*>(input + first);
+        return row >= 0 && row < height ? word : 0;
+    };
+    auto read_part = [&](int row) -> unsigned {
+        long long first = (long long)row * stride + start;
+        unsigned word = 0;
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            if (row >= 0 && row < height && inside(i)) word |= (unsigned)input[first + i] << 8 * i;
+        }
+        return word;
+    };
+    auto read_row = [&](int row) { return whole ? read_whole(row) : read_part(row); };
+    auto write_row = [&](int row, unsigned word) {
+        long long first = (long long)row * stride + start;
+        if (whole) {
+            *reinterpret_cast<unsigned*>(output + first) = word;
+        } else {
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                if (inside(i)) output[first + i] = word >> 8 * i;
+            }
+        }
+    };
+
+    int first_row = blockIdx.y * IN_FLIGHT_BAND_ROWS;
+    if constexpr (R == 0) {
+        // A window of one sample is the sample: the band is copied.
+#pragma unroll
+        for (int i = 0; i < IN_FLIGHT_BAND_ROWS; ++i) {
+            int row = first_row + i;
+            if (writes && row < height) write_row(row, read_row(row));
+        }
+        return;
+    }
+    // Every row the band's windows take in, loaded before any is summed.
+    unsigned rows[IN_FLIGHT_BAND_ROWS + 2 * R];
+    if (whole) {
+#pragma unroll
+        for (int i = 0; i < IN_FLIGHT_BAND_ROWS + 2 * R; ++i) rows[i] = read_whole(first_row - R + i);
+    } else {
+#pragma unroll
+        for (int i = 0; i < IN_FLIGHT_BAND_ROWS + 2 * R; ++i) rows[i] = read_part(first_row - R + i);
+    }
+
+    constexpr unsigned full_count = (2 * R + 1) * (2 * R + 1);
+    constexpr unsigned full_multiplier = (unsigned)(((1ull << 32) + full_count - 1) / full_count);
+    auto pack = [](const unsigned (&q)[4]) {
+        return __byte_perm(__byte_perm(q[0], q[1], 0x0040), __byte_perm(q[2], q[3], 0x0040),
+                           0x5410);
+    };
+    // The common case, decided once for the band: a whole word whose
+    // windows' columns and rows all lie inside the image, one multiply-high
+    // a mean and one store a row; the walk compiled again for it.
+    bool inside_rows = first_row >= R && height - first_row >= IN_FLIGHT_BAND_ROWS + R;
+    if (whole && interior && inside_rows) {
+        walk_in_flight<C, R>(rows, first_row, [&](int row, const unsigned (&windows)[2]) {
+            if (writes) {
+                unsigned q[4];
+#pragma unroll
+                for (int b = 0; b < 4; ++b) {
+                    unsigned rounded = windows[b / 2] + (full_count / 2) * 0x10001u;
+                    q[b] = __umulhi(b % 2 ? rounded >> 16 : rounded & 0xffff, full_multiplier);
+                }
+                write_row(row, pack(q));
+            }
+        });
+    } else {
+        walk_in_flight<C, R>(rows, first_row, [&](int row, const unsigned (&windows)[2]) {
+            if (writes && row < height) {
+                int rows_in = clipped_count(row, R, height);
+                unsigned q[4];
+#pragma unroll
+                for (int b = 0; b < 4; ++b) {
+                    long long sample = min(max(start + b, 0ll), (long long)stride - 1);
+                    unsigned c = rows_in * clipped_count((int)(sample / C), R, width);
+                    unsigned sum = (b % 2 ? windows[b / 2] >> 16 : windows[b / 2] & 0xffff) + c / 2;
+                    q[b] = sum / c;
+                }
+                write_row(row, pack(q));
+            }
+        });
+    }
+}
+
+// The in-flight kernel's instances: 1 to 4 channels, r ≤ 2 and r·C ≤ 4.
+#define IN_FLIGHT_INSTANCE(C, R)                                                      \
+    extern "C" __global__ void __launch_bounds__(IN_FLIGHT_THREADS, 8)                \
+        blur_in_flight_##C##_##R(const unsigned char* __restrict__ input,             \
+                                 unsigned char* __restrict__ output, int width,       \
+                                 int height, int /* channels */, int /* radius */) {  \
+        walk_band_in_flight<C, R>(input, output, width, height);                      \
+    }
+IN_FLIGHT_INSTANCE(1, 0)
+IN_FLIGHT_INSTANCE(1, 1)
+IN_FLIGHT_INSTANCE(1, 2)
+IN_FLIGHT_INSTANCE(2, 0)
+IN_FLIGHT_INSTANCE(2, 1)
+IN_FLIGHT_INSTANCE(2, 2)
+IN_FLIGHT_INSTANCE(3, 0)
+IN_FLIGHT_INSTANCE(3, 1)
+IN_FLIGHT_INSTANCE(4, 0)
+IN_FLIGHT_INSTANCE(4, 1)

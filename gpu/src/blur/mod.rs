@@ -25,12 +25,15 @@
 #![allow(clippy::needless_range_loop)]
 
 mod geometry;
+mod in_flight;
+mod pairs;
 mod separable;
 mod shuffled;
 mod specialised;
 mod window;
 
 pub use geometry::*;
+pub use in_flight::*;
 pub use separable::*;
 pub use shuffled::*;
 pub use specialised::*;
@@ -371,5 +374,48 @@ kernels! {
         let ring = unsafe { SharedArray::<u8>::launch_sized() };
         // SAFETY: by this kernel's contract.
         unsafe { walk_band_shuffled::<CHANNELS, RADIUS>(input, output, (width, height), Some(ring)) }
+    }
+
+    /// In flight: a warp's whole band of rows loaded before it sums the first, a word a lane.
+    ///
+    /// [`blur_shuffled`] loads a row ahead of the one it sums and
+    /// [`blur_staged`] three, so that each warp has two to four 512-byte
+    /// rows in flight, and with a third of the SM's warps resident the
+    /// memory waits on the warps (one channel, r = 1: 0.15 ms at 8192²,
+    /// where NPP's box filter takes 0.075). Here each lane owns one word of
+    /// each row, and loads all 8 + 2r words its band's windows take in
+    /// before it sums any: 10 loads a lane in flight at r = 1, held in 10
+    /// registers, where 16-byte lines would need 40. The walk is
+    /// [`blur_shuffled`]'s otherwise: two column sums to a register, the
+    /// windows' columns past the lane's word from its neighbours by
+    /// `SHFL.UP` and `SHFL.DOWN` (a window reaches at most one word either
+    /// side, r·C ≤ 4), each row's entering and leaving rows taken from the
+    /// registers, not the caches, and a window's mean one multiply-high.
+    /// Compiled once for each channel count from 1 to
+    /// [`IN_FLIGHT_CHANNELS`] and each radius up to
+    /// [`in_flight_max_radius`].
+    ///
+    /// Compute-to-global-memory-access ratio: about 4 adds per output over
+    /// 2 bytes moved (one read, one written, each once): 2 OP/B. Bound by
+    /// memory.
+    ///
+    /// Launch bounds: 128 threads, and eight blocks an SM (at most 64
+    /// registers, 10 to 12 of them the band's rows).
+    ///
+    /// # Safety
+    /// As for [`blur_naive`], with blocks of [`IN_FLIGHT_THREADS`] threads,
+    /// the grid of [`in_flight_launch`], 1 to [`IN_FLIGHT_CHANNELS`]
+    /// channels and a radius of at most [`in_flight_max_radius`] of the
+    /// channels.
+    #[launch(in_flight_launch)]
+    #[launch_bounds(IN_FLIGHT_THREADS, 8)]
+    #[instances(channels, radius in
+        (1, 0) (1, 1) (1, 2)
+        (2, 0) (2, 1) (2, 2)
+        (3, 0) (3, 1)
+        (4, 0) (4, 1))]
+    pub unsafe fn blur_in_flight<const CHANNELS: usize, const RADIUS: usize>(input: Global<u8>, output: GlobalMut<u8>, width: u32, height: u32, channels: u32, radius: u32) {
+        // SAFETY: by this kernel's contract.
+        unsafe { walk_band_in_flight::<CHANNELS, RADIUS>(input, output, (width, height)) }
     }
 }

@@ -3,11 +3,11 @@
 //! from the neighbouring lanes' column sums by shuffles — no shared memory
 //! and no barrier.
 
-use core::num::{NonZeroU32, NonZeroU64};
+use core::num::NonZeroU32;
 
 use super::geometry::Problem;
+use super::pairs::{halves, mean_by, multiplier, pack, pair_of, splat, straddle};
 use super::window::clipped_window;
-use gpu_std::bits::{byte_perm, umulhi};
 use gpu_std::global::{Global, GlobalMut, Line};
 use gpu_std::hint::per_iteration;
 use gpu_std::pipeline::{commit, memcpy_async_line, wait_prior};
@@ -114,44 +114,10 @@ pub fn shuffled_launch(problem: &Problem) -> Launch {
     }
 }
 
-/// `value` in both 16-bit halves of a register, where two sums sit side
-/// by side so that one add moves both (SIMD within a register). No half
-/// ever goes below zero or past 16 bits, so that no borrow or carry
-/// crosses from one into the other.
-#[inline(always)]
-fn splat(value: u32) -> u32 {
-    value * 0x1_0001
-}
-
-/// The two sums of a register, the first sample's first.
-#[inline(always)]
-fn halves(pair: u32) -> [u32; 2] {
-    [pair & 0xffff, pair >> 16]
-}
-
-/// ⌈2³² / `divisor`⌉, for a divisor from 2 to 4096: see [`mean_by`].
-#[inline(always)]
-fn multiplier(divisor: NonZeroU32) -> u32 {
-    (1u64 << 32).div_ceil(NonZeroU64::from(divisor).get()) as u32
-}
-
-/// ⌊`n` / d⌋ for `n` < 256·d by one multiply-high (`IMAD.HI`), with
-/// `multiplier` = [`multiplier`]`(d)`: with m = (2³² + e)/d, e < d, the
-/// product's error n·e/(d·2³²) stays below 1/d, and so below what the
-/// fraction n/d lacks of the next integer, while n·e < 256·d² ≤ 2³², that
-/// is for every d up to 4096 — every window of the radii this kernel is
-/// compiled for. Without the shift of [`super::Reciprocal`], one
-/// instruction a sample.
-#[inline(always)]
-fn mean_by(n: u32, multiplier: u32) -> u32 {
-    umulhi(n, multiplier)
-}
-
 /// Samples 2p and 2p + 1 of a line's words, each in a 16-bit half.
 #[inline(always)]
 fn spread(words: &[u32; WORDS], p: usize) -> u32 {
-    let selector = if p.is_multiple_of(2) { 0x4140 } else { 0x4342 };
-    byte_perm(words[p / 2], 0, selector)
+    pair_of(words[p / 2], p % 2)
 }
 
 /// The body of [`super::blur_shuffled`] for `C` channels and radius `R`,
@@ -376,7 +342,7 @@ pub(super) unsafe fn walk_band_shuffled<const C: usize, const R: usize>(
             if j % 2 == 0 {
                 words[k as usize]
             } else {
-                byte_perm(words[k as usize], words[k as usize + 1], 0x5432)
+                straddle(words[k as usize], words[k as usize + 1])
             }
         };
         // The window sums of samples 2p and 2p + 1: the column sums C
@@ -423,12 +389,6 @@ pub(super) unsafe fn walk_band_shuffled<const C: usize, const R: usize>(
             } else {
                 NonZeroU32::new(count).map_or(0, multiplier)
             };
-            // The means of samples 4w to 4w + 3, one byte each of a word.
-            let pack = |q: [u32; 4]| {
-                let low = byte_perm(q[0], q[1], 0x0040);
-                let high = byte_perm(q[2], q[3], 0x0040);
-                byte_perm(low, high, 0x5410)
-            };
             let mut means: Line = [0; WORDS];
             for w in 0..WORDS {
                 let q = if interior {
@@ -464,20 +424,7 @@ pub(super) unsafe fn walk_band_shuffled<const C: usize, const R: usize>(
 mod tests {
     use super::*;
 
-    /// The multiply-high is the exact quotient for every sum a window of
-    /// these radii reaches, clipped or not.
-    #[test]
-    fn a_multiply_high_divides_every_window_sum() {
-        let largest = (2 * SHUFFLED_MAX_RADIUS + 1).pow(2);
-        for divisor in 2..=largest {
-            let m = multiplier(NonZeroU32::new(divisor).unwrap());
-            for n in 0..256 * divisor {
-                assert_eq!(mean_by(n, m), n / divisor, "{n} / {divisor}");
-            }
-        }
-    }
-
-    /// Bytes spread into 16-bit halves and back to bytes.
+    /// Bytes spread into 16-bit halves, a line's in order.
     #[test]
     fn pairs_hold_a_lines_samples() {
         let words = [0x0403_0201, 0x0807_0605, 0x0c0b_0a09, 0x100f_0e0d];

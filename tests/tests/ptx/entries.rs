@@ -66,14 +66,15 @@ fn every_kernel_has_a_cuda_cpp_twin_and_no_twin_lacks_a_kernel() {
             [format!("{kernel}_f32"), format!("{kernel}_f64")]
         })
         .collect();
-    // The shuffled and staged blurs' instances too: blur_shuffled_C_R,
-    // blur_staged_C_R.
+    // The shuffled, staged and in-flight blurs' instances too:
+    // blur_shuffled_C_R, blur_staged_C_R, blur_in_flight_C_R.
     let shuffled: Vec<String> = kernels::CUDA_TWINS
         .lines()
         .filter_map(|line| {
             [
                 ("SHUFFLED_INSTANCE(", "shuffled"),
                 ("STAGED_INSTANCE(", "staged"),
+                ("IN_FLIGHT_INSTANCE(", "in_flight"),
             ]
             .iter()
             .find_map(|(prefix, kernel)| Some((*kernel, line.strip_prefix(prefix)?)))
