@@ -5,7 +5,7 @@
 
 use core::num::NonZeroU32;
 
-use super::geometry::Problem;
+use super::geometry::{Problem, one_lane_radius, warp_stretches};
 use super::pairs::{halves, mean_by, multiplier, pack, pair_of, splat, straddle};
 use super::window::clipped_window;
 use gpu_std::global::{Global, GlobalMut};
@@ -38,12 +38,7 @@ pub const IN_FLIGHT_MAX_RADIUS: u32 = 2;
 /// `channels`: up to [`IN_FLIGHT_MAX_RADIUS`] while a window reaches at
 /// most the neighbouring lanes' words (r·C ≤ 4 samples either side).
 pub const fn in_flight_max_radius(channels: u32) -> u32 {
-    let one_word = WORD / channels;
-    if one_word < IN_FLIGHT_MAX_RADIUS {
-        one_word
-    } else {
-        IN_FLIGHT_MAX_RADIUS
-    }
+    one_lane_radius(WORD, channels, IN_FLIGHT_MAX_RADIUS)
 }
 
 /// Samples of a row each warp of [`super::blur_in_flight`] writes: every
@@ -56,21 +51,14 @@ pub const IN_FLIGHT_WARP_OUTPUT: u32 = (warp::SIZE - 2) * WORD;
 const MOST_ROWS: usize = (IN_FLIGHT_BAND_ROWS + 2 * IN_FLIGHT_MAX_RADIUS) as usize;
 
 /// One warp per stretch of [`IN_FLIGHT_WARP_OUTPUT`] samples of a band of
-/// [`IN_FLIGHT_BAND_ROWS`] rows, four stretches of one band to a block; no
-/// shared memory.
+/// [`IN_FLIGHT_BAND_ROWS`] rows, four stretches of one band to a block.
 pub fn in_flight_launch(problem: &Problem) -> Launch {
-    let samples = problem.width.saturating_mul(problem.channels);
-    let warps = IN_FLIGHT_THREADS / warp::SIZE;
-    Launch {
-        grid: (
-            samples.div_ceil(IN_FLIGHT_WARP_OUTPUT).div_ceil(warps),
-            problem.height.div_ceil(IN_FLIGHT_BAND_ROWS),
-            1,
-        ),
-        block: (IN_FLIGHT_THREADS, 1, 1),
-        shared_bytes: 0,
-        cluster: (1, 1, 1),
-    }
+    warp_stretches(
+        problem,
+        IN_FLIGHT_WARP_OUTPUT,
+        IN_FLIGHT_BAND_ROWS,
+        IN_FLIGHT_THREADS,
+    )
 }
 
 /// The body of [`super::blur_in_flight`] for `C` channels and radius `R`,
@@ -176,8 +164,8 @@ pub(super) unsafe fn walk_band_in_flight<const C: usize, const R: usize>(
 
     // Every row the band's windows take in, from r above the band to r
     // below it, loaded before any is summed: 8 + 2r loads of each lane in
-    // flight at once, where a walk that loads a row or three ahead has as
-    // many in flight. (The grid's bands all start inside the image; rows
+    // flight at once, where a walk that loads one or three rows ahead has
+    // two or four. (The grid's bands all start inside the image; rows
     // above or below it are zeros.)
     let band_rows = |read: &dyn Fn(u32) -> u32| -> [u32; MOST_ROWS] {
         core::array::from_fn(|i| {

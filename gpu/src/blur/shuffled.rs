@@ -5,7 +5,7 @@
 
 use core::num::NonZeroU32;
 
-use super::geometry::Problem;
+use super::geometry::{Problem, one_lane_radius, warp_stretches};
 use super::pairs::{halves, mean_by, multiplier, pack, pair_of, splat, straddle};
 use super::window::clipped_window;
 use gpu_std::global::{Global, GlobalMut, Line};
@@ -38,12 +38,7 @@ pub const SHUFFLED_MAX_RADIUS: u32 = 7;
 /// `channels`: up to [`SHUFFLED_MAX_RADIUS`] while a window reaches at most
 /// one lane's line (r·C ≤ 16 samples) either side.
 pub const fn shuffled_max_radius(channels: u32) -> u32 {
-    let one_line = LINE / channels;
-    if one_line < SHUFFLED_MAX_RADIUS {
-        one_line
-    } else {
-        SHUFFLED_MAX_RADIUS
-    }
+    one_lane_radius(LINE, channels, SHUFFLED_MAX_RADIUS)
 }
 
 /// The channel counts [`super::blur_shuffled`] is compiled for: 1 to this.
@@ -94,24 +89,10 @@ pub const fn warp_output(channels: u32, radius: u32) -> u32 {
 }
 
 /// One warp per stretch of [`warp_output`] samples of a band of
-/// [`SHUFFLED_BAND_ROWS`] rows, four stretches of one band to a block, so
-/// that a band's rows are the same for the whole block (ptxas keeps them
-/// in the uniform datapath's registers, not in each thread's); no shared
-/// memory.
+/// [`SHUFFLED_BAND_ROWS`] rows, four stretches of one band to a block.
 pub fn shuffled_launch(problem: &Problem) -> Launch {
-    let samples = problem.width.saturating_mul(problem.channels);
     let output = warp_output(problem.channels, problem.radius).max(LINE);
-    let warps = SHUFFLED_THREADS / warp::SIZE;
-    Launch {
-        grid: (
-            samples.div_ceil(output).div_ceil(warps),
-            problem.height.div_ceil(SHUFFLED_BAND_ROWS),
-            1,
-        ),
-        block: (SHUFFLED_THREADS, 1, 1),
-        shared_bytes: 0,
-        cluster: (1, 1, 1),
-    }
+    warp_stretches(problem, output, SHUFFLED_BAND_ROWS, SHUFFLED_THREADS)
 }
 
 /// Samples 2p and 2p + 1 of a line's words, each in a 16-bit half.
