@@ -288,6 +288,8 @@ fn documented_counts(name: &str) -> [u64; 7] {
         }
         _ if name.ends_with("f32") => traffic::<Gemv<f32>>(name, GemvShape::new(256, 64)),
         _ if name.ends_with("f64") => traffic::<Gemv<f64>>(name, GemvShape::new(256, 64)),
+        // Compiled for radii up to 2 at one channel.
+        "blur_in_flight" => traffic::<Blur>(name, BlurShape::new(64, 64, 1, 2)),
         _ if name.starts_with("blur") => traffic::<Blur>(name, BlurShape::new(64, 64, 1, 3)),
         "transpose_loads" | "transpose_async" | "transpose_tensor" => {
             traffic::<Tensor>(name, TransposeShape::new(128, 32))
