@@ -28,7 +28,7 @@ mod staging;
 mod tiled;
 pub use geometry::*;
 #[cfg(not(target_arch = "nvptx64"))]
-pub use pick::{SMALL_TILES_RATE, Tiles, tiles};
+pub use pick::{MID_TILES_RATE, SMALL_TILES_RATE, Tiles, tiles};
 use pipelined::pipelined;
 pub use pipelined::pipelined_shared_elements;
 use split::split_k;
