@@ -34,16 +34,15 @@ pub enum Tiles {
 
 /// The tiles to run `problem` with on a GPU of `sms` SMs, which runs
 /// clusters of blocks where `clusters` (compute capability 9.0 on): those
-/// whose grid takes the least time, in the time one SM takes for one wide
-/// tile.
+/// whose grid takes the least time, counted in elements of C one SM
+/// computes at the wide tiles' rate.
 ///
 /// The wide and the three-quarter tiles
 /// ([`matmul_rasterised`](super::matmul_rasterised),
 /// [`matmul_mid_tiles`](super::matmul_mid_tiles)) run one block an SM: a
 /// grid of `blocks` takes `blocks / sms` waves, rounded up, and in its last
 /// one the SMs without a block idle. Each wave lasts as long as one of its
-/// tiles takes, its share of a wide tile's work over its rate
-/// ([`MID_TILES_RATE`]). The small tiles
+/// tiles takes: its elements over its rate ([`MID_TILES_RATE`]). The small tiles
 /// ([`matmul_small_tiles`](super::matmul_small_tiles)) run four blocks an
 /// SM, of an eighth of the work each and many more of them, so their last
 /// wave is a small part of the whole: they take their work spread over
@@ -66,15 +65,13 @@ pub fn tiles(problem: &Problem, sms: u32, clusters: bool) -> Tiles {
     let count = |tiles: Blocking| {
         u64::from(problem.m.div_ceil(tiles.rows)) * u64::from(problem.n.div_ceil(tiles.cols))
     };
-    let work = |tiles: Blocking| {
-        f64::from(tiles.rows * tiles.cols) / f64::from(WIDE_BLOCKING.rows * WIDE_BLOCKING.cols)
-    };
+    let elements = |tiles: Blocking| f64::from(tiles.rows * tiles.cols);
     let in_waves =
-        |tiles: Blocking, rate: f64| count(tiles).div_ceil(sms) as f64 * work(tiles) / rate;
+        |tiles: Blocking, rate: f64| count(tiles).div_ceil(sms) as f64 * elements(tiles) / rate;
     let wide = in_waves(WIDE_BLOCKING, 1.0);
     let mid = in_waves(MID_TILES, MID_TILES_RATE);
     let small_tiles = count(SMALL_TILES);
-    let small = small_tiles as f64 * work(SMALL_TILES) / sms as f64 / SMALL_TILES_RATE;
+    let small = small_tiles as f64 * elements(SMALL_TILES) / sms as f64 / SMALL_TILES_RATE;
     let slices = problem.k.div_ceil(SMALL_TILES.slice);
     if small >= wide.min(mid) {
         if mid < wide { Tiles::Mid } else { Tiles::Wide }
@@ -108,7 +105,8 @@ mod tests {
             assert_eq!(picked(m, n, k, 132), expected, "{m}×{n}×{k}");
         }
         // Both one-block-an-SM grids full: 3 waves of wide tiles against 4
-        // of three quarters the work, at 0.97 of the rate (3.09).
+        // of three quarters the work, at 0.97 of the rate (as long as 3.09
+        // waves of wide tiles).
         assert_eq!(picked(1536, 8448, 4096, 132), Tiles::Wide);
         // On 120 SMs the 128 three-quarter tiles take two waves; the small
         // tiles' 752 blocks (0.97) beat the wide tiles' one wave.
