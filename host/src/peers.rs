@@ -4,6 +4,7 @@
 //! chain in the peer's memory, on either backend. `locality lessons`
 //! without a GPU runs it on two emulated GPUs; the tests, on two GPUs too.
 
+use gpu_emulator::{Diagnostic, Fault, Placement};
 use gpu_host::Backend;
 use gpu_host::Error as HostError;
 use kernels::{chase, pair_sum};
@@ -90,9 +91,14 @@ fn check_refused<B: Backend>(gpus: [&B; 2]) -> Result<(), String> {
     };
     match launched {
         Err(HostError::PeerUnreachable { from: 0, to: 1, .. }) => Ok(()),
-        Err(HostError::Emulator(diagnostic)) if diagnostic.to_string().contains("peer access") => {
-            Ok(())
-        }
+        Err(HostError::Emulator(Diagnostic {
+            fault:
+                Fault::GlobalUnreachable {
+                    placement: Placement::PeerWithoutAccess,
+                    ..
+                },
+            ..
+        })) => Ok(()),
         other => Err(format!(
             "a chase through the peer's chain before peer access: {other:?}"
         )),

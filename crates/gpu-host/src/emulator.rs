@@ -40,6 +40,12 @@ thread_local! {
 /// run on the emulator as they do on a pair of GPUs.
 pub const EMULATED_GPUS: usize = 2;
 
+/// Whether emulated GPU `from`'s kernels reach GPU `to`'s memory: its own,
+/// or a peer's once peer access was enabled ([`PEERS`]).
+fn reaches(from: usize, to: usize) -> bool {
+    from == to || PEERS.with_borrow(|peers| peers.contains(&(from, to)))
+}
+
 /// A texture of the emulator's: its handle in `gpu_emulator`'s registry
 /// of this OS thread, which holds a copy of its texels.
 pub struct HostTexture {
@@ -96,7 +102,7 @@ impl Memory for HostMemory {
     fn seen_by_kernel<T: Value>(buffer: &HostBuffer<T>) -> Placement {
         match (buffer.placement, LAUNCHING.get()) {
             (Placement::Device, Some(device)) if device != buffer.device => {
-                match PEERS.with_borrow(|peers| peers.contains(&(device, buffer.device))) {
+                match reaches(device, buffer.device) {
                     true => Placement::Peer,
                     false => Placement::PeerWithoutAccess,
                 }
@@ -225,8 +231,7 @@ impl Backend for Emulator {
     }
 
     fn reaches(&self, other: &Emulator) -> bool {
-        self.device == other.device
-            || PEERS.with_borrow(|peers| peers.contains(&(self.device, other.device)))
+        reaches(self.device, other.device)
     }
 
     /// Nothing to wait for: every emulated launch is done when it returns.
