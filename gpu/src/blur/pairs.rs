@@ -78,14 +78,15 @@ mod tests {
         }
     }
 
-    /// Bytes spread into 16-bit halves, shifted by a sample, and packed
-    /// back into bytes.
+    /// Bytes spread into 16-bit halves, shifted by a sample, a value in
+    /// both halves, and means packed back into bytes.
     #[test]
     fn pairs_hold_a_words_samples() {
         let word = 0x0403_0201;
         let pairs = [pair_of(word, 0), pair_of(word, 1)];
         assert_eq!(pairs.map(halves), [[1, 2], [3, 4]]);
         assert_eq!(halves(straddle(pairs[0], pairs[1])), [2, 3]);
+        assert_eq!(halves(splat(7)), [7, 7]);
         assert_eq!(pack([1, 2, 3, 4]), word);
     }
 }
